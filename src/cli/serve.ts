@@ -1,0 +1,67 @@
+/**
+ * `mema serve`: the MCP server over stdio. Identity comes from flags, the
+ * environment or the config file, and the server refuses to start without it.
+ * @module
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { loadConfig, requireIdentity } from "../config/mod.ts";
+import { createMcpServer } from "../mcp/server.ts";
+import { createRuntime } from "../mcp/runtime.ts";
+import { logInfo } from "../platform/mod.ts";
+import { openStore } from "../store/mod.ts";
+import { reportFailure } from "./output.ts";
+
+/** Runs `mema serve`; resolves with the exit code when the client disconnects. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      client: { type: "string" },
+      "agent-id": { type: "string" },
+      db: { type: "string" },
+      config: { type: "string" },
+    },
+    strict: true,
+  });
+  let store;
+  try {
+    const config = loadConfig({
+      flags: {
+        client: values.client,
+        agentId: values["agent-id"],
+        dbPath: values.db,
+        configPath: values.config,
+      },
+    });
+    const caller = requireIdentity(config);
+    store = await openStore(config.dbPath, {
+      cacheDir: config.cacheDir,
+      busyTimeoutMs: config.busyTimeoutMs,
+    });
+    const runtime = createRuntime({
+      store,
+      caller,
+      settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
+    }, { dbPath: config.dbPath });
+    const server = createMcpServer(runtime);
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    // stdin closing (the client went away) ends the process cleanly.
+    process.stdin.on("end", () => void server.close());
+    await server.connect(transport);
+    logInfo(
+      `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId} (${runtime.capabilities().mode})`,
+    );
+    await closed;
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  } finally {
+    store?.close();
+  }
+}

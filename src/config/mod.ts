@@ -1,0 +1,211 @@
+/**
+ * Loads mema's configuration: built-in defaults, then the JSON config file,
+ * then environment variables, then command-line flags (each wins over the one
+ * before). A bad value is a `config_invalid` error that names the key.
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "./src/config/mod.ts";
+ * const config = loadConfig({ flags: { client: "cursor", agentId: "cursor-main" } });
+ * console.error(config.dbPath);
+ * ```
+ * @module
+ */
+import { z } from "zod";
+import { MemaError } from "../errors/mod.ts";
+import { envVar, readTextIfExists } from "../platform/mod.ts";
+import { closestName } from "../text/closest_name.ts";
+import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
+
+/** Client and agent names: what HTTP headers and stdio config both accept. */
+export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
+const CLIENT_MAX = 64;
+const AGENT_ID_MAX = 128;
+
+const identityName = (max: number) =>
+  z.string().min(1).max(max).regex(IDENTITY_PATTERN, "use only letters, digits and . _ : @ -");
+
+const configFileSchema = z.object({
+  $schema: z.string().optional(),
+  db_path: z.string().min(1).optional(),
+  client: identityName(CLIENT_MAX).optional(),
+  agent_id: identityName(AGENT_ID_MAX).optional(),
+  workspace_isolation: z.enum(["none", "weak", "strict"]).optional(),
+  include_size: z.boolean().optional(),
+  busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
+}).strict();
+
+/** The keys a config file may hold, for documentation and `did_you_mean`. */
+export const CONFIG_KEYS: readonly string[] = Object.keys(configFileSchema.shape);
+
+/** Where a setting's value came from. */
+export type SettingSource = "default" | "file" | "env" | "flag";
+
+/** The resolved configuration every command works from. */
+export interface MemaConfig {
+  configPath: string;
+  configFileFound: boolean;
+  dbPath: string;
+  client?: string;
+  agentId?: string;
+  workspaceIsolation: "none" | "weak" | "strict";
+  includeSize: boolean;
+  busyTimeoutMs: number;
+  cacheDir: string;
+  sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
+}
+
+/** Values given on the command line. */
+export interface ConfigFlags {
+  dbPath?: string;
+  client?: string;
+  agentId?: string;
+  configPath?: string;
+}
+
+/** Options for {@linkcode loadConfig}. */
+export interface LoadConfigOptions {
+  flags?: ConfigFlags;
+}
+
+/** Environment variables, each with the memory-arbiter name of the same meaning. */
+const ENV_NAMES = {
+  config: ["MEMA_CONFIG", "MEMORY_ARBITER_CONFIG"],
+  dbPath: ["MEMA_DB_PATH", "MEMORY_ARBITER_DB_PATH"],
+  client: ["MEMA_CLIENT", "MEMORY_ARBITER_CLIENT"],
+  agentId: ["MEMA_AGENT_ID", "MEMORY_ARBITER_AGENT_ID"],
+} as const;
+
+function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = envVar(name);
+    if (value !== undefined) return { name, value };
+  }
+  return undefined;
+}
+
+function parseConfigFile(path: string): z.infer<typeof configFileSchema> {
+  const text = readTextIfExists(path);
+  if (text === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new MemaError("config_invalid", `config file ${path} is not valid JSON: ${error}`, {
+      hint: "fix the JSON syntax or delete the file to use defaults",
+    });
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new MemaError("config_invalid", `config file ${path} must hold a JSON object`);
+  }
+  const result = configFileSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0];
+    const suggestion = closestName(key, CONFIG_KEYS);
+    throw new MemaError(
+      "config_invalid",
+      `config file ${path}: unknown key "${key}"${
+        suggestion ? ` (did you mean "${suggestion}"?)` : ""
+      }`,
+      { field: key, didYouMean: suggestion, hint: `known keys: ${CONFIG_KEYS.join(", ")}` },
+    );
+  }
+  const key = issue.path.join(".");
+  throw new MemaError("config_invalid", `config file ${path}: key "${key}": ${issue.message}`, {
+    field: key,
+  });
+}
+
+function checkIdentity(value: string, origin: string, max: number): string {
+  if (value.length > max || !IDENTITY_PATTERN.test(value)) {
+    throw new MemaError(
+      "config_invalid",
+      `${origin} must be 1-${max} characters of letters, digits and . _ : @ - (got "${value}")`,
+      { field: origin },
+    );
+  }
+  return value;
+}
+
+/** Resolves the configuration from defaults, the config file, the environment and flags. */
+export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
+  const flags = options.flags ?? {};
+  const configPath = expandHome(
+    flags.configPath ?? fromEnv(ENV_NAMES.config)?.value ?? defaultConfigPath(),
+  );
+  const configFileFound = readTextIfExists(configPath) !== undefined;
+  const file = parseConfigFile(configPath);
+  const sources: MemaConfig["sources"] = {
+    dbPath: "default",
+    client: "default",
+    agentId: "default",
+  };
+
+  let dbPath = defaultDbPath();
+  if (file.db_path) [dbPath, sources.dbPath] = [expandHome(file.db_path), "file"];
+  const envDb = fromEnv(ENV_NAMES.dbPath);
+  if (envDb) [dbPath, sources.dbPath] = [expandHome(envDb.value), "env"];
+  if (flags.dbPath) [dbPath, sources.dbPath] = [expandHome(flags.dbPath), "flag"];
+
+  let client = file.client;
+  if (client) sources.client = "file";
+  const envClient = fromEnv(ENV_NAMES.client);
+  if (envClient) {
+    [client, sources.client] = [checkIdentity(envClient.value, envClient.name, CLIENT_MAX), "env"];
+  }
+  if (flags.client) {
+    [client, sources.client] = [checkIdentity(flags.client, "--client", CLIENT_MAX), "flag"];
+  }
+
+  let agentId = file.agent_id;
+  if (agentId) sources.agentId = "file";
+  const envAgent = fromEnv(ENV_NAMES.agentId);
+  if (envAgent) {
+    [agentId, sources.agentId] = [
+      checkIdentity(envAgent.value, envAgent.name, AGENT_ID_MAX),
+      "env",
+    ];
+  }
+  if (flags.agentId) {
+    [agentId, sources.agentId] = [checkIdentity(flags.agentId, "--agent-id", AGENT_ID_MAX), "flag"];
+  }
+
+  return {
+    configPath,
+    configFileFound,
+    dbPath,
+    client,
+    agentId,
+    workspaceIsolation: file.workspace_isolation ?? "none",
+    includeSize: file.include_size ?? true,
+    busyTimeoutMs: file.busy_timeout_ms ?? 5000,
+    cacheDir: cacheDir(),
+    sources,
+  };
+}
+
+/** The identity a server acts under. */
+export interface Identity {
+  client: string;
+  agentId: string;
+}
+
+/** Returns the identity or explains exactly how to set it. */
+export function requireIdentity(config: MemaConfig): Identity {
+  const missing: string[] = [];
+  if (!config.client) missing.push("client (MEMA_CLIENT)");
+  if (!config.agentId) missing.push("agent id (MEMA_AGENT_ID)");
+  if (missing.length > 0) {
+    throw new MemaError(
+      "identity_missing",
+      `mema serve needs an identity: missing ${missing.join(" and ")}`,
+      {
+        hint:
+          `set MEMA_CLIENT and MEMA_AGENT_ID in the MCP client's "env" block, or "client" and "agent_id" in ${config.configPath}, or pass --client and --agent-id`,
+      },
+    );
+  }
+  return { client: config.client!, agentId: config.agentId! };
+}

@@ -1,0 +1,248 @@
+/**
+ * `mema doctor`: health findings about config, identity, the database and
+ * capabilities. Opens the database read-only, never writes, never throws: an
+ * unopenable database is one critical finding.
+ *
+ * @example
+ * ```ts
+ * import { runDoctor } from "./src/doctor/mod.ts";
+ * const report = await runDoctor({});
+ * console.error(report.exitCode);
+ * ```
+ * @module
+ */
+import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
+import { isMemaError } from "../errors/mod.ts";
+import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
+import { probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
+import { extractVecExtension } from "../store/vec_extension.ts";
+import { DatabaseSync } from "node:sqlite";
+
+/** How bad a finding is. */
+export type Severity = "info" | "warning" | "critical";
+
+/** One doctor finding. */
+export interface Finding {
+  check_id: string;
+  severity: Severity;
+  title: string;
+  detail: string;
+  fix_hint?: string;
+}
+
+/** The whole report. */
+export interface DoctorReport {
+  exitCode: 0 | 1 | 2;
+  findings: Finding[];
+  dbPath?: string;
+  configPath?: string;
+}
+
+/** Options for {@linkcode runDoctor}. */
+export interface DoctorOptions {
+  flags?: ConfigFlags;
+  deep?: boolean;
+}
+
+function message(error: unknown): string {
+  if (isMemaError(error)) return error.reason;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function checkIdentity(config: MemaConfig, findings: Finding[]): void {
+  if (config.client && config.agentId) {
+    findings.push({
+      check_id: "config.identity",
+      severity: "info",
+      title: "identity is set",
+      detail:
+        `client "${config.client}" (${config.sources.client}), agent "${config.agentId}" (${config.sources.agentId})`,
+    });
+    return;
+  }
+  findings.push({
+    check_id: "config.identity",
+    severity: "warning",
+    title: "no client/agent identity",
+    detail: "`mema serve` refuses to start without MEMA_CLIENT and MEMA_AGENT_ID",
+    fix_hint:
+      `set them in each MCP client's "env" block, or "client"/"agent_id" in ${config.configPath}`,
+  });
+}
+
+function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): void {
+  const path = config.dbPath;
+  if (!pathExists(path)) {
+    const dir = dirName(path);
+    const creatable = !pathExists(dir) || isDirWritable(dir);
+    findings.push({
+      check_id: "database.exists",
+      severity: creatable ? "warning" : "critical",
+      title: "the database does not exist yet",
+      detail: `${path} will be created by the first \`mema serve\``,
+      fix_hint: creatable
+        ? "start `mema serve` once"
+        : `the directory ${dir} is not writable; set MEMA_DB_PATH`,
+    });
+    return;
+  }
+  let probe;
+  try {
+    probe = probeDatabase(path, { deep });
+  } catch (error) {
+    findings.push({
+      check_id: "database.open",
+      severity: "critical",
+      title: "the database cannot be opened",
+      detail: `${path}: ${message(error)}`,
+      fix_hint:
+        "check that MEMA_DB_PATH points at a mema SQLite file; restore it from a backup if it is damaged",
+    });
+    return;
+  }
+  const writable = isFileWritable(path) && isDirWritable(dirName(path));
+  findings.push({
+    check_id: "database.writable",
+    severity: writable ? "info" : "critical",
+    title: writable ? "the database is writable" : "the database is not writable",
+    detail: writable ? path : `${path} or its directory cannot be written by this user`,
+    fix_hint: writable
+      ? undefined
+      : "fix the file permissions or set MEMA_DB_PATH to a writable location",
+  });
+  if (probe.generation === undefined) {
+    findings.push({
+      check_id: "database.schema_generation",
+      severity: "critical",
+      title: "not a mema database",
+      detail: `${path} has tables but no mema schema generation`,
+      fix_hint: "point MEMA_DB_PATH at a mema database or a new file",
+    });
+    return;
+  }
+  if (probe.generation !== SCHEMA_GENERATION) {
+    const newer = probe.generation > SCHEMA_GENERATION;
+    findings.push({
+      check_id: "database.schema_generation",
+      severity: probe.generation === 0 ? "warning" : newer ? "critical" : "warning",
+      title: probe.generation === 0
+        ? "the database is empty"
+        : `schema generation ${probe.generation}`,
+      detail: `this mema writes generation ${SCHEMA_GENERATION}`,
+      fix_hint: newer
+        ? "install the newer mema that wrote it"
+        : "start `mema serve` once to prepare it",
+    });
+    if (probe.generation === 0) return;
+  } else {
+    findings.push({
+      check_id: "database.schema_generation",
+      severity: "info",
+      title: `schema generation ${probe.generation}`,
+      detail: `memories by status: ${JSON.stringify(probe.counts)}`,
+    });
+  }
+  const total = Object.values(probe.counts).reduce((a, b) => a + b, 0);
+  if (probe.fts !== "trigram") {
+    findings.push({
+      check_id: "fts.available",
+      severity: "warning",
+      title: "no full-text index",
+      detail: "this database was created by a SQLite without FTS5; recall uses LIKE",
+      fix_hint: "use a SQLite build with FTS5 (Deno's node:sqlite has it)",
+    });
+  } else if (probe.ftsRows !== total) {
+    findings.push({
+      check_id: "fts.consistency",
+      severity: "warning",
+      title: "the full-text index is out of step",
+      detail: `${probe.ftsRows} indexed rows for ${total} memories`,
+      fix_hint:
+        "start `mema serve` once: it rebuilds the full-text index when it opens the database",
+    });
+  } else {
+    findings.push({
+      check_id: "fts.consistency",
+      severity: "info",
+      title: "the full-text index matches the memories",
+      detail: `${total} memories indexed`,
+    });
+  }
+  if (deep) {
+    const ok = probe.quickCheck === "ok";
+    findings.push({
+      check_id: "database.quick_check",
+      severity: ok ? "info" : "critical",
+      title: ok ? "PRAGMA quick_check passed" : "PRAGMA quick_check found damage",
+      detail: probe.quickCheck ?? "not run",
+      fix_hint: ok ? undefined : "restore from a backup; copy the file before any repair attempt",
+    });
+  }
+}
+
+async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> {
+  try {
+    const path = await extractVecExtension(config.cacheDir);
+    const db = new DatabaseSync(":memory:", { allowExtension: true });
+    try {
+      db.loadExtension(path);
+      const row = db.prepare("SELECT vec_version() AS v").get() as { v: string };
+      findings.push({
+        check_id: "capabilities.sqlite_vec",
+        severity: "info",
+        title: "sqlite-vec loads",
+        detail: `${row.v} from ${path}`,
+      });
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    findings.push({
+      check_id: "capabilities.sqlite_vec",
+      severity: "warning",
+      title: "sqlite-vec cannot be loaded",
+      detail: message(error),
+      fix_hint:
+        `check that ${config.cacheDir} is writable and the npm package sqlite-vec is installed for this platform`,
+    });
+  }
+  findings.push({
+    check_id: "capabilities.embedding_model",
+    severity: "info",
+    title: "no embedding model configured",
+    detail: "recall is lexical (FTS5 BM25 with subject and tag scoring)",
+  });
+}
+
+/** Runs every check and computes the exit code. */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  let config: MemaConfig;
+  try {
+    config = loadConfig({ flags: options.flags });
+  } catch (error) {
+    findings.push({
+      check_id: "config.valid",
+      severity: "critical",
+      title: "the configuration is invalid",
+      detail: message(error),
+      fix_hint: isMemaError(error) ? error.hint : undefined,
+    });
+    return { exitCode: 2, findings };
+  }
+  findings.push({
+    check_id: "config.valid",
+    severity: "info",
+    title: config.configFileFound ? "config file is valid" : "no config file; defaults in use",
+    detail: config.configPath,
+  });
+  checkIdentity(config, findings);
+  checkDatabase(config, options.deep ?? false, findings);
+  await checkVec(config, findings);
+  const worst = findings.some((f) => f.severity === "critical")
+    ? 2
+    : findings.some((f) => f.severity === "warning")
+    ? 1
+    : 0;
+  return { exitCode: worst, findings, dbPath: config.dbPath, configPath: config.configPath };
+}

@@ -1,0 +1,165 @@
+/**
+ * The `memory` tool's verbs: one strict zod schema, a one-line description and
+ * an example per action. `help` publishes these as JSON Schema.
+ * @module
+ */
+import { z } from "zod";
+import {
+  BATCH_FIND_LIMIT_MAX,
+  BATCH_FIND_QUERIES_MAX,
+  BATCH_READ_MAX,
+  FIND_LIMIT_MAX,
+  FIND_OFFSET_MAX,
+  PATCHES_MAX,
+  QUERY_MAX_CHARS,
+  TAGS_MAX_PER_CALL,
+} from "../memory/limits.ts";
+import { MEMORY_STATUSES, PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
+
+const memoryId = z.number().int().positive().describe("a memory id from remember or find");
+const tagList = z.array(z.string()).max(TAGS_MAX_PER_CALL);
+const isoTime = z.string().max(64).describe("ISO 8601 date or date-time");
+const span = z.object({
+  start: z.number().int().min(0),
+  end: z.number().int().min(0),
+}).strict().describe("UTF-16 offsets [start, end) into content");
+
+const recallFilters = {
+  workspace: z.string().max(256).optional().describe(
+    "scope to one workspace (plus the global default pool)",
+  ),
+  workspace_only: z.boolean().optional().describe("leave the default pool out of the scope"),
+  tags_filter: z.array(z.string()).max(TAGS_MAX_PER_CALL).optional().describe(
+    "every listed tag must be present",
+  ),
+  after_time: isoTime.optional().describe("event time at or after this instant"),
+  before_time: isoTime.optional().describe("event time before this instant"),
+  source_type: z.union([z.enum(SOURCE_TYPES), z.array(z.enum(SOURCE_TYPES)).max(4)]).optional(),
+  status: z.enum([...MEMORY_STATUSES.filter((s) => s !== "deleted"), "any"]).optional().describe(
+    "default active",
+  ),
+  content_mode: z.enum(["preview", "full"]).optional().describe(
+    "preview (default): outline and short content; full: whole content",
+  ),
+};
+
+/** Schemas per action. */
+export const MEMORY_ACTIONS = {
+  remember: {
+    description: "Store one fact verbatim with its provenance.",
+    schema: z.object({
+      content: z.string().describe("the fact, verbatim (≤ 2 MiB)"),
+      subject: z.string().describe("a short title"),
+      workspace: z.string().max(256).describe('project name, or "default" for global facts'),
+      tags: tagList.optional(),
+      source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
+      source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
+      event_time: isoTime.optional().describe("when the fact became true"),
+      confidence: z.number().min(0).max(1).optional(),
+      protection_level: z.enum(PROTECTION_LEVELS).optional(),
+      status: z.enum(["active", "pending"]).optional(),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+    }),
+    example: {
+      content: "Production deploys run on Tuesdays after 14:00 UTC.",
+      subject: "deploy schedule",
+      workspace: "billing-service",
+      tags: ["deploy", "ops"],
+    },
+  },
+  find: {
+    description: "Recall the memories that match a query (or browse newest first without one).",
+    schema: z.object({
+      query: z.string().max(QUERY_MAX_CHARS).optional(),
+      ...recallFilters,
+      limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional().describe(
+        "page size, default 10",
+      ),
+      offset: z.number().int().min(0).max(FIND_OFFSET_MAX).optional(),
+    }),
+    example: { query: "when do we deploy", workspace: "billing-service", limit: 5 },
+  },
+  batch_find: {
+    description:
+      "Run up to 8 queries at once; results merged, each tagged with the queries that found it.",
+    schema: z.object({
+      queries: z.array(
+        z.union([
+          z.string().max(QUERY_MAX_CHARS),
+          z.object({ id: z.string().max(64).optional(), query: z.string().max(QUERY_MAX_CHARS) })
+            .strict(),
+        ]),
+      ).min(1).max(BATCH_FIND_QUERIES_MAX),
+      ...recallFilters,
+      limit_per_query: z.number().int().min(1).max(BATCH_FIND_LIMIT_MAX).optional().describe(
+        "default 3",
+      ),
+      deduplicate: z.boolean().optional().describe("default true"),
+    }),
+    example: { queries: ["deploy day", { id: "db", query: "database version" }] },
+  },
+  read: {
+    description: "Read one memory whole, or an exact span of it.",
+    schema: z.object({
+      memory_id: memoryId,
+      span: span.optional(),
+      include_history: z.boolean().optional().describe("add every earlier version"),
+    }),
+    example: { memory_id: 12, span: { start: 0, end: 120 } },
+  },
+  batch_read: {
+    description: "Read several memories in one call (≤ 10 full, ≤ 50 as previews).",
+    schema: z.object({
+      memory_ids: z.array(memoryId).min(1).max(BATCH_READ_MAX),
+      spans: z.record(z.string().regex(/^\d+$/), span).optional(),
+      content_mode: z.enum(["preview", "full"]).optional().describe("default full"),
+    }),
+    example: { memory_ids: [12, 15], spans: { "15": { start: 0, end: 80 } } },
+  },
+  update: {
+    description:
+      "Change a memory: exactly one of new_content | old_text+new_text | patches | tags_only (or only new_subject/new_tags).",
+    schema: z.object({
+      memory_id: memoryId,
+      new_content: z.string().optional(),
+      old_text: z.string().optional(),
+      new_text: z.string().optional(),
+      patches: z.array(z.object({ old_text: z.string(), new_text: z.string() }).strict()).min(1)
+        .max(
+          PATCHES_MAX,
+        ).optional(),
+      tags_only: z.boolean().optional(),
+      add_tags: tagList.optional(),
+      remove_tags: tagList.optional(),
+      new_subject: z.string().optional(),
+      new_tags: tagList.optional(),
+      reason: z.string().optional(),
+      expected_version: z.number().int().positive().optional(),
+      expected_content_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a hex SHA-256")
+        .optional(),
+      authorized: z.boolean().optional().describe("the user approved this change"),
+    }),
+    example: {
+      memory_id: 12,
+      old_text: "Tuesdays",
+      new_text: "Wednesdays",
+      reason: "schedule moved",
+      expected_version: 1,
+    },
+  },
+  status: {
+    description: "Database, capabilities and counts.",
+    schema: z.object({}),
+    example: {},
+  },
+  help: {
+    description: "Each action's fields as JSON Schema, with examples.",
+    schema: z.object({ topic: z.string().max(64).optional() }),
+    example: { topic: "update" },
+  },
+} as const;
+
+/** The action names. */
+export type MemoryAction = keyof typeof MEMORY_ACTIONS;
+/** Every action name, in help order. */
+export const MEMORY_ACTION_NAMES = Object.keys(MEMORY_ACTIONS) as MemoryAction[];

@@ -1,0 +1,361 @@
+/**
+ * The `memory` tool: validates each action's data and calls the service verb.
+ * @module
+ */
+import { z } from "zod";
+import { MemaError } from "../errors/mod.ts";
+import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
+import { readMemories, readMemory } from "../memory/read.ts";
+import { rememberMemory } from "../memory/remember.ts";
+import { type MemoryEdit, updateMemory } from "../memory/update.ts";
+import { batchFindMemories, type BatchItem, type FindInput, findMemories } from "../recall/find.ts";
+import { closestName } from "../text/closest_name.ts";
+import { SCHEMA_GENERATION, type SourceType } from "../store/mod.ts";
+import { VERSION } from "../version.ts";
+import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
+import { MEMORY_ACTION_NAMES, MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
+import {
+  type ContentMode,
+  memoryHeader,
+  presentHistory,
+  presentMemory,
+  presentResults,
+} from "./present.ts";
+import type { McpRuntime } from "./runtime.ts";
+import { validateData } from "./validate.ts";
+
+type Data<A extends MemoryAction> = z.output<typeof MEMORY_ACTIONS[A]["schema"]>;
+
+function findInput(data: Data<"find"> | Data<"batch_find">): FindInput {
+  const sourceType = data.source_type === undefined
+    ? undefined
+    : (Array.isArray(data.source_type) ? data.source_type : [data.source_type]) as SourceType[];
+  return {
+    workspace: data.workspace,
+    workspaceOnly: data.workspace_only,
+    tagsFilter: data.tags_filter,
+    afterTime: data.after_time,
+    beforeTime: data.before_time,
+    sourceType,
+    status: data.status,
+  };
+}
+
+function editFrom(data: Data<"update">): MemoryEdit {
+  const modes: string[] = [];
+  if (data.new_content !== undefined) modes.push("new_content");
+  if (data.old_text !== undefined || data.new_text !== undefined) modes.push("old_text+new_text");
+  if (data.patches !== undefined) modes.push("patches");
+  if (data.tags_only) modes.push("tags_only");
+  if (modes.length > 1) {
+    throw new MemaError("invalid_input", `choose one update mode; got ${modes.join(" and ")}`, {
+      field: modes[1].split("+")[0],
+      hint: "new_content | old_text+new_text | patches | tags_only",
+    });
+  }
+  if (!data.tags_only && (data.add_tags !== undefined || data.remove_tags !== undefined)) {
+    throw new MemaError("invalid_input", "add_tags/remove_tags need tags_only: true", {
+      field: data.add_tags !== undefined ? "add_tags" : "remove_tags",
+      hint: "or pass new_tags to replace the tag list (a versioned change)",
+    });
+  }
+  if (data.new_content !== undefined) return { kind: "new_content", content: data.new_content };
+  if (data.old_text !== undefined || data.new_text !== undefined) {
+    if (data.old_text === undefined || data.new_text === undefined) {
+      const missing = data.old_text === undefined ? "old_text" : "new_text";
+      throw new MemaError(
+        "invalid_input",
+        `${missing} is required with the old_text+new_text mode`,
+        {
+          field: missing,
+        },
+      );
+    }
+    return { kind: "replace_text", oldText: data.old_text, newText: data.new_text };
+  }
+  if (data.patches !== undefined) {
+    return {
+      kind: "patches",
+      patches: data.patches.map((p) => ({ oldText: p.old_text, newText: p.new_text })),
+    };
+  }
+  if (data.tags_only) {
+    if (data.new_subject !== undefined || data.new_tags !== undefined) {
+      throw new MemaError(
+        "invalid_input",
+        "tags_only changes tags only; drop new_subject/new_tags",
+        {
+          field: data.new_subject !== undefined ? "new_subject" : "new_tags",
+        },
+      );
+    }
+    if (!data.add_tags?.length && !data.remove_tags?.length) {
+      throw new MemaError("invalid_input", "tags_only needs add_tags or remove_tags", {
+        field: "add_tags",
+      });
+    }
+    return { kind: "tags_only", addTags: data.add_tags ?? [], removeTags: data.remove_tags ?? [] };
+  }
+  if (data.new_subject === undefined && data.new_tags === undefined) {
+    throw new MemaError("invalid_input", "update needs a change", {
+      field: "new_content",
+      hint: "pass new_content, old_text+new_text, patches, tags_only, new_subject or new_tags",
+    });
+  }
+  return { kind: "metadata_only" };
+}
+
+const handlers: {
+  [A in MemoryAction]: (runtime: McpRuntime, data: Data<A>) => Record<string, unknown>;
+} = {
+  remember(runtime, data) {
+    const result = rememberMemory(runtime.ctx, {
+      content: data.content,
+      subject: data.subject,
+      workspace: data.workspace,
+      tags: data.tags,
+      sourceType: data.source_type,
+      sourceRef: data.source_ref,
+      eventTime: data.event_time,
+      confidence: data.confidence,
+      protectionLevel: data.protection_level,
+      status: data.status,
+      metadata: data.metadata,
+    });
+    const response: Record<string, unknown> = {
+      memory_id: result.memoryId,
+      version: result.version,
+      workspace: result.workspace,
+    };
+    if (result.duplicateReplay) response.duplicate_replay = true;
+    return response;
+  },
+
+  find(runtime, data) {
+    const mode: ContentMode = data.content_mode ?? "preview";
+    const page = findMemories(runtime.ctx, {
+      ...findInput(data),
+      query: data.query,
+      limit: data.limit,
+      offset: data.offset,
+    });
+    const { results, size } = presentResults(page.items, mode);
+    const response: Record<string, unknown> = {
+      results,
+      has_more: page.hasMore,
+      total_estimate: page.totalEstimate,
+      retrieval_mode: page.retrievalMode,
+      offset: data.offset ?? 0,
+    };
+    if (page.hint) response.hint = page.hint;
+    if (runtime.ctx.settings.includeSize) response.size = size;
+    return response;
+  },
+
+  batch_find(runtime, data) {
+    const mode: ContentMode = data.content_mode ?? "preview";
+    const queries = data.queries.map((q, index) =>
+      typeof q === "string"
+        ? { id: `q${index + 1}`, query: q }
+        : { id: q.id ?? `q${index + 1}`, query: q.query }
+    );
+    const ids = new Set<string>();
+    for (const [index, q] of queries.entries()) {
+      if (ids.has(q.id)) {
+        throw new MemaError("invalid_input", `query id "${q.id}" is used twice`, {
+          field: `queries.${index}.id`,
+        });
+      }
+      ids.add(q.id);
+    }
+    const page = batchFindMemories(runtime.ctx, {
+      queries,
+      filters: { ...findInput(data), limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT },
+      deduplicate: data.deduplicate ?? true,
+    });
+    const { results, size } = presentResults(page.items, mode, (item, result) => {
+      const batch = item as BatchItem;
+      result.matched_queries = batch.matchedQueries;
+      result.best_query_id = batch.bestQueryId;
+    });
+    const response: Record<string, unknown> = {
+      results,
+      has_more: page.hasMore,
+      total_estimate: page.totalEstimate,
+      retrieval_mode: "batch",
+      per_query: page.perQuery.map((q) => ({
+        id: q.id,
+        count: q.count,
+        has_more: q.hasMore,
+        total_estimate: q.totalEstimate,
+        retrieval_mode: q.retrievalMode,
+      })),
+    };
+    if (runtime.ctx.settings.includeSize) response.size = size;
+    return response;
+  },
+
+  read(runtime, data) {
+    const result = readMemory(runtime.ctx, {
+      memoryId: data.memory_id,
+      span: data.span,
+      includeHistory: data.include_history,
+    });
+    const response: Record<string, unknown> = {
+      ...presentMemory(result.memory),
+      content: result.content,
+    };
+    if (result.span) {
+      response.span = {
+        start: result.span.start,
+        end: result.span.end,
+        total_chars: result.span.totalChars,
+      };
+    }
+    if (result.history) response.history = result.history.map(presentHistory);
+    return response;
+  },
+
+  batch_read(runtime, data) {
+    const mode = data.content_mode ?? "full";
+    if (mode === "full" && data.memory_ids.length > BATCH_READ_FULL_MAX) {
+      throw new MemaError(
+        "resource_limit_exceeded",
+        `batch_read returns full content for at most ${BATCH_READ_FULL_MAX} ids (got ${data.memory_ids.length})`,
+        { field: "memory_ids", hint: 'pass content_mode: "preview" for up to 50 ids' },
+      );
+    }
+    const entries = readMemories(runtime.ctx, { memoryIds: data.memory_ids, spans: data.spans });
+    const memories = entries.map((entry) => {
+      if (!entry.ok) {
+        return { memory_id: entry.memoryId, error: entry.error.code, reason: entry.error.reason };
+      }
+      const { result } = entry;
+      const item: Record<string, unknown> = memoryHeader(result.memory);
+      if (mode === "full" || result.span) item.content = result.content;
+      if (result.span) {
+        item.span = {
+          start: result.span.start,
+          end: result.span.end,
+          total_chars: result.span.totalChars,
+        };
+      }
+      return item;
+    });
+    return { memories, missing: entries.filter((e) => !e.ok).map((e) => e.memoryId) };
+  },
+
+  update(runtime, data) {
+    const result = updateMemory(runtime.ctx, {
+      memoryId: data.memory_id,
+      edit: editFrom(data),
+      newSubject: data.new_subject,
+      newTags: data.new_tags,
+      reason: data.reason,
+      expectedVersion: data.expected_version,
+      expectedContentHash: data.expected_content_hash,
+    });
+    const response: Record<string, unknown> = {
+      memory_id: result.memoryId,
+      version: result.version,
+      content_hash: result.contentSha,
+      tags: result.tags,
+    };
+    if (result.unchanged) response.unchanged = true;
+    return response;
+  },
+
+  status(runtime) {
+    const { store } = runtime.ctx;
+    const counts = store.read(() => ({
+      byStatus: store.countByStatus(),
+      history: store.countHistory(),
+    }));
+    const state = runtime.capabilities();
+    return {
+      version: VERSION,
+      database: store.path,
+      schema_generation: SCHEMA_GENERATION,
+      started_at: runtime.startedAt,
+      identity: { client: runtime.ctx.caller.client, agent_id: runtime.ctx.caller.agentId },
+      memories: counts.byStatus,
+      history_versions: counts.history,
+      capabilities: {
+        mode: state.mode,
+        fts: store.capabilities.fts,
+        sqlite_vec: store.capabilities.vec
+          ? { loaded: true, version: store.capabilities.vecVersion }
+          : { loaded: false, error: store.capabilities.vecError },
+        embedding_model: null,
+      },
+      workspace_isolation: runtime.ctx.settings.workspaceIsolation,
+    };
+  },
+
+  help(_runtime, data) {
+    return memoryHelp(data.topic);
+  },
+};
+
+/** The help payload: every action (or one) with its JSON Schema and an example. */
+export function memoryHelp(topic?: string): Record<string, unknown> {
+  if (topic !== undefined && !(topic in MEMORY_ACTIONS)) {
+    const suggestion = closestName(topic, MEMORY_ACTION_NAMES);
+    throw new MemaError("invalid_input", `no help topic "${topic}"`, {
+      field: "topic",
+      didYouMean: suggestion,
+      hint: `topics: ${MEMORY_ACTION_NAMES.join(", ")}`,
+    });
+  }
+  const names = topic === undefined ? MEMORY_ACTION_NAMES : [topic as MemoryAction];
+  const actions: Record<string, unknown> = {};
+  for (const name of names) {
+    const spec = MEMORY_ACTIONS[name];
+    actions[name] = {
+      description: spec.description,
+      schema: z.toJSONSchema(spec.schema, { unrepresentable: "any" }),
+      example: { action: name, data: spec.example },
+    };
+  }
+  return {
+    tool: "memory",
+    call_shape: '{"action": "<name>", "data": {...}}',
+    actions,
+    notes: [
+      "Memory ids are stable integers. Offsets are UTF-16 code units.",
+      "Every response is {ok, mode, degraded, warnings, data}; errors have ok:false and data.error.",
+      "Byte-identical content already active in a workspace returns the same id with duplicate_replay:true.",
+      "update keeps every earlier version; pass expected_version to avoid overwriting someone else's change.",
+    ],
+  };
+}
+
+/** Runs one `memory` call and returns its envelope; never throws. */
+export function callMemoryTool(runtime: McpRuntime, action: unknown, data: unknown): Envelope {
+  const state = runtime.capabilities();
+  try {
+    if (typeof action !== "string" || action === "") {
+      throw new MemaError("invalid_input", "action is required", {
+        field: "action",
+        hint: `one of: ${MEMORY_ACTION_NAMES.join(", ")}`,
+      });
+    }
+    if (!(action in MEMORY_ACTIONS)) {
+      const suggestion = closestName(action, MEMORY_ACTION_NAMES);
+      throw new MemaError("unknown_action", `memory has no action "${action}"`, {
+        field: "action",
+        didYouMean: suggestion,
+        hint: `one of: ${MEMORY_ACTION_NAMES.join(", ")}`,
+      });
+    }
+    const name = action as MemoryAction;
+    const { value, warnings } = validateData(MEMORY_ACTIONS[name].schema, data, { verb: name });
+    const handler = handlers[name] as (
+      runtime: McpRuntime,
+      data: unknown,
+    ) => Record<string, unknown>;
+    return successEnvelope(handler(runtime, value), state, warnings);
+  } catch (error) {
+    return errorEnvelope(error, state);
+  }
+}

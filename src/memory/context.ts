@@ -1,0 +1,24 @@
+/**
+ * What every service verb runs with: the store, who is calling, and settings.
+ * @module
+ */
+import type { Store } from "../store/mod.ts";
+
+/** Who performs a call; from config or transport headers, never from tool data. */
+export interface CallerIdentity {
+  client: string;
+  agentId: string;
+}
+
+/** Settings services read. */
+export interface ServiceSettings {
+  workspaceIsolation: "none" | "weak" | "strict";
+  includeSize: boolean;
+}
+
+/** The context passed to every service verb. */
+export interface ServiceContext {
+  store: Store;
+  caller: CallerIdentity;
+  settings: ServiceSettings;
+}

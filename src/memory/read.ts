@@ -1,0 +1,114 @@
+/**
+ * Reading facts back: whole content or an exact span, one or several.
+ *
+ * @example
+ * ```ts
+ * import { readMemory } from "./src/memory/read.ts";
+ * // readMemory(ctx, { memoryId: 7, span: { start: 0, end: 40 } });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
+import type { ServiceContext } from "./context.ts";
+
+/** A half-open UTF-16 range `[start, end)` into a memory's content. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** What an agent passes to read. */
+export interface ReadInput {
+  memoryId: number;
+  span?: Span;
+  includeHistory?: boolean;
+}
+
+/** What read answers. */
+export interface ReadResult {
+  memory: MemoryRecord;
+  content: string;
+  span?: { start: number; end: number; totalChars: number };
+  history?: HistoryEntry[];
+}
+
+/** Validates a span against a content length; `field` names it in errors. */
+export function checkSpan(span: Span, totalChars: number, field: string): void {
+  if (span.start < 0 || span.end < 0) {
+    throw new MemaError("invalid_input", `${field} offsets must not be negative`, { field });
+  }
+  if (span.start >= span.end) {
+    throw new MemaError("invalid_input", `${field}.start must be less than ${field}.end`, {
+      field,
+    });
+  }
+  if (span.end > totalChars) {
+    throw new MemaError(
+      "invalid_input",
+      `${field}.end is ${span.end} but the content has ${totalChars} characters (UTF-16 units)`,
+      { field: `${field}.end`, details: { total_chars: totalChars } },
+    );
+  }
+}
+
+function project(memory: MemoryRecord, span: Span | undefined, field: string): ReadResult {
+  if (!span) return { memory, content: memory.content };
+  checkSpan(span, memory.content.length, field);
+  return {
+    memory,
+    content: memory.content.slice(span.start, span.end),
+    span: { start: span.start, end: span.end, totalChars: memory.content.length },
+  };
+}
+
+function notFound(id: number, field: string): MemaError {
+  return new MemaError("not_found", `memory ${id} does not exist`, { field });
+}
+
+/** Reads one memory (soft-deleted ones do not exist for readers). */
+export function readMemory(ctx: ServiceContext, input: ReadInput): ReadResult {
+  return ctx.store.read(() => {
+    const memory = ctx.store.getMemory(input.memoryId);
+    if (!memory || memory.status === "deleted") throw notFound(input.memoryId, "memory_id");
+    const result = project(memory, input.span, "span");
+    if (input.includeHistory) result.history = ctx.store.listHistory(memory.id);
+    return result;
+  });
+}
+
+/** One entry of a batch read: the result or why that id could not be read. */
+export type BatchReadEntry =
+  | { memoryId: number; ok: true; result: ReadResult }
+  | { memoryId: number; ok: false; error: MemaError };
+
+/**
+ * Reads several memories in one snapshot. A bad span is an error for the whole
+ * call (nothing partial on malformed input); a missing id is reported per entry.
+ */
+export function readMemories(
+  ctx: ServiceContext,
+  input: { memoryIds: readonly number[]; spans?: Record<string, Span> },
+): BatchReadEntry[] {
+  for (const key of Object.keys(input.spans ?? {})) {
+    if (!input.memoryIds.includes(Number(key))) {
+      throw new MemaError("invalid_input", `spans.${key} names an id that is not in memory_ids`, {
+        field: `spans.${key}`,
+      });
+    }
+  }
+  return ctx.store.read(() => {
+    const found = ctx.store.getMemories(input.memoryIds);
+    return input.memoryIds.map((memoryId): BatchReadEntry => {
+      const memory = found.get(memoryId);
+      if (!memory || memory.status === "deleted") {
+        return { memoryId, ok: false, error: notFound(memoryId, "memory_ids") };
+      }
+      return {
+        memoryId,
+        ok: true,
+        result: project(memory, input.spans?.[String(memoryId)], `spans.${memoryId}`),
+      };
+    });
+  });
+}

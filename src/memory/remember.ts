@@ -1,0 +1,154 @@
+/**
+ * The write path for new facts: `remember`.
+ *
+ * @example
+ * ```ts
+ * import { rememberMemory } from "./src/memory/remember.ts";
+ * // const { memoryId } = rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { nowIso } from "../platform/mod.ts";
+import type { ProtectionLevel, SourceType } from "../store/mod.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { contentSha } from "./content_hash.ts";
+import type { ServiceContext } from "./context.ts";
+import { METADATA_MAX_BYTES, SOURCE_REF_MAX_CHARS, SUBJECT_MAX_CHARS } from "./limits.ts";
+import { checkContentSize, normalizeTags, normalizeTime, utf8Bytes } from "./normalize.ts";
+
+/** What an agent passes to remember. */
+export interface RememberInput {
+  content: string;
+  subject: string;
+  workspace: string;
+  tags?: string[];
+  sourceType?: SourceType;
+  sourceRef?: string;
+  eventTime?: string;
+  confidence?: number;
+  protectionLevel?: ProtectionLevel;
+  status?: "active" | "pending";
+  metadata?: Record<string, unknown>;
+}
+
+/** What remember answers. */
+export interface RememberResult {
+  memoryId: number;
+  version: number;
+  workspace: string;
+  duplicateReplay: boolean;
+}
+
+/** Checks the subject: one non-empty line within the limit. */
+export function checkSubject(subject: string, field: string): string {
+  const trimmed = subject.trim();
+  if (trimmed === "") {
+    throw new MemaError("invalid_input", `${field} must not be empty`, {
+      field,
+      hint: "give a short title such as 'deploy schedule'",
+    });
+  }
+  if (trimmed.length > SUBJECT_MAX_CHARS) {
+    throw new MemaError(
+      "resource_limit_exceeded",
+      `${field} has ${trimmed.length} characters; the limit is ${SUBJECT_MAX_CHARS}`,
+      { field, details: { actual_chars: trimmed.length, max_chars: SUBJECT_MAX_CHARS } },
+    );
+  }
+  return trimmed;
+}
+
+function checkWorkspace(workspace: string): string {
+  const canonical = canonicalWorkspace(workspace);
+  if (workspace.length > WORKSPACE_MAX_CHARS || canonical.length > WORKSPACE_MAX_CHARS) {
+    throw new MemaError(
+      "invalid_input",
+      `workspace is longer than ${WORKSPACE_MAX_CHARS} characters`,
+      {
+        field: "workspace",
+      },
+    );
+  }
+  return canonical;
+}
+
+/**
+ * Stores a new fact verbatim with its provenance. Byte-identical content that
+ * is already active in the same workspace is not stored twice: the existing id
+ * comes back with `duplicateReplay: true`.
+ */
+export function rememberMemory(ctx: ServiceContext, input: RememberInput): RememberResult {
+  if (input.content.trim() === "") {
+    throw new MemaError("invalid_input", "content must not be empty", { field: "content" });
+  }
+  checkContentSize(input.content, "content");
+  const subject = checkSubject(input.subject, "subject");
+  const workspaceCanonical = checkWorkspace(input.workspace);
+  const tags = normalizeTags(input.tags ?? [], "tags");
+  const eventTime = input.eventTime === undefined
+    ? null
+    : normalizeTime(input.eventTime, "event_time");
+  const metadata = input.metadata ?? {};
+  const metadataBytes = utf8Bytes(JSON.stringify(metadata));
+  if (metadataBytes > METADATA_MAX_BYTES) {
+    throw new MemaError(
+      "resource_limit_exceeded",
+      `metadata is ${metadataBytes} bytes of JSON; the limit is ${METADATA_MAX_BYTES}`,
+      {
+        field: "metadata",
+        details: { actual_bytes: metadataBytes, max_bytes: METADATA_MAX_BYTES },
+      },
+    );
+  }
+  if (input.sourceRef !== undefined && input.sourceRef.length > SOURCE_REF_MAX_CHARS) {
+    throw new MemaError(
+      "invalid_input",
+      `source_ref is longer than ${SOURCE_REF_MAX_CHARS} characters`,
+      {
+        field: "source_ref",
+      },
+    );
+  }
+  const sourceType = input.sourceType ?? "agent_generated";
+  // SPEC §3: what the user confirmed is locked, whatever level the caller asked for.
+  const protectionLevel = sourceType === "user_confirmed"
+    ? "locked"
+    : input.protectionLevel ?? "normal";
+  const sha = contentSha(input.content);
+  const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
+
+  return ctx.store.write(() => {
+    const existing = ctx.store.findActiveByContent(workspaceCanonical, sha);
+    if (existing) {
+      return {
+        memoryId: existing.id,
+        version: existing.version,
+        workspace: existing.workspaceCanonical,
+        duplicateReplay: true,
+      };
+    }
+    const now = nowIso();
+    const memoryId = ctx.store.insertMemory({
+      subject,
+      content: input.content,
+      contentSha: sha,
+      tags,
+      workspace,
+      workspaceCanonical,
+      sourceType,
+      sourceRef: input.sourceRef ?? null,
+      eventTime,
+      ingestTime: now,
+      confidence: input.confidence ?? 0.5,
+      protectionLevel,
+      status: input.status ?? "active",
+      agentId: ctx.caller.agentId,
+      client: ctx.caller.client,
+      metadata,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
+  });
+}

@@ -1,0 +1,263 @@
+/**
+ * The write path for changing facts: `update`. Every change to content,
+ * subject or tags appends the previous version to history and bumps the
+ * version; `tags_only` edits are the one exception (no history, no bump, but
+ * an audit row so the change stays accountable).
+ *
+ * @example
+ * ```ts
+ * import { updateMemory } from "./src/memory/update.ts";
+ * // updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { nowIso } from "../platform/mod.ts";
+import type { MemoryRecord } from "../store/mod.ts";
+import { contentSha } from "./content_hash.ts";
+import type { ServiceContext } from "./context.ts";
+import { REASON_MAX_CHARS } from "./limits.ts";
+import { checkContentSize, normalizeTags } from "./normalize.ts";
+import { checkSubject } from "./remember.ts";
+
+/** One text replacement. */
+export interface TextPatch {
+  oldText: string;
+  newText: string;
+}
+
+/** The four update modes of SPEC §5. */
+export type MemoryEdit =
+  | { kind: "new_content"; content: string }
+  | { kind: "replace_text"; oldText: string; newText: string }
+  | { kind: "patches"; patches: TextPatch[] }
+  | { kind: "tags_only"; addTags: string[]; removeTags: string[] }
+  | { kind: "metadata_only" };
+
+/** What an agent passes to update. */
+export interface UpdateInput {
+  memoryId: number;
+  edit: MemoryEdit;
+  newSubject?: string;
+  newTags?: string[];
+  reason?: string;
+  expectedVersion?: number;
+  expectedContentHash?: string;
+}
+
+/** What update answers. */
+export interface UpdateResult {
+  memoryId: number;
+  version: number;
+  contentSha: string;
+  unchanged: boolean;
+  tags: string[];
+}
+
+const EDITABLE_STATUSES = new Set(["active", "pending"]);
+
+function occurrences(haystack: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    found.push(at);
+    if (found.length > 1) break;
+  }
+  return found;
+}
+
+/**
+ * Replaces the one occurrence of `oldText`. Zero or several occurrences are
+ * errors: silently editing the first of several would change a fact the agent
+ * did not look at.
+ */
+function replaceUnique(content: string, patch: TextPatch, field: string): string {
+  if (patch.oldText === "") {
+    throw new MemaError("invalid_input", `${field} must not be empty`, { field });
+  }
+  const found = occurrences(content, patch.oldText);
+  if (found.length === 0) {
+    throw new MemaError("invalid_input", `${field} does not occur in the current content`, {
+      field,
+      hint: "read the memory again and copy the exact text to replace",
+    });
+  }
+  if (found.length > 1) {
+    throw new MemaError("invalid_input", `${field} occurs more than once in the current content`, {
+      field,
+      hint: "include surrounding words so the text to replace is unique",
+    });
+  }
+  const at = found[0];
+  return content.slice(0, at) + patch.newText + content.slice(at + patch.oldText.length);
+}
+
+function applyEdit(current: MemoryRecord, edit: MemoryEdit): string {
+  switch (edit.kind) {
+    case "new_content":
+      return edit.content;
+    case "replace_text":
+      return replaceUnique(current.content, edit, "old_text");
+    case "patches":
+      return edit.patches.reduce(
+        (text, patch, index) => replaceUnique(text, patch, `patches.${index}.old_text`),
+        current.content,
+      );
+    case "tags_only":
+    case "metadata_only":
+      return current.content;
+  }
+}
+
+function checkExpectations(current: MemoryRecord, input: UpdateInput): void {
+  if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) {
+    throw new MemaError(
+      "version_conflict",
+      `memory ${current.id} is at version ${current.version}, not the expected ${input.expectedVersion}`,
+      {
+        field: "expected_version",
+        details: { current_version: current.version, expected_version: input.expectedVersion },
+        hint: "read the memory again, then retry the update against the current version",
+      },
+    );
+  }
+  if (
+    input.expectedContentHash !== undefined &&
+    input.expectedContentHash.toLowerCase() !== current.contentSha
+  ) {
+    throw new MemaError(
+      "version_conflict",
+      `memory ${current.id} content has changed (hash ${current.contentSha.slice(0, 12)}…)`,
+      {
+        field: "expected_content_hash",
+        details: { current_content_hash: current.contentSha, current_version: current.version },
+        hint: "read the memory again, then retry the update against the current content",
+      },
+    );
+  }
+}
+
+function sameTags(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((tag, index) => tag === b[index]);
+}
+
+/** Changes a memory atomically; a failed check writes nothing. */
+export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateResult {
+  if (input.reason !== undefined && input.reason.length > REASON_MAX_CHARS) {
+    throw new MemaError("invalid_input", `reason is longer than ${REASON_MAX_CHARS} characters`, {
+      field: "reason",
+    });
+  }
+  const newSubject = input.newSubject === undefined
+    ? undefined
+    : checkSubject(input.newSubject, "new_subject");
+  const newTags = input.newTags === undefined
+    ? undefined
+    : normalizeTags(input.newTags, "new_tags");
+  if (input.edit.kind === "new_content") checkContentSize(input.edit.content, "new_content");
+
+  return ctx.store.write(() => {
+    const current = ctx.store.getMemory(input.memoryId);
+    if (!current || current.status === "deleted") {
+      throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
+        field: "memory_id",
+      });
+    }
+    if (!EDITABLE_STATUSES.has(current.status)) {
+      throw new MemaError(
+        "invalid_input",
+        `memory ${current.id} is ${current.status}; only active or pending memories can be updated`,
+        {
+          field: "memory_id",
+          hint: "remember a new fact instead, or update the memory that replaced it",
+        },
+      );
+    }
+    checkExpectations(current, input);
+    const now = nowIso();
+
+    if (input.edit.kind === "tags_only") {
+      const removed = new Set(normalizeTags(input.edit.removeTags, "remove_tags"));
+      const kept = current.tags.filter((tag) => !removed.has(tag));
+      const tags = normalizeTags([...kept, ...input.edit.addTags], "add_tags");
+      if (sameTags(tags, current.tags)) {
+        return {
+          memoryId: current.id,
+          version: current.version,
+          contentSha: current.contentSha,
+          unchanged: true,
+          tags,
+        };
+      }
+      ctx.store.changeMemory(current.id, { tags, updatedAt: now });
+      ctx.store.appendAudit({
+        at: now,
+        action: "update_tags",
+        memoryId: current.id,
+        agentId: ctx.caller.agentId,
+        client: ctx.caller.client,
+        reason: input.reason ?? null,
+        detail: { before: current.tags, after: tags, version: current.version },
+      });
+      return {
+        memoryId: current.id,
+        version: current.version,
+        contentSha: current.contentSha,
+        unchanged: false,
+        tags,
+      };
+    }
+
+    const content = applyEdit(current, input.edit);
+    if (content.trim() === "") {
+      throw new MemaError("invalid_input", "the update would leave the content empty", {
+        field: input.edit.kind === "new_content" ? "new_content" : "new_text",
+      });
+    }
+    checkContentSize(content, input.edit.kind === "new_content" ? "new_content" : "content");
+    const sha = contentSha(content);
+    const subject = newSubject ?? current.subject;
+    const tags = newTags ?? current.tags;
+    if (sha === current.contentSha && subject === current.subject && sameTags(tags, current.tags)) {
+      return {
+        memoryId: current.id,
+        version: current.version,
+        contentSha: sha,
+        unchanged: true,
+        tags,
+      };
+    }
+    if (sha !== current.contentSha && current.status === "active") {
+      const twin = ctx.store.findActiveByContent(current.workspaceCanonical, sha);
+      if (twin && twin.id !== current.id) {
+        throw new MemaError(
+          "duplicate_content",
+          `memory ${twin.id} already holds exactly this content in workspace ${current.workspaceCanonical}`,
+          { field: "content", details: { existing_memory_id: twin.id } },
+        );
+      }
+    }
+    ctx.store.appendHistory({
+      memoryId: current.id,
+      version: current.version,
+      subject: current.subject,
+      content: current.content,
+      contentSha: current.contentSha,
+      tags: current.tags,
+      status: current.status,
+      changedAt: now,
+      changedBy: ctx.caller.agentId,
+      changedByClient: ctx.caller.client,
+      reason: input.reason ?? null,
+    });
+    const version = current.version + 1;
+    ctx.store.changeMemory(current.id, {
+      subject,
+      content,
+      contentSha: sha,
+      tags,
+      version,
+      updatedAt: now,
+    });
+    return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * The one place domain code reaches the runtime: environment, files, clock and
+ * logging. Everything else imports these functions instead of calling `Deno.*`,
+ * so the domain stays runtime-neutral and tests can reason about side effects.
+ *
+ * @example
+ * ```ts
+ * import { envVar, logWarn } from "./src/platform/mod.ts";
+ * if (!envVar("HOME")) logWarn("HOME is not set");
+ * ```
+ * @module
+ */
+
+/** Reads an environment variable; an empty string counts as unset. */
+export function envVar(name: string): string | undefined {
+  const value = Deno.env.get(name);
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** The user's home directory, or the current directory when HOME is unset. */
+export function homeDir(): string {
+  return envVar("HOME") ?? envVar("USERPROFILE") ?? Deno.cwd();
+}
+
+/** True when a file or directory exists at `path`. */
+export function pathExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a UTF-8 text file, or returns undefined when it does not exist. */
+export function readTextIfExists(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** Creates a directory and its parents; does nothing when it exists. */
+export function ensureDir(path: string): void {
+  Deno.mkdirSync(path, { recursive: true });
+}
+
+/** Reads a whole file as bytes. */
+export function readBytes(path: string): Uint8Array {
+  return Deno.readFileSync(path);
+}
+
+/** Writes bytes atomically: a temporary sibling first, then a rename. */
+export function writeBytesAtomic(path: string, bytes: Uint8Array): void {
+  const temporary = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+  Deno.writeFileSync(temporary, bytes);
+  Deno.renameSync(temporary, path);
+}
+
+/** True when the current process may write into `dir` (checked without writing a file). */
+export function isDirWritable(dir: string): boolean {
+  try {
+    const probe = `${dir}/.mema-write-probe-${Deno.pid}-${crypto.randomUUID()}`;
+    Deno.writeFileSync(probe, new Uint8Array());
+    Deno.removeSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the file at `path` can be opened for writing. */
+export function isFileWritable(path: string): boolean {
+  try {
+    const file = Deno.openSync(path, { write: true });
+    file.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The directory part of a path. */
+export function dirName(path: string): string {
+  const index = path.lastIndexOf("/");
+  if (index < 0) return ".";
+  if (index === 0) return "/";
+  return path.slice(0, index);
+}
+
+/** The current time as an ISO 8601 UTC string with milliseconds. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Blocks the current thread for `ms` milliseconds (used between SQLITE_BUSY retries). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Writes a diagnostic line to stderr. Never stdout: in stdio mode stdout carries
+ * only MCP protocol frames.
+ */
+export function logWarn(message: string): void {
+  console.error(`mema: warning: ${message}`);
+}
+
+/** Writes an informational line to stderr. */
+export function logInfo(message: string): void {
+  console.error(`mema: ${message}`);
+}
+
+/** The process id, for lease owners and temporary names. */
+export function processId(): number {
+  return Deno.pid;
+}

@@ -1,0 +1,61 @@
+/**
+ * Every recall tunable, each with where its value came from. Change a number
+ * here only with a measurement (bench/locomo_recall.ts) written beside it.
+ * @module
+ */
+
+/** Outline entries in a preview (SPEC §6). */
+export const OUTLINE_MAX_ENTRIES = 8;
+/** Characters of each outline head (memory-arbiter used 40; agents read it fine). */
+export const OUTLINE_HEAD_MAX_CHARS = 40;
+/**
+ * Content up to this many characters is returned whole even in preview mode:
+ * an outline of a one-sentence fact costs as much as the fact and forces a read.
+ */
+export const PREVIEW_INLINE_MAX_CHARS = 280;
+/** BPE tokenizers average about four characters per token on English and JSON. */
+export const CHARS_PER_TOKEN_LATIN = 4;
+
+/**
+ * Candidates ranked per query before paging. Pages inside this pool are stable
+ * across offsets; deeper pages grow the pool to offset + limit + 1.
+ */
+export const CANDIDATE_POOL = 200;
+/** Subject/tag LIKE candidates per query (the "surface" seats of memory-arbiter). */
+export const SURFACE_POOL = 50;
+/** LIKE candidates when FTS5 cannot serve the query. */
+export const LIKE_POOL = 500;
+
+/**
+ * Rerank weights. The full-text score is BM25 normalized to the best hit of
+ * the pool (0..1). Coverage is the share of query terms present anywhere; the
+ * subject and tag terms are the shares present there. Initial values: coverage
+ * dominates so that a memory holding every term beats one repeating one term;
+ * subject/tag hits are strong signals because the agent chose those words.
+ */
+export const RANK_WEIGHTS = {
+  text: 1.0,
+  coverage: 1.5,
+  subject: 0.8,
+  tags: 0.6,
+} as const;
+
+/** Trust nudges (SPEC §4 order). Small: trust orders near-ties, it never beats relevance. */
+export const TRUST_BOOST = {
+  user_confirmed: 0.15,
+  document_extracted: 0.08,
+  agent_generated: 0,
+  unknown: -0.02,
+} as const;
+/** Extra nudge for locked memories. */
+export const LOCKED_BOOST = 0.05;
+
+/** Recency nudges by age of event_time (ingest_time when absent), from memory-arbiter. */
+export const RECENCY_BOOST = [
+  { maxDays: 7, boost: 0.06 },
+  { maxDays: 30, boost: 0.03 },
+  { maxDays: 90, boost: 0.01 },
+] as const;
+
+/** Superseded memories sort after every live one when they are included at all. */
+export const SUPERSEDED_PENALTY = 100;

@@ -1,0 +1,217 @@
+/**
+ * `find` and `batch_find`: filters, candidates, rerank and an honest page.
+ *
+ * @example
+ * ```ts
+ * import { findMemories } from "./src/recall/find.ts";
+ * // const page = findMemories(ctx, { query: "deploy day", limit: 5 });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
+import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
+import type { MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
+import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import { CANDIDATE_POOL } from "./constants.ts";
+import { lexicalCandidates } from "./lexical.ts";
+import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
+import { queryTerms, textTokens } from "./tokens.ts";
+
+/** What an agent may ask of find. */
+export interface FindInput {
+  query?: string;
+  workspace?: string;
+  /** Leave the global `default` pool out of a workspace-scoped query. */
+  workspaceOnly?: boolean;
+  tagsFilter?: string[];
+  afterTime?: string;
+  beforeTime?: string;
+  sourceType?: SourceType[];
+  status?: MemoryStatus | "any";
+  limit?: number;
+  offset?: number;
+}
+
+/** How the page was produced. */
+export type RetrievalMode = "query" | "browse" | "empty";
+
+/** One page of recall. */
+export interface FindPage {
+  items: RankedMemory[];
+  hasMore: boolean;
+  totalEstimate: number;
+  retrievalMode: RetrievalMode;
+  terms: string[];
+  hint?: string;
+}
+
+/** Turns find's filter fields into the store's filter shape, validating them. */
+export function buildFilters(input: FindInput): RecallFilters {
+  const statuses: MemoryStatus[] = input.status === undefined
+    ? ["active"]
+    : input.status === "any"
+    ? ["active", "pending", "superseded", "retired"]
+    : [input.status];
+  const filters: RecallFilters = { statuses };
+  if (input.workspace !== undefined) {
+    const canonical = canonicalWorkspace(input.workspace);
+    filters.workspaces = canonical === DEFAULT_WORKSPACE || input.workspaceOnly
+      ? [canonical]
+      : [canonical, DEFAULT_WORKSPACE];
+  }
+  if (input.tagsFilter && input.tagsFilter.length > 0) {
+    filters.tagsAll = normalizeTags(input.tagsFilter, "tags_filter");
+  }
+  if (input.afterTime !== undefined) filters.after = normalizeTime(input.afterTime, "after_time");
+  if (input.beforeTime !== undefined) {
+    filters.before = normalizeTime(input.beforeTime, "before_time");
+  }
+  if (filters.after && filters.before && filters.after >= filters.before) {
+    throw new MemaError("invalid_input", "after_time must be earlier than before_time", {
+      field: "after_time",
+    });
+  }
+  if (input.sourceType && input.sourceType.length > 0) filters.sourceTypes = input.sourceType;
+  return filters;
+}
+
+/** Finds memories for a query (ranked) or, with no query, browses newest first. */
+export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
+  const filters = buildFilters(input);
+  const limit = input.limit ?? FIND_LIMIT_DEFAULT;
+  const offset = input.offset ?? 0;
+  const query = input.query?.trim() ?? "";
+  const now = Date.now();
+
+  return ctx.store.read((): FindPage => {
+    if (query === "") {
+      const ids = ctx.store.browse(filters, { limit, offset });
+      const records = ctx.store.getMemories(ids);
+      const total = ctx.store.countFiltered(filters);
+      const items = ids.flatMap((id) => {
+        const memory = records.get(id);
+        return memory
+          ? [{ memory, score: priorBoost(memory, now), coverage: 0, matchedTerms: [] }]
+          : [];
+      });
+      return {
+        items,
+        hasMore: offset + items.length < total,
+        totalEstimate: total,
+        retrievalMode: "browse",
+        terms: [],
+      };
+    }
+    let terms = queryTerms(query);
+    if (terms.length === 0) terms = [...new Set(textTokens(query))];
+    if (terms.length === 0) {
+      return {
+        items: [],
+        hasMore: false,
+        totalEstimate: 0,
+        retrievalMode: "empty",
+        terms,
+        hint: "the query has no words to search for; use the words the fact would contain",
+      };
+    }
+    const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
+    const candidates = lexicalCandidates(ctx.store, terms, { filters, pool });
+    const records = ctx.store.getMemories(candidates.ids);
+    const ranked = rankCandidates([...records.values()], { terms, bm25: candidates.bm25, now });
+    const items = ranked.slice(offset, offset + limit);
+    const page: FindPage = {
+      items,
+      hasMore: ranked.length > offset + limit,
+      totalEstimate: Math.max(candidates.total, ranked.length),
+      retrievalMode: ranked.length === 0 ? "empty" : "query",
+      terms,
+    };
+    if (ranked.length === 0) {
+      page.hint = "nothing matched; try fewer or different words, or drop a filter";
+    }
+    return page;
+  });
+}
+
+/** One query of a batch. */
+export interface BatchQuery {
+  id: string;
+  query: string;
+}
+
+/** A merged batch result: the memory and which queries found it. */
+export interface BatchItem extends RankedMemory {
+  matchedQueries: string[];
+  bestQueryId: string;
+}
+
+/** Per-query bookkeeping of a batch. */
+export interface BatchQueryReport {
+  id: string;
+  count: number;
+  hasMore: boolean;
+  totalEstimate: number;
+  retrievalMode: RetrievalMode;
+}
+
+/** The merged answer of batch_find. */
+export interface BatchFindPage {
+  items: BatchItem[];
+  perQuery: BatchQueryReport[];
+  hasMore: boolean;
+  totalEstimate: number;
+}
+
+/**
+ * Runs up to eight queries with shared filters and merges them: each memory
+ * appears once (unless `deduplicate` is false), tagged with every query that
+ * found it, ordered by its best score.
+ */
+export function batchFindMemories(
+  ctx: ServiceContext,
+  input: {
+    queries: BatchQuery[];
+    filters: Omit<FindInput, "query" | "offset">;
+    deduplicate: boolean;
+  },
+): BatchFindPage {
+  const merged = new Map<number, BatchItem>();
+  const all: BatchItem[] = [];
+  const perQuery: BatchQueryReport[] = [];
+  for (const { id, query } of input.queries) {
+    const page = findMemories(ctx, { ...input.filters, query, offset: 0 });
+    perQuery.push({
+      id,
+      count: page.items.length,
+      hasMore: page.hasMore,
+      totalEstimate: page.totalEstimate,
+      retrievalMode: page.retrievalMode,
+    });
+    for (const item of page.items) {
+      const existing = merged.get(item.memory.id);
+      if (existing && input.deduplicate) {
+        existing.matchedQueries.push(id);
+        if (item.score > existing.score) {
+          Object.assign(existing, {
+            score: item.score,
+            bestQueryId: id,
+            matchedTerms: item.matchedTerms,
+          });
+        }
+        continue;
+      }
+      const entry: BatchItem = { ...item, matchedQueries: [id], bestQueryId: id };
+      merged.set(item.memory.id, entry);
+      all.push(entry);
+    }
+  }
+  all.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+  return {
+    items: all,
+    perQuery,
+    hasMore: perQuery.some((q) => q.hasMore),
+    totalEstimate: perQuery.reduce((sum, q) => sum + q.totalEstimate, 0),
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The storage engine: the only module that knows SQL. Services call these
+ * methods inside {@linkcode Store.write} (one `BEGIN IMMEDIATE` transaction,
+ * retried on SQLITE_BUSY) or {@linkcode Store.read} (one snapshot).
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "./src/store/mod.ts";
+ * const store = await openStore("/tmp/demo.sqlite3", { cacheDir: "/tmp/mema-cache" });
+ * console.error(store.capabilities);
+ * store.close();
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
+import * as memories from "./memories_sql.ts";
+import * as recall from "./recall_sql.ts";
+import {
+  getMeta,
+  prepareSchema,
+  readGeneration,
+  repairFtsIfNeeded,
+  type SchemaState,
+} from "./schema.ts";
+import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
+import type {
+  AuditEntry,
+  HistoryEntry,
+  LexicalHit,
+  MemoryChange,
+  MemoryRecord,
+  NewMemory,
+  RecallFilters,
+} from "./types.ts";
+import { loadVecExtension } from "./vec_extension.ts";
+
+export * from "./types.ts";
+export type { LikeColumns } from "./recall_sql.ts";
+export { SCHEMA_GENERATION } from "./constants.ts";
+
+/** What this database can do; recall and the envelope's `mode` depend on it. */
+export interface StoreCapabilities {
+  fts: boolean;
+  vec: boolean;
+  vecVersion?: string;
+  vecError?: string;
+}
+
+/** Options for {@linkcode openStore}. */
+export interface OpenStoreOptions {
+  cacheDir: string;
+  busyTimeoutMs?: number;
+  /** Skip loading sqlite-vec (tests of the degraded path). */
+  skipVec?: boolean;
+}
+
+/** An open mema database. */
+export class Store {
+  readonly path: string;
+  readonly capabilities: StoreCapabilities;
+  readonly schema: SchemaState;
+  readonly #connection: SqliteConnection;
+
+  constructor(
+    path: string,
+    connection: SqliteConnection,
+    init: { capabilities: StoreCapabilities; schema: SchemaState },
+  ) {
+    this.path = path;
+    this.#connection = connection;
+    this.capabilities = init.capabilities;
+    this.schema = init.schema;
+  }
+
+  /** Runs `fn` in one write transaction (all or nothing). */
+  write<T>(fn: () => T): T {
+    return this.#connection.write(fn);
+  }
+
+  /** Runs `fn` against one consistent snapshot. */
+  read<T>(fn: () => T): T {
+    return this.#connection.read(fn);
+  }
+
+  insertMemory(memory: NewMemory): number {
+    return memories.insertMemory(this.#connection.db, memory);
+  }
+
+  getMemory(id: number): MemoryRecord | undefined {
+    return memories.selectMemory(this.#connection.db, id);
+  }
+
+  getMemories(ids: readonly number[]): Map<number, MemoryRecord> {
+    return memories.selectMemories(this.#connection.db, ids);
+  }
+
+  findActiveByContent(workspaceCanonical: string, contentSha: string): MemoryRecord | undefined {
+    return memories.selectActiveByContent(this.#connection.db, workspaceCanonical, contentSha);
+  }
+
+  changeMemory(id: number, change: MemoryChange): void {
+    memories.updateMemoryRow(this.#connection.db, id, change);
+  }
+
+  appendHistory(entry: HistoryEntry): void {
+    memories.insertHistory(this.#connection.db, entry);
+  }
+
+  listHistory(memoryId: number): HistoryEntry[] {
+    return memories.selectHistory(this.#connection.db, memoryId);
+  }
+
+  appendAudit(entry: AuditEntry): void {
+    memories.insertAudit(this.#connection.db, entry);
+  }
+
+  countByStatus(): Record<string, number> {
+    return memories.countByStatus(this.#connection.db);
+  }
+
+  countHistory(): number {
+    return memories.countHistory(this.#connection.db);
+  }
+
+  ftsHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
+    return recall.selectFtsHits(this.#connection.db, match, filters, limit);
+  }
+
+  countFtsHits(match: string, filters: RecallFilters): number {
+    return recall.countFtsHits(this.#connection.db, match, filters);
+  }
+
+  likeHits(
+    terms: readonly string[],
+    columns: recall.LikeColumns,
+    filters: RecallFilters,
+    limit: number,
+  ): number[] {
+    return recall.selectLikeHits(this.#connection.db, terms, columns, filters, limit);
+  }
+
+  countLikeHits(
+    terms: readonly string[],
+    columns: recall.LikeColumns,
+    filters: RecallFilters,
+  ): number {
+    return recall.countLikeHits(this.#connection.db, terms, columns, filters);
+  }
+
+  browse(
+    filters: RecallFilters,
+    page: { limit: number; offset: number },
+  ): number[] {
+    return recall.selectBrowsePage(this.#connection.db, filters, page);
+  }
+
+  countFiltered(filters: RecallFilters): number {
+    return recall.countFiltered(this.#connection.db, filters);
+  }
+
+  close(): void {
+    this.#connection.close();
+  }
+}
+
+/**
+ * Opens (creating when missing) the database at `path`, brings its schema to
+ * this build's generation, and loads sqlite-vec. A missing sqlite-vec is
+ * recorded in `capabilities`, never thrown.
+ */
+export async function openStore(path: string, options: OpenStoreOptions): Promise<Store> {
+  const dir = dirName(path);
+  if (!pathExists(dir)) {
+    try {
+      ensureDir(dir);
+    } catch (error) {
+      throw new MemaError(
+        "storage_error",
+        `cannot create the database directory ${dir}: ${error}`,
+        {
+          hint: "set MEMA_DB_PATH to a writable location",
+        },
+      );
+    }
+  }
+  let connection: SqliteConnection;
+  try {
+    connection = openConnection(path, { busyTimeoutMs: options.busyTimeoutMs });
+  } catch (error) {
+    throw new MemaError("storage_error", `cannot open the database ${path}: ${error}`, {
+      hint: "check that the file is a SQLite database and the directory is writable",
+      cause: error,
+    });
+  }
+  try {
+    const schema = prepareSchema(connection);
+    if (repairFtsIfNeeded(connection)) logWarn(`rebuilt the full-text index of ${path}`);
+    const capabilities: StoreCapabilities = {
+      fts: getMeta(connection, "fts") === "trigram",
+      vec: false,
+    };
+    if (!options.skipVec) {
+      const vec = await loadVecExtension(connection.db, { cacheDir: options.cacheDir });
+      if (vec.loaded) [capabilities.vec, capabilities.vecVersion] = [true, vec.version];
+      else capabilities.vecError = vec.error;
+    } else {
+      capabilities.vecError = "sqlite-vec loading was skipped";
+    }
+    return new Store(path, connection, { capabilities, schema });
+  } catch (error) {
+    connection.close();
+    if (error instanceof MemaError) throw error;
+    throw new MemaError("storage_error", `cannot prepare the database ${path}: ${error}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A read-only view for `mema doctor`: never creates, migrates or writes. */
+export interface DatabaseProbe {
+  generation: number | undefined;
+  fts: string | undefined;
+  counts: Record<string, number>;
+  ftsRows: number | undefined;
+  quickCheck?: string;
+}
+
+/** Opens `path` read-only and reads the facts doctor checks. Throws when it cannot be opened. */
+export function probeDatabase(path: string, options: { deep?: boolean } = {}): DatabaseProbe {
+  const connection = openConnection(path, { readOnly: true, busyTimeoutMs: 2000 });
+  try {
+    const generation = readGeneration(connection);
+    if (generation === undefined || generation === 0) {
+      return { generation, fts: undefined, counts: {}, ftsRows: undefined };
+    }
+    const fts = getMeta(connection, "fts");
+    const counts = memories.countByStatus(connection.db);
+    let ftsRows: number | undefined;
+    if (fts === "trigram") {
+      const row = connection.db.prepare("SELECT count(*) AS n FROM memories_fts_docsize").get() as {
+        n: number;
+      };
+      ftsRows = Number(row.n);
+    }
+    let quickCheck: string | undefined;
+    if (options.deep) {
+      const rows = connection.db.prepare("PRAGMA quick_check").all() as { quick_check: string }[];
+      quickCheck = rows.map((r) => r.quick_check).join("; ");
+    }
+    return { generation, fts, counts, ftsRows, quickCheck };
+  } finally {
+    connection.close();
+  }
+}

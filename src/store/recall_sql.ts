@@ -1,0 +1,159 @@
+/**
+ * SQL behind recall: full-text candidates, bounded LIKE candidates, filtered
+ * browsing and honest counts. Every channel applies the same filters in SQL.
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { BM25_WEIGHTS } from "./constants.ts";
+import type { LexicalHit, RecallFilters } from "./types.ts";
+
+type Row = Record<string, unknown>;
+
+interface FilterSql {
+  where: string;
+  values: SQLInputValue[];
+}
+
+/** Builds the WHERE clause shared by every channel (alias `m` is `memories`). */
+export function filterSql(filters: RecallFilters): FilterSql {
+  const clauses: string[] = [];
+  const values: SQLInputValue[] = [];
+  clauses.push(`m.status IN (SELECT value FROM json_each(?))`);
+  values.push(JSON.stringify(filters.statuses));
+  if (filters.workspaces) {
+    clauses.push(`m.workspace_canonical IN (SELECT value FROM json_each(?))`);
+    values.push(JSON.stringify(filters.workspaces));
+  }
+  for (const tag of filters.tagsAll ?? []) {
+    clauses.push(`EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)`);
+    values.push(tag);
+  }
+  if (filters.after) {
+    clauses.push(`coalesce(m.event_time, m.ingest_time) >= ?`);
+    values.push(filters.after);
+  }
+  if (filters.before) {
+    clauses.push(`coalesce(m.event_time, m.ingest_time) < ?`);
+    values.push(filters.before);
+  }
+  if (filters.sourceTypes && filters.sourceTypes.length > 0) {
+    clauses.push(`m.source_type IN (SELECT value FROM json_each(?))`);
+    values.push(JSON.stringify(filters.sourceTypes));
+  }
+  return { where: clauses.join(" AND "), values };
+}
+
+/** Best full-text matches for an FTS5 MATCH expression, best first. */
+export function selectFtsHits(
+  db: DatabaseSync,
+  match: string,
+  filters: RecallFilters,
+  limit: number,
+): LexicalHit[] {
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT m.id AS id, bm25(memories_fts, ?, ?, ?) AS score
+     FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+     WHERE memories_fts MATCH ? AND ${where}
+     ORDER BY score LIMIT ?`,
+  ).all(
+    BM25_WEIGHTS.subject,
+    BM25_WEIGHTS.tags,
+    BM25_WEIGHTS.content,
+    match,
+    ...values,
+    limit,
+  ) as Row[];
+  return rows.map((row) => ({ id: Number(row.id), bm25: Number(row.score) }));
+}
+
+/** How many memories match an FTS5 expression under the filters. */
+export function countFtsHits(db: DatabaseSync, match: string, filters: RecallFilters): number {
+  const { where, values } = filterSql(filters);
+  const row = db.prepare(
+    `SELECT count(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+     WHERE memories_fts MATCH ? AND ${where}`,
+  ).get(match, ...values) as Row;
+  return Number(row.n);
+}
+
+function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Which text columns a LIKE search looks in. */
+export type LikeColumns = "subject_tags" | "all";
+
+function likeSql(terms: readonly string[], columns: LikeColumns): FilterSql {
+  const fields = columns === "all" ? ["m.subject", "m.tags", "m.content"] : ["m.subject", "m.tags"];
+  const ors: string[] = [];
+  const values: string[] = [];
+  for (const term of terms) {
+    for (const field of fields) {
+      ors.push(`${field} LIKE ? ESCAPE '\\'`);
+      values.push(`%${escapeLike(term)}%`);
+    }
+  }
+  return { where: ors.join(" OR "), values };
+}
+
+/**
+ * Memories whose subject/tags (or content too) contain any of `terms`,
+ * newest first, bounded by `limit`. Used for short tokens the trigram index
+ * cannot serve, and as the whole lexical channel when FTS5 is absent.
+ */
+export function selectLikeHits(
+  db: DatabaseSync,
+  terms: readonly string[],
+  columns: LikeColumns,
+  filters: RecallFilters,
+  limit: number,
+): number[] {
+  if (terms.length === 0) return [];
+  const { where, values } = filterSql(filters);
+  const like = likeSql(terms, columns);
+  const rows = db.prepare(
+    `SELECT m.id AS id FROM memories m WHERE (${like.where}) AND ${where}
+     ORDER BY m.ingest_time DESC, m.id DESC LIMIT ?`,
+  ).all(...like.values, ...values, limit) as Row[];
+  return rows.map((row) => Number(row.id));
+}
+
+/** Counts memories matching a LIKE search (the `like` mode's honest total). */
+export function countLikeHits(
+  db: DatabaseSync,
+  terms: readonly string[],
+  columns: LikeColumns,
+  filters: RecallFilters,
+): number {
+  if (terms.length === 0) return 0;
+  const { where, values } = filterSql(filters);
+  const like = likeSql(terms, columns);
+  const row = db.prepare(
+    `SELECT count(*) AS n FROM memories m WHERE (${like.where}) AND ${where}`,
+  ).get(...like.values, ...values) as Row;
+  return Number(row.n);
+}
+
+/** A page of memories matching only the filters, newest first. */
+export function selectBrowsePage(
+  db: DatabaseSync,
+  filters: RecallFilters,
+  page: { limit: number; offset: number },
+): number[] {
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT m.id AS id FROM memories m WHERE ${where}
+     ORDER BY coalesce(m.event_time, m.ingest_time) DESC, m.id DESC LIMIT ? OFFSET ?`,
+  ).all(...values, page.limit, page.offset) as Row[];
+  return rows.map((row) => Number(row.id));
+}
+
+/** Counts memories matching only the filters. */
+export function countFiltered(db: DatabaseSync, filters: RecallFilters): number {
+  const { where, values } = filterSql(filters);
+  const row = db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${where}`).get(
+    ...values,
+  ) as Row;
+  return Number(row.n);
+}

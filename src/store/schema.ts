@@ -1,0 +1,238 @@
+/**
+ * Schema generations and migrations. A database records its generation in
+ * `meta`; a fresh file gets every migration, an older one gets the pending
+ * migrations when all are additive (new tables, columns, indexes; applied in
+ * one transaction), and anything else is refused with the way forward.
+ *
+ * @example
+ * ```ts
+ * import { prepareSchema } from "./src/store/schema.ts";
+ * // prepareSchema(connection) → { generation: 1, created: true }
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { nowIso } from "../platform/mod.ts";
+import { SCHEMA_GENERATION } from "./constants.ts";
+import type { SqliteConnection } from "./sqlite_connection.ts";
+
+/** One step from generation N-1 to N. */
+export interface Migration {
+  generation: number;
+  /** additive steps run automatically at open; rebuild steps need `mema upgrade`. */
+  kind: "additive" | "rebuild";
+  description: string;
+  apply(connection: SqliteConnection): void;
+}
+
+const CORE_TABLES = `
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+CREATE TABLE memories (
+  id INTEGER PRIMARY KEY,
+  subject TEXT NOT NULL,
+  content TEXT NOT NULL,
+  content_sha TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(tags) AND json_type(tags) = 'array'),
+  workspace TEXT NOT NULL,
+  workspace_canonical TEXT NOT NULL,
+  source_type TEXT NOT NULL CHECK (source_type IN
+    ('user_confirmed', 'document_extracted', 'agent_generated', 'unknown')),
+  source_ref TEXT,
+  event_time TEXT,
+  ingest_time TEXT NOT NULL,
+  confidence REAL NOT NULL DEFAULT 0.5 CHECK (confidence >= 0 AND confidence <= 1),
+  protection_level TEXT NOT NULL DEFAULT 'normal'
+    CHECK (protection_level IN ('normal', 'protected', 'locked')),
+  status TEXT NOT NULL DEFAULT 'active'
+    CHECK (status IN ('active', 'superseded', 'pending', 'retired', 'deleted')),
+  version INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1),
+  agent_id TEXT NOT NULL,
+  client TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata)),
+  superseded_by INTEGER REFERENCES memories(id),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  last_accessed TEXT,
+  access_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX memories_active_content
+  ON memories(workspace_canonical, content_sha) WHERE status = 'active';
+CREATE INDEX memories_by_status_time ON memories(status, ingest_time);
+CREATE INDEX memories_by_workspace ON memories(workspace_canonical, status);
+CREATE TABLE memory_history (
+  id INTEGER PRIMARY KEY,
+  memory_id INTEGER NOT NULL REFERENCES memories(id),
+  version INTEGER NOT NULL,
+  subject TEXT NOT NULL,
+  content TEXT NOT NULL,
+  content_sha TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  status TEXT NOT NULL,
+  changed_at TEXT NOT NULL,
+  changed_by TEXT NOT NULL,
+  changed_by_client TEXT NOT NULL,
+  reason TEXT,
+  UNIQUE (memory_id, version)
+);
+CREATE TABLE audit (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  action TEXT NOT NULL,
+  memory_id INTEGER,
+  agent_id TEXT NOT NULL,
+  client TEXT NOT NULL,
+  reason TEXT,
+  detail TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detail))
+);
+CREATE INDEX audit_by_memory ON audit(memory_id);
+`;
+
+// External-content FTS5 over the memories table, kept in step by triggers so the
+// index changes in the same transaction as the row. Trigram makes CJK and
+// substring matches work without a language-specific tokenizer.
+const FTS_TABLES = `
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+  subject, tags, content,
+  content = 'memories', content_rowid = 'id',
+  tokenize = 'trigram remove_diacritics 1'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_fts(rowid, subject, tags, content)
+  VALUES (new.id, new.subject, new.tags, new.content);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+  INSERT INTO memories_fts(memories_fts, rowid, subject, tags, content)
+  VALUES ('delete', old.id, old.subject, old.tags, old.content);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF subject, tags, content ON memories BEGIN
+  INSERT INTO memories_fts(memories_fts, rowid, subject, tags, content)
+  VALUES ('delete', old.id, old.subject, old.tags, old.content);
+  INSERT INTO memories_fts(rowid, subject, tags, content)
+  VALUES (new.id, new.subject, new.tags, new.content);
+END;
+`;
+
+/** Every migration this build knows, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    generation: 1,
+    kind: "additive",
+    description: "memories, history, audit, meta and the FTS5 index",
+    apply(connection) {
+      connection.db.exec(CORE_TABLES);
+      try {
+        connection.db.exec(FTS_TABLES);
+        setMeta(connection, "fts", "trigram");
+      } catch (error) {
+        // A SQLite without FTS5 still stores facts; recall falls back to LIKE.
+        if (!/no such module/i.test(String(error))) throw error;
+        setMeta(connection, "fts", "absent");
+      }
+    },
+  },
+];
+
+/** Writes one `meta` key. */
+export function setMeta(connection: SqliteConnection, key: string, value: string): void {
+  connection.db.prepare(
+    "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+  ).run(key, value);
+}
+
+/** Reads one `meta` key, or undefined. */
+export function getMeta(connection: SqliteConnection, key: string): string | undefined {
+  const row = connection.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
+    | { value: string }
+    | undefined;
+  return row?.value;
+}
+
+function tableExists(connection: SqliteConnection, name: string): boolean {
+  return connection.db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?",
+  ).get(name) !== undefined;
+}
+
+/** Reads the generation of an open database: 0 for an empty file, undefined when it is not mema's. */
+export function readGeneration(connection: SqliteConnection): number | undefined {
+  if (!tableExists(connection, "meta")) {
+    const anyTable = connection.db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1",
+    ).get();
+    return anyTable === undefined ? 0 : undefined;
+  }
+  const value = getMeta(connection, "schema_generation");
+  if (value === undefined || !/^\d+$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/** What {@linkcode prepareSchema} did. */
+export interface SchemaState {
+  generation: number;
+  created: boolean;
+  migrated: number[];
+}
+
+/**
+ * Brings the database to {@linkcode SCHEMA_GENERATION} or refuses with a
+ * `schema_mismatch` error that says what to run.
+ */
+export function prepareSchema(connection: SqliteConnection): SchemaState {
+  return connection.write(() => {
+    const generation = readGeneration(connection);
+    if (generation === undefined) {
+      throw new MemaError(
+        "schema_mismatch",
+        "this SQLite file is not a mema database (no schema generation in its meta table)",
+        { hint: "point MEMA_DB_PATH at a mema database or at a new file" },
+      );
+    }
+    if (generation > SCHEMA_GENERATION) {
+      throw new MemaError(
+        "schema_mismatch",
+        `the database has schema generation ${generation}, newer than this mema (${SCHEMA_GENERATION})`,
+        { hint: "install the newer mema that wrote it" },
+      );
+    }
+    const pending = MIGRATIONS.filter((m) => m.generation > generation);
+    const blocking = pending.find((m) => m.kind === "rebuild");
+    if (blocking && generation > 0) {
+      throw new MemaError(
+        "schema_mismatch",
+        `the database has schema generation ${generation}; generation ${blocking.generation} (${blocking.description}) must be built by an upgrade`,
+        { hint: "run `mema upgrade` (it builds the new database beside the old one)" },
+      );
+    }
+    for (const migration of pending) {
+      migration.apply(connection);
+      setMeta(connection, "schema_generation", String(migration.generation));
+    }
+    if (generation === 0) setMeta(connection, "created_at", nowIso());
+    return {
+      generation: SCHEMA_GENERATION,
+      created: generation === 0,
+      migrated: pending.map((m) => m.generation),
+    };
+  });
+}
+
+/**
+ * Rebuilds the full-text index when its row count differs from `memories`
+ * (it is derived data; a copy made mid-write or a manual edit can leave it
+ * behind). Returns true when it rebuilt.
+ */
+export function repairFtsIfNeeded(connection: SqliteConnection): boolean {
+  if (getMeta(connection, "fts") !== "trigram") return false;
+  const count = (sql: string) => Number((connection.db.prepare(sql).get() as { n: number }).n);
+  if (
+    count("SELECT count(*) AS n FROM memories") ===
+      count("SELECT count(*) AS n FROM memories_fts_docsize")
+  ) return false;
+  connection.write(() => {
+    connection.db.exec("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+  });
+  return true;
+}

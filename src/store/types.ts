@@ -1,0 +1,109 @@
+/**
+ * The records the store reads and writes. Domain code sees only these shapes,
+ * never SQL rows, so another backend (SPEC §15) can produce the same values.
+ * @module
+ */
+
+/** How far a fact can be trusted, highest first. */
+export const SOURCE_TYPES = [
+  "user_confirmed",
+  "document_extracted",
+  "agent_generated",
+  "unknown",
+] as const;
+/** One of {@linkcode SOURCE_TYPES}. */
+export type SourceType = typeof SOURCE_TYPES[number];
+
+/** How a memory is guarded against change. */
+export const PROTECTION_LEVELS = ["normal", "protected", "locked"] as const;
+/** One of {@linkcode PROTECTION_LEVELS}. */
+export type ProtectionLevel = typeof PROTECTION_LEVELS[number];
+
+/** Lifecycle states; `deleted` is a soft delete. */
+export const MEMORY_STATUSES = ["active", "superseded", "pending", "retired", "deleted"] as const;
+/** One of {@linkcode MEMORY_STATUSES}. */
+export type MemoryStatus = typeof MEMORY_STATUSES[number];
+
+/** A stored fact. */
+export interface MemoryRecord {
+  id: number;
+  subject: string;
+  content: string;
+  contentSha: string;
+  tags: string[];
+  workspace: string;
+  workspaceCanonical: string;
+  sourceType: SourceType;
+  sourceRef: string | null;
+  eventTime: string | null;
+  ingestTime: string;
+  confidence: number;
+  protectionLevel: ProtectionLevel;
+  status: MemoryStatus;
+  version: number;
+  agentId: string;
+  client: string;
+  metadata: Record<string, unknown>;
+  supersededBy: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields a new memory is written with. */
+export type NewMemory = Omit<MemoryRecord, "id" | "version" | "supersededBy">;
+
+/** The fields an update may change; the version is bumped by the caller. */
+export interface MemoryChange {
+  subject?: string;
+  content?: string;
+  contentSha?: string;
+  tags?: string[];
+  version?: number;
+  updatedAt: string;
+}
+
+/** One earlier version of a memory. */
+export interface HistoryEntry {
+  memoryId: number;
+  version: number;
+  subject: string;
+  content: string;
+  contentSha: string;
+  tags: string[];
+  status: MemoryStatus;
+  changedAt: string;
+  changedBy: string;
+  changedByClient: string;
+  reason: string | null;
+}
+
+/** One governance or write event. */
+export interface AuditEntry {
+  at: string;
+  action: string;
+  memoryId: number | null;
+  agentId: string;
+  client: string;
+  reason: string | null;
+  detail: Record<string, unknown>;
+}
+
+/** Restrictions every recall channel applies in SQL. */
+export interface RecallFilters {
+  statuses: readonly MemoryStatus[];
+  /** Canonical workspace names; undefined spans the library. */
+  workspaces?: readonly string[];
+  /** Every tag must be present (AND). */
+  tagsAll?: readonly string[];
+  /** Inclusive lower bound on event_time (ingest_time when absent). */
+  after?: string;
+  /** Exclusive upper bound on event_time (ingest_time when absent). */
+  before?: string;
+  sourceTypes?: readonly SourceType[];
+}
+
+/** A candidate from the full-text channel; lower bm25 is better. */
+export interface LexicalHit {
+  id: number;
+  bm25: number;
+}

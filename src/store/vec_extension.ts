@@ -1,0 +1,65 @@
+/**
+ * Loads the sqlite-vec extension from a real file on disk. The `.so` shipped in
+ * node_modules (or inside a compiled binary's virtual file system) is copied to
+ * `<cache>/native/sqlite-vec-<hash>/vec0.so` first: SQLite can only dlopen real
+ * files, and the content hash keeps two mema versions from sharing one copy.
+ *
+ * @example
+ * ```ts
+ * import { loadVecExtension } from "./src/store/vec_extension.ts";
+ * // const result = loadVecExtension(db, { cacheDir: "/tmp/mema-cache" });
+ * ```
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import * as sqliteVec from "sqlite-vec";
+import { ensureDir, pathExists, readBytes, writeBytesAtomic } from "../platform/mod.ts";
+
+/** What happened when loading sqlite-vec. */
+export type VecLoadResult = { loaded: true; version: string; path: string } | {
+  loaded: false;
+  error: string;
+};
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+let extractedPath: Promise<string> | undefined;
+
+/** Copies vec0.so to the cache directory once per process and returns the real path. */
+export function extractVecExtension(cacheDir: string): Promise<string> {
+  extractedPath ??= (async () => {
+    const source = sqliteVec.getLoadablePath();
+    const bytes = readBytes(source);
+    const hash = (await sha256Hex(bytes)).slice(0, 16);
+    const dir = `${cacheDir}/native/sqlite-vec-${hash}`;
+    const fileName = source.slice(source.lastIndexOf("/") + 1);
+    const target = `${dir}/${fileName}`;
+    if (!pathExists(target)) {
+      ensureDir(dir);
+      writeBytesAtomic(target, bytes);
+    }
+    return target;
+  })();
+  extractedPath.catch(() => {
+    extractedPath = undefined;
+  });
+  return extractedPath;
+}
+
+/** Loads sqlite-vec into `db`; any failure is returned, never thrown. */
+export async function loadVecExtension(
+  db: DatabaseSync,
+  options: { cacheDir: string },
+): Promise<VecLoadResult> {
+  try {
+    const path = await extractVecExtension(options.cacheDir);
+    db.loadExtension(path);
+    const row = db.prepare("SELECT vec_version() AS version").get() as { version: string };
+    return { loaded: true, version: row.version, path };
+  } catch (error) {
+    return { loaded: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Finds the real name a caller most likely meant, for `did_you_mean` hints.
+ *
+ * @example
+ * ```ts
+ * import { closestName } from "./src/text/closest_name.ts";
+ * closestName("memoryId", ["memory_id", "span"]); // "memory_id"
+ * ```
+ * @module
+ */
+
+function foldName(name: string): string {
+  return name.toLowerCase().replace(/[-_\s]/g, "");
+}
+
+/** Levenshtein edit distance between two short strings. */
+export function editDistance(a: string, b: string): number {
+  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = previous[0];
+    previous[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = previous[j];
+      previous[j] = Math.min(
+        previous[j] + 1,
+        previous[j - 1] + 1,
+        diagonal + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      diagonal = above;
+    }
+  }
+  return previous[b.length];
+}
+
+/**
+ * The candidate closest to `name` when it is a plausible misspelling (same
+ * letters ignoring case and separators, or within a small edit distance), or
+ * undefined when nothing is close.
+ */
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  const folded = foldName(name);
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const target = foldName(candidate);
+    if (target === folded) return candidate;
+    const distance = editDistance(folded, target);
+    // One edit per four letters, at least one: "limt" → "limit", but not "tags" → "span".
+    const allowed = Math.max(1, Math.floor(Math.max(folded.length, target.length) / 4));
+    if (distance <= allowed && distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+    if (
+      folded.length >= 4 && target.length >= 4 &&
+      (target.startsWith(folded) || folded.startsWith(target)) && bestDistance > 1
+    ) {
+      best = candidate;
+      bestDistance = 1;
+    }
+  }
+  return best;
+}
