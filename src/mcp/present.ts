@@ -51,13 +51,11 @@ export function presentResult(
     result.content = memory.content;
     chars += memory.content.length;
   }
-  if (mode === "preview") {
+  if (mode === "preview" && result.content === undefined) {
     const outline = buildOutline(memory.content);
     result.outline = outline.entries;
     if (outline.more > 0) result.outline_more = outline.more;
-    if (result.content === undefined) {
-      chars += outline.entries.reduce((sum, entry) => sum + entry.head.length, 0);
-    }
+    chars += outline.entries.reduce((sum, entry) => sum + entry.head.length, 0);
   }
   return { result, chars };
 }
