@@ -89,9 +89,11 @@ export function validateData<S extends z.ZodObject>(
     }
     warnings.push(`unknown field ignored: ${key}`);
   }
-  const result = schema.safeParse(cleaned);
+  const result = schema.safeParse(cleaned, { reportInput: true });
   if (result.success) return { value: result.data, warnings };
-  const issue = result.error.issues[0];
+  // A misspelled nested key also shows up as its real twin "missing": report the spelling.
+  const issue = result.error.issues.find((i) => i.code === "unrecognized_keys") ??
+    result.error.issues[0];
   if (issue.code === "unrecognized_keys") {
     const parent = issue.path.join(".");
     const key = issue.keys[0];

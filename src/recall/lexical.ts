@@ -12,7 +12,7 @@
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
 import { LIKE_POOL, SURFACE_POOL } from "./constants.ts";
-import { codePoints } from "./tokens.ts";
+import { codePoints, isCjk } from "./tokens.ts";
 
 /** One FTS5 phrase, quoted so no query text is read as FTS syntax. */
 export function ftsPhrase(term: string): string {
@@ -64,7 +64,8 @@ export function lexicalCandidates(
   // looked up in subject and tags, or everywhere when they are all the query has.
   let extra = 0;
   if (short.length > 0) {
-    const columns = indexable.length > 0 ? "subject_tags" : "all";
+    // Short CJK terms are words, not fragments, so they are looked for in content too.
+    const columns = indexable.length === 0 || short.some(isCjk) ? "all" : "subject_tags";
     const limit = indexable.length > 0 ? SURFACE_POOL : Math.max(pool, SURFACE_POOL);
     for (const id of store.likeHits(short, columns, filters, limit)) {
       if (!seen.has(id)) {

@@ -106,11 +106,28 @@ export function textTokens(text: string): string[] {
   return text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
 }
 
+/**
+ * CJK runs longer than this are split into overlapping bigrams: written
+ * Chinese has no spaces, so "北京的部署" must still find "北京部署", and
+ * two-character words are the common unit.
+ */
+const CJK_RUN_MAX = 3;
+
+function cjkBigrams(run: string): string[] {
+  const chars = [...run].filter((char) => !STOPWORDS.has(char));
+  if (chars.length <= CJK_RUN_MAX) return [chars.join("")];
+  const grams: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) grams.push(chars[i] + chars[i + 1]);
+  return grams;
+}
+
 /** The distinct topic-bearing terms of a query. */
 export function queryTerms(query: string): string[] {
   const seen = new Set<string>();
   for (const token of textTokens(query)) {
-    if (!STOPWORDS.has(token)) seen.add(token.replace(/['’]s$/u, ""));
+    if (STOPWORDS.has(token)) continue;
+    if (isCjk(token)) { for (const gram of cjkBigrams(token)) seen.add(gram); }
+    else seen.add(token.replace(/['’]s$/u, ""));
   }
   return [...seen].filter((term) => term !== "");
 }

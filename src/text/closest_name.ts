@@ -13,21 +13,24 @@ function foldName(name: string): string {
   return name.toLowerCase().replace(/[-_\s]/g, "");
 }
 
-/** Levenshtein edit distance between two short strings. */
+/**
+ * Edit distance counting a swap of two neighbouring letters as one edit
+ * (optimal string alignment): "edn" is one typo away from "end".
+ */
 export function editDistance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0];
-    previous[0] = i;
+    const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      const above = previous[j];
-      previous[j] = Math.min(
-        previous[j] + 1,
-        previous[j - 1] + 1,
-        diagonal + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, before[j - 2] + 1);
+      }
+      current.push(best);
     }
+    [before, previous] = [previous, current];
   }
   return previous[b.length];
 }

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { makeTempHome, runCli } from "../helpers/server.ts";
+
+interface Finding {
+  check_id: string;
+  severity: string;
+}
+
+async function doctor(
+  home: ReturnType<typeof makeTempHome>,
+  env: Record<string, string> = {},
+  args: string[] = [],
+) {
+  const run = await runCli(home, ["doctor", "--json", ...args], env);
+  return { code: run.code, report: JSON.parse(run.stdout) as { findings: Finding[] } };
+}
+
+function severity(findings: Finding[], id: string): string | undefined {
+  return findings.find((f) => f.check_id === id)?.severity;
+}
+
+Deno.test("doctor: a fresh machine is a warning, never a crash", async () => {
+  const home = makeTempHome();
+  try {
+    const { code, report } = await doctor(home);
+    assert.equal(code, 1);
+    assert.equal(severity(report.findings, "database.exists"), "warning");
+    assert.equal(severity(report.findings, "config.identity"), "warning");
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: a healthy database with identity exits 0; --deep runs quick_check", async () => {
+  const home = makeTempHome();
+  try {
+    const env = { MEMA_CLIENT: "c", MEMA_AGENT_ID: "a" };
+    const init = await runCli(home, ["serve"], env);
+    assert.equal(init.code, 0, init.stderr);
+    const { code, report } = await doctor(home, env, ["--deep"]);
+    assert.equal(code, 0, JSON.stringify(report.findings));
+    assert.equal(severity(report.findings, "database.quick_check"), "info");
+    assert.equal(severity(report.findings, "fts.consistency"), "info");
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: broken and foreign databases are critical (exit 2)", async () => {
+  const home = makeTempHome();
+  try {
+    const env = { MEMA_CLIENT: "c", MEMA_AGENT_ID: "a" };
+    Deno.writeTextFileSync(`${home.dir}/garbage.sqlite3`, "not a database ".repeat(500));
+    let result = await doctor(home, env, ["--db", `${home.dir}/garbage.sqlite3`]);
+    assert.equal(result.code, 2);
+    assert.equal(severity(result.report.findings, "database.open"), "critical");
+
+    const foreign = new DatabaseSync(`${home.dir}/foreign.sqlite3`);
+    foreign.exec("CREATE TABLE t(x)");
+    foreign.close();
+    result = await doctor(home, env, ["--db", `${home.dir}/foreign.sqlite3`]);
+    assert.equal(result.code, 2);
+    assert.equal(severity(result.report.findings, "database.schema_generation"), "critical");
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: an invalid config is critical and names the key", async () => {
+  const home = makeTempHome();
+  try {
+    Deno.writeTextFileSync(`${home.dir}/bad.json`, '{"db_pth": "/x"}');
+    const run = await runCli(home, ["doctor"], { MEMA_CONFIG: `${home.dir}/bad.json` });
+    assert.equal(run.code, 2);
+    assert.match(run.stdout, /db_pth/);
+    assert.match(run.stdout, /did you mean "db_path"/);
+  } finally {
+    home.cleanup();
+  }
+});

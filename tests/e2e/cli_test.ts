@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { makeTempHome, runCli } from "../helpers/server.ts";
+
+Deno.test("cli: version and help print to stdout and exit 0; unknown commands exit 2", async () => {
+  const home = makeTempHome();
+  try {
+    const version = await runCli(home, ["version"]);
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^mema \d+\.\d+\.\d+/);
+    const help = await runCli(home, ["help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /mema serve/);
+    assert.match(help.stdout, /mema doctor/);
+    const unknown = await runCli(home, ["serv"]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "serv"/);
+    const badFlag = await runCli(home, ["doctor", "--jsn"]);
+    assert.equal(badFlag.code, 2);
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("cli: serve refuses to start without identity and says how to set it", async () => {
+  const home = makeTempHome();
+  try {
+    const run = await runCli(home, ["serve"]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "", "nothing but protocol frames may reach stdout");
+    assert.match(run.stderr, /MEMA_CLIENT/);
+    assert.match(run.stderr, /MEMA_AGENT_ID/);
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("cli: the README's start task runs the server with the default database", async () => {
+  const home = makeTempHome();
+  try {
+    const denoJson = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
+    const task: string = denoJson.tasks.start;
+    const args = task.split(" ").slice(task.split(" ").indexOf("main.ts") + 1);
+    // stdin is closed at once: the server initializes the database, then exits cleanly.
+    const run = await runCli(home, args);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "");
+    const stat = Deno.statSync(home.dbPath);
+    assert.ok(stat.isFile);
+  } finally {
+    home.cleanup();
+  }
+});

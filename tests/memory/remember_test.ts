@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { MemaError } from "../../src/errors/mod.ts";
+import { contentSha } from "../../src/memory/content_hash.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { openTestContext, snapshotDatabase } from "../helpers/context.ts";
+
+Deno.test("remember stores content verbatim with provenance", async () => {
+  const t = await openTestContext();
+  try {
+    const content = "  Deploys run on Tuesdays.\n\n| env | day |\n";
+    const result = rememberMemory(t.ctx, {
+      content,
+      subject: " deploy day ",
+      workspace: "My_Project",
+      tags: ["Ops", "ops", " Deploy "],
+      eventTime: "2025-03-14",
+      sourceRef: "README.md#deploy",
+    });
+    assert.equal(result.version, 1);
+    assert.equal(result.duplicateReplay, false);
+    const stored = t.store.getMemory(result.memoryId)!;
+    assert.equal(stored.content, content);
+    assert.equal(stored.contentSha, contentSha(content));
+    assert.equal(stored.subject, "deploy day");
+    assert.deepEqual(stored.tags, ["ops", "deploy"]);
+    assert.equal(stored.workspace, "My_Project");
+    assert.equal(stored.workspaceCanonical, "my-project");
+    assert.equal(stored.eventTime, "2025-03-14T00:00:00.000Z");
+    assert.equal(stored.agentId, "unit-agent");
+    assert.equal(stored.client, "unit");
+    assert.equal(stored.sourceType, "agent_generated");
+    assert.equal(stored.sourceRef, "README.md#deploy");
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("identical content in the same workspace replays the existing id", async () => {
+  const t = await openTestContext();
+  try {
+    const first = rememberMemory(t.ctx, { content: "A fact.", subject: "a", workspace: "w" });
+    const before = snapshotDatabase(t.dbPath);
+    const again = rememberMemory(t.ctx, { content: "A fact.", subject: "other", workspace: "W" });
+    assert.equal(again.memoryId, first.memoryId);
+    assert.equal(again.duplicateReplay, true);
+    assert.equal(snapshotDatabase(t.dbPath), before);
+    const elsewhere = rememberMemory(t.ctx, { content: "A fact.", subject: "a", workspace: "x" });
+    assert.notEqual(elsewhere.memoryId, first.memoryId);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("user_confirmed memories are locked", async () => {
+  const t = await openTestContext();
+  try {
+    const { memoryId } = rememberMemory(t.ctx, {
+      content: "The user's name is Ada.",
+      subject: "name",
+      workspace: "default",
+      sourceType: "user_confirmed",
+      protectionLevel: "normal",
+    });
+    assert.equal(t.store.getMemory(memoryId)!.protectionLevel, "locked");
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("remember rejects bad input and writes nothing", async () => {
+  const t = await openTestContext();
+  try {
+    rememberMemory(t.ctx, { content: "seed", subject: "seed", workspace: "w" });
+    const before = snapshotDatabase(t.dbPath);
+    const cases: [Parameters<typeof rememberMemory>[1], string, string][] = [
+      [{ content: "   ", subject: "s", workspace: "w" }, "invalid_input", "content"],
+      [{ content: "x", subject: "  ", workspace: "w" }, "invalid_input", "subject"],
+      [
+        { content: "x".repeat(2 * 1024 * 1024 + 1), subject: "s", workspace: "w" },
+        "resource_limit_exceeded",
+        "content",
+      ],
+      [
+        { content: "é".repeat(1024 * 1024 + 1), subject: "s", workspace: "w" },
+        "resource_limit_exceeded",
+        "content",
+      ],
+      [
+        { content: "x", subject: "s".repeat(513), workspace: "w" },
+        "resource_limit_exceeded",
+        "subject",
+      ],
+      [
+        {
+          content: "x",
+          subject: "s",
+          workspace: "w",
+          tags: Array.from({ length: 33 }, (_, i) => `t${i}`),
+        },
+        "resource_limit_exceeded",
+        "tags",
+      ],
+      [{ content: "x", subject: "s", workspace: "w", tags: [""] }, "invalid_input", "tags.0"],
+      [
+        { content: "x", subject: "s", workspace: "w", eventTime: "last tuesday" },
+        "invalid_input",
+        "event_time",
+      ],
+      [
+        { content: "x", subject: "s", workspace: "w", eventTime: "2025-13-40" },
+        "invalid_input",
+        "event_time",
+      ],
+      [
+        { content: "x", subject: "s", workspace: "w", metadata: { big: "m".repeat(70_000) } },
+        "resource_limit_exceeded",
+        "metadata",
+      ],
+    ];
+    for (const [input, code, field] of cases) {
+      assert.throws(
+        () => rememberMemory(t.ctx, input),
+        (error: unknown) =>
+          error instanceof MemaError && error.code === code && error.field === field,
+        `${code} on ${field}`,
+      );
+    }
+    assert.equal(snapshotDatabase(t.dbPath), before);
+  } finally {
+    t.cleanup();
+  }
+});

@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { MemaError } from "../../src/errors/mod.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { updateMemory } from "../../src/memory/update.ts";
+import { openStore, SCHEMA_GENERATION } from "../../src/store/mod.ts";
+import { openConnection } from "../../src/store/sqlite_connection.ts";
+import { openTestContext } from "../helpers/context.ts";
+
+function tempDir(): string {
+  return Deno.makeTempDirSync({ prefix: "mema-store-" });
+}
+
+Deno.test("a new database gets WAL, the current generation, FTS5 and sqlite-vec", async () => {
+  const dir = tempDir();
+  try {
+    const store = await openStore(`${dir}/sub/dir/m.sqlite3`, { cacheDir: `${dir}/cache` });
+    assert.equal(store.schema.generation, SCHEMA_GENERATION);
+    assert.equal(store.schema.created, true);
+    assert.equal(store.capabilities.fts, true);
+    assert.equal(store.capabilities.vec, true, store.capabilities.vecError);
+    store.close();
+    const db = new DatabaseSync(`${dir}/sub/dir/m.sqlite3`);
+    assert.equal(
+      (db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode,
+      "wal",
+    );
+    db.close();
+    const vecDirs = [...Deno.readDirSync(`${dir}/cache/native`)].map((e) => e.name);
+    assert.equal(vecDirs.length, 1);
+    assert.match(vecDirs[0], /^sqlite-vec-[0-9a-f]{16}$/);
+    const reopened = await openStore(`${dir}/sub/dir/m.sqlite3`, { cacheDir: `${dir}/cache` });
+    assert.equal(reopened.schema.created, false);
+    reopened.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a newer generation or a foreign SQLite file is refused with the way forward", async () => {
+  const dir = tempDir();
+  try {
+    const store = await openStore(`${dir}/m.sqlite3`, { cacheDir: `${dir}/cache` });
+    store.close();
+    const db = new DatabaseSync(`${dir}/m.sqlite3`);
+    db.exec(`UPDATE meta SET value = '${SCHEMA_GENERATION + 1}' WHERE key = 'schema_generation'`);
+    db.close();
+    await assert.rejects(
+      openStore(`${dir}/m.sqlite3`, { cacheDir: `${dir}/cache` }),
+      (e: unknown) =>
+        e instanceof MemaError && e.code === "schema_mismatch" && /newer/.test(e.reason),
+    );
+    const foreign = new DatabaseSync(`${dir}/other.sqlite3`);
+    foreign.exec("CREATE TABLE notes(x)");
+    foreign.close();
+    await assert.rejects(
+      openStore(`${dir}/other.sqlite3`, { cacheDir: `${dir}/cache` }),
+      (e: unknown) =>
+        e instanceof MemaError && e.code === "schema_mismatch" &&
+        /not a mema database/.test(e.reason),
+    );
+    Deno.writeTextFileSync(
+      `${dir}/garbage.sqlite3`,
+      "this is not sqlite at all, just text".repeat(200),
+    );
+    await assert.rejects(
+      openStore(`${dir}/garbage.sqlite3`, { cacheDir: `${dir}/cache` }),
+      (e: unknown) => e instanceof MemaError,
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("the full-text index follows inserts and updates in the same transaction", async () => {
+  const t = await openTestContext();
+  try {
+    const { memoryId } = rememberMemory(t.ctx, {
+      content: "zebra crossing",
+      subject: "s",
+      workspace: "w",
+    });
+    assert.deepEqual(t.store.ftsHits('"zebra"', { statuses: ["active"] }, 5).map((h) => h.id), [
+      memoryId,
+    ]);
+    updateMemory(t.ctx, { memoryId, edit: { kind: "new_content", content: "giraffe crossing" } });
+    assert.equal(t.store.ftsHits('"zebra"', { statuses: ["active"] }, 5).length, 0);
+    assert.equal(t.store.ftsHits('"giraffe"', { statuses: ["active"] }, 5).length, 1);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("an out-of-step full-text index is rebuilt at open", async () => {
+  const dir = tempDir();
+  try {
+    const path = `${dir}/m.sqlite3`;
+    const store = await openStore(path, { cacheDir: `${dir}/cache` });
+    const ctx = {
+      store,
+      caller: { client: "c", agentId: "a" },
+      settings: { workspaceIsolation: "none" as const, includeSize: true },
+    };
+    rememberMemory(ctx, { content: "walrus facts", subject: "s", workspace: "w" });
+    store.close();
+    const db = new DatabaseSync(path);
+    db.exec("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')");
+    db.close();
+    const reopened = await openStore(path, { cacheDir: `${dir}/cache` });
+    assert.equal(reopened.ftsHits('"walrus"', { statuses: ["active"] }, 5).length, 1);
+    reopened.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a write retries while another process holds the write lock", async () => {
+  const dir = tempDir();
+  try {
+    const path = `${dir}/m.sqlite3`;
+    (await openStore(path, { cacheDir: `${dir}/cache` })).close();
+    const holderScript = `
+      import { DatabaseSync } from "node:sqlite";
+      const db = new DatabaseSync(${JSON.stringify(path)});
+      db.exec("BEGIN IMMEDIATE");
+      db.exec("INSERT INTO meta(key, value) VALUES ('holder', '1')");
+      console.log("locked");
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+      db.exec("COMMIT");
+    `;
+    const holder = new Deno.Command(Deno.execPath(), {
+      args: ["eval", holderScript],
+      stdout: "piped",
+    }).spawn();
+    const reader = holder.stdout.getReader();
+    const first = await reader.read();
+    assert.match(new TextDecoder().decode(first.value), /locked/);
+    // busy_timeout (50 ms) alone would give up long before the holder's 400 ms: the
+    // write succeeds only because the transaction is retried with backoff.
+    const waiter = openConnection(path, { busyTimeoutMs: 50 });
+    const started = performance.now();
+    waiter.write(() => waiter.db.exec("INSERT INTO meta(key, value) VALUES ('waiter', '1')"));
+    const waited = performance.now() - started;
+    reader.releaseLock();
+    await holder.stdout.cancel();
+    await holder.status;
+    const rows = waiter.db.prepare("SELECT key FROM meta WHERE key IN ('holder', 'waiter')").all();
+    assert.equal(rows.length, 2);
+    assert.ok(waited > 50, `waited ${waited} ms`);
+    waiter.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
