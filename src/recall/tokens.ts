@@ -11,6 +11,8 @@
  * @module
  */
 
+import { stemTerm } from "./stem.ts";
+
 const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
 const TOKEN = new RegExp(`[${CJK}]+|[\\p{L}\\p{N}\\p{M}]+(?:['’][\\p{L}]+)?`, "gu");
 const CJK_ONLY = new RegExp(`^[${CJK}]+$`, "u");
@@ -127,7 +129,7 @@ export function queryTerms(query: string): string[] {
   for (const token of textTokens(query)) {
     if (STOPWORDS.has(token)) continue;
     if (isCjk(token)) { for (const gram of cjkBigrams(token)) seen.add(gram); }
-    else seen.add(token.replace(/['’]s$/u, ""));
+    else seen.add(stemTerm(token.replace(/['’]s$/u, "")));
   }
   return [...seen].filter((term) => term !== "");
 }

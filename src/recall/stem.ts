@@ -1,0 +1,43 @@
+/**
+ * A light English suffix stripper for query terms. The trigram index matches
+ * substrings, so a stem only has to be a prefix that every inflection shares:
+ * "painting" → "paint" finds "paints", "painted" and "painting".
+ *
+ * @example
+ * ```ts
+ * import { stemTerm } from "./src/recall/stem.ts";
+ * stemTerm("stories"); // "stor"
+ * ```
+ * @module
+ */
+
+const VOWEL = /[aeiouy]/;
+
+function undouble(stem: string): string {
+  // "running" → "runn" → "run"; keep "ll"/"ss" words like "call", "pass".
+  return /([bdfgmnprt])\1$/.test(stem) ? stem.slice(0, -1) : stem;
+}
+
+/**
+ * Strips one common English inflection when the remaining stem is at least
+ * four characters with a vowel (three for "-ing" after undoubling), so short
+ * words and names are left alone. Non-Latin terms are returned unchanged.
+ */
+export function stemTerm(term: string): string {
+  if (!/^[a-z]+$/.test(term) || term.length < 5) return term;
+  const rules: [RegExp, number, (stem: string) => string][] = [
+    [/ies$/, 4, (s) => s],
+    [/ing$/, 3, undouble],
+    [/ed$/, 3, undouble],
+    [/(?<=[sxz]|[cs]h)es$/, 3, (s) => s],
+    [/ly$/, 4, (s) => s],
+    [/(?<![su])s$/, 4, (s) => s],
+  ];
+  for (const [suffix, minimum, finish] of rules) {
+    if (!suffix.test(term)) continue;
+    const stem = finish(term.replace(suffix, ""));
+    if (stem.length >= minimum && VOWEL.test(stem)) return stem;
+    return term;
+  }
+  return term;
+}
