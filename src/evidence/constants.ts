@@ -1,0 +1,56 @@
+/**
+ * Evidence-row tunables (SPEC §3 `memory_rows`, §7). Each value says why it is
+ * what it is; change one only with the reason written beside it.
+ *
+ * @example
+ * ```ts
+ * import { ROW_MAX_CHARS } from "./src/evidence/constants.ts";
+ * "a very long sentence".length <= ROW_MAX_CHARS; // true
+ * ```
+ * @module
+ */
+
+/**
+ * Longest row, in UTF-16 code units. Rows are embedded one by one and shown as
+ * hit spans: multilingual-e5-small reads at most 512 tokens, and 1,000
+ * characters (~250 English tokens, ~700 CJK tokens worst case) stays near or
+ * under that, so a row's vector still describes all of its text. It also keeps
+ * one pathological "sentence" (a pasted log line, a base64 blob) from becoming
+ * a 2 MiB hit span. Longer runs are cut at the last whitespace or comma below
+ * the cap, or hard-cut (never inside a surrogate pair) when there is none.
+ */
+export const ROW_MAX_CHARS = 1000;
+
+/**
+ * Longest abbreviation looked up before a period. Every entry below is shorter;
+ * a longer word before ". " is never an abbreviation, so the lookup stops here
+ * and sentence splitting stays linear in the content length.
+ */
+export const ABBREVIATION_MAX_CHARS = 12;
+
+/**
+ * Abbreviations after which ". " never ends a sentence: titles and connectives
+ * that are always followed by more of the same sentence ("Dr. Smith",
+ * "e.g. this", "vs. that", "No. 5"). Lowercase, with their final period.
+ */
+export const ABBREVIATIONS_MID_SENTENCE: ReadonlySet<string> = new Set(
+  (
+    "mr. mrs. ms. mx. dr. prof. sr. st. mt. rev. hon. gen. col. capt. lt. sgt. " +
+    "e.g. i.e. eg. ie. cf. vs. viz. approx. ca. fig. figs. vol. p. pp. ch. " +
+    "ed. eds. dept. resp. incl. excl. u.s. u.k. e.u."
+  ).split(" "),
+);
+
+/**
+ * Abbreviations that are also sentence-final words or often end a sentence
+ * ("…pears, etc. Then we left.", "I said no. Then…"): ". " after them ends the
+ * sentence only when an uppercase letter follows, so "etc. and more",
+ * "No. 5" and "Jan. 3" stay one row.
+ */
+export const ABBREVIATIONS_MAYBE_FINAL: ReadonlySet<string> = new Set(
+  (
+    "etc. inc. ltd. co. corp. llc. plc. jr. a.m. p.m. ph.d. bros. al. " +
+    "no. nos. min. max. sec. est. ref. " +
+    "jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. nov. dec."
+  ).split(" "),
+);
