@@ -15,6 +15,7 @@
 import { MemaError } from "../errors/mod.ts";
 import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
 import * as memories from "./memories_sql.ts";
+import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
 import {
   getMeta,
@@ -37,6 +38,7 @@ import { loadVecExtension } from "./vec_extension.ts";
 
 export * from "./types.ts";
 export type { LikeColumns } from "./recall_sql.ts";
+export type { JobRecord, JobStatus } from "./jobs_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
 /** What this database can do; recall and the envelope's `mode` depend on it. */
@@ -157,6 +159,34 @@ export class Store {
 
   countFiltered(filters: RecallFilters): number {
     return recall.countFiltered(this.#connection.db, filters);
+  }
+
+  insertJob(job: Parameters<typeof jobs.insertJob>[1]): number | undefined {
+    return jobs.insertJob(this.#connection.db, job);
+  }
+
+  claimJobs(claim: Parameters<typeof jobs.claimReadyJobs>[1]): jobs.JobRecord[] {
+    return jobs.claimReadyJobs(this.#connection.db, claim);
+  }
+
+  finishJob(id: number, owner: string, now: string): boolean {
+    return jobs.finishJob(this.#connection.db, id, owner, now);
+  }
+
+  failJob(failure: Parameters<typeof jobs.failJobRow>[1]): jobs.JobStatus | undefined {
+    return jobs.failJobRow(this.#connection.db, failure);
+  }
+
+  countJobs(): Record<string, Record<string, number>> {
+    return jobs.countJobs(this.#connection.db);
+  }
+
+  pruneJobs(before: string): number {
+    return jobs.pruneDoneJobs(this.#connection.db, before);
+  }
+
+  getJob(id: number): jobs.JobRecord | undefined {
+    return jobs.selectJob(this.#connection.db, id);
   }
 
   close(): void {

@@ -115,6 +115,44 @@ CREATE TRIGGER memories_fts_update AFTER UPDATE OF subject, tags, content ON mem
 END;
 `;
 
+// Derived evidence rows (SPEC §3) and the durable job queue (SPEC §7). Rows are
+// rebuilt from `memories`; the vec0 table over their embeddings is created when
+// an embedding model is configured, since its dimension comes from the model.
+const EVIDENCE_AND_JOBS = `
+CREATE TABLE memory_rows (
+  id INTEGER PRIMARY KEY,
+  memory_id INTEGER NOT NULL REFERENCES memories(id),
+  memory_version INTEGER NOT NULL,
+  row_index INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('subject', 'sentence', 'table_row', 'heading')),
+  text TEXT NOT NULL,
+  start_offset INTEGER,
+  end_offset INTEGER,
+  embedding_space TEXT,
+  -- The subject row is not part of the content, so it alone has no offsets.
+  CHECK ((kind = 'subject') = (start_offset IS NULL AND end_offset IS NULL)),
+  UNIQUE (memory_id, memory_version, row_index)
+);
+CREATE INDEX memory_rows_unembedded ON memory_rows(embedding_space, memory_id);
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  dedupe_key TEXT,
+  payload TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(payload)),
+  status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'done', 'poisoned')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  run_after TEXT NOT NULL,
+  lease_owner TEXT,
+  lease_expires TEXT,
+  last_error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX jobs_pending_once ON jobs(kind, dedupe_key) WHERE status = 'pending';
+CREATE INDEX jobs_ready ON jobs(status, run_after);
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -131,6 +169,14 @@ export const MIGRATIONS: readonly Migration[] = [
         if (!/no such module/i.test(String(error))) throw error;
         setMeta(connection, "fts", "absent");
       }
+    },
+  },
+  {
+    generation: 2,
+    kind: "additive",
+    description: "evidence rows and the durable job queue",
+    apply(connection) {
+      connection.db.exec(EVIDENCE_AND_JOBS);
     },
   },
 ];

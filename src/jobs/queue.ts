@@ -1,0 +1,84 @@
+/**
+ * The durable job queue (SPEC §7): jobs live in SQLite, are claimed with a
+ * lease, retried with exponential backoff, poisoned after the last attempt,
+ * and survive crashes and restarts. Several processes can share one queue.
+ *
+ * @example
+ * ```ts
+ * import { enqueueJob } from "./src/jobs/queue.ts";
+ * // store.write(() => enqueueJob(store, { kind: "embed_rows", dedupeKey: "memory:7", payload: { memory_id: 7 } }));
+ * ```
+ * @module
+ */
+import type { JobRecord, JobStatus, Store } from "../store/mod.ts";
+import {
+  JOB_LEASE_MS,
+  JOB_MAX_ATTEMPTS,
+  JOB_RETRY_BASE_MS,
+  JOB_RETRY_MAX_MS,
+} from "./constants.ts";
+
+/** A job to add. */
+export interface NewJob {
+  kind: string;
+  dedupeKey?: string;
+  payload: Record<string, unknown>;
+  maxAttempts?: number;
+}
+
+/** Adds a job (call inside the write transaction that makes it necessary). */
+export function enqueueJob(store: Store, job: NewJob, now = new Date()): number | undefined {
+  return store.insertJob({
+    kind: job.kind,
+    dedupeKey: job.dedupeKey,
+    payload: job.payload,
+    maxAttempts: job.maxAttempts ?? JOB_MAX_ATTEMPTS,
+    now: now.toISOString(),
+  });
+}
+
+/** Claims ready jobs for `owner` in one transaction. */
+export function claimJobs(
+  store: Store,
+  claim: { kinds: readonly string[]; owner: string; limit: number; leaseMs?: number },
+  now = new Date(),
+): JobRecord[] {
+  return store.write(() =>
+    store.claimJobs({
+      kinds: claim.kinds,
+      owner: claim.owner,
+      limit: claim.limit,
+      now: now.toISOString(),
+      leaseExpires: new Date(now.getTime() + (claim.leaseMs ?? JOB_LEASE_MS)).toISOString(),
+    })
+  );
+}
+
+/** Marks a job done; false when its lease had expired and another worker took it. */
+export function completeJob(store: Store, job: JobRecord, owner: string): boolean {
+  return store.write(() => store.finishJob(job.id, owner, new Date().toISOString()));
+}
+
+/** Delay before attempt `attempts + 1`. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(JOB_RETRY_MAX_MS, JOB_RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+/** Records a failure: back to pending after a backoff, or poisoned after the last attempt. */
+export function failJob(
+  store: Store,
+  job: JobRecord,
+  failure: { owner: string; error: unknown },
+  now = new Date(),
+): JobStatus | undefined {
+  const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
+  return store.write(() =>
+    store.failJob({
+      id: job.id,
+      owner: failure.owner,
+      error: message,
+      retryAt: new Date(now.getTime() + retryDelayMs(job.attempts)).toISOString(),
+      now: now.toISOString(),
+    })
+  );
+}

@@ -1,0 +1,114 @@
+/**
+ * A background worker that drains the job queue in this process. Handlers
+ * must be idempotent: a job whose worker died mid-run is run again.
+ *
+ * @example
+ * ```ts
+ * import { startJobWorker } from "./src/jobs/worker.ts";
+ * // const worker = startJobWorker(store, { embed_rows: async (job) => {} });
+ * // await worker.stop();
+ * ```
+ * @module
+ */
+import { logWarn, processId } from "../platform/mod.ts";
+import type { JobRecord, Store } from "../store/mod.ts";
+import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS } from "./constants.ts";
+import { claimJobs, completeJob, failJob } from "./queue.ts";
+
+/** Runs one job; throwing schedules a retry. */
+export type JobHandler = (job: JobRecord) => Promise<void> | void;
+
+/** A running worker. */
+export interface JobWorker {
+  owner: string;
+  /** Runs rounds until no ready job is left (tests and benchmarks use this). */
+  drain(): Promise<number>;
+  /** Stops polling and waits for the job in progress. */
+  stop(): Promise<void>;
+}
+
+/** Options for {@linkcode startJobWorker}. */
+export interface JobWorkerOptions {
+  pollMs?: number;
+  leaseMs?: number;
+  /** Do not poll on a timer; only `drain()` runs jobs. */
+  manual?: boolean;
+}
+
+/** Starts a worker for the given handlers. */
+export function startJobWorker(
+  store: Store,
+  handlers: Record<string, JobHandler>,
+  options: JobWorkerOptions = {},
+): JobWorker {
+  const owner = `pid-${processId()}-${crypto.randomUUID().slice(0, 8)}`;
+  const kinds = Object.keys(handlers);
+  let stopped = false;
+  let running: Promise<number> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastPrune = 0;
+
+  async function round(): Promise<number> {
+    const jobs = claimJobs(store, {
+      kinds,
+      owner,
+      limit: JOB_CLAIM_BATCH,
+      leaseMs: options.leaseMs,
+    });
+    for (const job of jobs) {
+      if (stopped) break;
+      try {
+        await handlers[job.kind](job);
+        completeJob(store, job, owner);
+      } catch (error) {
+        const status = failJob(store, job, { owner, error });
+        logWarn(
+          `job ${job.id} (${job.kind}) failed on attempt ${job.attempts}: ${error}${
+            status === "poisoned" ? "; giving up" : ""
+          }`,
+        );
+      }
+    }
+    if (Date.now() - lastPrune > JOB_DONE_RETENTION_MS / 24) {
+      lastPrune = Date.now();
+      store.write(() =>
+        store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString())
+      );
+    }
+    return jobs.length;
+  }
+
+  async function drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      while (running) await running.catch(() => 0);
+      running = round();
+      const count = await running.finally(() => (running = undefined));
+      total += count;
+      if (count === 0 || stopped) return total;
+    }
+  }
+
+  function schedule(): void {
+    if (stopped || options.manual) return;
+    timer = setTimeout(async () => {
+      try {
+        await drain();
+      } catch (error) {
+        logWarn(`job worker round failed: ${error}`);
+      }
+      schedule();
+    }, options.pollMs ?? JOB_POLL_MS);
+  }
+  schedule();
+
+  return {
+    owner,
+    drain,
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await running?.catch(() => 0);
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * SQL for the durable job queue. Claims happen inside `BEGIN IMMEDIATE`, so
+ * two processes never claim the same job; an expired lease makes a running
+ * job claimable again (its owner crashed or hung).
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+
+type Row = Record<string, unknown>;
+
+/** A queued unit of background work. */
+export interface JobRecord {
+  id: number;
+  kind: string;
+  dedupeKey: string | null;
+  payload: Record<string, unknown>;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  runAfter: string;
+  leaseOwner: string | null;
+  leaseExpires: string | null;
+  lastError: string | null;
+}
+
+/** Job lifecycle: pending → running → done, or back to pending with backoff, or poisoned. */
+export type JobStatus = "pending" | "running" | "done" | "poisoned";
+
+function toJob(row: Row): JobRecord {
+  return {
+    id: Number(row.id),
+    kind: String(row.kind),
+    dedupeKey: row.dedupe_key === null ? null : String(row.dedupe_key),
+    payload: JSON.parse(String(row.payload)) as Record<string, unknown>,
+    status: row.status as JobStatus,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    runAfter: String(row.run_after),
+    leaseOwner: row.lease_owner === null ? null : String(row.lease_owner),
+    leaseExpires: row.lease_expires === null ? null : String(row.lease_expires),
+    lastError: row.last_error === null ? null : String(row.last_error),
+  };
+}
+
+/**
+ * Adds a job. With a dedupe key, a job of the same kind and key that is still
+ * pending absorbs this one (its handler reads current state, so one run covers both).
+ */
+export function insertJob(
+  db: DatabaseSync,
+  job: {
+    kind: string;
+    dedupeKey?: string;
+    payload: Record<string, unknown>;
+    maxAttempts: number;
+    now: string;
+  },
+): number | undefined {
+  const result = db.prepare(
+    `INSERT INTO jobs (kind, dedupe_key, payload, status, attempts, max_attempts, run_after,
+       created_at, updated_at)
+     VALUES (?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING`,
+  ).run(
+    job.kind,
+    job.dedupeKey ?? null,
+    JSON.stringify(job.payload),
+    job.maxAttempts,
+    job.now,
+    job.now,
+    job.now,
+  );
+  return result.changes > 0 ? Number(result.lastInsertRowid) : undefined;
+}
+
+/** Claims up to `limit` ready jobs of the given kinds for `owner` until `leaseExpires`. */
+export function claimReadyJobs(
+  db: DatabaseSync,
+  claim: {
+    kinds: readonly string[];
+    owner: string;
+    limit: number;
+    now: string;
+    leaseExpires: string;
+  },
+): JobRecord[] {
+  const rows = db.prepare(
+    `SELECT id FROM jobs
+     WHERE kind IN (SELECT value FROM json_each(?))
+       AND ((status = 'pending' AND run_after <= ?) OR (status = 'running' AND lease_expires < ?))
+     ORDER BY run_after, id LIMIT ?`,
+  ).all(JSON.stringify(claim.kinds), claim.now, claim.now, claim.limit) as Row[];
+  const claimed: JobRecord[] = [];
+  const update = db.prepare(
+    `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?,
+       lease_expires = ?, updated_at = ?
+     WHERE id = ? RETURNING *`,
+  );
+  for (const row of rows) {
+    const updated = update.get(claim.owner, claim.leaseExpires, claim.now, Number(row.id)) as Row;
+    claimed.push(toJob(updated));
+  }
+  return claimed;
+}
+
+/** Marks a job done when `owner` still holds its lease; false when the lease was lost. */
+export function finishJob(db: DatabaseSync, id: number, owner: string, now: string): boolean {
+  return db.prepare(
+    `UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL, updated_at = ?
+     WHERE id = ? AND status = 'running' AND lease_owner = ?`,
+  ).run(now, id, owner).changes > 0;
+}
+
+/** Returns a failed job to pending after `retryAt`, or poisons it after its last attempt. */
+export function failJobRow(
+  db: DatabaseSync,
+  failure: { id: number; owner: string; error: string; retryAt: string; now: string },
+): JobStatus | undefined {
+  const row = db.prepare(
+    `UPDATE jobs SET
+       status = CASE WHEN attempts >= max_attempts THEN 'poisoned' ELSE 'pending' END,
+       run_after = ?, last_error = ?, lease_owner = NULL, lease_expires = NULL, updated_at = ?
+     WHERE id = ? AND status = 'running' AND lease_owner = ? RETURNING status`,
+  ).get(failure.retryAt, failure.error.slice(0, 2000), failure.now, failure.id, failure.owner) as
+    | Row
+    | undefined;
+  return row ? row.status as JobStatus : undefined;
+}
+
+/** Counts of jobs by kind and status. */
+export function countJobs(db: DatabaseSync): Record<string, Record<string, number>> {
+  const rows = db.prepare("SELECT kind, status, count(*) AS n FROM jobs GROUP BY kind, status")
+    .all() as Row[];
+  const counts: Record<string, Record<string, number>> = {};
+  for (const row of rows) {
+    (counts[String(row.kind)] ??= {})[String(row.status)] = Number(row.n);
+  }
+  return counts;
+}
+
+/** Deletes finished jobs older than `before`, keeping the table small. */
+export function pruneDoneJobs(db: DatabaseSync, before: string): number {
+  return Number(
+    db.prepare("DELETE FROM jobs WHERE status = 'done' AND updated_at < ?").run(before).changes,
+  );
+}
+
+/** Reads one job. */
+export function selectJob(db: DatabaseSync, id: number): JobRecord | undefined {
+  const row = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
+  return row ? toJob(row) : undefined;
+}
