@@ -18,6 +18,8 @@ export type ErrorCode =
   | "version_conflict"
   | "duplicate_content"
   | "identity_mismatch"
+  | "download_failed"
+  | "integrity_mismatch"
   | "unknown_action"
   | "config_invalid"
   | "identity_missing"

@@ -54,3 +54,12 @@ export const ABBREVIATIONS_MAYBE_FINAL: ReadonlySet<string> = new Set(
     "jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. nov. dec."
   ).split(" "),
 );
+
+/**
+ * `row_index` of the subject row. Content rows count from 0 in content order,
+ * so the subject, which is not part of the content, sits before them.
+ */
+export const SUBJECT_ROW_INDEX = -1;
+
+/** Job kind that embeds rows lacking a vector in the current embedding space. */
+export const EMBED_JOB_KIND = "embed_rows";

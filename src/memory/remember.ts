@@ -9,6 +9,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { refreshEvidence } from "../evidence/rows.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
@@ -149,6 +150,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
       createdAt: now,
       updatedAt: now,
     });
+    refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
   });
 }

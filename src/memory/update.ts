@@ -12,6 +12,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { refreshEvidence } from "../evidence/rows.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
@@ -258,6 +259,8 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
       version,
       updatedAt: now,
     });
+    // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
+    refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   });
 }

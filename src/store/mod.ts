@@ -15,6 +15,7 @@
 import { MemaError } from "../errors/mod.ts";
 import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
 import * as memories from "./memories_sql.ts";
+import * as evidence from "./evidence_sql.ts";
 import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
 import {
@@ -23,6 +24,7 @@ import {
   readGeneration,
   repairFtsIfNeeded,
   type SchemaState,
+  setMeta,
 } from "./schema.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 import type {
@@ -39,6 +41,7 @@ import { loadVecExtension } from "./vec_extension.ts";
 export * from "./types.ts";
 export type { LikeColumns } from "./recall_sql.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
+export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
 /** What this database can do; recall and the envelope's `mode` depend on it. */
@@ -187,6 +190,60 @@ export class Store {
 
   getJob(id: number): jobs.JobRecord | undefined {
     return jobs.selectJob(this.#connection.db, id);
+  }
+
+  replaceRows(
+    memory: { id: number; version: number },
+    rows: readonly evidence.NewEvidenceRow[],
+  ): void {
+    evidence.replaceRows(this.#connection.db, memory, rows, this.capabilities.vec);
+  }
+
+  rowsToEmbed(space: string, limit: number): evidence.EvidenceRowRecord[] {
+    return evidence.selectRowsToEmbed(this.#connection.db, space, limit);
+  }
+
+  writeRowVectors(
+    space: string,
+    vectors: readonly { rowId: number; vector: Float32Array }[],
+  ): number {
+    return evidence.writeRowVectors(this.#connection.db, space, vectors);
+  }
+
+  nearestRows(vector: Float32Array, k: number): { rowId: number; distance: number }[] {
+    return evidence.selectNearestRows(this.#connection.db, vector, k);
+  }
+
+  rowsById(ids: readonly number[]): evidence.EvidenceRowRecord[] {
+    return evidence.selectRowsById(this.#connection.db, ids);
+  }
+
+  rowsOfMemory(memoryId: number): evidence.EvidenceRowRecord[] {
+    return evidence.selectRowsOfMemory(this.#connection.db, memoryId);
+  }
+
+  countEvidence(space: string | undefined): ReturnType<typeof evidence.countEvidence> {
+    return evidence.countEvidence(this.#connection.db, space);
+  }
+
+  memoriesMissingRows(limit: number): number[] {
+    return evidence.selectMemoriesMissingRows(this.#connection.db, limit);
+  }
+
+  vecTableExists(): boolean {
+    return this.capabilities.vec && evidence.vecTableExists(this.#connection.db);
+  }
+
+  recreateVecTable(dim: number): void {
+    evidence.recreateVecTable(this.#connection.db, dim);
+  }
+
+  getMeta(key: string): string | undefined {
+    return getMeta(this.#connection, key);
+  }
+
+  setMeta(key: string, value: string): void {
+    setMeta(this.#connection, key, value);
   }
 
   close(): void {

@@ -1,0 +1,55 @@
+/**
+ * Turns a memory version into the rows the store keeps, and schedules their
+ * embedding when a vector index is active.
+ *
+ * @example
+ * ```ts
+ * import { evidenceRowsFor } from "./src/evidence/rows.ts";
+ * evidenceRowsFor("deploys", "We ship on Mondays.").map((r) => r.kind); // ["subject", "sentence"]
+ * ```
+ * @module
+ */
+import { enqueueJob } from "../jobs/queue.ts";
+import type { NewEvidenceRow, Store } from "../store/mod.ts";
+import { EMBED_JOB_KIND, SUBJECT_ROW_INDEX } from "./constants.ts";
+import { segmentMemory } from "./segment.ts";
+
+/** The rows of one memory version: the subject (no offsets) then the content rows. */
+export function evidenceRowsFor(subject: string, content: string): NewEvidenceRow[] {
+  const { subjectRow, rows } = segmentMemory(subject, content);
+  const out: NewEvidenceRow[] = [];
+  if (subjectRow) {
+    out.push({
+      kind: "subject",
+      text: subjectRow.text,
+      startOffset: null,
+      endOffset: null,
+      rowIndex: SUBJECT_ROW_INDEX,
+    });
+  }
+  for (const row of rows) {
+    out.push({
+      kind: row.kind,
+      text: row.text,
+      startOffset: row.startOffset,
+      endOffset: row.endOffset,
+      rowIndex: row.rowIndex,
+    });
+  }
+  return out;
+}
+
+/**
+ * Rewrites a memory's rows for its current version (call inside the write
+ * transaction that changed it) and queues embedding when vectors are in use.
+ * The write never waits for the embedding.
+ */
+export function refreshEvidence(
+  store: Store,
+  memory: { id: number; version: number; subject: string; content: string },
+): void {
+  store.replaceRows(memory, evidenceRowsFor(memory.subject, memory.content));
+  if (store.getMeta("embedding_space") !== undefined) {
+    enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * SQL for evidence rows and their vectors. Rows are derived from `memories`
+ * and rewritten in the same transaction as the content they cut; vectors live
+ * in a sqlite-vec `vec0` table keyed by the row id (bound as BigInt: vec0
+ * rejects a JavaScript number as a rowid).
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+
+type Row = Record<string, unknown>;
+
+/** A row to store for one memory version. */
+export interface NewEvidenceRow {
+  kind: "subject" | "sentence" | "table_row" | "heading";
+  text: string;
+  startOffset: number | null;
+  endOffset: number | null;
+  rowIndex: number;
+}
+
+/** A stored row. */
+export interface EvidenceRowRecord extends NewEvidenceRow {
+  id: number;
+  memoryId: number;
+  memoryVersion: number;
+  embeddingSpace: string | null;
+}
+
+function toRow(row: Row): EvidenceRowRecord {
+  return {
+    id: Number(row.id),
+    memoryId: Number(row.memory_id),
+    memoryVersion: Number(row.memory_version),
+    rowIndex: Number(row.row_index),
+    kind: row.kind as NewEvidenceRow["kind"],
+    text: String(row.text),
+    startOffset: row.start_offset === null ? null : Number(row.start_offset),
+    endOffset: row.end_offset === null ? null : Number(row.end_offset),
+    embeddingSpace: row.embedding_space === null ? null : String(row.embedding_space),
+  };
+}
+
+const VEC_TABLE = "memory_row_vec";
+
+/** True when the vector table exists. */
+export function vecTableExists(db: DatabaseSync): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== undefined;
+}
+
+/** (Re)creates the vector table for `dim` dimensions, dropping every vector. */
+export function recreateVecTable(db: DatabaseSync, dim: number): void {
+  db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+  db.exec(
+    `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(embedding float[${
+      Math.trunc(dim)
+    }] distance_metric=cosine)`,
+  );
+  db.exec("UPDATE memory_rows SET embedding_space = NULL");
+}
+
+/** Replaces the rows of a memory with those of its current version (and drops stale vectors). */
+export function replaceRows(
+  db: DatabaseSync,
+  memory: { id: number; version: number },
+  rows: readonly NewEvidenceRow[],
+  hasVec: boolean,
+): void {
+  if (hasVec && vecTableExists(db)) {
+    db.prepare(
+      `DELETE FROM ${VEC_TABLE} WHERE rowid IN (SELECT id FROM memory_rows WHERE memory_id = ?)`,
+    ).run(memory.id);
+  }
+  db.prepare("DELETE FROM memory_rows WHERE memory_id = ?").run(memory.id);
+  const insert = db.prepare(
+    `INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text, start_offset,
+       end_offset) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const row of rows) {
+    insert.run(
+      memory.id,
+      memory.version,
+      row.rowIndex,
+      row.kind,
+      row.text,
+      row.startOffset,
+      row.endOffset,
+    );
+  }
+}
+
+/** Rows of live memories that have no vector in `space`, oldest first. */
+export function selectRowsToEmbed(
+  db: DatabaseSync,
+  space: string,
+  limit: number,
+): EvidenceRowRecord[] {
+  const rows = db.prepare(
+    `SELECT r.* FROM memory_rows r JOIN memories m ON m.id = r.memory_id
+     WHERE (r.embedding_space IS NULL OR r.embedding_space != ?) AND m.status != 'deleted'
+       AND r.memory_version = m.version
+     ORDER BY r.id LIMIT ?`,
+  ).all(space, limit) as Row[];
+  return rows.map(toRow);
+}
+
+/** Stores vectors for rows; a row that changed meanwhile (deleted) is skipped. */
+export function writeRowVectors(
+  db: DatabaseSync,
+  space: string,
+  vectors: readonly { rowId: number; vector: Float32Array }[],
+): number {
+  const exists = db.prepare("SELECT 1 FROM memory_rows WHERE id = ?");
+  const remove = db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`);
+  const insert = db.prepare(`INSERT INTO ${VEC_TABLE}(rowid, embedding) VALUES (?, ?)`);
+  const mark = db.prepare("UPDATE memory_rows SET embedding_space = ? WHERE id = ?");
+  let written = 0;
+  for (const { rowId, vector } of vectors) {
+    if (exists.get(rowId) === undefined) continue;
+    remove.run(BigInt(rowId));
+    insert.run(BigInt(rowId), vector);
+    mark.run(space, rowId);
+    written++;
+  }
+  return written;
+}
+
+/** Nearest rows to `vector`: row id and cosine distance (0 = same direction). */
+export function selectNearestRows(
+  db: DatabaseSync,
+  vector: Float32Array,
+  k: number,
+): { rowId: number; distance: number }[] {
+  const rows = db.prepare(
+    `SELECT rowid, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
+  ).all(vector, k) as Row[];
+  return rows.map((row) => ({ rowId: Number(row.rowid), distance: Number(row.distance) }));
+}
+
+/** Reads rows by id. */
+export function selectRowsById(db: DatabaseSync, ids: readonly number[]): EvidenceRowRecord[] {
+  if (ids.length === 0) return [];
+  const rows = db.prepare(
+    "SELECT * FROM memory_rows WHERE id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids)) as Row[];
+  return rows.map(toRow);
+}
+
+/** The rows of one memory's current version, in order. */
+export function selectRowsOfMemory(db: DatabaseSync, memoryId: number): EvidenceRowRecord[] {
+  const rows = db.prepare(
+    `SELECT r.* FROM memory_rows r JOIN memories m ON m.id = r.memory_id
+     WHERE r.memory_id = ? AND r.memory_version = m.version ORDER BY r.row_index`,
+  ).all(memoryId) as Row[];
+  return rows.map(toRow);
+}
+
+/** Row and vector coverage for status and doctor. */
+export function countEvidence(
+  db: DatabaseSync,
+  space: string | undefined,
+): { memories: number; memoriesWithRows: number; rows: number; embedded: number } {
+  const memories = Number(
+    (db.prepare("SELECT count(*) AS n FROM memories WHERE status != 'deleted'").get() as Row).n,
+  );
+  const withRows = Number(
+    (db.prepare("SELECT count(DISTINCT memory_id) AS n FROM memory_rows").get() as Row).n,
+  );
+  const rows = Number((db.prepare("SELECT count(*) AS n FROM memory_rows").get() as Row).n);
+  const embedded = space === undefined ? 0 : Number(
+    (db.prepare("SELECT count(*) AS n FROM memory_rows WHERE embedding_space = ?").get(
+      space,
+    ) as Row)
+      .n,
+  );
+  return { memories, memoriesWithRows: withRows, rows, embedded };
+}
+
+/** Ids of live memories without rows of their current version (for rebuild). */
+export function selectMemoriesMissingRows(db: DatabaseSync, limit: number): number[] {
+  const rows = db.prepare(
+    `SELECT m.id FROM memories m WHERE m.status != 'deleted' AND NOT EXISTS
+       (SELECT 1 FROM memory_rows r WHERE r.memory_id = m.id AND r.memory_version = m.version)
+     ORDER BY m.id LIMIT ?`,
+  ).all(limit) as Row[];
+  return rows.map((row) => Number(row.id));
+}
