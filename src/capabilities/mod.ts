@@ -25,22 +25,38 @@ export interface CapabilityState {
 export const NO_EMBEDDING_WARNING =
   "semantic recall is off: no embedding model is configured, so find matches words, not meaning";
 
-/** Describes the capabilities of an open store. */
-export function describeCapabilities(store: StoreCapabilities): CapabilityState {
+/** The vector side's state, as the semantic index reports it. */
+export interface VectorCapability {
+  state: "off" | "unavailable" | "mismatch" | "indexing" | "ready";
+  warning?: string;
+  fix?: string;
+}
+
+/** Describes the capabilities of an open store and its vector index. */
+export function describeCapabilities(
+  store: StoreCapabilities,
+  vector?: VectorCapability,
+): CapabilityState {
   const warnings: string[] = [];
   if (!store.fts) {
     warnings.push(
       "the full-text index (FTS5) is unavailable in this SQLite build: recall uses slow LIKE matching",
     );
   }
-  if (!store.vec) {
+  const hybrid = vector?.state === "ready" || vector?.state === "indexing";
+  // The semantic index words its own sqlite-vec problem when a model is configured.
+  if (!store.vec && (vector === undefined || vector.state === "off")) {
     warnings.push(
       `the sqlite-vec extension did not load (${
         store.vecError ?? "unknown error"
       }): vector recall is unavailable; run \`mema doctor\` for the cause`,
     );
   }
-  warnings.push(NO_EMBEDDING_WARNING);
-  const mode: RetrievalCapability = store.fts ? "lexical" : "like";
-  return { mode, degraded: true, warnings };
+  if (vector === undefined) warnings.push(NO_EMBEDDING_WARNING);
+  else if (vector.warning) {
+    warnings.push(vector.fix ? `${vector.warning} (fix: ${vector.fix})` : vector.warning);
+  }
+  const mode: RetrievalCapability = hybrid ? "hybrid" : store.fts ? "lexical" : "like";
+  const degraded = !hybrid || !store.fts || vector?.state === "indexing";
+  return { mode, degraded, warnings };
 }

@@ -11,6 +11,9 @@ import { loadConfig, requireIdentity } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createRuntime } from "../mcp/runtime.ts";
 import { logInfo } from "../platform/mod.ts";
+import { startEvidenceWorker } from "../evidence/worker.ts";
+import { SemanticIndex } from "../evidence/semantic.ts";
+import type { JobWorker } from "../jobs/worker.ts";
 import { openStore } from "../store/mod.ts";
 import { reportFailure } from "./output.ts";
 
@@ -27,6 +30,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     strict: true,
   });
   let store;
+  let worker: JobWorker | undefined;
   try {
     const config = loadConfig({
       flags: {
@@ -41,11 +45,17 @@ export async function serveCommand(args: string[]): Promise<number> {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
     });
+    const semantic = new SemanticIndex(store, {
+      modelId: config.embeddingModel,
+      modelsDir: config.modelsDir,
+    });
     const runtime = createRuntime({
       store,
+      semantic,
       caller,
       settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
     }, { dbPath: config.dbPath });
+    worker = startEvidenceWorker(store, semantic);
     const server = createMcpServer(runtime);
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {
@@ -62,6 +72,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
+    await worker?.stop();
     store?.close();
   }
 }

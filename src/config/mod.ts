@@ -33,6 +33,8 @@ const configFileSchema = z.object({
   workspace_isolation: z.enum(["none", "weak", "strict"]).optional(),
   include_size: z.boolean().optional(),
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
+  embedding_model: z.string().min(1).nullable().optional(),
+  models_dir: z.string().min(1).optional(),
 }).strict();
 
 /** The keys a config file may hold, for documentation and `did_you_mean`. */
@@ -52,6 +54,9 @@ export interface MemaConfig {
   includeSize: boolean;
   busyTimeoutMs: number;
   cacheDir: string;
+  /** Manifest id of the embedding model, or undefined for lexical recall only. */
+  embeddingModel?: string;
+  modelsDir: string;
   sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
 }
 
@@ -74,6 +79,8 @@ const ENV_NAMES = {
   dbPath: ["MEMA_DB_PATH", "MEMORY_ARBITER_DB_PATH"],
   client: ["MEMA_CLIENT", "MEMORY_ARBITER_CLIENT"],
   agentId: ["MEMA_AGENT_ID", "MEMORY_ARBITER_AGENT_ID"],
+  embeddingModel: ["MEMA_EMBEDDING_MODEL"],
+  modelsDir: ["MEMA_MODELS_DIR"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -172,9 +179,20 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     [agentId, sources.agentId] = [checkIdentity(flags.agentId, "--agent-id", AGENT_ID_MAX), "flag"];
   }
 
+  const envModel = fromEnv(ENV_NAMES.embeddingModel)?.value;
+  // "none" in the environment switches a configured model off for one process.
+  const embeddingModel = envModel !== undefined
+    ? (envModel === "none" ? undefined : envModel)
+    : file.embedding_model ?? undefined;
+  const modelsDir = expandHome(
+    fromEnv(ENV_NAMES.modelsDir)?.value ?? file.models_dir ?? `${cacheDir()}/models`,
+  );
+
   return {
     configPath,
     configFileFound,
+    embeddingModel,
+    modelsDir,
     dbPath,
     client,
     agentId,

@@ -63,3 +63,22 @@ export const SUBJECT_ROW_INDEX = -1;
 
 /** Job kind that embeds rows lacking a vector in the current embedding space. */
 export const EMBED_JOB_KIND = "embed_rows";
+
+/** Rows embedded and committed together: one model batch-set, small enough to lose little on a crash. */
+export const EMBED_BATCH_ROWS = 128;
+
+/**
+ * How long the vector state (three COUNT queries) is reused between responses.
+ * Every response reports it; half a second of staleness in a warning costs
+ * nothing, a count per call would cost milliseconds at 100k rows.
+ */
+export const DESCRIBE_CACHE_MS = 500;
+
+/** Memories given rows per backfill transaction (databases from before generation 2). */
+export const ROW_BACKFILL_BATCH = 200;
+
+/**
+ * The worker's poll interval, which is also its first delay: the handshake and
+ * the first calls go first, the model loads after (SPEC §7: never during the handshake).
+ */
+export const EVIDENCE_WORKER_START_DELAY_MS = 1000;

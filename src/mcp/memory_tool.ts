@@ -9,11 +9,9 @@ import { readMemories, readMemory } from "../memory/read.ts";
 import { rememberMemory } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import { batchFindMemories, type BatchItem, type FindInput, findMemories } from "../recall/find.ts";
-import { closestName } from "../text/closest_name.ts";
 import { SCHEMA_GENERATION, type SourceType } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
-import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
-import { MEMORY_ACTION_NAMES, MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
+import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
 import {
   type ContentMode,
   memoryHeader,
@@ -22,7 +20,7 @@ import {
   presentResults,
 } from "./present.ts";
 import type { McpRuntime } from "./runtime.ts";
-import { validateData } from "./validate.ts";
+import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 type Data<A extends MemoryAction> = z.output<typeof MEMORY_ACTIONS[A]["schema"]>;
 
@@ -105,9 +103,23 @@ function editFrom(data: Data<"update">): MemoryEdit {
   return { kind: "metadata_only" };
 }
 
-const handlers: {
-  [A in MemoryAction]: (runtime: McpRuntime, data: Data<A>) => Record<string, unknown>;
-} = {
+/** Query vectors when the evidence channel is usable; a failed model load degrades to lexical. */
+async function queryVectors(
+  runtime: McpRuntime,
+  queries: readonly string[],
+  warnings: string[],
+): Promise<(Float32Array | undefined)[] | undefined> {
+  const semantic = runtime.ctx.semantic;
+  if (!semantic?.usable()) return undefined;
+  try {
+    return await Promise.all(queries.map((query) => semantic.embedQuery(query)));
+  } catch (error) {
+    warnings.push(`semantic recall failed for this call, lexical results only: ${error}`);
+    return undefined;
+  }
+}
+
+const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   remember(runtime, data) {
     const result = rememberMemory(runtime.ctx, {
       content: data.content,
@@ -131,13 +143,18 @@ const handlers: {
     return response;
   },
 
-  find(runtime, data) {
+  async find(runtime, data) {
     const mode: ContentMode = data.content_mode ?? "preview";
+    const warnings: string[] = [];
+    const query = data.query?.trim() ?? "";
+    const vectors = query === "" ? undefined : await queryVectors(runtime, [query], warnings);
     const page = findMemories(runtime.ctx, {
       ...findInput(data),
       query: data.query,
       limit: data.limit,
       offset: data.offset,
+      queryVector: vectors?.[0],
+      similarityFloor: runtime.ctx.semantic?.similarityFloor,
     });
     const { results, size } = presentResults(page.items, mode);
     const response: Record<string, unknown> = {
@@ -149,10 +166,11 @@ const handlers: {
     };
     if (page.hint) response.hint = page.hint;
     if (runtime.ctx.settings.includeSize) response.size = size;
+    if (warnings.length > 0) response.warnings = warnings;
     return response;
   },
 
-  batch_find(runtime, data) {
+  async batch_find(runtime, data) {
     const mode: ContentMode = data.content_mode ?? "preview";
     const queries = data.queries.map((q, index) =>
       typeof q === "string"
@@ -168,10 +186,17 @@ const handlers: {
       }
       ids.add(q.id);
     }
+    const warnings: string[] = [];
+    const vectors = await queryVectors(runtime, queries.map((q) => q.query), warnings);
     const page = batchFindMemories(runtime.ctx, {
       queries,
-      filters: { ...findInput(data), limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT },
+      filters: {
+        ...findInput(data),
+        limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT,
+        similarityFloor: runtime.ctx.semantic?.similarityFloor,
+      },
       deduplicate: data.deduplicate ?? true,
+      queryVectors: vectors,
     });
     const { results, size } = presentResults(page.items, mode, (item, result) => {
       const batch = item as BatchItem;
@@ -293,69 +318,20 @@ const handlers: {
   },
 
   help(_runtime, data) {
-    return memoryHelp(data.topic);
+    return verbHelp(MEMORY_VERB_TOOL, data.topic);
   },
 };
 
-/** The help payload: every action (or one) with its JSON Schema and an example. */
-export function memoryHelp(topic?: string): Record<string, unknown> {
-  if (topic !== undefined && !(topic in MEMORY_ACTIONS)) {
-    const suggestion = closestName(topic, MEMORY_ACTION_NAMES);
-    throw new MemaError("invalid_input", `no help topic "${topic}"`, {
-      field: "topic",
-      didYouMean: suggestion,
-      hint: `topics: ${MEMORY_ACTION_NAMES.join(", ")}`,
-    });
-  }
-  const names = topic === undefined ? MEMORY_ACTION_NAMES : [topic as MemoryAction];
-  const actions: Record<string, unknown> = {};
-  for (const name of names) {
-    const spec = MEMORY_ACTIONS[name];
-    actions[name] = {
-      description: spec.description,
-      schema: z.toJSONSchema(spec.schema, { unrepresentable: "any" }),
-      example: { action: name, data: spec.example },
-    };
-  }
-  return {
-    tool: "memory",
-    call_shape: '{"action": "<name>", "data": {...}}',
-    actions,
-    notes: [
-      "Memory ids are stable integers. Offsets are UTF-16 code units.",
-      "Every response is {ok, mode, degraded, warnings, data}; errors have ok:false and data.error.",
-      "Byte-identical content already active in a workspace returns the same id with duplicate_replay:true.",
-      "update keeps every earlier version; pass expected_version to avoid overwriting someone else's change.",
-    ],
-  };
-}
-
-/** Runs one `memory` call and returns its envelope; never throws. */
-export function callMemoryTool(runtime: McpRuntime, action: unknown, data: unknown): Envelope {
-  const state = runtime.capabilities();
-  try {
-    if (typeof action !== "string" || action === "") {
-      throw new MemaError("invalid_input", "action is required", {
-        field: "action",
-        hint: `one of: ${MEMORY_ACTION_NAMES.join(", ")}`,
-      });
-    }
-    if (!(action in MEMORY_ACTIONS)) {
-      const suggestion = closestName(action, MEMORY_ACTION_NAMES);
-      throw new MemaError("unknown_action", `memory has no action "${action}"`, {
-        field: "action",
-        didYouMean: suggestion,
-        hint: `one of: ${MEMORY_ACTION_NAMES.join(", ")}`,
-      });
-    }
-    const name = action as MemoryAction;
-    const { value, warnings } = validateData(MEMORY_ACTIONS[name].schema, data, { verb: name });
-    const handler = handlers[name] as (
-      runtime: McpRuntime,
-      data: unknown,
-    ) => Record<string, unknown>;
-    return successEnvelope(handler(runtime, value), state, warnings);
-  } catch (error) {
-    return errorEnvelope(error, state);
-  }
-}
+/** The `memory` tool. */
+export const MEMORY_VERB_TOOL: VerbTool = {
+  name: "memory",
+  verbKey: "action",
+  verbs: MEMORY_ACTIONS,
+  handlers: handlers as Record<string, VerbHandler>,
+  notes: [
+    "Memory ids are stable integers. Offsets are UTF-16 code units.",
+    "Every response is {ok, mode, degraded, warnings, data}; errors have ok:false and data.error.",
+    "Byte-identical content already active in a workspace returns the same id with duplicate_replay:true.",
+    "update keeps every earlier version; pass expected_version to avoid overwriting someone else's change.",
+  ],
+};

@@ -19,6 +19,6 @@ export function createRuntime(ctx: ServiceContext, options: { dbPath: string }):
     ctx,
     dbPath: options.dbPath,
     startedAt: new Date().toISOString(),
-    capabilities: () => describeCapabilities(ctx.store.capabilities),
+    capabilities: () => describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe()),
   };
 }

@@ -15,8 +15,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { VERSION } from "../version.ts";
 import { errorEnvelope, toToolResult } from "./envelope.ts";
 import { MemaError } from "../errors/mod.ts";
-import { callMemoryTool } from "./memory_tool.ts";
-import { MEMORY_ACTION_NAMES } from "./memory_schemas.ts";
+import { MEMORY_VERB_TOOL } from "./memory_tool.ts";
+import { REPAIR_VERB_TOOL } from "./repair_tool.ts";
+import { callVerbTool, type VerbTool } from "./verb_tool.ts";
+import { closestName } from "../text/closest_name.ts";
 import type { McpRuntime } from "./runtime.ts";
 
 const MEMORY_TOOL_DESCRIPTION =
@@ -31,30 +33,48 @@ Call as {"action": ..., "data": {...}}. Actions:
 - status {}, help {topic?} (JSON Schema of every action, with examples)
 Search before you store; prefer updating a fact over storing a contradicting one.`;
 
-/** The `memory` tool's MCP definition. */
-export const MEMORY_TOOL = {
-  name: "memory",
-  title: "Memory",
-  description: MEMORY_TOOL_DESCRIPTION,
-  inputSchema: {
-    type: "object" as const,
-    properties: {
-      action: { type: "string", enum: MEMORY_ACTION_NAMES, description: "the verb to run" },
-      data: {
-        type: "object",
-        description: "the verb's fields; see help",
-        additionalProperties: true,
+const REPAIR_TOOL_DESCRIPTION =
+  `mema maintenance of derived data. Call as {"task": ..., "data": {...}}.
+- rebuild_evidence {dry_run? (default true), batch_size?}: rebuild rows and vectors after an embedding-model change; repeat with dry_run:false until complete:true
+- semantic_control {action: status|unload}
+- help {topic?}`;
+
+/** An MCP tool definition for a verb tool. */
+function toolDefinition(tool: VerbTool, description: string, title: string) {
+  return {
+    name: tool.name,
+    title,
+    description,
+    inputSchema: {
+      type: "object" as const,
+      properties: {
+        [tool.verbKey]: {
+          type: "string",
+          enum: Object.keys(tool.verbs),
+          description: "the verb to run",
+        },
+        data: {
+          type: "object",
+          description: "the verb's fields; see help",
+          additionalProperties: true,
+        },
       },
+      required: [tool.verbKey],
     },
-    required: ["action"],
+    annotations: { title, readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  };
+}
+
+const TOOLS = [
+  {
+    tool: MEMORY_VERB_TOOL,
+    definition: toolDefinition(MEMORY_VERB_TOOL, MEMORY_TOOL_DESCRIPTION, "Memory"),
   },
-  annotations: {
-    title: "Memory",
-    readOnlyHint: false,
-    destructiveHint: false,
-    openWorldHint: false,
+  {
+    tool: REPAIR_VERB_TOOL,
+    definition: toolDefinition(REPAIR_VERB_TOOL, REPAIR_TOOL_DESCRIPTION, "Memory repair"),
   },
-};
+];
 
 /** Builds an MCP server bound to a runtime. */
 export function createMcpServer(runtime: McpRuntime): Server {
@@ -66,19 +86,22 @@ export function createMcpServer(runtime: McpRuntime): Server {
         "mema stores facts for you across sessions. Before answering from memory, call memory find; store durable facts with memory remember (one fact per memory, verbatim, with a subject and workspace).",
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [MEMORY_TOOL] }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: TOOLS.map((entry) => entry.definition),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    if (name !== "memory") {
+    const entry = TOOLS.find((candidate) => candidate.tool.name === name);
+    if (!entry) {
       return toToolResult(errorEnvelope(
         new MemaError("unknown_action", `no tool named "${name}"`, {
           field: "name",
-          didYouMean: "memory",
+          didYouMean: closestName(name, TOOLS.map((t) => t.tool.name)),
         }),
         runtime.capabilities(),
       ));
     }
-    return toToolResult(callMemoryTool(runtime, args?.action, args?.data));
+    return toToolResult(await callVerbTool(entry.tool, runtime, args));
   });
   return server;
 }

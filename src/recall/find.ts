@@ -14,7 +14,8 @@ import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
-import { CANDIDATE_POOL } from "./constants.ts";
+import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
+import { vectorCandidates } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
@@ -32,6 +33,10 @@ export interface FindInput {
   status?: MemoryStatus | "any";
   limit?: number;
   offset?: number;
+  /** The query embedded by the configured model: turns on the evidence channel. */
+  queryVector?: Float32Array;
+  /** Cosine floor for memories only the evidence channel found. */
+  similarityFloor?: number;
 }
 
 /** How the page was produced. */
@@ -119,12 +124,23 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
     const candidates = lexicalCandidates(ctx.store, terms, { filters, pool });
     const records = ctx.store.getMemories(candidates.ids);
-    const ranked = rankCandidates([...records.values()], { terms, bm25: candidates.bm25, now });
+    let ranked = rankCandidates([...records.values()], { terms, bm25: candidates.bm25, now });
+    let total = candidates.total;
+    if (input.queryVector) {
+      const fused = fuseWithVectors(ctx, ranked, {
+        vector: input.queryVector,
+        filters,
+        floor: input.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR,
+        now,
+      });
+      total += fused.vectorOnly;
+      ranked = fused.ranked;
+    }
     const items = ranked.slice(offset, offset + limit);
     const page: FindPage = {
       items,
       hasMore: ranked.length > offset + limit,
-      totalEstimate: Math.max(candidates.total, ranked.length),
+      totalEstimate: Math.max(total, ranked.length),
       retrievalMode: ranked.length === 0 ? "empty" : "query",
       terms,
     };
@@ -133,6 +149,44 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     }
     return page;
   });
+}
+
+/**
+ * Hybrid ranking: the lexical order and the evidence order are fused with
+ * reciprocal-rank fusion, then the trust/recency prior orders near-ties.
+ * Memories only the vector channel found must clear the similarity floor.
+ */
+function fuseWithVectors(
+  ctx: ServiceContext,
+  lexical: RankedMemory[],
+  options: { vector: Float32Array; filters: RecallFilters; floor: number; now: number },
+): { ranked: RankedMemory[]; vectorOnly: number } {
+  const hits = vectorCandidates(ctx.store, options.vector, options);
+  if (hits.length === 0) return { ranked: lexical, vectorOnly: 0 };
+  const byId = new Map(lexical.map((item) => [item.memory.id, item]));
+  const missing = hits.filter((hit) => !byId.has(hit.memoryId)).map((hit) => hit.memoryId);
+  const extra = ctx.store.getMemories(missing);
+  const vectorById = new Map(hits.map((hit) => [hit.memoryId, hit]));
+  const span = Math.max(1e-6, 1 - options.floor);
+  const ranked: RankedMemory[] = [];
+  for (const id of new Set([...byId.keys(), ...vectorById.keys()])) {
+    const lexicalItem = byId.get(id);
+    const memory = lexicalItem?.memory ?? extra.get(id);
+    if (!memory) continue;
+    const hit = vectorById.get(id);
+    const similarity = hit ? Math.max(0, hit.score - options.floor) / span : 0;
+    ranked.push({
+      memory,
+      score: (lexicalItem?.score ?? priorBoost(memory, options.now)) +
+        HYBRID_VECTOR_WEIGHT * similarity,
+      coverage: lexicalItem?.coverage ?? 0,
+      matchedTerms: lexicalItem?.matchedTerms ?? [],
+      vectorCosine: hit?.cosine,
+      vectorRowIds: hit?.rowIds,
+    });
+  }
+  ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+  return { ranked, vectorOnly: missing.length };
 }
 
 /** One query of a batch. */
@@ -173,15 +227,18 @@ export function batchFindMemories(
   ctx: ServiceContext,
   input: {
     queries: BatchQuery[];
-    filters: Omit<FindInput, "query" | "offset">;
+    filters: Omit<FindInput, "query" | "offset" | "queryVector">;
     deduplicate: boolean;
+    /** One vector per query (same order), when the evidence channel is on. */
+    queryVectors?: (Float32Array | undefined)[];
   },
 ): BatchFindPage {
   const merged = new Map<number, BatchItem>();
   const all: BatchItem[] = [];
   const perQuery: BatchQueryReport[] = [];
-  for (const { id, query } of input.queries) {
-    const page = findMemories(ctx, { ...input.filters, query, offset: 0 });
+  for (const [index, { id, query }] of input.queries.entries()) {
+    const queryVector = input.queryVectors?.[index];
+    const page = findMemories(ctx, { ...input.filters, query, offset: 0, queryVector });
     perQuery.push({
       id,
       count: page.items.length,

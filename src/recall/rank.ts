@@ -25,6 +25,10 @@ export interface RankedMemory {
   score: number;
   coverage: number;
   matchedTerms: string[];
+  /** Cosine of the best evidence row, when the vector channel found it. */
+  vectorCosine?: number;
+  /** Evidence rows the vector channel matched, best first. */
+  vectorRowIds?: number[];
 }
 
 const DAY_MS = 86_400_000;
@@ -44,14 +48,35 @@ export function priorBoost(memory: MemoryRecord, now: number): number {
     (memory.status === "superseded" ? SUPERSEDED_PENALTY : 0);
 }
 
-function share(terms: readonly string[], has: (term: string) => boolean): number {
-  if (terms.length === 0) return 0;
-  return terms.filter(has).length / terms.length;
+function weightedShare(
+  terms: readonly string[],
+  weights: ReadonlyMap<string, number>,
+  has: (term: string) => boolean,
+): number {
+  let total = 0;
+  let found = 0;
+  for (const term of terms) {
+    const weight = weights.get(term) ?? 1;
+    total += weight;
+    if (has(term)) found += weight;
+  }
+  return total === 0 ? 0 : found / total;
+}
+
+interface Fields {
+  memory: MemoryRecord;
+  subject: string;
+  content: string;
+  tagTokens: Set<string>;
+  matchedTerms: string[];
 }
 
 /**
  * Scores and orders candidates. Memories that contain none of the terms are
- * dropped: an honest short page beats padding with unrelated facts.
+ * dropped: an honest short page beats padding with unrelated facts. Terms are
+ * weighted by how rare they are in the candidate pool (an IDF estimated on the
+ * pool, so no extra query): a name on every candidate counts less than the one
+ * word that singles out the fact.
  */
 export function rankCandidates(
   records: readonly MemoryRecord[],
@@ -60,7 +85,8 @@ export function rankCandidates(
   const { terms, bm25, now } = options;
   let best = 0;
   for (const value of bm25.values()) best = Math.max(best, -value);
-  const ranked: RankedMemory[] = [];
+  const fields: Fields[] = [];
+  const documentFrequency = new Map<string, number>();
   for (const memory of records) {
     const subject = memory.subject.normalize("NFKC").toLowerCase();
     const content = memory.content.normalize("NFKC").toLowerCase();
@@ -70,9 +96,21 @@ export function rankCandidates(
       memory.tags.some((tag) => tag.includes(term))
     );
     if (matchedTerms.length === 0) continue;
-    const coverage = matchedTerms.length / terms.length;
-    const subjectShare = share(terms, (term) => subject.includes(term));
-    const tagShare = share(terms, (term) => tagTokens.has(term));
+    for (const term of matchedTerms) {
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+    fields.push({ memory, subject, content, tagTokens, matchedTerms });
+  }
+  const pool = fields.length;
+  const weights = new Map(
+    terms.map((term) => [term, Math.log(1 + pool / (documentFrequency.get(term) ?? 1))]),
+  );
+  const ranked: RankedMemory[] = [];
+  for (const { memory, subject, tagTokens, matchedTerms } of fields) {
+    const matched = new Set(matchedTerms);
+    const coverage = weightedShare(terms, weights, (term) => matched.has(term));
+    const subjectShare = weightedShare(terms, weights, (term) => subject.includes(term));
+    const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term));
     const raw = bm25.get(memory.id);
     const text = raw === undefined || best === 0 ? 0 : -raw / best;
     const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +

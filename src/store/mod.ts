@@ -160,6 +160,11 @@ export class Store {
     return recall.selectBrowsePage(this.#connection.db, filters, page);
   }
 
+  /** Of `ids`, those passing the filters, mapped to their current version. */
+  filterMemoryIds(ids: readonly number[], filters: RecallFilters): Map<number, number> {
+    return recall.selectFilteredVersions(this.#connection.db, ids, filters);
+  }
+
   countFiltered(filters: RecallFilters): number {
     return recall.countFiltered(this.#connection.db, filters);
   }

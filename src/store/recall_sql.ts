@@ -157,3 +157,20 @@ export function countFiltered(db: DatabaseSync, filters: RecallFilters): number 
   ) as Row;
   return Number(row.n);
 }
+
+/** Of `ids`, those passing the filters, with their current version. */
+export function selectFilteredVersions(
+  db: DatabaseSync,
+  ids: readonly number[],
+  filters: RecallFilters,
+): Map<number, number> {
+  const found = new Map<number, number>();
+  if (ids.length === 0) return found;
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT m.id AS id, m.version AS version FROM memories m
+     WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where}`,
+  ).all(JSON.stringify(ids), ...values) as Row[];
+  for (const row of rows) found.set(Number(row.id), Number(row.version));
+  return found;
+}

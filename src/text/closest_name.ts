@@ -54,12 +54,13 @@ export function closestName(name: string, candidates: readonly string[]): string
       best = candidate;
       bestDistance = distance;
     }
-    if (
-      folded.length >= 4 && target.length >= 4 &&
-      (target.startsWith(folded) || folded.startsWith(target)) && bestDistance > 1
-    ) {
+    // A long shared beginning is a near-miss too: "memories" → "memory".
+    let prefix = 0;
+    while (prefix < folded.length && folded[prefix] === target[prefix]) prefix++;
+    const shorter = Math.min(folded.length, target.length);
+    if (prefix >= 4 && prefix >= Math.ceil(0.75 * shorter) && bestDistance > allowed) {
       best = candidate;
-      bestDistance = 1;
+      bestDistance = allowed;
     }
   }
   return best;

@@ -1,0 +1,324 @@
+/**
+ * The vector side of evidence: which embedding space the index holds, whether
+ * it matches the configured model (SPEC §7 `mismatch`), embedding rows that
+ * lack vectors (a durable job), rebuilding after a model change, and query
+ * embeddings for recall. The model loads lazily, never during the handshake.
+ *
+ * @example
+ * ```ts
+ * import { SemanticIndex } from "./src/evidence/semantic.ts";
+ * // const semantic = new SemanticIndex(store, { modelId: "static-wink-100d", modelsDir });
+ * // semantic.describe().state === "ready"
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import {
+  type LocatedModel,
+  locateEmbeddingModel,
+  type OpenedModel,
+  openEmbeddingModel,
+} from "../models/embedding_model.ts";
+import type { Store } from "../store/mod.ts";
+import { DESCRIBE_CACHE_MS, EMBED_BATCH_ROWS, EMBED_JOB_KIND } from "./constants.ts";
+import { refreshEvidence } from "./rows.ts";
+
+/** Vector recall's state, the last step of doctor's vector chain. */
+export type VectorState = "off" | "unavailable" | "mismatch" | "indexing" | "ready";
+
+/** What status, doctor and the envelope report. */
+export interface SemanticReport {
+  state: VectorState;
+  modelId?: string;
+  space?: string;
+  indexedSpace?: string;
+  rows: number;
+  embeddedRows: number;
+  warning?: string;
+  fix?: string;
+}
+
+/** Settings for {@linkcode SemanticIndex}. */
+export interface SemanticConfig {
+  modelId?: string;
+  modelsDir: string;
+}
+
+const SPACE_KEY = "embedding_space";
+
+/** The embedding space id: model, dimension and a fingerprint of the weights. */
+export function spaceId(
+  model: { entry: { id: string }; dim: number; fingerprint: string },
+): string {
+  return `${model.entry.id}:${model.dim}:${model.fingerprint}`;
+}
+
+/** Owns the embedder and the vector index state of one store. */
+export class SemanticIndex {
+  readonly #store: Store;
+  readonly #config: SemanticConfig;
+  #located?: LocatedModel;
+  #locateError?: string;
+  #opened?: Promise<OpenedModel>;
+  #space?: string;
+  #described?: { at: number; report: SemanticReport };
+
+  constructor(store: Store, config: SemanticConfig) {
+    this.#store = store;
+    this.#config = config;
+    if (config.modelId) {
+      try {
+        this.#located = locateEmbeddingModel({
+          modelId: config.modelId,
+          modelsDir: config.modelsDir,
+        });
+      } catch (error) {
+        this.#locateError = error instanceof MemaError ? error.reason : String(error);
+      }
+    }
+  }
+
+  /** The configured model's similarity floor (cosine), if the manifest gives one. */
+  get similarityFloor(): number | undefined {
+    return this.#located?.entry.similarity_floor;
+  }
+
+  /**
+   * Cheap, synchronous state for every response; never loads the model. The
+   * row counts behind it are cached for {@linkcode DESCRIBE_CACHE_MS}.
+   */
+  describe(): SemanticReport {
+    const now = Date.now();
+    if (this.#described && now - this.#described.at < DESCRIBE_CACHE_MS) {
+      return this.#described.report;
+    }
+    const report = this.#describeNow();
+    this.#described = { at: now, report };
+    return report;
+  }
+
+  /** Forgets the cached state (after a rebuild or a change of space). */
+  invalidate(): void {
+    this.#described = undefined;
+  }
+
+  #describeNow(): SemanticReport {
+    const store = this.#store;
+    const indexedSpace = store.getMeta(SPACE_KEY);
+    const counts = store.countEvidence(indexedSpace);
+    const base = { rows: counts.rows, embeddedRows: counts.embedded, indexedSpace };
+    if (!this.#config.modelId) {
+      return {
+        ...base,
+        state: "off",
+        warning:
+          "semantic recall is off: no embedding model is configured, so find matches words, not meaning",
+        fix:
+          "run `mema setup --model static-wink-100d` (offline) or `mema setup --install` (multilingual-e5-small)",
+      };
+    }
+    const modelId = this.#config.modelId;
+    if (this.#locateError || !this.#located?.available) {
+      return {
+        ...base,
+        state: "unavailable",
+        modelId,
+        warning: `semantic recall is unavailable: ${
+          this.#locateError ?? this.#located?.problem?.reason
+        }`,
+        fix: this.#located?.problem?.fix ?? "check embedding_model in the config file",
+      };
+    }
+    if (!store.capabilities.vec) {
+      return {
+        ...base,
+        state: "unavailable",
+        modelId,
+        warning:
+          `semantic recall is unavailable: sqlite-vec did not load (${store.capabilities.vecError})`,
+        fix: "run `mema doctor` for the cause",
+      };
+    }
+    const expected = this.#space;
+    const prefix = `${modelId}:${this.#located.entry.dim}:`;
+    const matches = indexedSpace !== undefined &&
+      (expected ? indexedSpace === expected : indexedSpace.startsWith(prefix));
+    if (indexedSpace !== undefined && !matches) {
+      return {
+        ...base,
+        state: "mismatch",
+        modelId,
+        space: expected,
+        warning:
+          `the vector index was built with ${indexedSpace}, not the configured ${modelId}: vector recall is off until it is rebuilt`,
+        fix: 'run memory_repair {"task": "rebuild_evidence"} (dry_run first)',
+      };
+    }
+    if (indexedSpace === undefined || counts.embedded < counts.rows) {
+      return {
+        ...base,
+        state: "indexing",
+        modelId,
+        space: expected ?? indexedSpace,
+        warning: counts.rows > 0
+          ? `vector index is being built: ${counts.embedded} of ${counts.rows} rows embedded`
+          : undefined,
+      };
+    }
+    return { ...base, state: "ready", modelId, space: indexedSpace };
+  }
+
+  /** True when find may use the vector channel (ready, or still filling). */
+  usable(): boolean {
+    const state = this.describe().state;
+    return state === "ready" || state === "indexing";
+  }
+
+  /** Loads the model once; the first load also claims an empty index for its space. */
+  async #model(): Promise<OpenedModel> {
+    if (!this.#located) throw new MemaError("not_found", "no embedding model is configured");
+    this.#opened ??= openEmbeddingModel(this.#located).catch((error) => {
+      this.#opened = undefined;
+      throw error;
+    });
+    const model = await this.#opened;
+    if (this.#space === undefined) {
+      const space = spaceId(model);
+      this.#space = space;
+      // An empty index belongs to the first model that uses it; a different recorded
+      // space is a mismatch that only rebuild_evidence resolves.
+      this.#store.write(() => {
+        if (this.#store.getMeta(SPACE_KEY) !== undefined) return;
+        this.#store.recreateVecTable(model.dim);
+        this.#store.setMeta(SPACE_KEY, space);
+        enqueueJob(this.#store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
+      });
+      this.invalidate();
+    }
+    return model;
+  }
+
+  /** The query's vector, or undefined when the vector channel is not usable. */
+  async embedQuery(query: string): Promise<Float32Array | undefined> {
+    if (!this.usable()) return undefined;
+    const model = await this.#model();
+    if (this.describe().state === "mismatch") return undefined;
+    const [vector] = await model.embedder.embed([query], "query");
+    return vector;
+  }
+
+  /**
+   * Embeds up to `maxRows` rows that lack a vector in the current space, in
+   * batches each committed on its own (a crash keeps finished batches).
+   * Returns how many rows were embedded.
+   */
+  async embedPendingRows(maxRows = Infinity): Promise<number> {
+    if (!this.usable()) return 0;
+    const model = await this.#model();
+    const space = this.#space!;
+    if (this.#store.getMeta(SPACE_KEY) !== space) return 0;
+    let done = 0;
+    while (done < maxRows) {
+      const rows = this.#store.rowsToEmbed(space, Math.min(EMBED_BATCH_ROWS, maxRows - done));
+      if (rows.length === 0) break;
+      const vectors = await model.embedder.embed(rows.map((row) => row.text), "passage");
+      this.#store.write(() =>
+        this.#store.writeRowVectors(
+          space,
+          rows.map((row, i) => ({ rowId: row.id, vector: vectors[i] })),
+        )
+      );
+      done += rows.length;
+    }
+    if (done > 0) this.invalidate();
+    return done;
+  }
+
+  /**
+   * Rebuilds the index for the configured model: a dry run reports the work;
+   * otherwise the index is switched to the new space (vectors dropped, rows
+   * kept) on the first call and filled in batches; call again until `complete`.
+   */
+  async rebuild(options: { dryRun: boolean; batchSize: number }): Promise<RebuildReport> {
+    const before = this.describe();
+    if (before.state === "off" || before.state === "unavailable") {
+      throw new MemaError("invalid_input", before.warning ?? "no usable embedding model", {
+        hint: before.fix,
+      });
+    }
+    const missingRows = this.#store.read(() => this.#store.memoriesMissingRows(1_000_000)).length;
+    if (options.dryRun) {
+      return {
+        dryRun: true,
+        state: before.state,
+        fromSpace: before.indexedSpace,
+        toSpace: before.space,
+        rows: before.rows,
+        toEmbed: before.state === "mismatch" ? before.rows : before.rows - before.embeddedRows,
+        memoriesMissingRows: missingRows,
+        embeddedNow: 0,
+        complete: before.state === "ready" && missingRows === 0,
+      };
+    }
+    const model = await this.#opened ?? await openEmbeddingModel(this.#located!);
+    const space = spaceId(model);
+    this.#space = space;
+    if (this.#store.getMeta(SPACE_KEY) !== space || !this.#store.vecTableExists()) {
+      this.#store.write(() => {
+        this.#store.recreateVecTable(model.dim);
+        this.#store.setMeta(SPACE_KEY, space);
+      });
+      this.invalidate();
+    }
+    this.#opened ??= Promise.resolve(model);
+    backfillRows(this.#store, options.batchSize);
+    const embeddedNow = await this.embedPendingRows(options.batchSize);
+    this.invalidate();
+    const after = this.describe();
+    return {
+      dryRun: false,
+      state: after.state,
+      fromSpace: before.indexedSpace,
+      toSpace: space,
+      rows: after.rows,
+      toEmbed: after.rows - after.embeddedRows,
+      memoriesMissingRows: missingRows,
+      embeddedNow,
+      complete: after.state === "ready" &&
+        this.#store.read(() => this.#store.memoriesMissingRows(1)).length === 0,
+    };
+  }
+
+  /** Releases the model (semantic_control unload). */
+  async unload(): Promise<void> {
+    const opened = this.#opened;
+    this.#opened = undefined;
+    if (opened) await (await opened.catch(() => undefined))?.embedder.unload();
+  }
+}
+
+/** Writes rows for memories that have none for their current version (older databases). */
+export function backfillRows(store: Store, limit: number): number {
+  const ids = store.read(() => store.memoriesMissingRows(limit));
+  for (const id of ids) {
+    store.write(() => {
+      const memory = store.getMemory(id);
+      if (memory) refreshEvidence(store, memory);
+    });
+  }
+  return ids.length;
+}
+
+/** What rebuild_evidence answers. */
+export interface RebuildReport {
+  dryRun: boolean;
+  state: VectorState;
+  fromSpace?: string;
+  toSpace?: string;
+  rows: number;
+  toEmbed: number;
+  memoriesMissingRows: number;
+  embeddedNow: number;
+  complete: boolean;
+}

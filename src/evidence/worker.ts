@@ -1,0 +1,41 @@
+/**
+ * The background evidence worker of a serving process: writes rows missing
+ * for older memories and embeds rows that lack a vector, as durable jobs.
+ *
+ * @example
+ * ```ts
+ * import { startEvidenceWorker } from "./src/evidence/worker.ts";
+ * // const worker = startEvidenceWorker(store, semantic); … await worker.stop();
+ * ```
+ * @module
+ */
+import { enqueueJob } from "../jobs/queue.ts";
+import { type JobWorker, startJobWorker } from "../jobs/worker.ts";
+import type { Store } from "../store/mod.ts";
+import { EMBED_JOB_KIND, EVIDENCE_WORKER_START_DELAY_MS, ROW_BACKFILL_BATCH } from "./constants.ts";
+import { backfillRows, type SemanticIndex } from "./semantic.ts";
+
+/** Runs the embed job: backfill rows, then embed until nothing is left. */
+export async function runEvidenceJob(store: Store, semantic: SemanticIndex): Promise<void> {
+  while (backfillRows(store, ROW_BACKFILL_BATCH) > 0) {
+    // Each batch commits on its own; loop until every memory has rows.
+  }
+  await semantic.embedPendingRows();
+}
+
+/**
+ * Starts the worker, and queues one evidence job when there is work left from
+ * before (rows missing, or vectors missing for the configured model).
+ */
+export function startEvidenceWorker(store: Store, semantic: SemanticIndex): JobWorker {
+  const state = semantic.describe().state;
+  const missingRows = store.read(() => store.memoriesMissingRows(1)).length > 0;
+  if (missingRows || state === "indexing") {
+    store.write(() =>
+      enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
+    );
+  }
+  return startJobWorker(store, {
+    [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic),
+  }, { pollMs: EVIDENCE_WORKER_START_DELAY_MS });
+}

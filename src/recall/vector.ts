@@ -1,0 +1,59 @@
+/**
+ * The evidence channel: nearest rows to the query vector, kept only when their
+ * memory passes the filters and the row belongs to the memory's current
+ * version, then aggregated per memory.
+ *
+ * @example
+ * ```ts
+ * import { vectorCandidates } from "./src/recall/vector.ts";
+ * // vectorCandidates(store, queryVector, { filters, floor: 0.8 })
+ * ```
+ * @module
+ */
+import type { RecallFilters, Store } from "../store/mod.ts";
+import { VECTOR_K_ROWS, VECTOR_SUPPORT_ROWS, VECTOR_SUPPORT_WEIGHT } from "./constants.ts";
+
+/** One memory found by meaning. */
+export interface VectorHit {
+  memoryId: number;
+  /** Cosine of the best row. */
+  cosine: number;
+  /** Best row plus supporting rows, cosine included. */
+  score: number;
+  /** Row ids that matched, best first. */
+  rowIds: number[];
+}
+
+/** Vector hits for a query, best first, each memory once. */
+export function vectorCandidates(
+  store: Store,
+  vector: Float32Array,
+  options: { filters: RecallFilters; floor: number },
+): VectorHit[] {
+  const nearest = store.nearestRows(vector, VECTOR_K_ROWS);
+  if (nearest.length === 0) return [];
+  const rows = new Map(store.rowsById(nearest.map((n) => n.rowId)).map((row) => [row.id, row]));
+  const memoryIds = [...new Set([...rows.values()].map((row) => row.memoryId))];
+  const allowed = store.filterMemoryIds(memoryIds, options.filters);
+  const byMemory = new Map<number, { cosines: number[]; rowIds: number[] }>();
+  for (const { rowId, distance } of nearest) {
+    const row = rows.get(rowId);
+    if (!row || !allowed.has(row.memoryId) || allowed.get(row.memoryId) !== row.memoryVersion) {
+      continue;
+    }
+    const entry = byMemory.get(row.memoryId) ?? { cosines: [], rowIds: [] };
+    entry.cosines.push(1 - distance);
+    entry.rowIds.push(rowId);
+    byMemory.set(row.memoryId, entry);
+  }
+  const hits: VectorHit[] = [];
+  for (const [memoryId, { cosines, rowIds }] of byMemory) {
+    const best = cosines[0];
+    if (best < options.floor) continue;
+    const support = cosines.slice(1, 1 + VECTOR_SUPPORT_ROWS)
+      .reduce((sum, cosine) => sum + Math.max(0, cosine - options.floor), 0);
+    hits.push({ memoryId, cosine: best, score: best + VECTOR_SUPPORT_WEIGHT * support, rowIds });
+  }
+  hits.sort((a, b) => b.score - a.score || b.memoryId - a.memoryId);
+  return hits;
+}
