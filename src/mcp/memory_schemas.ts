@@ -14,6 +14,7 @@ import {
   QUERY_MAX_CHARS,
   TAGS_MAX_PER_CALL,
 } from "../memory/limits.ts";
+import { HIT_WINDOW_MAX } from "../recall/constants.ts";
 import { MEMORY_STATUSES, PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 
 const memoryId = z.number().int().positive().describe("a memory id from remember or find");
@@ -38,8 +39,11 @@ const recallFilters = {
   status: z.enum([...MEMORY_STATUSES.filter((s) => s !== "deleted"), "any"]).optional().describe(
     "default active",
   ),
-  content_mode: z.enum(["preview", "full"]).optional().describe(
-    "preview (default): outline and short content; full: whole content",
+  content_mode: z.enum(["preview", "hits", "full"]).optional().describe(
+    "preview (default): outline and short content; hits: the matching passages; full: whole content",
+  ),
+  hit_window: z.number().int().min(0).max(HIT_WINDOW_MAX).optional().describe(
+    "hits mode: neighbouring rows around each hit, default 0",
   ),
 };
 

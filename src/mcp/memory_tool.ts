@@ -6,6 +6,9 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
+import { HIT_WINDOW_DEFAULT } from "../recall/constants.ts";
+import { hitSpansFor, type HitView } from "../recall/hits.ts";
+import type { RankedMemory } from "../recall/rank.ts";
 import { rememberMemory } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import { batchFindMemories, type BatchItem, type FindInput, findMemories } from "../recall/find.ts";
@@ -119,6 +122,22 @@ async function queryVectors(
   }
 }
 
+function hitViews(
+  runtime: McpRuntime,
+  items: readonly RankedMemory[],
+  mode: ContentMode,
+  window: number | undefined,
+): Map<number, HitView> | undefined {
+  if (mode !== "hits") return undefined;
+  const { store } = runtime.ctx;
+  return store.read(() =>
+    new Map(items.map((item) => [
+      item.memory.id,
+      hitSpansFor(store, item, { window: window ?? HIT_WINDOW_DEFAULT }),
+    ]))
+  );
+}
+
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   remember(runtime, data) {
     const result = rememberMemory(runtime.ctx, {
@@ -156,7 +175,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       queryVector: vectors?.[0],
       similarityFloor: runtime.ctx.semantic?.similarityFloor,
     });
-    const { results, size } = presentResults(page.items, mode);
+    const hits = hitViews(runtime, page.items, mode, data.hit_window);
+    const { results, size } = presentResults(page.items, mode, { hits });
     const response: Record<string, unknown> = {
       results,
       has_more: page.hasMore,
@@ -198,10 +218,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       deduplicate: data.deduplicate ?? true,
       queryVectors: vectors,
     });
-    const { results, size } = presentResults(page.items, mode, (item, result) => {
-      const batch = item as BatchItem;
-      result.matched_queries = batch.matchedQueries;
-      result.best_query_id = batch.bestQueryId;
+    const hits = hitViews(runtime, page.items, mode, data.hit_window);
+    const { results, size } = presentResults(page.items, mode, {
+      hits,
+      extend(item, result) {
+        const batch = item as BatchItem;
+        result.matched_queries = batch.matchedQueries;
+        result.best_query_id = batch.bestQueryId;
+      },
     });
     const response: Record<string, unknown> = {
       results,
@@ -291,12 +315,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   },
 
   status(runtime) {
-    const { store } = runtime.ctx;
+    const { store, semantic } = runtime.ctx;
     const counts = store.read(() => ({
       byStatus: store.countByStatus(),
       history: store.countHistory(),
+      jobs: store.countJobs(),
     }));
     const state = runtime.capabilities();
+    const vector = semantic?.describe();
     return {
       version: VERSION,
       database: store.path,
@@ -311,8 +337,18 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         sqlite_vec: store.capabilities.vec
           ? { loaded: true, version: store.capabilities.vecVersion }
           : { loaded: false, error: store.capabilities.vecError },
-        embedding_model: null,
+        embedding_model: vector?.modelId ?? null,
+        vector_state: vector?.state ?? "off",
+        embedding_space: vector?.space ?? vector?.indexedSpace ?? null,
       },
+      evidence: {
+        rows: vector?.rows ?? 0,
+        embedded_rows: vector?.embeddedRows ?? 0,
+        coverage: vector && vector.rows > 0
+          ? Math.round((vector.embeddedRows / vector.rows) * 10_000) / 10_000
+          : null,
+      },
+      jobs: counts.jobs,
       workspace_isolation: runtime.ctx.settings.workspaceIsolation,
     };
   },

@@ -6,11 +6,12 @@
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import { PREVIEW_INLINE_MAX_CHARS } from "../recall/constants.ts";
 import { buildOutline } from "../recall/outline.ts";
+import type { HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { measureRecall, type RecallSize } from "../recall/size.ts";
 
 /** How much of each memory a recall page carries. */
-export type ContentMode = "preview" | "full";
+export type ContentMode = "preview" | "hits" | "full";
 
 function roundScore(score: number): number {
   return Math.round(score * 10_000) / 10_000;
@@ -39,6 +40,7 @@ export function memoryHeader(memory: MemoryRecord): Record<string, unknown> {
 export function presentResult(
   item: RankedMemory,
   mode: ContentMode,
+  hit?: HitView,
 ): { result: Record<string, unknown>; chars: number } {
   const { memory } = item;
   const result: Record<string, unknown> = {
@@ -46,8 +48,14 @@ export function presentResult(
     score: roundScore(item.score),
   };
   if (item.matchedTerms.length > 0) result.matched_terms = item.matchedTerms;
+  if (item.vectorCosine !== undefined) result.similarity = roundScore(item.vectorCosine);
   let chars = memory.subject.length;
-  if (mode === "full" || memory.content.length <= PREVIEW_INLINE_MAX_CHARS) {
+  if (mode === "hits" && hit?.kind === "spans") {
+    result.hit_spans = hit.spans;
+    return { result, chars: chars + hit.spans.reduce((sum, span) => sum + span.text.length, 0) };
+  }
+  if (mode === "hits") result.hits_upgraded_to_full = true;
+  if (mode !== "preview" || memory.content.length <= PREVIEW_INLINE_MAX_CHARS) {
     result.content = memory.content;
     chars += memory.content.length;
   }
@@ -64,11 +72,15 @@ export function presentResult(
 export function presentResults(
   items: readonly RankedMemory[],
   mode: ContentMode,
-  extend?: (item: RankedMemory, result: Record<string, unknown>) => void,
+  options: {
+    hits?: ReadonlyMap<number, HitView>;
+    extend?: (item: RankedMemory, result: Record<string, unknown>) => void;
+  } = {},
 ): { results: Record<string, unknown>[]; size: RecallSize } {
+  const { extend, hits } = options;
   let chars = 0;
   const results = items.map((item) => {
-    const presented = presentResult(item, mode);
+    const presented = presentResult(item, mode, hits?.get(item.memory.id));
     extend?.(item, presented.result);
     chars += presented.chars;
     return presented.result;

@@ -22,6 +22,7 @@
  * @module
  */
 import { encodeOnnxModel, OnnxDataType, type OnnxGraph } from "./onnx_writer.ts";
+import { type StaticWeighting, weightWordVectors } from "./static_weighting.ts";
 import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
 
 /** What {@link buildStaticModel} produced. */
@@ -42,6 +43,8 @@ export interface BuildStaticModelOptions {
   maxWords?: number;
   /** The wink JSON file; defaults to the one of the npm package in the import map. */
   sourcePath?: string;
+  /** How the word vectors are turned into rows (default {@link STATIC_MODEL_WEIGHTING}). */
+  weighting?: StaticWeighting;
 }
 
 /**
@@ -57,6 +60,9 @@ export const STATIC_MODEL_MAX_WORDS = 30_000;
  * a pasted log. Evidence rows are at most 1,000 characters, far below it.
  */
 export const STATIC_MODEL_MAX_TOKENS = 2048;
+
+/** TODO: measured choice. */
+export const STATIC_MODEL_WEIGHTING: Readonly<StaticWeighting> = { sifA: 0, removedComponents: 0 };
 
 /**
  * The package this model is built from, as recorded in the model's metadata; a test keeps it
@@ -119,6 +125,8 @@ export async function buildStaticModel(
     maxWords,
     accept: (word) => isTokenizableWord(word) && !SPECIAL_TOKENS.includes(word),
   });
+  const weighting = options.weighting ?? STATIC_MODEL_WEIGHTING;
+  const rows = weightWordVectors(table, weighting);
   const tokens = [...SPECIAL_TOKENS, ...table.words];
   const model = encodeOnnxModel({
     irVersion: ONNX_IR_VERSION,
@@ -127,7 +135,7 @@ export async function buildStaticModel(
     docString: `Static word vectors from ${STATIC_MODEL_SOURCE}: token id -> vector lookup.`,
     metadata: { source: STATIC_MODEL_SOURCE, max_words: String(maxWords) },
     graph: staticGraph(
-      embeddingTable(table.vectors, tokens.length, table.dim),
+      embeddingTable(rows, tokens.length, table.dim),
       tokens.length,
       table.dim,
     ),

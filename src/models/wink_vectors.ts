@@ -24,8 +24,18 @@ import { fileURLToPath } from "node:url";
 export interface WinkVectors {
   /** Values per vector (100). */
   dim: number;
+  /**
+   * How many words the whole package lists: its `size` header (341,479 in 1.1.0), or, in a
+   * file without one, the rank of the last word read.
+   */
+  size: number;
   /** The kept words, most frequent first. */
   words: string[];
+  /**
+   * Each kept word's 1-based position in the package's frequency-ordered `words` list,
+   * counting the skipped words too: the frequency rank that Zipf weighting needs.
+   */
+  ranks: Uint32Array;
   /** `words.length × dim` values; row `i` belongs to `words[i]`. */
   vectors: Float32Array;
 }
@@ -91,11 +101,13 @@ export async function readWinkVectors(
   const file = typeof source === "string" ? await Deno.open(source) : undefined;
   const scanner = new JsonScanner(file?.readable ?? source as ReadableStream<Uint8Array>);
   try {
-    const dim = readHeaderNumber(await scanner.readUntil('"words":['), "dimensions", name);
-    const words = await readWords(scanner, options);
+    const header = await scanner.readUntil('"words":[');
+    const dim = readHeaderNumber(header, "dimensions", name);
+    const { words, ranks, scanned } = await readWords(scanner, options);
+    const size = headerNumber(header, "size") ?? scanned;
     await scanner.readUntil('"vectors":{');
     const vectors = await readVectors(scanner, words, dim, name);
-    return { dim, words, vectors };
+    return { dim, size, words, ranks, vectors };
   } catch (error) {
     throw new Error(`${name}: ${error instanceof Error ? error.message : error}`, {
       cause: error,
@@ -106,24 +118,38 @@ export async function readWinkVectors(
 }
 
 function readHeaderNumber(header: string, key: string, name: string): number {
-  const match = header.match(new RegExp(`"${key}":(\\d+)`));
-  if (!match) throw new Error(`no "${key}" before "words" in ${name}; not a wink embeddings file`);
-  return Number(match[1]);
+  const value = headerNumber(header, key);
+  if (value === undefined) {
+    throw new Error(`no "${key}" before "words" in ${name}; not a wink embeddings file`);
+  }
+  return value;
 }
 
-async function readWords(scanner: JsonScanner, options: ReadWinkVectorsOptions): Promise<string[]> {
+function headerNumber(header: string, key: string): number | undefined {
+  const match = header.match(new RegExp(`"${key}":(\\d+)`));
+  return match ? Number(match[1]) : undefined;
+}
+
+async function readWords(
+  scanner: JsonScanner,
+  options: ReadWinkVectorsOptions,
+): Promise<{ words: string[]; ranks: Uint32Array; scanned: number }> {
   const words: string[] = [];
+  const ranks: number[] = [];
   const seen = new Set<string>();
   const accept = options.accept ?? (() => true);
+  let scanned = 0;
   while (words.length < options.maxWords) {
     const word = await scanner.readArrayString();
     if (word === undefined) break;
+    scanned++;
     if (!seen.has(word) && accept(word)) {
       seen.add(word);
       words.push(word);
+      ranks.push(scanned);
     }
   }
-  return words;
+  return { words, ranks: Uint32Array.from(ranks), scanned };
 }
 
 async function readVectors(

@@ -75,6 +75,12 @@ export const VECTOR_K_ROWS = 400;
 export const VECTOR_SUPPORT_ROWS = 2;
 /** Weight of each supporting row's cosine above the floor (memory-arbiter used 0.08). */
 export const VECTOR_SUPPORT_WEIGHT = 0.08;
+/**
+ * A row counts as a hit (a hit span) when its cosine is within this margin of
+ * the memory's best row; the static model puts every sentence of one note
+ * within ~0.15 of each other, so a wider margin would mark whole notes.
+ */
+export const VECTOR_HIT_ROW_MARGIN = 0.03;
 /** Similarity floor when the model's manifest entry gives none. */
 export const DEFAULT_SIMILARITY_FLOOR = 0.6;
 /**
@@ -89,3 +95,10 @@ export const DEFAULT_SIMILARITY_FLOOR = 0.6;
  * matter more than the weak static channel adds, so scores are added instead.
  */
 export const HYBRID_VECTOR_WEIGHT = 0.5;
+
+/** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
+export const HITS_FULL_COVERAGE = 0.5;
+/** Default neighbouring rows around each hit. */
+export const HIT_WINDOW_DEFAULT = 0;
+/** Most neighbouring rows an agent may ask for. */
+export const HIT_WINDOW_MAX = 5;

@@ -11,7 +11,12 @@
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
-import { VECTOR_K_ROWS, VECTOR_SUPPORT_ROWS, VECTOR_SUPPORT_WEIGHT } from "./constants.ts";
+import {
+  VECTOR_HIT_ROW_MARGIN,
+  VECTOR_K_ROWS,
+  VECTOR_SUPPORT_ROWS,
+  VECTOR_SUPPORT_WEIGHT,
+} from "./constants.ts";
 
 /** One memory found by meaning. */
 export interface VectorHit {
@@ -20,7 +25,7 @@ export interface VectorHit {
   cosine: number;
   /** Best row plus supporting rows, cosine included. */
   score: number;
-  /** Row ids that matched, best first. */
+  /** Rows within the hit margin of the best row, best first. */
   rowIds: number[];
 }
 
@@ -52,7 +57,14 @@ export function vectorCandidates(
     if (best < options.floor) continue;
     const support = cosines.slice(1, 1 + VECTOR_SUPPORT_ROWS)
       .reduce((sum, cosine) => sum + Math.max(0, cosine - options.floor), 0);
-    hits.push({ memoryId, cosine: best, score: best + VECTOR_SUPPORT_WEIGHT * support, rowIds });
+    // Only rows nearly as close as the best one count as hits (they become hit spans).
+    const hitRows = rowIds.filter((_, i) => cosines[i] >= best - VECTOR_HIT_ROW_MARGIN);
+    hits.push({
+      memoryId,
+      cosine: best,
+      score: best + VECTOR_SUPPORT_WEIGHT * support,
+      rowIds: hitRows,
+    });
   }
   hits.sort((a, b) => b.score - a.score || b.memoryId - a.memoryId);
   return hits;

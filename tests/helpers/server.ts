@@ -56,6 +56,8 @@ export interface Envelope {
 export interface ServerSession {
   client: Client;
   call(action: string, data?: unknown, tool?: string): Promise<Envelope>;
+  /** Calls a `memory_repair` task. */
+  repair(task: string, data?: unknown): Promise<Envelope>;
   callRaw(args: Record<string, unknown>, tool?: string): Promise<Envelope & { isError?: boolean }>;
   stderr(): string;
   close(): Promise<void>;
@@ -96,6 +98,7 @@ export async function startServer(
     client,
     callRaw,
     call: (action, data, tool) => callRaw({ action, data }, tool),
+    repair: (task, data) => callRaw({ task, data }, "memory_repair"),
     stderr: () => stderr,
     close: () => client.close(),
   };
