@@ -14,6 +14,10 @@ Usage:
   mema doctor [--json] [--deep] [--db PATH] [--config PATH]
       Check config, identity, database and capabilities. Exit 0 healthy,
       1 warnings, 2 critical problems.
+  mema setup [--model ID] [--install] [--allow-unverified] [--config PATH]
+      Check the environment and write the config file, without network.
+      --model static-wink-100d builds the offline English model locally;
+      --install downloads a model (default multilingual-e5-small).
   mema version
   mema help
 
@@ -22,6 +26,8 @@ Environment:
   MEMA_DB_PATH    database file (default ~/.local/share/mema/mema.sqlite3)
   MEMA_CLIENT     client name, e.g. cursor
   MEMA_AGENT_ID   agent id, e.g. cursor-main
+  MEMA_EMBEDDING_MODEL  embedding model id ("none" turns it off)
+  MEMA_MODELS_DIR       where models live (default ~/.cache/mema/models)
   (MEMORY_ARBITER_* names of the same meaning are accepted too)
 `;
 

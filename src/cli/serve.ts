@@ -48,6 +48,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     const semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
       modelsDir: config.modelsDir,
+      manifestPath: config.manifestPath,
     });
     const runtime = createRuntime({
       store,

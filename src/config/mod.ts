@@ -35,6 +35,7 @@ const configFileSchema = z.object({
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
   embedding_model: z.string().min(1).nullable().optional(),
   models_dir: z.string().min(1).optional(),
+  manifest_path: z.string().min(1).optional(),
 }).strict();
 
 /** The keys a config file may hold, for documentation and `did_you_mean`. */
@@ -57,6 +58,8 @@ export interface MemaConfig {
   /** Manifest id of the embedding model, or undefined for lexical recall only. */
   embeddingModel?: string;
   modelsDir: string;
+  /** A model manifest replacing the bundled one (air-gapped mirrors, tests). */
+  manifestPath?: string;
   sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
 }
 
@@ -81,6 +84,7 @@ const ENV_NAMES = {
   agentId: ["MEMA_AGENT_ID", "MEMORY_ARBITER_AGENT_ID"],
   embeddingModel: ["MEMA_EMBEDDING_MODEL"],
   modelsDir: ["MEMA_MODELS_DIR"],
+  manifestPath: ["MEMA_MANIFEST"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -188,11 +192,13 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     fromEnv(ENV_NAMES.modelsDir)?.value ?? file.models_dir ?? `${cacheDir()}/models`,
   );
 
+  const manifestSetting = fromEnv(ENV_NAMES.manifestPath)?.value ?? file.manifest_path;
   return {
     configPath,
     configFileFound,
     embeddingModel,
     modelsDir,
+    manifestPath: manifestSetting === undefined ? undefined : expandHome(manifestSetting),
     dbPath,
     client,
     agentId,

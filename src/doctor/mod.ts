@@ -14,7 +14,8 @@
 import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
 import { isMemaError } from "../errors/mod.ts";
 import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
-import { probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
+import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
+import { type DatabaseProbe, probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
 import { extractVecExtension } from "../store/vec_extension.ts";
 import { DatabaseSync } from "node:sqlite";
 
@@ -70,7 +71,11 @@ function checkIdentity(config: MemaConfig, findings: Finding[]): void {
   });
 }
 
-function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): void {
+function checkDatabase(
+  config: MemaConfig,
+  deep: boolean,
+  findings: Finding[],
+): DatabaseProbe | undefined {
   const path = config.dbPath;
   if (!pathExists(path)) {
     const dir = dirName(path);
@@ -86,7 +91,7 @@ function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): 
     });
     return;
   }
-  let probe;
+  let probe: DatabaseProbe;
   try {
     probe = probeDatabase(path, { deep });
   } catch (error) {
@@ -98,7 +103,7 @@ function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): 
       fix_hint:
         "check that MEMA_DB_PATH points at a mema SQLite file; restore it from a backup if it is damaged",
     });
-    return;
+    return undefined;
   }
   const writable = isFileWritable(path) && isDirWritable(dirName(path));
   findings.push({
@@ -118,7 +123,7 @@ function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): 
       detail: `${path} has tables but no mema schema generation`,
       fix_hint: "point MEMA_DB_PATH at a mema database or a new file",
     });
-    return;
+    return undefined;
   }
   if (probe.generation !== SCHEMA_GENERATION) {
     const newer = probe.generation > SCHEMA_GENERATION;
@@ -133,7 +138,7 @@ function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): 
         ? "install the newer mema that wrote it"
         : "start `mema serve` once to prepare it",
     });
-    if (probe.generation === 0) return;
+    if (probe.generation === 0) return undefined;
   } else {
     findings.push({
       check_id: "database.schema_generation",
@@ -178,6 +183,7 @@ function checkDatabase(config: MemaConfig, deep: boolean, findings: Finding[]): 
       fix_hint: ok ? undefined : "restore from a backup; copy the file before any repair attempt",
     });
   }
+  return probe;
 }
 
 async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> {
@@ -206,12 +212,109 @@ async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> 
         `check that ${config.cacheDir} is writable and the npm package sqlite-vec is installed for this platform`,
     });
   }
+}
+
+/**
+ * SPEC §11's vector chain, one finding per link: model configured → files
+ * present → extension loaded (checked above) → dimension matches → index ready.
+ */
+function checkVectorChain(
+  config: MemaConfig,
+  probe: DatabaseProbe | undefined,
+  findings: Finding[],
+): void {
+  if (!config.embeddingModel) {
+    findings.push({
+      check_id: "vector.model_configured",
+      severity: "info",
+      title: "no embedding model configured",
+      detail: "recall is lexical (FTS5 BM25 with subject and tag scoring)",
+      fix_hint:
+        "`mema setup --model static-wink-100d` (offline) or `mema setup --install` for semantic recall",
+    });
+    return;
+  }
+  let located;
+  try {
+    located = locateEmbeddingModel({
+      modelId: config.embeddingModel,
+      modelsDir: config.modelsDir,
+      manifestPath: config.manifestPath,
+    });
+  } catch (error) {
+    findings.push({
+      check_id: "vector.model_configured",
+      severity: "warning",
+      title: "the configured embedding model is unknown",
+      detail: message(error),
+      fix_hint: "set embedding_model to an id from models.manifest.json",
+    });
+    return;
+  }
   findings.push({
-    check_id: "capabilities.embedding_model",
+    check_id: "vector.model_configured",
     severity: "info",
-    title: "no embedding model configured",
-    detail: "recall is lexical (FTS5 BM25 with subject and tag scoring)",
+    title: `embedding model ${located.entry.id}`,
+    detail: `${located.entry.dim} dimensions, from ${located.dir}`,
   });
+  const onnx = `${located.dir}/${onnxFileFor(located.entry)}`;
+  const present = located.available && (located.entry.builtin ? true : pathExists(onnx));
+  findings.push({
+    check_id: "vector.model_files",
+    severity: present ? "info" : "warning",
+    title: present
+      ? (located.entry.builtin && !pathExists(onnx)
+        ? "built-in model will be built on first use"
+        : "model files are present")
+      : "model files are missing",
+    detail: present ? onnx : located.problem?.reason ?? onnx,
+    fix_hint: present ? undefined : located.problem?.fix,
+  });
+  const facts = probe?.evidence;
+  if (!facts) return;
+  if (facts.vecDim !== undefined && facts.vecDim !== located.entry.dim) {
+    findings.push({
+      check_id: "vector.dimension",
+      severity: "warning",
+      title: "the vector index has another dimension than the model",
+      detail: `index ${facts.vecDim}, model ${located.entry.dim}`,
+      fix_hint: 'run memory_repair {"task": "rebuild_evidence"}',
+    });
+  }
+  const prefix = `${located.entry.id}:${located.entry.dim}:`;
+  if (facts.space !== undefined && !facts.space.startsWith(prefix)) {
+    findings.push({
+      check_id: "vector.index",
+      severity: "warning",
+      title: "the vector index belongs to another model (mismatch)",
+      detail: `index built with ${facts.space}; vector recall is off until it is rebuilt`,
+      fix_hint: 'run memory_repair {"task": "rebuild_evidence"} (dry_run first)',
+    });
+  } else {
+    const complete = facts.space !== undefined && facts.embedded === facts.rows &&
+      facts.memoriesMissingRows === 0;
+    findings.push({
+      check_id: "vector.index",
+      severity: complete || facts.rows === 0 ? "info" : "warning",
+      title: complete ? "the vector index is ready" : "the vector index is incomplete",
+      detail:
+        `${facts.embedded} of ${facts.rows} rows embedded; ${facts.memoriesMissingRows} memories without rows`,
+      fix_hint: complete
+        ? undefined
+        : "keep `mema serve` running (it embeds in the background) or run rebuild_evidence",
+    });
+  }
+  const poisoned = Object.entries(facts.jobs)
+    .reduce((sum, [, byStatus]) => sum + (byStatus.poisoned ?? 0), 0);
+  if (poisoned > 0) {
+    findings.push({
+      check_id: "jobs.poisoned",
+      severity: "warning",
+      title: `${poisoned} background jobs gave up after repeated failures`,
+      detail: JSON.stringify(facts.jobs),
+      fix_hint: "check the server's stderr for the cause, then run rebuild_evidence",
+    });
+  }
 }
 
 /** Runs every check and computes the exit code. */
@@ -237,8 +340,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     detail: config.configPath,
   });
   checkIdentity(config, findings);
-  checkDatabase(config, options.deep ?? false, findings);
+  const probe = checkDatabase(config, options.deep ?? false, findings);
   await checkVec(config, findings);
+  checkVectorChain(config, probe, findings);
   const worst = findings.some((f) => f.severity === "critical")
     ? 2
     : findings.some((f) => f.severity === "warning")

@@ -43,6 +43,7 @@ export interface SemanticReport {
 export interface SemanticConfig {
   modelId?: string;
   modelsDir: string;
+  manifestPath?: string;
 }
 
 const SPACE_KEY = "embedding_space";
@@ -72,6 +73,7 @@ export class SemanticIndex {
         this.#located = locateEmbeddingModel({
           modelId: config.modelId,
           modelsDir: config.modelsDir,
+          manifestPath: config.manifestPath,
         });
       } catch (error) {
         this.#locateError = error instanceof MemaError ? error.reason : String(error);

@@ -33,8 +33,10 @@ export function onnxFileFor(entry: ModelEntry): string {
 }
 
 /** Resolves a model id against the manifest and the models directory, without loading it. */
-export function locateEmbeddingModel(config: { modelId: string; modelsDir: string }): LocatedModel {
-  const entry = findModel(loadManifest(), config.modelId);
+export function locateEmbeddingModel(
+  config: { modelId: string; modelsDir: string; manifestPath?: string },
+): LocatedModel {
+  const entry = findModel(loadManifest(config.manifestPath), config.modelId);
   if (entry.task !== "embedding" || entry.dim === undefined) {
     throw new MemaError("config_invalid", `model ${entry.id} is not an embedding model`, {
       field: "embedding_model",

@@ -74,7 +74,10 @@ const POWER_ITERATIONS = 200;
  * rows[0] < rows[2]; // true: the most frequent word is scaled down most
  * ```
  */
-export function weightWordVectors(table: WordVectorTable, weighting: StaticWeighting): Float32Array {
+export function weightWordVectors(
+  table: WordVectorTable,
+  weighting: StaticWeighting,
+): Float32Array {
   const { dim, ranks } = table;
   const rows = ranks.length;
   if (table.vectors.length !== rows * dim) {
@@ -101,7 +104,9 @@ export function weightWordVectors(table: WordVectorTable, weighting: StaticWeigh
     }
   }
   if (weighting.sifA > 0) {
-    const normalizer = harmonicNumber(ranks.reduce((most, rank) => Math.max(most, rank), table.size));
+    const normalizer = harmonicNumber(
+      ranks.reduce((most, rank) => Math.max(most, rank), table.size),
+    );
     for (let row = 0; row < rows; row++) {
       const probability = 1 / (ranks[row] * normalizer);
       const weight = weighting.sifA / (weighting.sifA + probability);

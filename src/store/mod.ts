@@ -316,6 +316,15 @@ export interface DatabaseProbe {
   counts: Record<string, number>;
   ftsRows: number | undefined;
   quickCheck?: string;
+  /** Generation 2+: evidence and job facts. */
+  evidence?: {
+    space: string | undefined;
+    vecDim: number | undefined;
+    rows: number;
+    embedded: number;
+    memoriesMissingRows: number;
+    jobs: Record<string, Record<string, number>>;
+  };
 }
 
 /** Opens `path` read-only and reads the facts doctor checks. Throws when it cannot be opened. */
@@ -340,7 +349,24 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
       const rows = connection.db.prepare("PRAGMA quick_check").all() as { quick_check: string }[];
       quickCheck = rows.map((r) => r.quick_check).join("; ");
     }
-    return { generation, fts, counts, ftsRows, quickCheck };
+    let evidenceFacts: DatabaseProbe["evidence"];
+    if (generation >= 2) {
+      const space = getMeta(connection, "embedding_space");
+      const vecSql = connection.db.prepare(
+        "SELECT sql FROM sqlite_master WHERE name = 'memory_row_vec'",
+      ).get() as { sql: string } | undefined;
+      const dim = vecSql ? /float\[(\d+)\]/.exec(vecSql.sql)?.[1] : undefined;
+      const coverage = evidence.countEvidence(connection.db, space);
+      evidenceFacts = {
+        space,
+        vecDim: dim === undefined ? undefined : Number(dim),
+        rows: coverage.rows,
+        embedded: coverage.embedded,
+        memoriesMissingRows: evidence.selectMemoriesMissingRows(connection.db, 1_000_000).length,
+        jobs: jobs.countJobs(connection.db),
+      };
+    }
+    return { generation, fts, counts, ftsRows, quickCheck, evidence: evidenceFacts };
   } finally {
     connection.close();
   }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { makeTempHome, runCli } from "../helpers/server.ts";
+import { makeTempHome, runCli, startServer } from "../helpers/server.ts";
 
 interface Finding {
   check_id: string;
@@ -75,6 +75,54 @@ Deno.test("doctor: an invalid config is critical and names the key", async () =>
     assert.equal(run.code, 2);
     assert.match(run.stdout, /db_pth/);
     assert.match(run.stdout, /did you mean "db_path"/);
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: the vector chain reports a ready index, then a mismatch", async () => {
+  const home = makeTempHome();
+  try {
+    const env = {
+      MEMA_CLIENT: "c",
+      MEMA_AGENT_ID: "a",
+      MEMA_EMBEDDING_MODEL: "static-wink-100d",
+      MEMA_MODELS_DIR: `${home.dir}/models`,
+    };
+    const server = await startServer(home, { env });
+    try {
+      await server.call("remember", {
+        content: "Backups run nightly at 02:00.",
+        subject: "backups",
+        workspace: "ops",
+      });
+      for (let i = 0; i < 100; i++) {
+        const status = await server.call("status");
+        if (status.data.capabilities.vector_state === "ready") break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await server.close();
+    }
+    let result = await doctor(home, env);
+    assert.equal(severity(result.report.findings, "vector.model_configured"), "info");
+    assert.equal(severity(result.report.findings, "vector.model_files"), "info");
+    assert.equal(
+      severity(result.report.findings, "vector.index"),
+      "info",
+      JSON.stringify(result.report.findings),
+    );
+    assert.equal(result.code, 0, JSON.stringify(result.report.findings));
+
+    const db = new DatabaseSync(home.dbPath);
+    db.exec("UPDATE meta SET value = 'other:100:abc' WHERE key = 'embedding_space'");
+    db.close();
+    result = await doctor(home, env);
+    assert.equal(result.code, 1);
+    assert.equal(severity(result.report.findings, "vector.index"), "warning");
+
+    result = await doctor(home, { ...env, MEMA_EMBEDDING_MODEL: "multilingual-e5-small" });
+    assert.equal(severity(result.report.findings, "vector.model_files"), "warning");
   } finally {
     home.cleanup();
   }

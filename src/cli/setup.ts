@@ -1,0 +1,166 @@
+/**
+ * `mema setup [--install] [--model ID] [--allow-unverified]`.
+ *
+ * Without `--install` nothing touches the network: the command checks the
+ * environment, writes the config file, and for the built-in static model
+ * builds it locally. With `--install` it downloads the chosen model (default
+ * multilingual-e5-small) with resume, mirror fallback and sha256 checks, then
+ * selects it in the config.
+ * @module
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { DatabaseSync } from "node:sqlite";
+import { loadConfig, type MemaConfig } from "../config/mod.ts";
+import { updateConfigFile } from "../config/write.ts";
+import { MemaError } from "../errors/mod.ts";
+import { installModel } from "../models/install.ts";
+import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts";
+import { createProgressReporter } from "../models/progress.ts";
+import { buildStaticModel } from "../models/static_model.ts";
+import { dirName, isDirWritable, pathExists } from "../platform/mod.ts";
+import { extractVecExtension } from "../store/vec_extension.ts";
+import { reportFailure } from "./output.ts";
+
+/** The model `--install` fetches when none is named. */
+export const DEFAULT_INSTALL_MODEL = "multilingual-e5-small";
+
+interface Check {
+  ok: boolean;
+  label: string;
+  detail: string;
+}
+
+async function environmentChecks(config: MemaConfig): Promise<Check[]> {
+  const checks: Check[] = [];
+  const dbDir = dirName(config.dbPath);
+  const dbDirOk = pathExists(dbDir) ? isDirWritable(dbDir) : true;
+  checks.push({ ok: dbDirOk, label: "database location", detail: config.dbPath });
+  const probe = new DatabaseSync(":memory:", { allowExtension: true });
+  try {
+    let fts = true;
+    try {
+      probe.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')");
+    } catch {
+      fts = false;
+    }
+    checks.push({ ok: fts, label: "SQLite FTS5 (trigram)", detail: fts ? "available" : "missing" });
+    try {
+      probe.loadExtension(await extractVecExtension(config.cacheDir));
+      checks.push({ ok: true, label: "sqlite-vec", detail: "loads" });
+    } catch (error) {
+      checks.push({ ok: false, label: "sqlite-vec", detail: String(error) });
+    }
+  } finally {
+    probe.close();
+  }
+  checks.push({
+    ok: Boolean(config.client && config.agentId),
+    label: "identity",
+    detail: config.client && config.agentId
+      ? `${config.client}/${config.agentId}`
+      : "not set here; each MCP client entry sets MEMA_CLIENT and MEMA_AGENT_ID",
+  });
+  return checks;
+}
+
+async function provideModel(
+  entry: ModelEntry,
+  config: MemaConfig,
+  options: { install: boolean; allowUnverified: boolean },
+): Promise<string> {
+  const dir = `${config.modelsDir}/${entry.id}`;
+  if (entry.builtin) {
+    const info = await buildStaticModel(dir);
+    return `built ${entry.id} locally in ${info.dir} (${info.vocabSize} words, ${info.dim} dimensions)`;
+  }
+  if (!options.install) {
+    throw new MemaError("invalid_input", `${entry.id} must be downloaded`, {
+      hint: `run \`mema setup --install --model ${entry.id}\``,
+    });
+  }
+  const progress = createProgressReporter({ isTty: process.stderr.isTTY === true });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  try {
+    const result = await installModel(entry, {
+      modelsDir: config.modelsDir,
+      onProgress: (p) => progress.update(p),
+      signal: controller.signal,
+      allowUnverified: options.allowUnverified,
+    });
+    progress.finish();
+    const note = result.matchesManifest
+      ? ""
+      : " (installed from an older manifest entry; reinstall to update)";
+    return result.status === "already_installed"
+      ? `${entry.id} is already installed in ${result.dir}${note}`
+      : `installed ${entry.id} in ${result.dir} (${result.downloadedBytes} bytes downloaded)`;
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
+}
+
+/** Runs `mema setup`; returns the exit code. */
+export async function setupCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      install: { type: "boolean", default: false },
+      model: { type: "string" },
+      "allow-unverified": { type: "boolean", default: false },
+      config: { type: "string" },
+    },
+    strict: true,
+  });
+  try {
+    const config = loadConfig({ flags: { configPath: values.config } });
+    let failed = false;
+    console.log(`mema setup (config ${config.configPath})`);
+    for (const check of await environmentChecks(config)) {
+      console.log(`  ${check.ok ? "ok  " : "WARN"} ${check.label}: ${check.detail}`);
+    }
+    const modelId = values.model ?? (values.install ? DEFAULT_INSTALL_MODEL : undefined);
+    const changes: Record<string, unknown> = {};
+    if (!config.configFileFound) changes.db_path = config.dbPath;
+    if (modelId !== undefined) {
+      const entry = findModel(loadManifest(config.manifestPath), modelId);
+      if (entry.task !== "embedding") {
+        throw new MemaError(
+          "invalid_input",
+          `${entry.id} is a ${entry.task} model, not an embedding model`,
+          {
+            field: "--model",
+          },
+        );
+      }
+      try {
+        console.log(`  ${await provideModel(entry, config, {
+          install: values.install,
+          allowUnverified: values["allow-unverified"],
+        })}`);
+        changes.embedding_model = entry.id;
+      } catch (error) {
+        failed = true;
+        reportFailure(error);
+      }
+    }
+    if (Object.keys(changes).length > 0) {
+      updateConfigFile(config.configPath, changes);
+      console.log(`  wrote ${Object.keys(changes).join(", ")} to ${config.configPath}`);
+    }
+    if (changes.embedding_model) {
+      console.log(
+        "  running servers pick up the model when restarted; existing memories are embedded in the background",
+      );
+    } else if (modelId === undefined && !config.embeddingModel) {
+      console.log(
+        "  no embedding model: recall is lexical. `mema setup --model static-wink-100d` (offline) or `mema setup --install` enables semantic recall",
+      );
+    }
+    return failed ? 1 : 0;
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
