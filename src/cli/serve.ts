@@ -1,6 +1,8 @@
 /**
  * `mema serve`: the MCP server over stdio. Identity comes from flags, the
  * environment or the config file, and the server refuses to start without it.
+ * `--http` (or `transport: "http"`) serves streamable HTTP instead, where each
+ * request names its own identity in headers (src/mcp/http.ts).
  * @module
  */
 import process from "node:process";
@@ -10,6 +12,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { loadConfig, requireIdentity } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createRuntime } from "../mcp/runtime.ts";
+import { HTTP_UNBOUND_CALLER, resolveHttpOptions, serveHttpUntilSignal } from "../mcp/http.ts";
 import { logInfo } from "../platform/mod.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
@@ -26,6 +29,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       "agent-id": { type: "string" },
       db: { type: "string" },
       config: { type: "string" },
+      http: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      "allow-remote": { type: "boolean" },
     },
     strict: true,
   });
@@ -38,9 +45,16 @@ export async function serveCommand(args: string[]): Promise<number> {
         agentId: values["agent-id"],
         dbPath: values.db,
         configPath: values.config,
+        transport: values.http ? "http" : undefined,
+        httpHost: values.host,
+        httpPort: values.port,
       },
     });
-    const caller = requireIdentity(config);
+    const http = resolveHttpOptions(config, {
+      allowRemote: values["allow-remote"],
+      hostOrPortFlag: values.host !== undefined || values.port !== undefined,
+    });
+    const caller = http ? HTTP_UNBOUND_CALLER : requireIdentity(config);
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
@@ -54,9 +68,21 @@ export async function serveCommand(args: string[]): Promise<number> {
       store,
       semantic,
       caller,
-      settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
+      settings: {
+        workspaceIsolation: config.workspaceIsolation,
+        includeSize: config.includeSize,
+        backupPath: config.backupPath,
+      },
     }, { dbPath: config.dbPath });
     worker = startEvidenceWorker(store, semantic);
+    if (http) {
+      await serveHttpUntilSignal(runtime, {
+        ...http,
+        describe: (url) =>
+          `serving ${config.dbPath} over streamable HTTP at ${url} (${runtime.capabilities().mode})`,
+      });
+      return 0;
+    }
     const server = createMcpServer(runtime);
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {

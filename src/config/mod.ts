@@ -21,6 +21,10 @@ import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.
 export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
 const CLIENT_MAX = 64;
 const AGENT_ID_MAX = 128;
+/** Where `mema serve --http` listens unless told otherwise (SPEC §10). */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+/** The HTTP port unless told otherwise (SPEC §10). */
+export const DEFAULT_HTTP_PORT = 8000;
 
 const identityName = (max: number) =>
   z.string().min(1).max(max).regex(IDENTITY_PATTERN, "use only letters, digits and . _ : @ -");
@@ -36,6 +40,11 @@ const configFileSchema = z.object({
   embedding_model: z.string().min(1).nullable().optional(),
   models_dir: z.string().min(1).optional(),
   manifest_path: z.string().min(1).optional(),
+  transport: z.enum(["stdio", "http"]).optional(),
+  http_host: z.string().min(1).optional(),
+  http_port: z.number().int().min(0).max(65_535).optional(),
+  http_token: z.string().min(1).optional(),
+  backup_jsonl: z.string().min(1).optional(),
 }).strict();
 
 /** The keys a config file may hold, for documentation and `did_you_mean`. */
@@ -60,6 +69,12 @@ export interface MemaConfig {
   modelsDir: string;
   /** A model manifest replacing the bundled one (air-gapped mirrors, tests). */
   manifestPath?: string;
+  /** How `mema serve` talks to clients. */
+  transport: "stdio" | "http";
+  /** The HTTP transport's address and bearer token (checked when the server binds). */
+  http: { host: string; port: number; token?: string };
+  /** Where writes go when the database cannot be written. */
+  backupPath: string;
   sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
 }
 
@@ -69,6 +84,10 @@ export interface ConfigFlags {
   client?: string;
   agentId?: string;
   configPath?: string;
+  transport?: "stdio" | "http";
+  httpHost?: string;
+  /** As typed on the command line; validated here. */
+  httpPort?: string;
 }
 
 /** Options for {@linkcode loadConfig}. */
@@ -85,6 +104,9 @@ const ENV_NAMES = {
   embeddingModel: ["MEMA_EMBEDDING_MODEL"],
   modelsDir: ["MEMA_MODELS_DIR"],
   manifestPath: ["MEMA_MANIFEST"],
+  transport: ["MEMA_TRANSPORT"],
+  httpToken: ["MEMA_HTTP_TOKEN"],
+  backupPath: ["MEMA_BACKUP_JSONL", "MEMORY_ARBITER_BACKUP_JSONL"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -140,6 +162,30 @@ function checkIdentity(value: string, origin: string, max: number): string {
   return value;
 }
 
+function checkTransport(value: string, origin: string): "stdio" | "http" {
+  if (value !== "stdio" && value !== "http") {
+    throw new MemaError("config_invalid", `${origin} must be "stdio" or "http" (got "${value}")`, {
+      field: origin,
+    });
+  }
+  return value;
+}
+
+function checkPort(value: string, origin: string): number {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65_535)) {
+    throw new MemaError(
+      "config_invalid",
+      `${origin} must be a port number 0-65535 (got "${value}")`,
+      {
+        field: origin,
+        hint: "0 picks a free port",
+      },
+    );
+  }
+  return port;
+}
+
 /** Resolves the configuration from defaults, the config file, the environment and flags. */
 export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   const flags = options.flags ?? {};
@@ -193,12 +239,26 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   );
 
   const manifestSetting = fromEnv(ENV_NAMES.manifestPath)?.value ?? file.manifest_path;
+  const envTransport = fromEnv(ENV_NAMES.transport);
+  const transport = flags.transport ??
+    (envTransport ? checkTransport(envTransport.value, envTransport.name) : undefined) ??
+    file.transport ?? "stdio";
+  const http = {
+    host: flags.httpHost ?? file.http_host ?? DEFAULT_HTTP_HOST,
+    port: flags.httpPort !== undefined
+      ? checkPort(flags.httpPort, "--port")
+      : file.http_port ?? DEFAULT_HTTP_PORT,
+    token: fromEnv(ENV_NAMES.httpToken)?.value ?? file.http_token,
+  };
   return {
     configPath,
     configFileFound,
     embeddingModel,
     modelsDir,
     manifestPath: manifestSetting === undefined ? undefined : expandHome(manifestSetting),
+    backupPath: expandHome(
+      fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
+    ),
     dbPath,
     client,
     agentId,
@@ -206,6 +266,8 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     includeSize: file.include_size ?? true,
     busyTimeoutMs: file.busy_timeout_ms ?? 5000,
     cacheDir: cacheDir(),
+    transport,
+    http,
     sources,
   };
 }

@@ -45,6 +45,9 @@ const recallFilters = {
   hit_window: z.number().int().min(0).max(HIT_WINDOW_MAX).optional().describe(
     "hits mode: neighbouring rows around each hit, default 0",
   ),
+  include_linked_open_items: z.boolean().optional().describe(
+    "default true: add up to 5 todo memories sharing tags with the page",
+  ),
 };
 
 /** Schemas per action. */
@@ -63,6 +66,9 @@ export const MEMORY_ACTIONS = {
       protection_level: z.enum(PROTECTION_LEVELS).optional(),
       status: z.enum(["active", "pending"]).optional(),
       metadata: z.record(z.string(), z.unknown()).optional(),
+      authorized: z.boolean().optional().describe(
+        "the user approved (needed for source_type user_confirmed)",
+      ),
     }),
     example: {
       content: "Production deploys run on Tuesdays after 14:00 UTC.",

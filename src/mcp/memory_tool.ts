@@ -6,7 +6,9 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
-import { HIT_WINDOW_DEFAULT } from "../recall/constants.ts";
+import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
+import { writeOrBackup } from "../memory/backup.ts";
+import { MEMORY_HELP_TOPICS } from "./guidance.ts";
 import { hitSpansFor, type HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { rememberMemory } from "../memory/remember.ts";
@@ -23,7 +25,7 @@ import {
   presentResults,
 } from "./present.ts";
 import type { McpRuntime } from "./runtime.ts";
-import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
+import { BACKUP_MODE, type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 type Data<A extends MemoryAction> = z.output<typeof MEMORY_ACTIONS[A]["schema"]>;
 
@@ -122,6 +124,54 @@ async function queryVectors(
   }
 }
 
+/** The answer to a write that went to the JSONL backup. */
+function backedUp(
+  outcome: { entryId: string; path: string; cause: string },
+): Record<string, unknown> {
+  return {
+    [BACKUP_MODE]: true,
+    memory_id: null,
+    backup_id: outcome.entryId,
+    backup_path: outcome.path,
+    saved: true,
+    warnings: [
+      `the database cannot be written (${outcome.cause}); this write was saved to ${outcome.path} and is not searchable yet. When the database is writable again, run memory_repair {"task": "replay_backup"} (dry run first) to apply it exactly once.`,
+    ],
+  };
+}
+
+/** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
+function linkedOpenItems(
+  runtime: McpRuntime,
+  items: readonly RankedMemory[],
+): Record<string, unknown>[] {
+  const tags = [...new Set(items.flatMap((item) => item.memory.tags))]
+    .filter((tag) => tag !== TODO_TAG);
+  if (tags.length === 0) return [];
+  const { store } = runtime.ctx;
+  return store.read(() => {
+    const links = store.linkedTodos({
+      tags,
+      exclude: items.map((item) => item.memory.id),
+      todoTag: TODO_TAG,
+      limit: LINKED_OPEN_ITEMS_MAX,
+    });
+    const records = store.getMemories(links.map((link) => link.id));
+    return links.flatMap((link) => {
+      const memory = records.get(link.id);
+      return memory
+        ? [{
+          memory_id: memory.id,
+          subject: memory.subject,
+          tags: memory.tags,
+          shared_tags: memory.tags.filter((tag) => tags.includes(tag)),
+          workspace: memory.workspaceCanonical,
+        }]
+        : [];
+    });
+  });
+}
+
 function hitViews(
   runtime: McpRuntime,
   items: readonly RankedMemory[],
@@ -140,7 +190,7 @@ function hitViews(
 
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   remember(runtime, data) {
-    const result = rememberMemory(runtime.ctx, {
+    const input = {
       content: data.content,
       subject: data.subject,
       workspace: data.workspace,
@@ -152,7 +202,15 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       protectionLevel: data.protection_level,
       status: data.status,
       metadata: data.metadata,
-    });
+      authorized: data.authorized,
+    };
+    const outcome = writeOrBackup(
+      runtime.ctx,
+      { action: "remember", input },
+      () => rememberMemory(runtime.ctx, input),
+    );
+    if (outcome.kind === "backed_up") return backedUp(outcome);
+    const result = outcome.result;
     const response: Record<string, unknown> = {
       memory_id: result.memoryId,
       version: result.version,
@@ -185,6 +243,10 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       offset: data.offset ?? 0,
     };
     if (page.hint) response.hint = page.hint;
+    if (data.include_linked_open_items !== false) {
+      const linked = linkedOpenItems(runtime, page.items);
+      if (linked.length > 0) response.linked_open_items = linked;
+    }
     if (runtime.ctx.settings.includeSize) response.size = size;
     if (warnings.length > 0) response.warnings = warnings;
     return response;
@@ -295,7 +357,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   },
 
   update(runtime, data) {
-    const result = updateMemory(runtime.ctx, {
+    const input = {
       memoryId: data.memory_id,
       edit: editFrom(data),
       newSubject: data.new_subject,
@@ -303,7 +365,15 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       reason: data.reason,
       expectedVersion: data.expected_version,
       expectedContentHash: data.expected_content_hash,
-    });
+      authorized: data.authorized,
+    };
+    const outcome = writeOrBackup(
+      runtime.ctx,
+      { action: "update", input },
+      () => updateMemory(runtime.ctx, input),
+    );
+    if (outcome.kind === "backed_up") return backedUp(outcome);
+    const result = outcome.result;
     const response: Record<string, unknown> = {
       memory_id: result.memoryId,
       version: result.version,
@@ -358,12 +428,28 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   },
 };
 
+const MEMORY_TOOL_DESCRIPTION =
+  `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
+Call as {"action": ..., "data": {...}}. Actions:
+- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?} → {memory_id, version}
+- find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
+- batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
+- read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}
+- batch_read {memory_ids (≤ 10 full, ≤ 50 preview), spans?, content_mode?}
+- update {memory_id, one of: new_content | old_text+new_text | patches[{old_text,new_text}] | tags_only+add_tags/remove_tags; new_subject?, new_tags?, reason?, expected_version?, expected_content_hash?}
+- status {}, help {topic?} (JSON Schema of every action, with examples; topics agent_onboarding, trust)
+Protected or locked memories change only with authorized:true (the user approved); otherwise the answer says action_required: ask_user_for_authorization.
+Search before you store; prefer updating a fact over storing a contradicting one.`;
+
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {
   name: "memory",
+  title: "Memory",
+  description: MEMORY_TOOL_DESCRIPTION,
   verbKey: "action",
   verbs: MEMORY_ACTIONS,
   handlers: handlers as Record<string, VerbHandler>,
+  topics: MEMORY_HELP_TOPICS,
   notes: [
     "Memory ids are stable integers. Offsets are UTF-16 code units.",
     "Every response is {ok, mode, degraded, warnings, data}; errors have ok:false and data.error.",

@@ -4,6 +4,8 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
+import { replayBackup } from "../memory/backup.ts";
+import { cleanupHistory } from "../memory/history.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
@@ -28,6 +30,28 @@ const REPAIR_TASKS = {
       "Vector recall state (status) or release the embedding model from memory (unload).",
     schema: z.object({ action: z.enum(["status", "unload"]) }),
     example: { action: "status" },
+  },
+  cleanup_history: {
+    description:
+      "Permanently delete earlier versions of a memory (never the current one): versions or older_than_days. Needs authorized.",
+    schema: z.object({
+      memory_id: z.number().int().positive(),
+      versions: z.array(z.number().int().positive()).min(1).max(1000).optional(),
+      older_than_days: z.number().min(0).max(36_500).optional(),
+      authorized: z.boolean().optional(),
+    }),
+    example: { memory_id: 12, older_than_days: 365, authorized: true },
+  },
+  replay_backup: {
+    description:
+      "Apply writes saved to the JSONL backup while the database was unwritable. dry_run (default true) lists them; a real run needs authorized and applies each entry exactly once.",
+    schema: z.object({
+      dry_run: z.boolean().optional(),
+      authorized: z.boolean().optional(),
+      limit: z.number().int().min(1).max(10_000).optional(),
+      offset: z.number().int().min(0).optional(),
+    }),
+    example: { dry_run: false, authorized: true },
   },
   help: {
     description: "Each task's fields as JSON Schema, with examples.",
@@ -84,6 +108,46 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       fix: report.fix ?? null,
     };
   },
+  cleanup_history(runtime, data) {
+    const result = cleanupHistory(runtime.ctx, {
+      memoryId: data.memory_id,
+      versions: data.versions,
+      olderThanDays: data.older_than_days,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      memory_id: result.memoryId,
+      removed_versions: result.removedVersions,
+      kept_versions: result.keptVersions,
+    };
+  },
+  replay_backup(runtime, data) {
+    const report = replayBackup(runtime.ctx, {
+      dryRun: data.dry_run ?? true,
+      authorized: data.authorized,
+      limit: data.limit ?? 1000,
+      offset: data.offset ?? 0,
+    });
+    return {
+      dry_run: report.dryRun,
+      path: report.path,
+      total_entries: report.total,
+      pending: report.pending,
+      applied: report.applied,
+      rejected: report.rejected,
+      already_replayed: report.alreadyReplayed,
+      unreadable_lines: report.unreadableLines,
+      entries: report.items.map((item) => ({
+        entry_id: item.entryId,
+        action: item.action,
+        saved_at: item.at,
+        outcome: item.outcome,
+        memory_id: item.memoryId ?? null,
+        reason: item.reason ?? null,
+      })),
+    };
+  },
   help(_runtime, data) {
     return verbHelp(REPAIR_VERB_TOOL, data.topic);
   },
@@ -92,6 +156,13 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
 /** The `memory_repair` tool. */
 export const REPAIR_VERB_TOOL: VerbTool = {
   name: "memory_repair",
+  title: "Memory repair",
+  description: `mema maintenance. Call as {"task": ..., "data": {...}}.
+- rebuild_evidence {dry_run? (default true), batch_size?}: rebuild rows and vectors after an embedding-model change; repeat with dry_run:false until complete:true
+- semantic_control {action: status|unload}
+- cleanup_history {memory_id, versions | older_than_days, authorized}: delete earlier versions (never the current)
+- replay_backup {dry_run? (default true), authorized}: apply writes saved while the database was unwritable, exactly once
+- help {topic?}`,
   verbKey: "task",
   verbs: REPAIR_TASKS,
   handlers: handlers as Record<string, VerbHandler>,

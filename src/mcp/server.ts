@@ -11,40 +11,39 @@
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { AGENT_ONBOARDING } from "./guidance.ts";
 import { VERSION } from "../version.ts";
 import { errorEnvelope, toToolResult } from "./envelope.ts";
 import { MemaError } from "../errors/mod.ts";
 import { MEMORY_VERB_TOOL } from "./memory_tool.ts";
+import { GOVERN_VERB_TOOL } from "./govern_tool.ts";
 import { REPAIR_VERB_TOOL } from "./repair_tool.ts";
+import { REVIEW_VERB_TOOL } from "./review_tool.ts";
 import { callVerbTool, type VerbTool } from "./verb_tool.ts";
 import { closestName } from "../text/closest_name.ts";
 import type { McpRuntime } from "./runtime.ts";
 
-const MEMORY_TOOL_DESCRIPTION =
-  `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
-Call as {"action": ..., "data": {...}}. Actions:
-- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?} → {memory_id, version}
-- find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|full} → {results, has_more, total_estimate, size}
-- batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
-- read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}
-- batch_read {memory_ids (≤ 10 full, ≤ 50 preview), spans?, content_mode?}
-- update {memory_id, one of: new_content | old_text+new_text | patches[{old_text,new_text}] | tags_only+add_tags/remove_tags; new_subject?, new_tags?, reason?, expected_version?, expected_content_hash?}
-- status {}, help {topic?} (JSON Schema of every action, with examples)
-Search before you store; prefer updating a fact over storing a contradicting one.`;
+const VERB_TOOLS: readonly VerbTool[] = [
+  MEMORY_VERB_TOOL,
+  REVIEW_VERB_TOOL,
+  GOVERN_VERB_TOOL,
+  REPAIR_VERB_TOOL,
+];
 
-const REPAIR_TOOL_DESCRIPTION =
-  `mema maintenance of derived data. Call as {"task": ..., "data": {...}}.
-- rebuild_evidence {dry_run? (default true), batch_size?}: rebuild rows and vectors after an embedding-model change; repeat with dry_run:false until complete:true
-- semantic_control {action: status|unload}
-- help {topic?}`;
-
-/** An MCP tool definition for a verb tool. */
-function toolDefinition(tool: VerbTool, description: string, title: string) {
+/** The MCP definition of a verb tool: the verb as an enum, `data` as an open object. */
+export function toolDefinition(tool: VerbTool): Record<string, unknown> {
   return {
     name: tool.name,
-    title,
-    description,
+    title: tool.title,
+    description: tool.description,
     inputSchema: {
       type: "object" as const,
       properties: {
@@ -61,47 +60,60 @@ function toolDefinition(tool: VerbTool, description: string, title: string) {
       },
       required: [tool.verbKey],
     },
-    annotations: { title, readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly ?? false,
+      destructiveHint: false,
+      openWorldHint: false,
+    },
   };
 }
-
-const TOOLS = [
-  {
-    tool: MEMORY_VERB_TOOL,
-    definition: toolDefinition(MEMORY_VERB_TOOL, MEMORY_TOOL_DESCRIPTION, "Memory"),
-  },
-  {
-    tool: REPAIR_VERB_TOOL,
-    definition: toolDefinition(REPAIR_VERB_TOOL, REPAIR_TOOL_DESCRIPTION, "Memory repair"),
-  },
-];
 
 /** Builds an MCP server bound to a runtime. */
 export function createMcpServer(runtime: McpRuntime): Server {
   const server = new Server(
     { name: "mema", version: VERSION },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, prompts: {} },
       instructions:
         "mema stores facts for you across sessions. Before answering from memory, call memory find; store durable facts with memory remember (one fact per memory, verbatim, with a subject and workspace).",
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((entry) => entry.definition),
+    tools: VERB_TOOLS.map(toolDefinition),
   }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [{
+      name: "agent_onboarding",
+      title: "How to use mema",
+      description: "What to store, when to search, trust levels and the authorization gate.",
+    }],
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    if (request.params.name !== "agent_onboarding") {
+      throw new McpError(ErrorCode.InvalidParams, `no prompt named "${request.params.name}"`);
+    }
+    return {
+      description: "How to use mema",
+      messages: [{
+        role: "user" as const,
+        content: { type: "text" as const, text: AGENT_ONBOARDING },
+      }],
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
-    const entry = TOOLS.find((candidate) => candidate.tool.name === name);
-    if (!entry) {
+    const tool = VERB_TOOLS.find((candidate) => candidate.name === name);
+    if (!tool) {
       return toToolResult(errorEnvelope(
         new MemaError("unknown_action", `no tool named "${name}"`, {
           field: "name",
-          didYouMean: closestName(name, TOOLS.map((t) => t.tool.name)),
+          didYouMean: closestName(name, VERB_TOOLS.map((t) => t.name)),
         }),
         runtime.capabilities(),
       ));
     }
-    return toToolResult(await callVerbTool(entry.tool, runtime, args));
+    return toToolResult(await callVerbTool(tool, runtime, args));
   });
   return server;
 }

@@ -5,10 +5,14 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
+import { AuthorizationRequired } from "../govern/authorization.ts";
 import { closestName } from "../text/closest_name.ts";
 import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { validateData } from "./validate.ts";
+
+/** Set to true on a handler's result when the write went to the JSONL backup. */
+export const BACKUP_MODE = "__jsonl_backup";
 
 /** One verb: what it does, its schema and an example. */
 export interface VerbSpec {
@@ -26,21 +30,32 @@ export type VerbHandler<D = unknown> = (
 /** A tool made of verbs. */
 export interface VerbTool {
   name: string;
+  title: string;
+  /** What the client shows the model: the verbs and their key fields. */
+  description: string;
+  readOnly?: boolean;
   /** The argument naming the verb. */
   verbKey: "action" | "task" | "view";
   verbs: Record<string, VerbSpec>;
   handlers: Record<string, VerbHandler>;
   notes: string[];
+  /** Help topics besides the verbs (name → text). */
+  topics?: Record<string, string>;
 }
 
 /** The help payload: every verb (or one) with its JSON Schema and an example. */
 export function verbHelp(tool: VerbTool, topic?: string): Record<string, unknown> {
   const names = Object.keys(tool.verbs);
+  const topics = tool.topics ?? {};
+  if (topic !== undefined && topic in topics) {
+    return { tool: tool.name, topic, text: topics[topic] };
+  }
   if (topic !== undefined && !names.includes(topic)) {
+    const all = [...names, ...Object.keys(topics)];
     throw new MemaError("invalid_input", `no help topic "${topic}"`, {
       field: "topic",
-      didYouMean: closestName(topic, names),
-      hint: `topics: ${names.join(", ")}`,
+      didYouMean: closestName(topic, all),
+      hint: `topics: ${all.join(", ")}`,
     });
   }
   const verbs: Record<string, unknown> = {};
@@ -57,6 +72,7 @@ export function verbHelp(tool: VerbTool, topic?: string): Record<string, unknown
     call_shape: `{"${tool.verbKey}": "<name>", "data": {...}}`,
     [tool.verbKey === "action" ? "actions" : `${tool.verbKey}s`]: verbs,
     notes: tool.notes,
+    topics: Object.keys(topics),
   };
 }
 
@@ -86,8 +102,29 @@ export async function callVerbTool(
     const result = await tool.handlers[verb](runtime, value);
     const extra = Array.isArray(result.warnings) ? result.warnings as string[] : [];
     delete result.warnings;
-    return successEnvelope(result, runtime.capabilities(), [...warnings, ...extra]);
+    const state = runtime.capabilities();
+    // A write saved to the JSONL backup reports that mode instead of the recall capability.
+    if (result[BACKUP_MODE] === true) {
+      delete result[BACKUP_MODE];
+      return successEnvelope(result, { ...state, mode: "jsonl_backup", degraded: true }, [
+        ...warnings,
+        ...extra,
+      ]);
+    }
+    return successEnvelope(result, state, [...warnings, ...extra]);
   } catch (error) {
+    if (error instanceof AuthorizationRequired) {
+      return successEnvelope({
+        applied: false,
+        action_required: "ask_user_for_authorization",
+        impact: error.request.impact,
+        memory_ids: error.request.memoryIds ?? [],
+        retry: {
+          [tool.verbKey]: args?.[tool.verbKey],
+          data: { ...(args?.data as object), authorized: true },
+        },
+      }, runtime.capabilities());
+    }
     return errorEnvelope(error, runtime.capabilities());
   }
 }

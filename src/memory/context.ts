@@ -15,6 +15,8 @@ export interface CallerIdentity {
 export interface ServiceSettings {
   workspaceIsolation: "none" | "weak" | "strict";
   includeSize: boolean;
+  /** The JSONL file writes go to when the database cannot be written. */
+  backupPath?: string;
 }
 
 /** The context passed to every service verb. */

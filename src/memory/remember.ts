@@ -10,6 +10,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
+import { requireAuthorization } from "../govern/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
@@ -31,6 +32,8 @@ export interface RememberInput {
   protectionLevel?: ProtectionLevel;
   status?: "active" | "pending";
   metadata?: Record<string, unknown>;
+  /** The user approved (required to store a fact as user_confirmed). */
+  authorized?: boolean;
 }
 
 /** What remember answers. */
@@ -112,6 +115,14 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
     );
   }
   const sourceType = input.sourceType ?? "agent_generated";
+  if (sourceType === "user_confirmed") {
+    // The highest trust level is the user's word, so the agent must say the user gave it.
+    requireAuthorization(input.authorized, {
+      action: "remember",
+      impact:
+        `This stores "${subject}" as user_confirmed: the most trusted level, locked against later changes without approval. Ask the user to confirm the fact, then repeat the call with authorized: true (or store it as agent_generated).`,
+    });
+  }
   // SPEC §3: what the user confirmed is locked, whatever level the caller asked for.
   const protectionLevel = sourceType === "user_confirmed"
     ? "locked"

@@ -13,6 +13,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
+import { describeGuard, requireAuthorization } from "../govern/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
@@ -44,6 +45,8 @@ export interface UpdateInput {
   reason?: string;
   expectedVersion?: number;
   expectedContentHash?: string;
+  /** The user approved this change (required for protected and locked memories). */
+  authorized?: boolean;
 }
 
 /** What update answers. */
@@ -174,6 +177,19 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
       );
     }
     checkExpectations(current, input);
+    if (current.protectionLevel !== "normal") {
+      requireAuthorization(input.authorized, {
+        action: "update",
+        memoryIds: [current.id],
+        impact: `${describeGuard(current)}. This update would ${
+          input.edit.kind === "tags_only"
+            ? "change its tags"
+            : `replace version ${current.version} with version ${
+              current.version + 1
+            } (the current text stays in history)`
+        }. Ask the user to approve, then repeat the call with authorized: true.`,
+      });
+    }
     const now = nowIso();
 
     if (input.edit.kind === "tags_only") {

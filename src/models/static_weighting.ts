@@ -39,6 +39,8 @@ export interface WordVectorTable {
   ranks: Uint32Array;
   /** `ranks.length × dim` values, row-major. */
   vectors: Float32Array;
+  /** EXPERIMENT */
+  words?: string[];
 }
 
 /** How {@link weightWordVectors} transforms the rows. */
@@ -52,6 +54,12 @@ export interface StaticWeighting {
   removedComponents: number;
   /** EXPERIMENT: subtract the mean even with no components removed. */
   center?: boolean;
+  /** EXPERIMENT: remove the token-frequency-weighted mean of the weighted rows. */
+  commonComponent?: "project" | "subtract";
+  /** EXPERIMENT: weight of stopwords */
+  stopwordWeight?: number;
+  /** EXPERIMENT: weight of punctuation */
+  punctuationWeight?: number;
   /** EXPERIMENT: scale every row to unit length first. */
   unitRows?: boolean;
 }
@@ -113,8 +121,51 @@ export function weightWordVectors(
       for (let k = 0; k < dim; k++) values[row * dim + k] *= weight;
     }
   }
+  if (weighting.commonComponent && rows > 0) {
+    const normalizer = harmonicNumber(
+      ranks.reduce((most, rank) => Math.max(most, rank), table.size),
+    );
+    const mean = new Float64Array(dim);
+    let total = 0;
+    for (let row = 0; row < rows; row++) {
+      const probability = 1 / (ranks[row] * normalizer);
+      total += probability;
+      for (let k = 0; k < dim; k++) mean[k] += probability * values[row * dim + k];
+    }
+    for (let k = 0; k < dim; k++) mean[k] /= total;
+    if (weighting.commonComponent === "subtract") {
+      for (let row = 0; row < rows; row++) {
+        for (let k = 0; k < dim; k++) values[row * dim + k] -= mean[k];
+      }
+    } else {
+      const norm = Math.sqrt(mean.reduce((sum, x) => sum + x * x, 0));
+      for (let k = 0; k < dim; k++) mean[k] /= norm;
+      projectOut(values, rows, dim, mean);
+    }
+  }
+  if (
+    table.words &&
+    (weighting.stopwordWeight !== undefined || weighting.punctuationWeight !== undefined)
+  ) {
+    for (let row = 0; row < rows; row++) {
+      const word = table.words[row];
+      let weight = 1;
+      if (weighting.stopwordWeight !== undefined && STOPWORDS.has(word)) {
+        weight = weighting.stopwordWeight;
+      }
+      if (weighting.punctuationWeight !== undefined && /^[\p{P}\p{S}]$/u.test(word)) {
+        weight = weighting.punctuationWeight;
+      }
+      for (let k = 0; k < dim; k++) values[row * dim + k] *= weight;
+    }
+  }
   return Float32Array.from(values);
 }
+
+const STOPWORDS = new Set(
+  ("i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn")
+    .split(" "),
+);
 
 /**
  * The Zipf probability of the word at `rank` in a list of `size` words, `1 / (rank · H)`

@@ -117,3 +117,19 @@ export function logInfo(message: string): void {
 export function processId(): number {
   return Deno.pid;
 }
+
+/**
+ * Appends one line to a file and syncs it to disk before returning, so an
+ * acknowledged append survives a crash.
+ */
+export function appendLineDurable(path: string, line: string): void {
+  const file = Deno.openSync(path, { append: true, create: true });
+  try {
+    const bytes = new TextEncoder().encode(`${line}\n`);
+    let written = 0;
+    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    file.syncSync();
+  } finally {
+    file.close();
+  }
+}

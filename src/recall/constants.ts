@@ -102,3 +102,8 @@ export const HITS_FULL_COVERAGE = 0.5;
 export const HIT_WINDOW_DEFAULT = 0;
 /** Most neighbouring rows an agent may ask for. */
 export const HIT_WINDOW_MAX = 5;
+
+/** The tag that marks an open item (SPEC §6 linked_open_items). */
+export const TODO_TAG = "todo";
+/** Most linked open items on one page (SPEC §6). */
+export const LINKED_OPEN_ITEMS_MAX = 5;

@@ -31,6 +31,8 @@ export interface FindInput {
   beforeTime?: string;
   sourceType?: SourceType[];
   status?: MemoryStatus | "any";
+  /** Overrides `status` with an explicit list (the expired view). */
+  statuses?: MemoryStatus[];
   limit?: number;
   offset?: number;
   /** The query embedded by the configured model: turns on the evidence channel. */
@@ -54,11 +56,12 @@ export interface FindPage {
 
 /** Turns find's filter fields into the store's filter shape, validating them. */
 export function buildFilters(input: FindInput): RecallFilters {
-  const statuses: MemoryStatus[] = input.status === undefined
-    ? ["active"]
-    : input.status === "any"
-    ? ["active", "pending", "superseded", "retired"]
-    : [input.status];
+  const statuses: MemoryStatus[] = input.statuses ??
+    (input.status === undefined
+      ? ["active"]
+      : input.status === "any"
+      ? ["active", "pending", "superseded", "retired"]
+      : [input.status]);
   const filters: RecallFilters = { statuses };
   if (input.workspace !== undefined) {
     const canonical = canonicalWorkspace(input.workspace);

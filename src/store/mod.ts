@@ -16,6 +16,7 @@ import { MemaError } from "../errors/mod.ts";
 import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
 import * as memories from "./memories_sql.ts";
 import * as evidence from "./evidence_sql.ts";
+import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
 import {
@@ -33,14 +34,18 @@ import type {
   LexicalHit,
   MemoryChange,
   MemoryRecord,
+  MemoryStatus,
   NewMemory,
+  ProtectionLevel,
   RecallFilters,
+  SourceType,
 } from "./types.ts";
 import { loadVecExtension } from "./vec_extension.ts";
 
 export * from "./types.ts";
 export type { LikeColumns } from "./recall_sql.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
+export type { AuditQuery, AuditRecord } from "./govern_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
@@ -241,6 +246,54 @@ export class Store {
 
   recreateVecTable(dim: number): void {
     evidence.recreateVecTable(this.#connection.db, dim);
+  }
+
+  setStatus(
+    id: number,
+    change: { status: MemoryStatus; supersededBy: number | null; now: string },
+  ): void {
+    govern.updateStatus(this.#connection.db, id, change);
+  }
+
+  setTrust(
+    id: number,
+    change: { sourceType: SourceType; protectionLevel: ProtectionLevel; now: string },
+  ): void {
+    govern.updateTrust(this.#connection.db, id, change);
+  }
+
+  setMetadata(id: number, metadata: Record<string, unknown>): void {
+    govern.updateMetadata(this.#connection.db, id, metadata);
+  }
+
+  listAudit(query: govern.AuditQuery): { rows: govern.AuditRecord[]; total: number } {
+    return govern.selectAudit(this.#connection.db, query);
+  }
+
+  deleteHistory(memoryId: number, versions: readonly number[]): number[] {
+    return govern.deleteHistory(this.#connection.db, memoryId, versions);
+  }
+
+  overviewCounts(): ReturnType<typeof govern.selectOverviewCounts> {
+    return govern.selectOverviewCounts(this.#connection.db);
+  }
+
+  supersededBy(memoryId: number): number[] {
+    return govern.selectSupersededBy(this.#connection.db, memoryId);
+  }
+
+  linkedTodos(
+    options: Parameters<typeof govern.selectLinkedTodos>[1],
+  ): { id: number; shared: number }[] {
+    return govern.selectLinkedTodos(this.#connection.db, options);
+  }
+
+  replayOutcome(entryId: string): string | undefined {
+    return govern.selectReplay(this.#connection.db, entryId);
+  }
+
+  logReplay(entry: Parameters<typeof govern.insertReplay>[1]): void {
+    govern.insertReplay(this.#connection.db, entry);
   }
 
   getMeta(key: string): string | undefined {

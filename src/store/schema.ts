@@ -153,6 +153,20 @@ CREATE UNIQUE INDEX jobs_pending_once ON jobs(kind, dedupe_key) WHERE status = '
 CREATE INDEX jobs_ready ON jobs(status, run_after);
 `;
 
+// Each replayed JSONL backup entry is logged in the transaction that applies it,
+// so a replay applies every entry exactly once, however often it is run.
+const BACKUP_REPLAY = `
+CREATE TABLE backup_replay_log (
+  entry_id TEXT PRIMARY KEY,
+  applied_at TEXT NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'rejected')),
+  memory_id INTEGER,
+  detail TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detail))
+);
+CREATE INDEX memories_by_superseded ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX audit_by_time ON audit(at);
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -177,6 +191,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "evidence rows and the durable job queue",
     apply(connection) {
       connection.db.exec(EVIDENCE_AND_JOBS);
+    },
+  },
+  {
+    generation: 3,
+    kind: "additive",
+    description: "the JSONL backup replay log",
+    apply(connection) {
+      connection.db.exec(BACKUP_REPLAY);
     },
   },
 ];

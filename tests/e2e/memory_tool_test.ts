@@ -6,7 +6,12 @@ Deno.test("e2e: remember → find → read span → update → history, over std
   const server = await startServer(home);
   try {
     const tools = await server.client.listTools();
-    assert.deepEqual(tools.tools.map((t) => t.name), ["memory", "memory_repair"]);
+    assert.deepEqual(tools.tools.map((t) => t.name), [
+      "memory",
+      "memory_review",
+      "memory_govern",
+      "memory_repair",
+    ]);
 
     const content =
       "# Deploys\nProduction deploys run on Tuesdays after 14:00 UTC.\nRollbacks need two approvals.";

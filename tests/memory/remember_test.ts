@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
+import { AuthorizationRequired } from "../../src/govern/authorization.ts";
 import { contentSha } from "../../src/memory/content_hash.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openTestContext, snapshotDatabase } from "../helpers/context.ts";
@@ -51,10 +52,24 @@ Deno.test("identical content in the same workspace replays the existing id", asy
   }
 });
 
-Deno.test("user_confirmed memories are locked", async () => {
+Deno.test("user_confirmed memories need authorization and are locked", async () => {
   const t = await openTestContext();
   try {
+    const before = snapshotDatabase(t.dbPath);
+    assert.throws(
+      () =>
+        rememberMemory(t.ctx, {
+          content: "The user's name is Ada.",
+          subject: "name",
+          workspace: "default",
+          sourceType: "user_confirmed",
+        }),
+      (error: unknown) =>
+        error instanceof AuthorizationRequired && /user_confirmed/.test(error.message),
+    );
+    assert.equal(snapshotDatabase(t.dbPath), before);
     const { memoryId } = rememberMemory(t.ctx, {
+      authorized: true,
       content: "The user's name is Ada.",
       subject: "name",
       workspace: "default",

@@ -1,0 +1,211 @@
+/**
+ * Retiring and merging memories (SPEC §4 supersede chains). Both need the
+ * user's approval, change no content, and leave an audit row; retired and
+ * superseded memories leave default recall but stay readable.
+ *
+ * @example
+ * ```ts
+ * import { retireMemory } from "./src/govern/lifecycle.ts";
+ * // retireMemory(ctx, { memoryId: 3, supersededBy: 9, reason: "moved to Berlin", authorized: true });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { updateMemory } from "../memory/update.ts";
+import { nowIso } from "../platform/mod.ts";
+import type { MemoryRecord } from "../store/mod.ts";
+import { requireAuthorization } from "./authorization.ts";
+
+function liveMemory(ctx: ServiceContext, id: number, field: string): MemoryRecord {
+  const memory = ctx.store.getMemory(id);
+  if (!memory || memory.status === "deleted") {
+    throw new MemaError("not_found", `memory ${id} does not exist`, { field });
+  }
+  if (memory.status !== "active" && memory.status !== "pending") {
+    throw new MemaError("invalid_input", `memory ${id} is already ${memory.status}`, {
+      field,
+      hint: memory.supersededBy ? `it was superseded by memory ${memory.supersededBy}` : undefined,
+    });
+  }
+  return memory;
+}
+
+function checkReason(reason: string | undefined): string {
+  if (reason === undefined || reason.trim() === "") {
+    throw new MemaError("invalid_input", "reason is required: say why, for the audit log", {
+      field: "reason",
+    });
+  }
+  return reason.trim();
+}
+
+/** What retire did. */
+export interface RetireResult {
+  memoryId: number;
+  status: "retired" | "superseded";
+  supersededBy: number | null;
+}
+
+/**
+ * Takes a memory out of default recall: `superseded` when another memory
+ * replaces it (`supersededBy`), otherwise `retired`.
+ */
+export function retireMemory(
+  ctx: ServiceContext,
+  input: { memoryId: number; supersededBy?: number; reason?: string; authorized?: boolean },
+): RetireResult {
+  const reason = checkReason(input.reason);
+  return ctx.store.write(() => {
+    const memory = liveMemory(ctx, input.memoryId, "memory_id");
+    if (input.supersededBy !== undefined) {
+      if (input.supersededBy === memory.id) {
+        throw new MemaError("invalid_input", "a memory cannot supersede itself", {
+          field: "superseded_by",
+        });
+      }
+      liveMemory(ctx, input.supersededBy, "superseded_by");
+    }
+    const status = input.supersededBy === undefined ? "retired" : "superseded";
+    requireAuthorization(input.authorized, {
+      action: "retire",
+      memoryIds: [memory.id],
+      impact: `Memory ${memory.id} ("${memory.subject}") becomes ${status}${
+        input.supersededBy ? ` by memory ${input.supersededBy}` : ""
+      }: it leaves default recall but stays readable in history and the expired view. Reason: ${reason}.`,
+    });
+    const now = nowIso();
+    ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
+    ctx.store.appendAudit({
+      at: now,
+      action: "retire",
+      memoryId: memory.id,
+      agentId: ctx.caller.agentId,
+      client: ctx.caller.client,
+      reason,
+      detail: {
+        from_status: memory.status,
+        to_status: status,
+        superseded_by: input.supersededBy ?? null,
+      },
+    });
+    return { memoryId: memory.id, status, supersededBy: input.supersededBy ?? null };
+  });
+}
+
+/** What merge did. */
+export interface MergeResult {
+  survivorId: number;
+  version: number;
+  mergedIds: number[];
+}
+
+/**
+ * Folds `loserIds` into `survivorId`: each loser becomes superseded by the
+ * survivor (its own versions stay readable), the survivor records where it
+ * came from in `metadata.merged_from`, and `mergedContent`, when given,
+ * becomes the survivor's next version (the old text stays in its history).
+ */
+export function mergeMemories(
+  ctx: ServiceContext,
+  input: {
+    survivorId: number;
+    loserIds: number[];
+    mergedContent?: string;
+    reason?: string;
+    authorized?: boolean;
+  },
+): MergeResult {
+  const reason = checkReason(input.reason);
+  const losers = [...new Set(input.loserIds)];
+  if (losers.length === 0) {
+    throw new MemaError("invalid_input", "loser_ids must name at least one memory", {
+      field: "loser_ids",
+    });
+  }
+  if (losers.includes(input.survivorId)) {
+    throw new MemaError("invalid_input", "the survivor cannot also be a loser", {
+      field: "loser_ids",
+    });
+  }
+  return ctx.store.write(() => {
+    const survivor = liveMemory(ctx, input.survivorId, "survivor_id");
+    const records = losers.map((id, index) => liveMemory(ctx, id, `loser_ids.${index}`));
+    requireAuthorization(input.authorized, {
+      action: "merge_memories",
+      memoryIds: [survivor.id, ...losers],
+      impact: `Memories ${losers.join(", ")} (${
+        records.map((r) => `"${r.subject}"`).join(", ")
+      }) become superseded by memory ${survivor.id} ("${survivor.subject}")${
+        input.mergedContent !== undefined ? ", whose content is replaced by the merged text" : ""
+      }. Every version stays readable. Reason: ${reason}.`,
+    });
+    let version = survivor.version;
+    if (input.mergedContent !== undefined) {
+      version = updateMemory(ctx, {
+        memoryId: survivor.id,
+        edit: { kind: "new_content", content: input.mergedContent },
+        reason: `merge of ${losers.join(", ")}: ${reason}`,
+        authorized: true,
+      }).version;
+    }
+    const now = nowIso();
+    for (const loser of records) {
+      ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
+    }
+    const previous = Array.isArray(survivor.metadata.merged_from)
+      ? survivor.metadata.merged_from as number[]
+      : [];
+    ctx.store.setMetadata(survivor.id, {
+      ...survivor.metadata,
+      merged_from: [...new Set([...previous, ...losers])],
+    });
+    ctx.store.appendAudit({
+      at: now,
+      action: "merge_memories",
+      memoryId: survivor.id,
+      agentId: ctx.caller.agentId,
+      client: ctx.caller.client,
+      reason,
+      detail: {
+        loser_ids: losers,
+        loser_versions: Object.fromEntries(records.map((r) => [r.id, r.version])),
+        merged_content: input.mergedContent !== undefined,
+        survivor_version: version,
+      },
+    });
+    return { survivorId: survivor.id, version, mergedIds: losers };
+  });
+}
+
+/** Promotes a memory to `user_confirmed` and locks it. */
+export function confirmMemory(
+  ctx: ServiceContext,
+  input: { memoryId: number; reason?: string; authorized?: boolean },
+): { memoryId: number; sourceType: "user_confirmed"; protectionLevel: "locked" } {
+  return ctx.store.write(() => {
+    const memory = liveMemory(ctx, input.memoryId, "memory_id");
+    requireAuthorization(input.authorized, {
+      action: "confirm",
+      memoryIds: [memory.id],
+      impact:
+        `Memory ${memory.id} ("${memory.subject}") becomes user_confirmed, the most trusted level, and locked: later changes need approval.`,
+    });
+    const now = nowIso();
+    ctx.store.setTrust(memory.id, { sourceType: "user_confirmed", protectionLevel: "locked", now });
+    ctx.store.appendAudit({
+      at: now,
+      action: "confirm",
+      memoryId: memory.id,
+      agentId: ctx.caller.agentId,
+      client: ctx.caller.client,
+      reason: input.reason ?? null,
+      detail: {
+        from: { source_type: memory.sourceType, protection_level: memory.protectionLevel },
+        to: { source_type: "user_confirmed", protection_level: "locked" },
+        version: memory.version,
+      },
+    });
+    return { memoryId: memory.id, sourceType: "user_confirmed", protectionLevel: "locked" };
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * The `memory_govern` tool: state changes that need the user's approval
+ * (`authorized: true`), each audited (SPEC §4, §5).
+ * @module
+ */
+import { z } from "zod";
+import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
+import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
+import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
+
+const authorized = z.boolean().optional().describe("the user approved this change");
+const reason = z.string().max(2000).optional();
+
+const GOVERN_ACTIONS = {
+  retire: {
+    description:
+      "Take a memory out of default recall: superseded (by superseded_by) or retired. Needs reason and authorized.",
+    schema: z.object({
+      memory_id: z.number().int().positive(),
+      superseded_by: z.number().int().positive().optional(),
+      reason,
+      authorized,
+    }),
+    example: { memory_id: 12, superseded_by: 31, reason: "office moved", authorized: true },
+  },
+  merge_memories: {
+    description:
+      "Fold loser_ids into survivor_id (losers become superseded; every version stays readable); merged_content optionally replaces the survivor's text.",
+    schema: z.object({
+      survivor_id: z.number().int().positive(),
+      loser_ids: z.array(z.number().int().positive()).min(1).max(50),
+      merged_content: z.string().max(CONTENT_MAX_BYTES).optional(),
+      reason,
+      authorized,
+    }),
+    example: { survivor_id: 12, loser_ids: [14, 15], reason: "duplicates", authorized: true },
+  },
+  confirm: {
+    description: "Promote a memory to user_confirmed and lock it.",
+    schema: z.object({ memory_id: z.number().int().positive(), reason, authorized }),
+    example: { memory_id: 12, authorized: true },
+  },
+  help: {
+    description: "Each action's fields as JSON Schema, with examples.",
+    schema: z.object({ topic: z.string().max(64).optional() }),
+    example: { topic: "retire" },
+  },
+};
+
+type Data<A extends keyof typeof GOVERN_ACTIONS> = z.output<typeof GOVERN_ACTIONS[A]["schema"]>;
+
+const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
+  retire(runtime, data) {
+    const result = retireMemory(runtime.ctx, {
+      memoryId: data.memory_id,
+      supersededBy: data.superseded_by,
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      memory_id: result.memoryId,
+      status: result.status,
+      superseded_by: result.supersededBy,
+    };
+  },
+  merge_memories(runtime, data) {
+    const result = mergeMemories(runtime.ctx, {
+      survivorId: data.survivor_id,
+      loserIds: data.loser_ids,
+      mergedContent: data.merged_content,
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      survivor_id: result.survivorId,
+      version: result.version,
+      merged_ids: result.mergedIds,
+    };
+  },
+  confirm(runtime, data) {
+    const result = confirmMemory(runtime.ctx, {
+      memoryId: data.memory_id,
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      memory_id: result.memoryId,
+      source_type: result.sourceType,
+      protection_level: result.protectionLevel,
+    };
+  },
+  help(_runtime, data) {
+    return verbHelp(GOVERN_VERB_TOOL, data.topic);
+  },
+};
+
+/** The `memory_govern` tool. */
+export const GOVERN_VERB_TOOL: VerbTool = {
+  name: "memory_govern",
+  title: "Memory govern",
+  description:
+    `mema changes that need the user's approval. Call as {"action": ..., "data": {..., "authorized": true}}.
+Without authorized:true nothing changes and the answer says action_required: "ask_user_for_authorization" with the impact: ask the user, then repeat with authorized:true.
+- retire {memory_id, superseded_by?, reason}: leave default recall (superseded or retired); stays readable
+- merge_memories {survivor_id, loser_ids, merged_content?, reason}: fold duplicates into one
+- confirm {memory_id, reason?}: promote to user_confirmed and lock
+- help {topic?}`,
+  verbKey: "action",
+  verbs: GOVERN_ACTIONS,
+  handlers: handlers as Record<string, VerbHandler>,
+  notes: [
+    "Every action needs authorized: true, the agent's assertion that the user approved. Without it nothing changes and the answer carries action_required: ask_user_for_authorization with the impact.",
+  ],
+};

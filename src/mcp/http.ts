@@ -1,0 +1,346 @@
+/**
+ * MCP over streamable HTTP (SPEC §10): `POST /mcp` on `Deno.serve`, stateless
+ * (a fresh SDK server and transport per request, all over one shared runtime
+ * and store), loopback-only unless `--allow-remote` and a token are given.
+ * Every request passes the guards in `http_guards.ts` first; identity comes
+ * from the request's headers and lives in a per-request copy of the service
+ * context, so one process serves many clients under their own names.
+ *
+ * @example
+ * ```ts
+ * import { serveHttp } from "./src/mcp/http.ts";
+ * // const http = serveHttp(runtime, { host: "127.0.0.1", port: 8000 });
+ * // console.error(http.url); await http.shutdown();
+ * ```
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { MemaConfig } from "../config/mod.ts";
+import { MemaError } from "../errors/mod.ts";
+import type { CallerIdentity } from "../memory/context.ts";
+import { logInfo, logWarn } from "../platform/mod.ts";
+import {
+  HTTP_BODY_LIMIT_BYTES,
+  HTTP_MCP_PATH,
+  HTTP_SHUTDOWN_GRACE_MS,
+  HTTP_TOKEN_MAX_CHARS,
+  HTTP_TOKEN_MIN_CHARS,
+} from "./http_constants.ts";
+import {
+  checkBearerToken,
+  checkHostHeader,
+  checkOriginHeader,
+  isLoopbackHost,
+  readBodyWithin,
+  readCallerHeaders,
+  type Refusal,
+} from "./http_guards.ts";
+import type { McpRuntime } from "./runtime.ts";
+import { createMcpServer } from "./server.ts";
+
+/** Where and how the HTTP transport listens. */
+export interface HttpServeOptions {
+  /** Bind address; must be loopback unless `allowRemote`. */
+  host: string;
+  /** Port; 0 picks a free one (the chosen port is in the returned `url`). */
+  port: number;
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Accept a non-loopback bind and non-loopback peers (requires `token`). */
+  allowRemote?: boolean;
+}
+
+/** A listening HTTP transport. */
+export interface HttpTransport {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8000/mcp`. */
+  url: string;
+  port: number;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Requests being handled right now. */
+  inFlight(): number;
+  /** Stops accepting requests and resolves once in-flight ones have finished. */
+  shutdown(): Promise<void>;
+}
+
+const TOKEN_ALPHABET = /^[A-Za-z0-9._~+/=-]+$/;
+
+/**
+ * The caller of the shared HTTP runtime. No request runs under it: each one
+ * gets a copy of the context with the identity from its own headers.
+ */
+export const HTTP_UNBOUND_CALLER: CallerIdentity = Object.freeze({
+  client: "mema-http",
+  agentId: "unbound",
+});
+
+/**
+ * The HTTP options for `mema serve`, or undefined when the transport is
+ * stdio. HTTP-only flags without HTTP are an error rather than silently
+ * ignored, and a refused bind fails before the database is opened.
+ */
+export function resolveHttpOptions(
+  config: MemaConfig,
+  flags: { allowRemote?: boolean; hostOrPortFlag?: boolean },
+): HttpServeOptions | undefined {
+  if (config.transport !== "http") {
+    if (flags.allowRemote || flags.hostOrPortFlag) {
+      throw new MemaError("config_invalid", "--host, --port and --allow-remote need --http", {
+        hint: "add --http (or set MEMA_TRANSPORT=http) to serve over HTTP",
+      });
+    }
+    return undefined;
+  }
+  const options: HttpServeOptions = {
+    host: config.http.host,
+    port: config.http.port,
+    token: config.http.token,
+    allowRemote: flags.allowRemote === true,
+  };
+  checkBindPolicy(options);
+  return options;
+}
+
+/**
+ * Refuses a bind that would expose the server: a non-loopback host needs
+ * `allowRemote` and a token; a token must be long and header-safe.
+ */
+export function checkBindPolicy(options: HttpServeOptions): void {
+  const { host, token, allowRemote } = options;
+  if (token !== undefined) {
+    if (
+      token.length < HTTP_TOKEN_MIN_CHARS || token.length > HTTP_TOKEN_MAX_CHARS ||
+      !TOKEN_ALPHABET.test(token)
+    ) {
+      throw new MemaError(
+        "config_invalid",
+        `the HTTP token must be ${HTTP_TOKEN_MIN_CHARS}-${HTTP_TOKEN_MAX_CHARS} characters of letters, digits and . _ ~ + / = -`,
+        { field: "http_token", hint: "generate one with: openssl rand -hex 32" },
+      );
+    }
+  }
+  if (allowRemote && token === undefined) {
+    throw new MemaError("config_invalid", "--allow-remote requires a bearer token", {
+      field: "http_token",
+      hint: "set MEMA_HTTP_TOKEN (e.g. to the output of `openssl rand -hex 32`) or http_token",
+    });
+  }
+  if (!isLoopbackHost(host) && !allowRemote) {
+    throw new MemaError(
+      "config_invalid",
+      `refusing to listen on non-loopback host "${host}": mema serves this machine only`,
+      {
+        field: "host",
+        hint:
+          "use --host 127.0.0.1 (the default); to accept other machines pass --allow-remote and set MEMA_HTTP_TOKEN",
+      },
+    );
+  }
+}
+
+function jsonRpcError(
+  status: number,
+  message: string,
+  options: { code?: number; headers?: Record<string, string> } = {},
+): Response {
+  return new Response(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      error: { code: options.code ?? -32000, message },
+      id: null,
+    }),
+    { status, headers: { "content-type": "application/json", ...options.headers } },
+  );
+}
+
+function refusalResponse(refusal: Refusal): Response {
+  const headers: Record<string, string> = {};
+  if (refusal.status === 401) headers["www-authenticate"] = 'Bearer realm="mema"';
+  return jsonRpcError(refusal.status, refusal.message, { headers });
+}
+
+/** A runtime whose service context acts as `caller`; the store and settings are shared. */
+function runtimeFor(runtime: McpRuntime, caller: CallerIdentity): McpRuntime {
+  return { ...runtime, ctx: { ...runtime.ctx, caller } };
+}
+
+/** Runs one JSON-RPC exchange on a fresh, stateless SDK server. */
+async function answerMcp(
+  runtime: McpRuntime,
+  request: Request,
+  parsedBody: unknown,
+): Promise<Response> {
+  const server = createMcpServer(runtime);
+  // JSON responses rather than SSE: each call has exactly one answer, and the
+  // Response is complete when handleRequest resolves, so closing right after
+  // is safe and shutdown can count a request as finished.
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody });
+  } finally {
+    await server.close();
+  }
+}
+
+function formatUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, "$1");
+  return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}${HTTP_MCP_PATH}`;
+}
+
+/** How {@linkcode createMcpHttpHandler} checks requests. */
+export interface HttpHandlerOptions {
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Accept non-loopback peers and any `Host` (the token guards instead). */
+  allowRemote?: boolean;
+  /** The port the server listens on, which `Host` must name. */
+  listenPort: () => number;
+}
+
+/** Answers one HTTP request from a peer address. */
+export type McpHttpHandler = (request: Request, peer: string) => Promise<Response>;
+
+/**
+ * The request pipeline, without the socket: peer → Host → Origin → path →
+ * method → token → identity → body limit → JSON → a stateless MCP exchange.
+ * Each refusal is exactly one status; nothing reaches the store before every
+ * check has passed.
+ */
+export function createMcpHttpHandler(
+  runtime: McpRuntime,
+  options: HttpHandlerOptions,
+): McpHttpHandler {
+  const allowRemote = options.allowRemote === true;
+  return async (request, peer) => {
+    if (!allowRemote && !isLoopbackHost(peer)) {
+      return jsonRpcError(403, "only clients on this machine may connect");
+    }
+    const host = request.headers.get("host");
+    if (!allowRemote) {
+      const hostCheck = checkHostHeader(host, options.listenPort());
+      if (!hostCheck.ok) return refusalResponse(hostCheck);
+    }
+    const originCheck = checkOriginHeader(request.headers.get("origin"), {
+      sameHost: allowRemote ? host : undefined,
+    });
+    if (!originCheck.ok) return refusalResponse(originCheck);
+    if (new URL(request.url).pathname !== HTTP_MCP_PATH) {
+      return jsonRpcError(404, `not found: the MCP endpoint is ${HTTP_MCP_PATH}`);
+    }
+    if (request.method !== "POST") {
+      // Stateless: there is no session to stream to (GET) or to end (DELETE).
+      return jsonRpcError(405, "method not allowed: this stateless server accepts POST only", {
+        headers: { allow: "POST" },
+      });
+    }
+    const tokenCheck = checkBearerToken(request.headers.get("authorization"), options.token);
+    if (!tokenCheck.ok) return refusalResponse(tokenCheck);
+    const identity = readCallerHeaders(request.headers);
+    if (!identity.ok) return refusalResponse(identity);
+    const body = await readBodyWithin(request, HTTP_BODY_LIMIT_BYTES);
+    if (!body.ok) return refusalResponse(body);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return jsonRpcError(400, "parse error: the body is not valid JSON", { code: -32700 });
+    }
+    return await answerMcp(runtimeFor(runtime, identity.caller), request, parsed);
+  };
+}
+
+/** Starts listening; throws a `config_invalid` MemaError for a refused or unusable address. */
+export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpTransport {
+  checkBindPolicy(options);
+  let port = options.port;
+  let inFlight = 0;
+  let stopping = false;
+  const handle = createMcpHttpHandler(runtime, {
+    token: options.token,
+    allowRemote: options.allowRemote,
+    listenPort: () => port,
+  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: options.host.replace(/^\[(.*)\]$/, "$1"),
+      port: options.port,
+      onListen: () => {},
+      onError: (error) => {
+        logWarn(`HTTP request failed: ${error instanceof Error ? error.stack : error}`);
+        return jsonRpcError(500, "internal error", { code: -32603 });
+      },
+    }, async (request, info) => {
+      if (stopping) {
+        return jsonRpcError(503, "the server is shutting down", {
+          headers: { connection: "close" },
+        });
+      }
+      inFlight++;
+      try {
+        return await handle(request, info.remoteAddr.hostname);
+      } finally {
+        inFlight--;
+      }
+    });
+  } catch (error) {
+    throw new MemaError(
+      "config_invalid",
+      `cannot listen on ${options.host}:${options.port}: ${
+        error instanceof Error ? error.message : error
+      }`,
+      { field: "port", hint: "choose another port with --port (or stop the other server)" },
+    );
+  }
+  port = server.addr.port;
+  let shutdownPromise: Promise<void> | undefined;
+  return {
+    url: formatUrl(options.host, port),
+    port,
+    finished: server.finished,
+    inFlight: () => inFlight,
+    shutdown() {
+      stopping = true;
+      shutdownPromise ??= server.shutdown();
+      return shutdownPromise;
+    },
+  };
+}
+
+/**
+ * Serves until SIGINT or SIGTERM, then stops accepting requests and waits for
+ * the in-flight ones (up to {@linkcode HTTP_SHUTDOWN_GRACE_MS}) before
+ * resolving, so the caller can close the store after the last answer.
+ */
+export async function serveHttpUntilSignal(
+  runtime: McpRuntime,
+  options: HttpServeOptions & { describe?: (url: string) => string },
+): Promise<void> {
+  const http = serveHttp(runtime, options);
+  logInfo(options.describe?.(http.url) ?? `serving MCP at ${http.url}`);
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  const graceOver = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      if (graceTimer !== undefined) return;
+      logInfo(`shutting down: finishing ${http.inFlight()} in-flight request(s)`);
+      graceTimer = setTimeout(() => {
+        logWarn(`shutdown grace of ${HTTP_SHUTDOWN_GRACE_MS} ms over; closing anyway`);
+        resolve();
+      }, HTTP_SHUTDOWN_GRACE_MS);
+      void http.shutdown();
+    };
+    for (const signal of signals) Deno.addSignalListener(signal, onSignal);
+    http.finished.finally(() => {
+      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
+    });
+  });
+  await Promise.race([http.finished, graceOver]);
+  if (graceTimer !== undefined) clearTimeout(graceTimer);
+  logInfo("HTTP server stopped");
+}

@@ -1,0 +1,194 @@
+/**
+ * The checks every HTTP request passes before it reaches the MCP server
+ * (SPEC §10): loopback peers and hosts, DNS-rebinding protection on `Host`
+ * and `Origin`, the bearer token, the identity headers and the body limit.
+ * Each check returns a verdict instead of throwing, so the transport turns a
+ * refusal into exactly one HTTP status.
+ *
+ * @example
+ * ```ts
+ * import { readCallerHeaders } from "./src/mcp/http_guards.ts";
+ * const headers = new Headers({ "X-Mema-Client": "cursor", "X-Mema-Agent-Id": "cursor-main" });
+ * readCallerHeaders(headers); // { ok: true, caller: { client: "cursor", agentId: "cursor-main" } }
+ * ```
+ * @module
+ */
+import { IDENTITY_PATTERN } from "../config/mod.ts";
+import type { CallerIdentity } from "../memory/context.ts";
+import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "./http_constants.ts";
+
+/** A refused request: the HTTP status and a message for the client. */
+export interface Refusal {
+  ok: false;
+  status: number;
+  message: string;
+}
+
+/** The outcome of a check that yields nothing. */
+export type Verdict = { ok: true } | Refusal;
+
+const PASS: Verdict = { ok: true };
+
+function refuse(status: number, message: string): Refusal {
+  return { ok: false, status, message };
+}
+
+/** True for an IPv4 address in 127.0.0.0/8. */
+function isLoopbackIpv4(address: string): boolean {
+  const parts = address.split(".");
+  if (parts.length !== 4 || parts[0] !== "127") return false;
+  return parts.every((part) => /^\d{1,3}$/.test(part) && Number(part) <= 255);
+}
+
+/**
+ * True when `host` names this machine only: `localhost`, an address in
+ * 127.0.0.0/8, `::1` (with or without brackets) or an IPv4-mapped loopback
+ * address. Used for the bind address and for peers.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (name === "localhost" || name === "::1" || name === "0:0:0:0:0:0:0:1") return true;
+  if (name.startsWith("::ffff:")) return isLoopbackIpv4(name.slice("::ffff:".length));
+  return isLoopbackIpv4(name);
+}
+
+/** Splits an authority (`host[:port]`, `[v6][:port]`) into host and port; undefined when malformed. */
+function splitAuthority(authority: string): { host: string; port?: number } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/.exec(authority);
+  if (!match) return undefined;
+  return { host: match[1], port: match[2] === undefined ? undefined : Number(match[2]) };
+}
+
+/**
+ * DNS-rebinding protection: the `Host` header must name a loopback host and
+ * the port the server listens on. A rebound attacker domain resolves to
+ * 127.0.0.1 but still sends its own name, so it fails here. 421 Misdirected
+ * Request: this server does not serve that authority.
+ */
+export function checkHostHeader(host: string | null, port: number): Verdict {
+  if (host === null || host === "") return refuse(421, "the Host header is required");
+  const authority = splitAuthority(host);
+  const effectivePort = authority?.port ?? 80;
+  if (!authority || !isLoopbackHost(authority.host) || effectivePort !== port) {
+    return refuse(
+      421,
+      `Host "${host}" is not served here: use http://127.0.0.1:${port}/mcp or http://localhost:${port}/mcp`,
+    );
+  }
+  return PASS;
+}
+
+/**
+ * A browser page may only call the server from a loopback origin; any other
+ * `Origin` (including the opaque `null`) is refused. Requests without `Origin`
+ * come from non-browser clients and pass. With `--allow-remote`, the origin
+ * of the `Host` the request was sent to is accepted too.
+ */
+export function checkOriginHeader(
+  origin: string | null,
+  options: { sameHost?: string | null } = {},
+): Verdict {
+  if (origin === null) return PASS;
+  let url: URL | undefined;
+  try {
+    url = new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  const webScheme = url !== undefined && (url.protocol === "http:" || url.protocol === "https:");
+  if (webScheme && isLoopbackHost(url!.hostname)) return PASS;
+  if (webScheme && options.sameHost && url!.host === options.sameHost.toLowerCase()) return PASS;
+  return refuse(403, `Origin "${origin}" may not call this server`);
+}
+
+/** The identity a request acts under, or why it has none. */
+export type CallerVerdict = { ok: true; caller: CallerIdentity } | Refusal;
+
+function readIdentityHeader(headers: Headers, name: string, max: number): string | Refusal {
+  const value = headers.get(name);
+  if (value === null || value === "") return refuse(400, `the ${name} header is required`);
+  // The Fetch Headers API joins repeated headers with ", "; no valid name holds a comma.
+  if (value.includes(",")) return refuse(400, `the ${name} header must be sent exactly once`);
+  if (value.length > max || !IDENTITY_PATTERN.test(value)) {
+    return refuse(
+      400,
+      `the ${name} header must be 1-${max} characters of letters, digits and . _ : @ -`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Reads the caller's identity from `X-Mema-Client` and `X-Mema-Agent-Id`
+ * (SPEC §10): each exactly once, in the identity alphabet, within its length
+ * bound. Anything else fails closed with 400; identity is never guessed.
+ */
+export function readCallerHeaders(headers: Headers): CallerVerdict {
+  const client = readIdentityHeader(headers, "X-Mema-Client", HTTP_CLIENT_MAX_CHARS);
+  if (typeof client !== "string") return client;
+  const agentId = readIdentityHeader(headers, "X-Mema-Agent-Id", HTTP_AGENT_ID_MAX_CHARS);
+  if (typeof agentId !== "string") return agentId;
+  return { ok: true, caller: { client, agentId } };
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) difference |= (a[i] ?? 0) ^ b[i];
+  return difference === 0;
+}
+
+/** With a token configured, every request must carry `Authorization: Bearer <token>`. */
+export function checkBearerToken(authorization: string | null, token: string | undefined): Verdict {
+  if (token === undefined) return PASS;
+  const match = authorization === null ? null : /^Bearer ([^\s,]+)$/i.exec(authorization);
+  if (!match || !sameSecret(match[1], token)) {
+    return refuse(401, "a valid Authorization: Bearer <token> header is required");
+  }
+  return PASS;
+}
+
+/** A request body read within the limit, or why it was refused. */
+export type BodyVerdict = { ok: true; text: string } | Refusal;
+
+/**
+ * Reads the body as UTF-8 text, counting bytes as they arrive: a declared
+ * `Content-Length` over the limit is refused unread, and a chunked body is cut
+ * off as soon as it passes the limit (413). Invalid UTF-8 is refused (400)
+ * rather than silently replaced, so no mangled text can reach storage.
+ */
+export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyVerdict> {
+  const tooLarge = refuse(413, `the request body must not exceed ${maxBytes} bytes`);
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) {
+    await request.body?.cancel().catch(() => {});
+    return tooLarge;
+  }
+  if (request.body === null) return { ok: true, text: "" };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return tooLarge;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(received);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    return refuse(400, "the request body is not valid UTF-8");
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The `memory_review` tool: read-only views (SPEC §5).
+ * @module
+ */
+import { z } from "zod";
+import { memoryHistory } from "../memory/history.ts";
+import { readBackup } from "../memory/backup.ts";
+import { findMemories } from "../recall/find.ts";
+import { SOURCE_TYPES } from "../store/mod.ts";
+import { VERSION } from "../version.ts";
+import { memoryHeader, presentResults } from "./present.ts";
+import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
+
+const REVIEW_VIEWS = {
+  overview: {
+    description: "Counts by status, trust and workspace; capability state; backlog.",
+    schema: z.object({}),
+    example: {},
+  },
+  history: {
+    description: "Every version of a memory with a unified diff between two versions.",
+    schema: z.object({
+      memory_id: z.number().int().positive(),
+      from_version: z.number().int().positive().optional().describe("default: the previous"),
+      to_version: z.number().int().positive().optional().describe("default: the current"),
+    }),
+    example: { memory_id: 12, from_version: 1, to_version: 3 },
+  },
+  expired: {
+    description: "Search superseded and retired memories (they leave default recall).",
+    schema: z.object({
+      query: z.string().max(4096).optional(),
+      workspace: z.string().max(256).optional(),
+      source_type: z.enum(SOURCE_TYPES).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).max(10_000).optional(),
+    }),
+    example: { query: "office address" },
+  },
+  audit: {
+    description: "Governance and tag changes: who did what, when and why (newest first).",
+    schema: z.object({
+      memory_id: z.number().int().positive().optional(),
+      action: z.string().max(64).optional(),
+      agent_id: z.string().max(128).optional(),
+      after_time: z.string().max(64).optional(),
+      limit: z.number().int().min(1).max(200).optional(),
+      offset: z.number().int().min(0).optional(),
+    }),
+    example: { memory_id: 12 },
+  },
+  help: {
+    description: "Each view's fields as JSON Schema, with examples.",
+    schema: z.object({ topic: z.string().max(64).optional() }),
+    example: { topic: "history" },
+  },
+};
+
+type Data<V extends keyof typeof REVIEW_VIEWS> = z.output<typeof REVIEW_VIEWS[V]["schema"]>;
+
+const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
+  overview(runtime) {
+    const { store, semantic, settings } = runtime.ctx;
+    const counts = store.read(() => ({
+      overview: store.overviewCounts(),
+      history: store.countHistory(),
+      jobs: store.countJobs(),
+      audit: store.listAudit({ limit: 5, offset: 0 }),
+    }));
+    const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;
+    const pendingBackup = backup
+      ? store.read(() => backup.entries.filter((e) => !store.replayOutcome(e.id)).length)
+      : 0;
+    const state = runtime.capabilities();
+    const vector = semantic?.describe();
+    return {
+      version: VERSION,
+      memories: {
+        by_status: counts.overview.byStatus,
+        by_source_type: counts.overview.bySource,
+        by_protection: counts.overview.byProtection,
+        by_workspace: counts.overview.byWorkspace,
+      },
+      history_versions: counts.history,
+      // Conflict detection arrives with its own tables; none are open until then.
+      open_conflicts: 0,
+      capabilities: {
+        mode: state.mode,
+        degraded: state.degraded,
+        vector_state: vector?.state ?? "off",
+        embedded_rows: vector?.embeddedRows ?? 0,
+        rows: vector?.rows ?? 0,
+      },
+      jobs: counts.jobs,
+      backup: { path: settings.backupPath ?? null, pending_entries: pendingBackup },
+      recent_audit: counts.audit.rows.map((row) => ({
+        at: row.at,
+        action: row.action,
+        memory_id: row.memoryId,
+        agent_id: row.agentId,
+      })),
+    };
+  },
+
+  history(runtime, data) {
+    const view = memoryHistory(runtime.ctx, {
+      memoryId: data.memory_id,
+      fromVersion: data.from_version,
+      toVersion: data.to_version,
+    });
+    return {
+      ...memoryHeader(view.memory),
+      superseded_by: view.memory.supersededBy,
+      versions: view.versions.map((v) => ({
+        version: v.version,
+        current: v.current,
+        subject: v.subject,
+        content: v.content,
+        content_hash: v.contentSha,
+        tags: v.tags,
+        replaced_at: v.replaced?.at ?? null,
+        replaced_by_agent: v.replaced?.by ?? null,
+        replaced_by_client: v.replaced?.client ?? null,
+        reason: v.replaced?.reason ?? null,
+      })),
+      diff: view.diff
+        ? { from_version: view.diff.from, to_version: view.diff.to, unified: view.diff.unified }
+        : null,
+      absorbed: view.absorbed.map((a) => ({
+        memory_id: a.memoryId,
+        subject: a.subject,
+        status: a.status,
+        version: a.version,
+      })),
+    };
+  },
+
+  expired(runtime, data) {
+    const page = findMemories(runtime.ctx, {
+      query: data.query,
+      workspace: data.workspace,
+      sourceType: data.source_type ? [data.source_type] : undefined,
+      statuses: ["superseded", "retired"],
+      limit: data.limit,
+      offset: data.offset,
+    });
+    const { results, size } = presentResults(page.items, "preview", {
+      extend(item, result) {
+        result.superseded_by = item.memory.supersededBy;
+      },
+    });
+    return {
+      results,
+      has_more: page.hasMore,
+      total_estimate: page.totalEstimate,
+      retrieval_mode: page.retrievalMode,
+      size,
+    };
+  },
+
+  audit(runtime, data) {
+    const { store } = runtime.ctx;
+    const limit = data.limit ?? 50;
+    const offset = data.offset ?? 0;
+    const { rows, total } = store.read(() =>
+      store.listAudit({
+        memoryId: data.memory_id,
+        action: data.action,
+        agentId: data.agent_id,
+        after: data.after_time,
+        limit,
+        offset,
+      })
+    );
+    return {
+      entries: rows.map((row) => ({
+        audit_id: row.id,
+        at: row.at,
+        action: row.action,
+        memory_id: row.memoryId,
+        agent_id: row.agentId,
+        client: row.client,
+        reason: row.reason,
+        detail: row.detail,
+      })),
+      total,
+      has_more: offset + rows.length < total,
+    };
+  },
+
+  help(_runtime, data) {
+    return verbHelp(REVIEW_VERB_TOOL, data.topic);
+  },
+};
+
+/** The `memory_review` tool. */
+export const REVIEW_VERB_TOOL: VerbTool = {
+  name: "memory_review",
+  title: "Memory review",
+  readOnly: true,
+  description: `mema read-only views. Call as {"view": ..., "data": {...}}.
+- overview {}: counts by status, trust, workspace; capabilities; backlog
+- history {memory_id, from_version?, to_version?}: every version with a unified diff
+- expired {query?, workspace?, limit?, offset?}: search superseded and retired memories
+- audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
+- help {topic?}`,
+  verbKey: "view",
+  verbs: REVIEW_VIEWS,
+  handlers: handlers as Record<string, VerbHandler>,
+  notes: ["Every view is read-only."],
+};

@@ -1,0 +1,186 @@
+/**
+ * SQL for governance: status and provenance changes, audit reading, history
+ * cleanup, counts for the overview, the todo links and the backup replay log.
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { AuditEntry, MemoryStatus, ProtectionLevel, SourceType } from "./types.ts";
+
+type Row = Record<string, unknown>;
+
+/** Sets status (and superseded_by) of a memory. */
+export function updateStatus(
+  db: DatabaseSync,
+  id: number,
+  change: { status: MemoryStatus; supersededBy: number | null; now: string },
+): void {
+  db.prepare("UPDATE memories SET status = ?, superseded_by = ?, updated_at = ? WHERE id = ?")
+    .run(change.status, change.supersededBy, change.now, id);
+}
+
+/** Sets provenance trust of a memory. */
+export function updateTrust(
+  db: DatabaseSync,
+  id: number,
+  change: { sourceType: SourceType; protectionLevel: ProtectionLevel; now: string },
+): void {
+  db.prepare(
+    "UPDATE memories SET source_type = ?, protection_level = ?, updated_at = ? WHERE id = ?",
+  ).run(change.sourceType, change.protectionLevel, change.now, id);
+}
+
+/** Sets a memory's metadata object. */
+export function updateMetadata(
+  db: DatabaseSync,
+  id: number,
+  metadata: Record<string, unknown>,
+): void {
+  db.prepare("UPDATE memories SET metadata = ? WHERE id = ?").run(JSON.stringify(metadata), id);
+}
+
+/** Filters for reading the audit log. */
+export interface AuditQuery {
+  memoryId?: number;
+  action?: string;
+  agentId?: string;
+  after?: string;
+  limit: number;
+  offset: number;
+}
+
+/** One stored audit row. */
+export interface AuditRecord extends AuditEntry {
+  id: number;
+}
+
+/** Audit rows, newest first, plus the total matching. */
+export function selectAudit(
+  db: DatabaseSync,
+  query: AuditQuery,
+): { rows: AuditRecord[]; total: number } {
+  const clauses: string[] = ["1 = 1"];
+  const values: SQLInputValue[] = [];
+  if (query.memoryId !== undefined) clauses.push("memory_id = ?"), values.push(query.memoryId);
+  if (query.action !== undefined) clauses.push("action = ?"), values.push(query.action);
+  if (query.agentId !== undefined) clauses.push("agent_id = ?"), values.push(query.agentId);
+  if (query.after !== undefined) clauses.push("at >= ?"), values.push(query.after);
+  const where = clauses.join(" AND ");
+  const rows = db.prepare(
+    `SELECT * FROM audit WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
+  ).all(...values, query.limit, query.offset) as Row[];
+  const total = Number(
+    (db.prepare(`SELECT count(*) AS n FROM audit WHERE ${where}`).get(...values) as Row).n,
+  );
+  return {
+    total,
+    rows: rows.map((row) => ({
+      id: Number(row.id),
+      at: String(row.at),
+      action: String(row.action),
+      memoryId: row.memory_id === null ? null : Number(row.memory_id),
+      agentId: String(row.agent_id),
+      client: String(row.client),
+      reason: row.reason === null ? null : String(row.reason),
+      detail: JSON.parse(String(row.detail)) as Record<string, unknown>,
+    })),
+  };
+}
+
+/** Deletes history rows of a memory; returns the versions removed. */
+export function deleteHistory(
+  db: DatabaseSync,
+  memoryId: number,
+  versions: readonly number[],
+): number[] {
+  const removed: number[] = [];
+  const remove = db.prepare("DELETE FROM memory_history WHERE memory_id = ? AND version = ?");
+  for (const version of versions) {
+    if (remove.run(memoryId, version).changes > 0) removed.push(version);
+  }
+  return removed;
+}
+
+/** Counts for the overview: by status, source type and workspace (live memories). */
+export function selectOverviewCounts(db: DatabaseSync): {
+  byStatus: Record<string, number>;
+  bySource: Record<string, number>;
+  byWorkspace: Record<string, number>;
+  byProtection: Record<string, number>;
+} {
+  const group = (column: string, where: string) => {
+    const counts: Record<string, number> = {};
+    const rows = db.prepare(
+      `SELECT ${column} AS k, count(*) AS n FROM memories WHERE ${where} GROUP BY ${column}
+       ORDER BY n DESC LIMIT 200`,
+    ).all() as Row[];
+    for (const row of rows) counts[String(row.k)] = Number(row.n);
+    return counts;
+  };
+  return {
+    byStatus: group("status", "status != 'deleted'"),
+    bySource: group("source_type", "status = 'active'"),
+    byWorkspace: group("workspace_canonical", "status = 'active'"),
+    byProtection: group("protection_level", "status = 'active'"),
+  };
+}
+
+/** Memories that were superseded by (merged or retired into) `memoryId`. */
+export function selectSupersededBy(db: DatabaseSync, memoryId: number): number[] {
+  const rows = db.prepare("SELECT id FROM memories WHERE superseded_by = ? ORDER BY id").all(
+    memoryId,
+  ) as Row[];
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * Active `todo` memories sharing at least one of `tags`, excluding `exclude`,
+ * most shared tags first, then newest.
+ */
+export function selectLinkedTodos(
+  db: DatabaseSync,
+  options: { tags: readonly string[]; exclude: readonly number[]; todoTag: string; limit: number },
+): { id: number; shared: number }[] {
+  if (options.tags.length === 0) return [];
+  const rows = db.prepare(
+    `SELECT m.id AS id,
+       (SELECT count(*) FROM json_each(m.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))
+         AS shared
+     FROM memories m
+     WHERE m.status = 'active'
+       AND EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE t.value = ?)
+       AND m.id NOT IN (SELECT value FROM json_each(?))
+       AND shared > 0
+     ORDER BY shared DESC, m.ingest_time DESC LIMIT ?`,
+  ).all(
+    JSON.stringify(options.tags),
+    options.todoTag,
+    JSON.stringify(options.exclude),
+    options.limit,
+  ) as Row[];
+  return rows.map((row) => ({ id: Number(row.id), shared: Number(row.shared) }));
+}
+
+/** The outcome of an already replayed backup entry, if any. */
+export function selectReplay(db: DatabaseSync, entryId: string): string | undefined {
+  const row = db.prepare("SELECT outcome FROM backup_replay_log WHERE entry_id = ?").get(entryId) as
+    | Row
+    | undefined;
+  return row ? String(row.outcome) : undefined;
+}
+
+/** Logs a replayed backup entry. */
+export function insertReplay(
+  db: DatabaseSync,
+  entry: {
+    entryId: string;
+    at: string;
+    outcome: "applied" | "rejected";
+    memoryId: number | null;
+    detail: Record<string, unknown>;
+  },
+): void {
+  db.prepare(
+    `INSERT INTO backup_replay_log (entry_id, applied_at, outcome, memory_id, detail)
+     VALUES (?, ?, ?, ?, ?)`,
+  ).run(entry.entryId, entry.at, entry.outcome, entry.memoryId, JSON.stringify(entry.detail));
+}
