@@ -11,11 +11,16 @@
  */
 import { createHash } from "node:crypto";
 import { MemaError } from "../errors/mod.ts";
-import { pathExists, readBytes } from "../platform/mod.ts";
+import { pathExists, readBytes, readTextIfExists } from "../platform/mod.ts";
 import { createEmbedder, type Embedder, type EmbedDtype } from "./embedder.ts";
 import { readInstallRecord } from "./install.ts";
 import { findModel, loadManifest, type ModelEntry } from "./manifest.ts";
-import { buildStaticModel } from "./static_model.ts";
+import {
+  buildStaticModel,
+  STATIC_MODEL_DROPS_FUNCTION_WORDS,
+  STATIC_MODEL_MAX_WORDS,
+  STATIC_MODEL_SIF_A,
+} from "./static_model.ts";
 
 /** Where the configured embedding model is, and whether it can be used. */
 export interface LocatedModel {
@@ -59,6 +64,23 @@ export function locateEmbeddingModel(
   return { entry, dir, available: true };
 }
 
+/**
+ * True when a built-in model on disk was built with this version's recipe;
+ * an older build is rebuilt (its new fingerprint then marks the index
+ * mismatch, and rebuild_evidence moves the vectors over).
+ */
+export function builtWithCurrentRecipe(dir: string): boolean {
+  const text = readTextIfExists(`${dir}/config.json`);
+  if (text === undefined) return false;
+  try {
+    const recorded = JSON.parse(text).mema ?? {};
+    return recorded.sif_a === STATIC_MODEL_SIF_A && recorded.max_words === STATIC_MODEL_MAX_WORDS &&
+      (recorded.dropped_words > 0) === STATIC_MODEL_DROPS_FUNCTION_WORDS;
+  } catch {
+    return false;
+  }
+}
+
 /** A model ready to embed, with the fingerprint of its weights. */
 export interface OpenedModel {
   entry: ModelEntry;
@@ -74,7 +96,9 @@ export async function openEmbeddingModel(located: LocatedModel): Promise<OpenedM
     throw new MemaError("not_found", located.problem!.reason, { hint: located.problem!.fix });
   }
   const onnx = `${dir}/${onnxFileFor(entry)}`;
-  if (entry.builtin && !pathExists(onnx)) await buildStaticModel(dir);
+  if (entry.builtin && (!pathExists(onnx) || !builtWithCurrentRecipe(dir))) {
+    await buildStaticModel(dir);
+  }
   const fingerprint = createHash("sha256").update(readBytes(onnx)).digest("hex").slice(0, 12);
   const embedder = createEmbedder({
     modelDir: dir,

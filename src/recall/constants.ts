@@ -77,8 +77,8 @@ export const VECTOR_SUPPORT_ROWS = 2;
 export const VECTOR_SUPPORT_WEIGHT = 0.08;
 /**
  * A row counts as a hit (a hit span) when its cosine is within this margin of
- * the memory's best row; the static model puts every sentence of one note
- * within ~0.15 of each other, so a wider margin would mark whole notes.
+ * the memory's best row: sentences of one note sit close together in vector
+ * space (same topic words), so a wide margin would mark whole notes.
  */
 export const VECTOR_HIT_ROW_MARGIN = 0.03;
 /** Similarity floor when the model's manifest entry gives none. */
