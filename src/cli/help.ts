@@ -11,6 +11,10 @@ Usage:
   mema serve [--client NAME] [--agent-id ID] [--db PATH] [--config PATH]
       Run the MCP server over stdio. Identity also comes from MEMA_CLIENT and
       MEMA_AGENT_ID (or "client"/"agent_id" in the config file).
+  mema serve --http [--host 127.0.0.1] [--port 8000] [--allow-remote] [--db PATH]
+      Serve streamable HTTP at http://HOST:PORT/mcp, one process for many
+      clients; each request names itself in X-Mema-Client / X-Mema-Agent-Id.
+      Loopback only, unless --allow-remote and MEMA_HTTP_TOKEN are both given.
   mema doctor [--json] [--deep] [--db PATH] [--config PATH]
       Check config, identity, database and capabilities. Exit 0 healthy,
       1 warnings, 2 critical problems.
@@ -18,6 +22,8 @@ Usage:
       Check the environment and write the config file, without network.
       --model static-wink-100d builds the offline English model locally;
       --install downloads a model (default multilingual-e5-small).
+  mema scan [--db PATH] [--config PATH] [--max-memories N] [--quiet]
+      Run the scheduled conflict scan until its round completes (for cron).
   mema version
   mema help
 
@@ -26,6 +32,8 @@ Environment:
   MEMA_DB_PATH    database file (default ~/.local/share/mema/mema.sqlite3)
   MEMA_CLIENT     client name, e.g. cursor
   MEMA_AGENT_ID   agent id, e.g. cursor-main
+  MEMA_TRANSPORT  stdio (default) or http
+  MEMA_HTTP_TOKEN bearer token every HTTP request must carry (>= 32 characters)
   MEMA_EMBEDDING_MODEL  embedding model id ("none" turns it off)
   MEMA_MODELS_DIR       where models live (default ~/.cache/mema/models)
   (MEMORY_ARBITER_* names of the same meaning are accepted too)

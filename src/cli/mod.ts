@@ -12,12 +12,14 @@ import { doctorCommand } from "./doctor.ts";
 import { helpCommand, USAGE, versionCommand } from "./help.ts";
 import { EXIT_USAGE, reportFailure } from "./output.ts";
 import { serveCommand } from "./serve.ts";
+import { scanCommand } from "./scan.ts";
 import { setupCommand } from "./setup.ts";
 
 const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   serve: serveCommand,
   doctor: doctorCommand,
   setup: setupCommand,
+  scan: scanCommand,
   version: versionCommand,
   "--version": versionCommand,
   help: helpCommand,

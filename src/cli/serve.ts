@@ -12,9 +12,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { loadConfig, requireIdentity } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { createRuntime } from "../mcp/runtime.ts";
-import { HTTP_UNBOUND_CALLER, resolveHttpOptions, serveHttpUntilSignal } from "../mcp/http.ts";
+import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntilSignal } from "../mcp/http.ts";
 import { logInfo } from "../platform/mod.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
+import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+import { detectConflicts } from "../conflicts/detect.ts";
+import { scanLogPath } from "../conflicts/scan_log.ts";
+import { defaultStages, openJudge } from "../conflicts/stages.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { openStore } from "../store/mod.ts";
@@ -54,7 +58,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowRemote: values["allow-remote"],
       hostOrPortFlag: values.host !== undefined || values.port !== undefined,
     });
-    const caller = http ? HTTP_UNBOUND_CALLER : requireIdentity(config);
+    const caller = http ? HTTP_SERVER_CALLER : requireIdentity(config);
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
@@ -73,8 +77,20 @@ export async function serveCommand(args: string[]): Promise<number> {
         includeSize: config.includeSize,
         backupPath: config.backupPath,
       },
-    }, { dbPath: config.dbPath });
-    worker = startEvidenceWorker(store, semantic);
+    }, {
+      dbPath: config.dbPath,
+      conflicts: {
+        stages: defaultStages({ judge: openJudge(config) }),
+        waitMs: config.noticeSyncWaitMs,
+        scanLogPath: scanLogPath(config.dbPath),
+      },
+    });
+    const conflictsSettings = runtime.conflicts!;
+    worker = startEvidenceWorker(store, semantic, {
+      [DETECT_JOB_KIND]: async (job) => {
+        await detectConflicts(runtime.ctx, Number(job.payload.memory_id), conflictsSettings.stages);
+      },
+    });
     if (http) {
       await serveHttpUntilSignal(runtime, {
         ...http,

@@ -45,6 +45,12 @@ const configFileSchema = z.object({
   http_port: z.number().int().min(0).max(65_535).optional(),
   http_token: z.string().min(1).optional(),
   backup_jsonl: z.string().min(1).optional(),
+  notice_sync_wait_ms: z.number().int().min(0).max(60_000).optional(),
+  judge_model: z.string().min(1).nullable().optional(),
+  judge_thresholds: z.object({
+    conflict: z.number().min(0).max(1),
+    possible: z.number().min(0).max(1),
+  }).strict().optional(),
 }).strict();
 
 /** The keys a config file may hold, for documentation and `did_you_mean`. */
@@ -75,6 +81,11 @@ export interface MemaConfig {
   http: { host: string; port: number; token?: string };
   /** Where writes go when the database cannot be written. */
   backupPath: string;
+  /** How long a write response waits for conflict detection (0 = never). */
+  noticeSyncWaitMs: number;
+  /** Manifest id of the NLI judge, or undefined for rules only. */
+  judgeModel?: string;
+  judgeThresholds?: { conflict: number; possible: number };
   sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
 }
 
@@ -107,6 +118,8 @@ const ENV_NAMES = {
   transport: ["MEMA_TRANSPORT"],
   httpToken: ["MEMA_HTTP_TOKEN"],
   backupPath: ["MEMA_BACKUP_JSONL", "MEMORY_ARBITER_BACKUP_JSONL"],
+  judgeModel: ["MEMA_JUDGE_MODEL"],
+  noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -186,6 +199,23 @@ function checkPort(value: string, origin: string): number {
   return port;
 }
 
+/** SPEC §8 default: a write waits up to 3 s for its conflict verdict. */
+const NOTICE_SYNC_WAIT_DEFAULT_MS = 3000;
+
+function noticeWait(
+  env: { name: string; value: string } | undefined,
+  file: number | undefined,
+): number {
+  if (env === undefined) return file ?? NOTICE_SYNC_WAIT_DEFAULT_MS;
+  const value = Number(env.value);
+  if (!Number.isInteger(value) || value < 0 || value > 60_000) {
+    throw new MemaError("config_invalid", `${env.name} must be an integer from 0 to 60000 (ms)`, {
+      field: env.name,
+    });
+  }
+  return value;
+}
+
 /** Resolves the configuration from defaults, the config file, the environment and flags. */
 export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   const flags = options.flags ?? {};
@@ -239,6 +269,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   );
 
   const manifestSetting = fromEnv(ENV_NAMES.manifestPath)?.value ?? file.manifest_path;
+  const judgeModelSetting = fromEnv(ENV_NAMES.judgeModel)?.value ?? file.judge_model ?? undefined;
   const envTransport = fromEnv(ENV_NAMES.transport);
   const transport = flags.transport ??
     (envTransport ? checkTransport(envTransport.value, envTransport.name) : undefined) ??
@@ -256,6 +287,9 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     embeddingModel,
     modelsDir,
     manifestPath: manifestSetting === undefined ? undefined : expandHome(manifestSetting),
+    noticeSyncWaitMs: noticeWait(fromEnv(ENV_NAMES.noticeSyncWaitMs), file.notice_sync_wait_ms),
+    judgeModel: judgeModelSetting === "none" ? undefined : judgeModelSetting,
+    judgeThresholds: file.judge_thresholds,
     backupPath: expandHome(
       fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
     ),

@@ -14,6 +14,8 @@
 import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
 import { isMemaError } from "../errors/mod.ts";
 import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
+import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
+import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
 import { type DatabaseProbe, probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
 import { extractVecExtension } from "../store/vec_extension.ts";
@@ -317,6 +319,59 @@ function checkVectorChain(
   }
 }
 
+/** Conflict backlogs and scan freshness (SPEC §8, §11). */
+function checkConflicts(
+  config: MemaConfig,
+  probe: DatabaseProbe | undefined,
+  findings: Finding[],
+): void {
+  const backlog = probe?.conflicts;
+  if (!backlog) return;
+  const limits: [string, number, string][] = [
+    ["conflicts.backlog", backlog.openConflicts, "open conflicts"],
+    ["notices.backlog", backlog.pendingNotices, "undismissed notices"],
+    ["conflicts.scan_queue_backlog", backlog.scanQueuePending, "scan queue items"],
+  ];
+  for (const [id, count, what] of limits) {
+    findings.push({
+      check_id: id,
+      severity: count >= BACKLOG_WARN ? "warning" : "info",
+      title: `${count} ${what}`,
+      detail: count >= BACKLOG_WARN
+        ? `at least ${BACKLOG_WARN} are waiting for a decision`
+        : "within limits",
+      fix_hint: count >= BACKLOG_WARN
+        ? 'review them: memory_review {"view": "conflicts"} / memory_repair scan_queue and notice'
+        : undefined,
+    });
+  }
+  if (backlog.applyingConflicts > 0) {
+    findings.push({
+      check_id: "conflicts.applying",
+      severity: "warning",
+      title: `${backlog.applyingConflicts} conflict(s) are half applied`,
+      detail: "a judged plan has steps left (or a failed step)",
+      fix_hint:
+        "finish them with memory_govern apply_conflict_action / replan_conflict / resolve_conflict",
+    });
+  }
+  const memories = probe.counts.active ?? 0;
+  const last = lastScanTime(config.dbPath);
+  const stale = last === undefined || Date.now() - Date.parse(last) > SCAN_STALE_DAYS * 86_400_000;
+  findings.push({
+    check_id: "conflicts.scan_freshness",
+    severity: stale && memories > 0 ? "warning" : "info",
+    title: last === undefined ? "no full conflict scan has completed" : `last full scan ${last}`,
+    detail: stale && memories > 0
+      ? `no full scan in the last ${SCAN_STALE_DAYS} days over ${memories} active memories`
+      : "fresh",
+    fix_hint: stale && memories > 0 ? "run `mema scan` (add it to cron, hourly)" : undefined,
+  });
+}
+
+/** Backlog size from which doctor warns (memory-arbiter used 100). */
+const BACKLOG_WARN = 100;
+
 /** Runs every check and computes the exit code. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const findings: Finding[] = [];
@@ -343,6 +398,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const probe = checkDatabase(config, options.deep ?? false, findings);
   await checkVec(config, findings);
   checkVectorChain(config, probe, findings);
+  checkConflicts(config, probe, findings);
   const worst = findings.some((f) => f.severity === "critical")
     ? 2
     : findings.some((f) => f.severity === "warning")

@@ -10,7 +10,7 @@
  * @module
  */
 import { enqueueJob } from "../jobs/queue.ts";
-import { type JobWorker, startJobWorker } from "../jobs/worker.ts";
+import { type JobHandler, type JobWorker, startJobWorker } from "../jobs/worker.ts";
 import type { Store } from "../store/mod.ts";
 import { EMBED_JOB_KIND, EVIDENCE_WORKER_START_DELAY_MS, ROW_BACKFILL_BATCH } from "./constants.ts";
 import { backfillRows, type SemanticIndex } from "./semantic.ts";
@@ -27,7 +27,11 @@ export async function runEvidenceJob(store: Store, semantic: SemanticIndex): Pro
  * Starts the worker, and queues one evidence job when there is work left from
  * before (rows missing, or vectors missing for the configured model).
  */
-export function startEvidenceWorker(store: Store, semantic: SemanticIndex): JobWorker {
+export function startEvidenceWorker(
+  store: Store,
+  semantic: SemanticIndex,
+  otherHandlers: Record<string, JobHandler> = {},
+): JobWorker {
   const state = semantic.describe().state;
   const missingRows = store.read(() => store.memoriesMissingRows(1)).length > 0;
   if (missingRows || state === "indexing") {
@@ -36,6 +40,7 @@ export function startEvidenceWorker(store: Store, semantic: SemanticIndex): JobW
     );
   }
   return startJobWorker(store, {
+    ...otherHandlers,
     [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic),
   }, { pollMs: EVIDENCE_WORKER_START_DELAY_MS });
 }

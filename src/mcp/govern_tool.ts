@@ -4,6 +4,12 @@
  * @module
  */
 import { z } from "zod";
+import {
+  applyConflictAction,
+  PLAN_ACTIONS,
+  replanConflict,
+  resolveConflict,
+} from "../conflicts/lifecycle.ts";
 import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
 import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
@@ -39,6 +45,52 @@ const GOVERN_ACTIONS = {
     description: "Promote a memory to user_confirmed and lock it.",
     schema: z.object({ memory_id: z.number().int().positive(), reason, authorized }),
     example: { memory_id: 12, authorized: true },
+  },
+  apply_conflict_action: {
+    description:
+      "Run one plan step of an applying conflict (CAS on expected_revision). update_current_claim needs content or old_text+new_text containing the chosen value.",
+    schema: z.object({
+      conflict_id: z.number().int().positive(),
+      expected_revision: z.number().int().positive(),
+      memory_id: z.number().int().positive(),
+      content: z.string().max(CONTENT_MAX_BYTES).optional(),
+      old_text: z.string().optional(),
+      new_text: z.string().optional(),
+      authorized,
+    }),
+    example: { conflict_id: 4, expected_revision: 2, memory_id: 9, authorized: true },
+  },
+  replan_conflict: {
+    description:
+      "Replace the plan of an applying conflict (after a failed step); done steps stay done.",
+    schema: z.object({
+      conflict_id: z.number().int().positive(),
+      expected_revision: z.number().int().positive(),
+      apply_plan: z.array(
+        z.object({
+          memory_id: z.number().int().positive(),
+          action: z.enum(PLAN_ACTIONS),
+        }).strict(),
+      ).min(1).max(50),
+      chosen_value: z.string().max(10_000).optional(),
+      reason,
+      authorized,
+    }),
+    example: {
+      conflict_id: 4,
+      expected_revision: 3,
+      apply_plan: [{ memory_id: 9, action: "preserve_historical_record" }],
+      authorized: true,
+    },
+  },
+  resolve_conflict: {
+    description: "Close a conflict whose every plan step is done.",
+    schema: z.object({
+      conflict_id: z.number().int().positive(),
+      expected_revision: z.number().int().positive(),
+      authorized,
+    }),
+    example: { conflict_id: 4, expected_revision: 4, authorized: true },
   },
   help: {
     description: "Each action's fields as JSON Schema, with examples.",
@@ -92,6 +144,55 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       protection_level: result.protectionLevel,
     };
   },
+  apply_conflict_action(runtime, data) {
+    const result = applyConflictAction(runtime.ctx, {
+      conflictId: data.conflict_id,
+      expectedRevision: data.expected_revision,
+      memoryId: data.memory_id,
+      content: data.content,
+      oldText: data.old_text,
+      newText: data.new_text,
+      authorized: data.authorized,
+    });
+    return {
+      applied: result.step.status === "done",
+      conflict_id: result.conflictId,
+      revision: result.revision,
+      step: result.step,
+      remaining_steps: result.remaining,
+      action_required: result.actionRequired ?? null,
+      error: result.error ?? null,
+    };
+  },
+  replan_conflict(runtime, data) {
+    const result = replanConflict(runtime.ctx, {
+      conflictId: data.conflict_id,
+      expectedRevision: data.expected_revision,
+      applyPlan: data.apply_plan,
+      chosenValue: data.chosen_value,
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      conflict_id: result.conflictId,
+      revision: result.revision,
+      plan: result.plan,
+    };
+  },
+  resolve_conflict(runtime, data) {
+    const result = resolveConflict(runtime.ctx, {
+      conflictId: data.conflict_id,
+      expectedRevision: data.expected_revision,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      conflict_id: result.conflictId,
+      revision: result.revision,
+      status: result.status,
+    };
+  },
   help(_runtime, data) {
     return verbHelp(GOVERN_VERB_TOOL, data.topic);
   },
@@ -107,6 +208,9 @@ Without authorized:true nothing changes and the answer says action_required: "as
 - retire {memory_id, superseded_by?, reason}: leave default recall (superseded or retired); stays readable
 - merge_memories {survivor_id, loser_ids, merged_content?, reason}: fold duplicates into one
 - confirm {memory_id, reason?}: promote to user_confirmed and lock
+- apply_conflict_action {conflict_id, expected_revision, memory_id, content? | old_text+new_text?}: run one plan step
+- replan_conflict {conflict_id, expected_revision, apply_plan, chosen_value?}: after a failed step
+- resolve_conflict {conflict_id, expected_revision}: close when every step is done
 - help {topic?}`,
   verbKey: "action",
   verbs: GOVERN_ACTIONS,

@@ -157,6 +157,42 @@ export const MEMORY_ACTIONS = {
       expected_version: 1,
     },
   },
+  judge: {
+    description:
+      "Decide a conflict (CAS on expected_revision): the chosen value and a per-member plan (open → applying), or verdict not_a_conflict.",
+    schema: z.object({
+      conflict_id: z.number().int().positive(),
+      expected_revision: z.number().int().positive(),
+      verdict: z.enum(["conflict", "not_a_conflict"]).optional().describe("default conflict"),
+      chosen_value: z.string().max(10_000).optional().describe(
+        "default: the rule-based suggestion (higher trust, then newer)",
+      ),
+      decided_by: z.enum(["user", "agent"]).optional().describe("user needs authorized"),
+      ref: z.string().max(2048).optional(),
+      reason: z.string().max(2000).optional(),
+      apply_plan: z.array(
+        z.object({
+          memory_id: z.number().int().positive(),
+          action: z.enum([
+            "update_current_claim",
+            "append_superseded_context",
+            "preserve_historical_record",
+            "use_as_resolution",
+          ]),
+        }).strict(),
+      ).max(50).optional().describe("default: the suggested plan"),
+      authorized: z.boolean().optional(),
+    }),
+    example: {
+      conflict_id: 4,
+      expected_revision: 1,
+      chosen_value: "Monday",
+      apply_plan: [{ memory_id: 12, action: "use_as_resolution" }, {
+        memory_id: 9,
+        action: "append_superseded_context",
+      }],
+    },
+  },
   status: {
     description: "Database, capabilities and counts.",
     schema: z.object({}),

@@ -8,6 +8,8 @@ import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.
 import { readMemories, readMemory } from "../memory/read.ts";
 import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
 import { writeOrBackup } from "../memory/backup.ts";
+import { judgeConflict } from "../conflicts/lifecycle.ts";
+import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
 import { hitSpansFor, type HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
@@ -124,6 +126,31 @@ async function queryVectors(
   }
 }
 
+/** Lets a write response wait (bounded) for write-time conflict detection. */
+async function waitForConflictCheck(runtime: McpRuntime, memoryId: number): Promise<void> {
+  if (!runtime.conflicts) return;
+  await checkWithinWait(runtime.ctx, memoryId, {
+    stages: runtime.conflicts.stages,
+    waitMs: runtime.conflicts.waitMs,
+  });
+}
+
+/** `conflict_signal` (SPEC §6): results that belong to an unresolved conflict say so. */
+function conflictSignals(
+  runtime: McpRuntime,
+  items: readonly RankedMemory[],
+): Map<number, Record<string, unknown>> {
+  const { store } = runtime.ctx;
+  const open = store.read(() => store.conflicts.openOf(items.map((item) => item.memory.id)));
+  return new Map(
+    [...open].map(([id, groups]) => [id, {
+      conflict_ids: groups.map((g) => g.conflictId),
+      status: groups[0].status,
+      hint: "judge the conflict before relying on this memory",
+    }]),
+  );
+}
+
 /** The answer to a write that went to the JSONL backup. */
 function backedUp(
   outcome: { entryId: string; path: string; cause: string },
@@ -189,7 +216,7 @@ function hitViews(
 }
 
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
-  remember(runtime, data) {
+  async remember(runtime, data) {
     const input = {
       content: data.content,
       subject: data.subject,
@@ -217,6 +244,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       workspace: result.workspace,
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
+    else await waitForConflictCheck(runtime, result.memoryId);
     return response;
   },
 
@@ -234,7 +262,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       similarityFloor: runtime.ctx.semantic?.similarityFloor,
     });
     const hits = hitViews(runtime, page.items, mode, data.hit_window);
-    const { results, size } = presentResults(page.items, mode, { hits });
+    const signals = conflictSignals(runtime, page.items);
+    const { results, size } = presentResults(page.items, mode, {
+      hits,
+      extend(item, result) {
+        const signal = signals.get(item.memory.id);
+        if (signal) result.conflict_signal = signal;
+      },
+    });
     const response: Record<string, unknown> = {
       results,
       has_more: page.hasMore,
@@ -281,9 +316,12 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       queryVectors: vectors,
     });
     const hits = hitViews(runtime, page.items, mode, data.hit_window);
+    const signals = conflictSignals(runtime, page.items);
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
+        const signal = signals.get(item.memory.id);
+        if (signal) result.conflict_signal = signal;
         const batch = item as BatchItem;
         result.matched_queries = batch.matchedQueries;
         result.best_query_id = batch.bestQueryId;
@@ -356,7 +394,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     return { memories, missing: entries.filter((e) => !e.ok).map((e) => e.memoryId) };
   },
 
-  update(runtime, data) {
+  async update(runtime, data) {
     const input = {
       memoryId: data.memory_id,
       edit: editFrom(data),
@@ -381,7 +419,50 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       tags: result.tags,
     };
     if (result.unchanged) response.unchanged = true;
+    else if (input.edit.kind !== "tags_only") await waitForConflictCheck(runtime, result.memoryId);
+    const open = runtime.ctx.store.read(() =>
+      runtime.ctx.store.conflicts.openOf([result.memoryId])
+    );
+    if (open.size > 0) {
+      response.attention = {
+        reason: "this memory belongs to an unresolved conflict",
+        conflict_ids: open.get(result.memoryId)!.map((c) => c.conflictId),
+      };
+    }
     return response;
+  },
+
+  judge(runtime, data) {
+    const result = judgeConflict(runtime.ctx, {
+      conflictId: data.conflict_id,
+      expectedRevision: data.expected_revision,
+      verdict: data.verdict,
+      chosenValue: data.chosen_value,
+      decidedBy: data.decided_by ?? "agent",
+      ref: data.ref,
+      reason: data.reason,
+      applyPlan: data.apply_plan,
+      authorized: data.authorized,
+    });
+    return {
+      conflict_id: result.conflictId,
+      revision: result.revision,
+      status: result.status,
+      chosen_value: result.chosenValue,
+      plan: result.plan,
+      next: result.status === "applying"
+        ? {
+          tool: "memory_govern",
+          action: "apply_conflict_action",
+          data: {
+            conflict_id: result.conflictId,
+            expected_revision: result.revision,
+            memory_id: result.plan[0]?.memory_id,
+            authorized: true,
+          },
+        }
+        : null,
+    };
   },
 
   status(runtime) {

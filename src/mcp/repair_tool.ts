@@ -5,6 +5,15 @@
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { replayBackup } from "../memory/backup.ts";
+import { SCAN_QUEUE_PAGE_MAX, SCAN_SUBMIT_MAX } from "../conflicts/constants_pipeline.ts";
+import { manageNotices } from "../conflicts/notices.ts";
+import {
+  kickScan,
+  recordConflict,
+  scanDuplicates,
+  scanQueuePage,
+  scanQueueSubmit,
+} from "../conflicts/scan.ts";
 import { cleanupHistory } from "../memory/history.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
@@ -53,6 +62,70 @@ const REPAIR_TASKS = {
     }),
     example: { dry_run: false, authorized: true },
   },
+  scan_pipeline: {
+    description:
+      "Kick the scheduled conflict scan: one bounded step of the current round (full or incremental, decided by the server). Repeat until complete:true.",
+    schema: z.object({
+      action: z.enum(["kick"]),
+      max_memories: z.number().int().min(1).max(2000).optional(),
+      time_budget_s: z.number().min(1).max(300).optional(),
+    }),
+    example: { action: "kick" },
+  },
+  scan_queue: {
+    description:
+      "page: suspect pairs found by the scan, best first; submit: your decisions (confirmed → a conflict group; dismissed → never asked again).",
+    schema: z.object({
+      action: z.enum(["page", "submit"]),
+      page_size: z.number().int().min(1).max(SCAN_QUEUE_PAGE_MAX).optional(),
+      page_token: z.string().max(512).optional(),
+      decisions: z.array(
+        z.object({
+          item_id: z.number().int().positive(),
+          status: z.enum(["confirmed", "dismissed"]),
+          reason: z.string().max(2000).optional(),
+        }).strict(),
+      ).min(1).max(SCAN_SUBMIT_MAX).optional(),
+    }),
+    example: { action: "submit", decisions: [{ item_id: 3, status: "confirmed" }] },
+  },
+  scan_duplicates: {
+    description: "Near-duplicate pairs of active memories (≤ 200), each with a suggested merge.",
+    schema: z.object({ limit: z.number().int().min(1).max(200).optional() }),
+    example: {},
+  },
+  record_conflict: {
+    description:
+      "Record a conflict you found (status open), or that memories do not conflict (status not_a_conflict, needs authorized).",
+    schema: z.object({
+      memory_ids: z.array(z.number().int().positive()).min(2).max(8),
+      value_groups: z.array(
+        z.object({
+          value: z.string().min(1).max(10_000),
+          memory_ids: z.array(z.number().int().positive()).min(1),
+        }).strict(),
+      ).min(1).max(8).optional(),
+      status: z.enum(["open", "not_a_conflict"]).optional(),
+      reason: z.string().max(2000).optional(),
+      authorized: z.boolean().optional(),
+    }),
+    example: {
+      memory_ids: [9, 12],
+      value_groups: [{ value: "Friday", memory_ids: [9] }, { value: "Monday", memory_ids: [12] }],
+      reason: "two deadlines for the same release",
+    },
+  },
+  notice: {
+    description:
+      "Notices: list (default pending+delivered), read, dismiss (never shown again), resolve.",
+    schema: z.object({
+      action: z.enum(["list", "read", "dismiss", "resolve"]),
+      notice_id: z.number().int().positive().optional(),
+      status: z.enum(["pending", "delivered", "dismissed", "resolved"]).optional(),
+      limit: z.number().int().min(1).max(200).optional(),
+    }),
+    example: { action: "dismiss", notice_id: 2 },
+  },
   help: {
     description: "Each task's fields as JSON Schema, with examples.",
     schema: z.object({ topic: z.string().max(64).optional() }),
@@ -61,6 +134,13 @@ const REPAIR_TASKS = {
 };
 
 type Data<T extends keyof typeof REPAIR_TASKS> = z.output<typeof REPAIR_TASKS[T]["schema"]>;
+
+function conflictSettings(runtime: McpRuntime) {
+  if (!runtime.conflicts) {
+    throw new MemaError("invalid_input", "this server runs without conflict detection");
+  }
+  return runtime.conflicts;
+}
 
 function semantic(runtime: McpRuntime) {
   const index = runtime.ctx.semantic;
@@ -148,6 +228,63 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       })),
     };
   },
+  scan_pipeline(runtime, data) {
+    const settings = conflictSettings(runtime);
+    const receipt = kickScan(runtime.ctx, {
+      assess: settings.stages.assess,
+      logPath: settings.scanLogPath,
+      maxMemories: data.max_memories,
+      timeBudgetS: data.time_budget_s,
+    });
+    return {
+      round_id: receipt.roundId,
+      mode: receipt.mode,
+      processed_this_kick: receipt.processedThisKick,
+      queued_this_kick: receipt.queuedThisKick,
+      queued_total: receipt.queuedTotal,
+      pending_memories: receipt.pendingMemories,
+      complete: receipt.complete,
+      logged: receipt.logged,
+      next: receipt.complete
+        ? { tool: "memory_repair", task: "scan_queue", data: { action: "page" } }
+        : { tool: "memory_repair", task: "scan_pipeline", data: { action: "kick" } },
+    };
+  },
+  scan_queue(runtime, data) {
+    if (data.action === "page") {
+      return scanQueuePage(runtime.ctx, { pageSize: data.page_size, pageToken: data.page_token });
+    }
+    if (!data.decisions) {
+      throw new MemaError("invalid_input", "submit needs decisions", { field: "decisions" });
+    }
+    return scanQueueSubmit(runtime.ctx, {
+      decisions: data.decisions.map((d) => ({
+        itemId: d.item_id,
+        status: d.status,
+        reason: d.reason,
+      })),
+    });
+  },
+  scan_duplicates(runtime, data) {
+    return scanDuplicates(runtime.ctx, { limit: data.limit });
+  },
+  record_conflict(runtime, data) {
+    return recordConflict(runtime.ctx, {
+      memoryIds: data.memory_ids,
+      valueGroups: data.value_groups,
+      status: data.status ?? "open",
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+  },
+  notice(runtime, data) {
+    return manageNotices(runtime.ctx.store, {
+      action: data.action,
+      noticeId: data.notice_id,
+      status: data.status,
+      limit: data.limit,
+    });
+  },
   help(_runtime, data) {
     return verbHelp(REPAIR_VERB_TOOL, data.topic);
   },
@@ -160,6 +297,11 @@ export const REPAIR_VERB_TOOL: VerbTool = {
   description: `mema maintenance. Call as {"task": ..., "data": {...}}.
 - rebuild_evidence {dry_run? (default true), batch_size?}: rebuild rows and vectors after an embedding-model change; repeat with dry_run:false until complete:true
 - semantic_control {action: status|unload}
+- scan_pipeline {action: "kick", max_memories?, time_budget_s?}: scheduled conflict scan, repeat until complete:true
+- scan_queue {action: page|submit, page_size?, page_token?, decisions?}: confirm or dismiss suspect pairs
+- scan_duplicates {limit?}: near-duplicate pairs (≤ 200)
+- record_conflict {memory_ids, value_groups?, status?, reason?}
+- notice {action: list|read|dismiss|resolve, notice_id?}
 - cleanup_history {memory_id, versions | older_than_days, authorized}: delete earlier versions (never the current)
 - replay_backup {dry_run? (default true), authorized}: apply writes saved while the database was unwritable, exactly once
 - help {topic?}`,

@@ -3,10 +3,12 @@
  * @module
  */
 import { z } from "zod";
+import { suggestResolution } from "../conflicts/lifecycle.ts";
+import { MemaError } from "../errors/mod.ts";
 import { memoryHistory } from "../memory/history.ts";
 import { readBackup } from "../memory/backup.ts";
 import { findMemories } from "../recall/find.ts";
-import { SOURCE_TYPES } from "../store/mod.ts";
+import { type ConflictStatus, SOURCE_TYPES } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { memoryHeader, presentResults } from "./present.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
@@ -49,6 +51,22 @@ const REVIEW_VIEWS = {
     }),
     example: { memory_id: 12 },
   },
+  conflicts: {
+    description: "Conflict groups by status (default open and applying), newest first.",
+    schema: z.object({
+      status: z.enum(["open", "applying", "resolved", "not_a_conflict", "unresolved", "all"])
+        .optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+      offset: z.number().int().min(0).optional(),
+    }),
+    example: { status: "open" },
+  },
+  conflict_detail: {
+    description:
+      "One conflict: members side by side, value groups, detection evidence, the rule-based suggestion with its explanation, the plan and its revision.",
+    schema: z.object({ conflict_id: z.number().int().positive() }),
+    example: { conflict_id: 4 },
+  },
   help: {
     description: "Each view's fields as JSON Schema, with examples.",
     schema: z.object({ topic: z.string().max(64).optional() }),
@@ -66,6 +84,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       history: store.countHistory(),
       jobs: store.countJobs(),
       audit: store.listAudit({ limit: 5, offset: 0 }),
+      backlog: store.conflicts.backlog(),
     }));
     const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;
     const pendingBackup = backup
@@ -82,8 +101,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         by_workspace: counts.overview.byWorkspace,
       },
       history_versions: counts.history,
-      // Conflict detection arrives with its own tables; none are open until then.
-      open_conflicts: 0,
+      conflicts: counts.backlog,
       capabilities: {
         mode: state.mode,
         degraded: state.degraded,
@@ -188,6 +206,101 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  conflicts(runtime, data) {
+    const { store } = runtime.ctx;
+    const statuses: ConflictStatus[] = data.status === undefined || data.status === "unresolved"
+      ? ["open", "applying"]
+      : data.status === "all"
+      ? ["open", "applying", "resolved", "not_a_conflict"]
+      : [data.status];
+    const limit = data.limit ?? 20;
+    const offset = data.offset ?? 0;
+    const { rows, total } = store.read(() => store.conflicts.list({ statuses, limit, offset }));
+    return {
+      conflicts: rows.map((group) => ({
+        conflict_id: group.id,
+        status: group.status,
+        revision: group.revision,
+        source: group.source,
+        workspace: group.workspaceCanonical,
+        member_ids: group.members.map((m) => m.memory_id),
+        values: group.valueGroups.map((g) => g.value),
+        chosen_value: group.chosenValue,
+        created_at: group.createdAt,
+      })),
+      total,
+      has_more: offset + rows.length < total,
+    };
+  },
+
+  conflict_detail(runtime, data) {
+    const { store } = runtime.ctx;
+    return store.read(() => {
+      const group = store.conflicts.get(data.conflict_id);
+      if (!group) {
+        throw new MemaError("not_found", `conflict ${data.conflict_id} does not exist`, {
+          field: "conflict_id",
+        });
+      }
+      const memories = store.getMemories(group.members.map((m) => m.memory_id));
+      const present = [...memories.values()];
+      const suggestion = present.length > 1 ? suggestResolution(group, present) : undefined;
+      return {
+        conflict_id: group.id,
+        status: group.status,
+        revision: group.revision,
+        source: group.source,
+        workspace: group.workspaceCanonical,
+        members: group.members.map((m) => {
+          const memory = memories.get(m.memory_id);
+          return {
+            ...(memory ? memoryHeader(memory) : { memory_id: m.memory_id }),
+            member_version: m.version,
+            changed_since: memory ? memory.version !== m.version : null,
+            row_text: m.row_text,
+            row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
+            content: memory?.content ?? null,
+            source_ref: memory?.sourceRef ?? null,
+            agent_id: memory?.agentId ?? null,
+          };
+        }),
+        value_groups: group.valueGroups,
+        detection: group.detection,
+        suggestion: suggestion
+          ? {
+            winner_memory_id: suggestion.winnerMemoryId,
+            chosen_value: suggestion.chosenValue,
+            explanation: suggestion.explanation,
+            plan: suggestion.plan,
+          }
+          : null,
+        chosen_value: group.chosenValue,
+        decided_by: group.decidedBy,
+        decision_reason: group.decisionReason,
+        plan: group.plan,
+        plan_history: group.planHistory,
+        resolution_memory_id: group.resolutionMemoryId,
+        next: group.status === "open"
+          ? {
+            tool: "memory",
+            action: "judge",
+            data: { conflict_id: group.id, expected_revision: group.revision },
+          }
+          : group.status === "applying"
+          ? {
+            tool: "memory_govern",
+            action: group.plan.some((s) => s.status === "failed")
+              ? "replan_conflict"
+              : group.plan.every((s) => s.status === "done")
+              ? "resolve_conflict"
+              : "apply_conflict_action",
+            data: { conflict_id: group.id, expected_revision: group.revision },
+          }
+          : null,
+      };
+    });
+  },
+
   help(_runtime, data) {
     return verbHelp(REVIEW_VERB_TOOL, data.topic);
   },
@@ -203,6 +316,8 @@ export const REVIEW_VERB_TOOL: VerbTool = {
 - history {memory_id, from_version?, to_version?}: every version with a unified diff
 - expired {query?, workspace?, limit?, offset?}: search superseded and retired memories
 - audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
+- conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
+- conflict_detail {conflict_id}: members side by side, the rule-based suggestion, plan, revision
 - help {topic?}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,

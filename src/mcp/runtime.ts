@@ -3,20 +3,35 @@
  * @module
  */
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
+import type { DetectionStages } from "../conflicts/detect.ts";
 import type { ServiceContext } from "../memory/context.ts";
+
+/** How this server detects conflicts. */
+export interface ConflictSettings {
+  stages: DetectionStages;
+  /** How long a write response waits for the verdict (SPEC §8 notice_sync_wait_ms). */
+  waitMs: number;
+  /** Where completed full scan rounds are logged. */
+  scanLogPath: string;
+}
 
 /** A running server's state. */
 export interface McpRuntime {
   ctx: ServiceContext;
+  conflicts?: ConflictSettings;
   dbPath: string;
   startedAt: string;
   capabilities(): CapabilityState;
 }
 
 /** Builds a runtime over a service context. */
-export function createRuntime(ctx: ServiceContext, options: { dbPath: string }): McpRuntime {
+export function createRuntime(
+  ctx: ServiceContext,
+  options: { dbPath: string; conflicts?: ConflictSettings },
+): McpRuntime {
   return {
     ctx,
+    conflicts: options.conflicts,
     dbPath: options.dbPath,
     startedAt: new Date().toISOString(),
     capabilities: () => describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe()),

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
+import { takeNotices } from "../conflicts/notices.ts";
 import { AuthorizationRequired } from "../govern/authorization.ts";
 import { closestName } from "../text/closest_name.ts";
 import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
@@ -111,7 +112,10 @@ export async function callVerbTool(
         ...extra,
       ]);
     }
-    return successEnvelope(result, state, [...warnings, ...extra]);
+    const envelope = successEnvelope(result, state, [...warnings, ...extra]);
+    const notices = takeNotices(runtime.ctx.store);
+    if (notices.length > 0) envelope.notices = notices;
+    return envelope;
   } catch (error) {
     if (error instanceof AuthorizationRequired) {
       return successEnvelope({

@@ -9,6 +9,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
@@ -128,6 +129,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
     ? "locked"
     : input.protectionLevel ?? "normal";
   const sha = contentSha(input.content);
+  const status = input.status ?? "active";
   const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
 
   return ctx.store.write(() => {
@@ -154,7 +156,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
       ingestTime: now,
       confidence: input.confidence ?? 0.5,
       protectionLevel,
-      status: input.status ?? "active",
+      status,
       agentId: ctx.caller.agentId,
       client: ctx.caller.client,
       metadata,
@@ -162,6 +164,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
       updatedAt: now,
     });
     refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
+    if (status === "active") scheduleConflictCheck(ctx.store, memoryId);
     return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
   });
 }

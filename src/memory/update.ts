@@ -12,6 +12,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../govern/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
@@ -277,6 +278,9 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
     });
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     refreshEvidence(ctx.store, { id: current.id, version, subject, content });
+    if (content !== current.content && current.status === "active") {
+      scheduleConflictCheck(ctx.store, current.id);
+    }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   });
 }

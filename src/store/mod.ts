@@ -12,9 +12,11 @@
  * ```
  * @module
  */
+import type { DatabaseSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
 import * as memories from "./memories_sql.ts";
+import * as conflicts from "./conflicts_sql.ts";
 import * as evidence from "./evidence_sql.ts";
 import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
@@ -46,6 +48,16 @@ export * from "./types.ts";
 export type { LikeColumns } from "./recall_sql.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
 export type { AuditQuery, AuditRecord } from "./govern_sql.ts";
+export type {
+  ConflictChange,
+  ConflictMember,
+  ConflictRecord,
+  ConflictStatus,
+  NoticeRecord,
+  NoticeStatus,
+  PlanStep,
+  ScanItem,
+} from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
@@ -65,12 +77,56 @@ export interface OpenStoreOptions {
   skipVec?: boolean;
 }
 
+/** The conflict, notice and scan tables, bound to one connection. */
+function conflictTables(db: DatabaseSync) {
+  return {
+    insert: (group: Parameters<typeof conflicts.insertConflict>[1]) =>
+      conflicts.insertConflict(db, group),
+    get: (id: number) => conflicts.selectConflict(db, id),
+    list: (query: Parameters<typeof conflicts.selectConflicts>[1]) =>
+      conflicts.selectConflicts(db, query),
+    update: (id: number, expectedRevision: number, change: conflicts.ConflictChange) =>
+      conflicts.updateConflict(db, id, expectedRevision, change),
+    openOf: (memoryIds: readonly number[]) => conflicts.selectOpenConflictsOf(db, memoryIds),
+    pairKeys: (a: number, b: number) => conflicts.selectPairKeys(db, a, b),
+    backlog: () => conflicts.countConflictBacklog(db),
+    insertNotice: (notice: Parameters<typeof conflicts.insertNotice>[1]) =>
+      conflicts.insertNotice(db, notice),
+    notices: (query: Parameters<typeof conflicts.selectNotices>[1]) =>
+      conflicts.selectNotices(db, query),
+    notice: (id: number) => conflicts.selectNotice(db, id),
+    setNoticeStatus: (
+      ids: readonly number[],
+      change: Parameters<typeof conflicts.updateNoticeStatus>[2],
+    ) => conflicts.updateNoticeStatus(db, ids, change),
+    noticesOf: (conflictId: number) => conflicts.selectNoticesOfConflict(db, conflictId),
+    memoriesToScan: (query: Parameters<typeof conflicts.selectMemoriesToScan>[1]) =>
+      conflicts.selectMemoriesToScan(db, query),
+    countToScan: (query: Parameters<typeof conflicts.countMemoriesToScan>[1]) =>
+      conflicts.countMemoriesToScan(db, query),
+    markScanned: (state: Parameters<typeof conflicts.upsertScanState>[1]) =>
+      conflicts.upsertScanState(db, state),
+    queueItem: (item: Parameters<typeof conflicts.insertScanItem>[1]) =>
+      conflicts.insertScanItem(db, item),
+    queueItems: (query: Parameters<typeof conflicts.selectScanItems>[1]) =>
+      conflicts.selectScanItems(db, query),
+    queueItemById: (id: number) => conflicts.selectScanItem(db, id),
+    decideItem: (id: number, decision: Parameters<typeof conflicts.decideScanItem>[2]) =>
+      conflicts.decideScanItem(db, id, decision),
+  };
+}
+
+/** The conflict tables' API. */
+export type ConflictTables = ReturnType<typeof conflictTables>;
+
 /** An open mema database. */
 export class Store {
   readonly path: string;
   readonly capabilities: StoreCapabilities;
   readonly schema: SchemaState;
   readonly #connection: SqliteConnection;
+  /** Conflict groups, notices and the scan queue. */
+  readonly conflicts: ConflictTables;
 
   constructor(
     path: string,
@@ -79,6 +135,7 @@ export class Store {
   ) {
     this.path = path;
     this.#connection = connection;
+    this.conflicts = conflictTables(connection.db);
     this.capabilities = init.capabilities;
     this.schema = init.schema;
   }
@@ -378,6 +435,8 @@ export interface DatabaseProbe {
     memoriesMissingRows: number;
     jobs: Record<string, Record<string, number>>;
   };
+  /** Generation 4+: conflict backlog. */
+  conflicts?: ReturnType<typeof conflicts.countConflictBacklog>;
 }
 
 /** Opens `path` read-only and reads the facts doctor checks. Throws when it cannot be opened. */
@@ -419,7 +478,16 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
         jobs: jobs.countJobs(connection.db),
       };
     }
-    return { generation, fts, counts, ftsRows, quickCheck, evidence: evidenceFacts };
+    const backlog = generation >= 4 ? conflicts.countConflictBacklog(connection.db) : undefined;
+    return {
+      generation,
+      fts,
+      counts,
+      ftsRows,
+      quickCheck,
+      evidence: evidenceFacts,
+      conflicts: backlog,
+    };
   } finally {
     connection.close();
   }

@@ -167,6 +167,80 @@ CREATE INDEX memories_by_superseded ON memories(superseded_by) WHERE superseded_
 CREATE INDEX audit_by_time ON audit(at);
 `;
 
+// Conflict groups (one row per event, revisioned for compare-and-set), their
+// members for fast lookups, notices (delivered once, never repeated once
+// dismissed: dedupe_key is unique), and the scheduled scan's per-memory
+// watermarks and queue of suspect pairs for the agent to decide.
+const CONFLICTS = `
+CREATE TABLE conflicts (
+  id INTEGER PRIMARY KEY,
+  workspace_canonical TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('open', 'applying', 'resolved', 'not_a_conflict')),
+  revision INTEGER NOT NULL DEFAULT 1,
+  source TEXT NOT NULL CHECK (source IN ('write_time', 'scan', 'agent')),
+  candidate_key TEXT NOT NULL UNIQUE,
+  members TEXT NOT NULL CHECK (json_valid(members)),
+  value_groups TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(value_groups)),
+  detection TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(detection)),
+  chosen_value TEXT,
+  decided_by TEXT,
+  decision_ref TEXT,
+  decision_reason TEXT,
+  plan TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(plan)),
+  plan_history TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(plan_history)),
+  resolution_memory_id INTEGER,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX conflicts_by_status ON conflicts(status, id);
+CREATE TABLE conflict_members (
+  conflict_id INTEGER NOT NULL REFERENCES conflicts(id),
+  memory_id INTEGER NOT NULL REFERENCES memories(id),
+  PRIMARY KEY (conflict_id, memory_id)
+);
+CREATE INDEX conflict_members_by_memory ON conflict_members(memory_id);
+CREATE TABLE notices (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  severity TEXT NOT NULL CHECK (severity IN ('info', 'normal')),
+  conflict_id INTEGER REFERENCES conflicts(id),
+  dedupe_key TEXT NOT NULL UNIQUE,
+  title TEXT NOT NULL,
+  message TEXT NOT NULL,
+  payload TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(payload)),
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'dismissed', 'resolved')),
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX notices_by_status ON notices(status, id);
+CREATE TABLE scan_state (
+  memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+  scanned_version INTEGER NOT NULL,
+  scanned_round TEXT NOT NULL,
+  scanned_at TEXT NOT NULL,
+  failures INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE scan_queue (
+  id INTEGER PRIMARY KEY,
+  candidate_key TEXT NOT NULL UNIQUE,
+  memory_a INTEGER NOT NULL,
+  memory_b INTEGER NOT NULL,
+  version_a INTEGER NOT NULL,
+  version_b INTEGER NOT NULL,
+  row_a TEXT NOT NULL,
+  row_b TEXT NOT NULL,
+  assessment TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(assessment)),
+  score REAL NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed', 'dismissed', 'voided')),
+  round_id TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  decided_at TEXT,
+  decided_by TEXT,
+  conflict_id INTEGER
+);
+CREATE INDEX scan_queue_pending ON scan_queue(status, score DESC, id);
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -199,6 +273,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the JSONL backup replay log",
     apply(connection) {
       connection.db.exec(BACKUP_REPLAY);
+    },
+  },
+  {
+    generation: 4,
+    kind: "additive",
+    description: "conflict groups, notices and the scheduled scan",
+    apply(connection) {
+      connection.db.exec(CONFLICTS);
     },
   },
 ];

@@ -104,7 +104,11 @@ Deno.test("doctor: the vector chain reports a ready index, then a mismatch", asy
     } finally {
       await server.close();
     }
+    const scan = await runCli(home, ["scan"], env);
+    assert.equal(scan.code, 0, scan.stderr);
+    assert.match(scan.stdout, /scan complete/);
     let result = await doctor(home, env);
+    assert.equal(severity(result.report.findings, "conflicts.scan_freshness"), "info");
     assert.equal(severity(result.report.findings, "vector.model_configured"), "info");
     assert.equal(severity(result.report.findings, "vector.model_files"), "info");
     assert.equal(

@@ -165,6 +165,7 @@ Deno.test("e2e: batch_find, batch_read, tags_only, status and help", async () =>
       "read",
       "batch_read",
       "update",
+      "judge",
       "status",
       "help",
     ]);

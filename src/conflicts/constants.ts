@@ -1,0 +1,138 @@
+/**
+ * Conflict-detection tunables (SPEC §8): the rule stage that decides which evidence pairs look
+ * like a change of fact, and the NLI judge that rules on the survivors. Each value says why it
+ * is what it is; the rule-stage figures were chosen on `tests/conflicts/corpus.json`
+ * (`deno run -A bench/conflict_rules.ts` prints precision and recall) and must be re-measured
+ * there when changed.
+ *
+ * @example
+ * ```ts
+ * import { JUDGE_DEFAULT_THRESHOLDS } from "./src/conflicts/constants.ts";
+ * JUDGE_DEFAULT_THRESHOLDS.conflict; // 0.8
+ * ```
+ * @module
+ */
+
+/**
+ * Smallest share of the shorter row's content words (values, stopwords and update phrases
+ * excluded) that the other row must also contain. Two rows about the same attribute repeat its
+ * name ("the billing timeout is 30s" / "the billing timeout is now 45s" share everything but
+ * the value); unrelated rows that only share a number ("retry limit is 3" / "we run 3 staging
+ * environments") share nothing. 0.5 lets one extra word of context through on short rows
+ * ("Maria lives in Paris" / "Maria moved to Berlin" share 1 of 2) and still rejects every
+ * unrelated pair in the corpus.
+ */
+export const RULE_MIN_TEXT_OVERLAP = 0.5;
+
+/**
+ * The same share, required when both memories have a subject and the two subjects share no
+ * content word: different subjects ("Alice" / "Bob") hint at complementary facts about
+ * different things, so the sentences themselves must agree on more of their wording.
+ */
+export const RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS = 0.67;
+
+/**
+ * The share required when a row names a change ("switched to", "moved to", "replaced by"):
+ * the change phrase replaces the attribute's verb ("we use Jenkins for CI" / "we switched to
+ * GitHub Actions for CI" share only "CI" of three words), and a named change is itself
+ * evidence that the rows are about one fact. Still at least one shared word.
+ */
+export const RULE_MIN_TEXT_OVERLAP_WITH_CHANGE = 0.33;
+
+/** Shared content words required at all; one is enough ("deadline", "owner", "timeout"). */
+export const RULE_MIN_SHARED_WORDS = 1;
+
+/**
+ * Longest differing word run accepted as "a different value for the same attribute". A value
+ * is a name, a place, a tool, a status: rarely more than four words ("GitHub Actions",
+ * "221 King Road", "in code review"). Longer runs mean the rows say different things.
+ */
+export const RULE_MAX_VALUE_WORDS = 4;
+
+/**
+ * Relative gap under which two unit-normalized amounts count as equal. 2.5% absorbs the
+ * decimal/binary prefix ambiguity (1 GB = 1000 MB or 1024 MB, 2.4% apart) and rounding in
+ * restatements ("1.5 hours" / "90 minutes" are exact, "33%" / "a third" are not parsed at all).
+ */
+export const RULE_AMOUNT_TOLERANCE = 0.025;
+
+/**
+ * Pair score = overlap · W_OVERLAP + subject overlap · W_SUBJECT + signal · W_SIGNAL (+ bonus),
+ * capped at 1. It orders candidates for the judge (strongest first) and gates the weakest: the
+ * signal weight dominates because the signal is what makes a pair worth judging; overlap says
+ * how surely both rows talk about the same attribute.
+ */
+export const RULE_SCORE_WEIGHTS = {
+  overlap: 0.35,
+  subject: 0.15,
+  signal: 0.5,
+} as const;
+
+/**
+ * Signal strengths per kind. Unit-normalized numbers and dates that differ are the most
+ * reliable sign of a changed fact; a polarity flip next; a bare word substitution is the
+ * weakest (it is also what two differently worded true facts look like).
+ */
+export const RULE_SIGNAL_STRENGTH = {
+  number: 1,
+  date: 1,
+  negation: 0.9,
+  value: 0.7,
+  update_phrase: 0.6,
+} as const;
+
+/** Added to the score when a row carries an update phrase ("moved to", "no longer", "now"). */
+export const RULE_UPDATE_PHRASE_BONUS = 0.1;
+
+/**
+ * Pairs scoring below this are dropped even with a signal. With the weights above, a value
+ * substitution (0.35) between rows sharing half their words (0.175) passes; a substitution
+ * between rows sharing a third of their words under disjoint subjects never reaches here
+ * (the overlap gate drops it first), so the gate mostly trims weak one-word-overlap pairs.
+ */
+export const RULE_MIN_CANDIDATE_SCORE = 0.5;
+
+/** Verdict thresholds on P(contradiction) of the NLI judge. */
+export type JudgeThresholds = {
+  /** At or above: a confident contradiction (normal notice). */
+  conflict: number;
+  /** At or above (and below `conflict`): the grey zone (info notice). */
+  possible: number;
+};
+
+/**
+ * Default judge thresholds. 0.8 is the confident-contradiction level the reference
+ * implementation's changelog names for its notice gate (its README said 0.5; the
+ * inconsistency is why both numbers are pinned here): XNLI cross-encoders put real
+ * contradictions mostly above 0.9 and paraphrases below 0.1, so 0.8 keeps normal notices rare
+ * and credible, and 0.5 (the model's own argmax boundary for three classes at most) sends the
+ * rest of the likely contradictions to the info lane instead of dropping them.
+ */
+export const JUDGE_DEFAULT_THRESHOLDS: Readonly<JudgeThresholds> = Object.freeze({
+  conflict: 0.8,
+  possible: 0.5,
+});
+
+/**
+ * Pairs per model call. The reference judge used 8 on CPU; padding makes a batch cost its
+ * longest pair times its size, and rule-stage survivors are few (tens per write), so a small
+ * batch bounds memory (8 × 512 tokens on mDeBERTa-base ≈ 12 MB of activations per layer)
+ * without losing throughput that matters.
+ */
+export const JUDGE_BATCH_SIZE = 8;
+
+/**
+ * Longest pair, in tokens, when the caller gives none: mDeBERTa-v3 reads 512 positions, and
+ * two evidence rows of at most 1,000 characters each fit in 512 tokens in the common case;
+ * longer pairs are truncated (longest side first) rather than rejected.
+ */
+export const JUDGE_DEFAULT_MAX_LENGTH = 512;
+
+/**
+ * Judge each pair both ways (a→b and b→a) and keep the direction with the higher
+ * P(contradiction). Contradiction is symmetric in logic but NLI models are trained on
+ * premise→hypothesis and are not: a longer premise often reads as "neutral" to a shorter
+ * hypothesis. Doubling the cost on a few dozen survivors per write is cheap next to a missed
+ * conflict.
+ */
+export const JUDGE_BOTH_DIRECTIONS = true;

@@ -1,0 +1,38 @@
+/**
+ * Budgets of the conflict pipeline. Bounded so one write never costs more
+ * than a few milliseconds of rule checks.
+ * @module
+ */
+
+/** Neighbour memories compared with a newly written one. */
+export const DETECT_NEIGHBOURS = 20;
+/** Query terms taken from the new memory to find its neighbours. */
+export const DETECT_QUERY_TERMS = 24;
+/** Row pairs the rule stage checks per write (memory-arbiter allowed 500 per job). */
+export const DETECT_MAX_PAIRS = 2000;
+/** Groups recorded per write (memory-arbiter capped notices at 5 per job). */
+export const DETECT_MAX_NOTICES = 5;
+/** How long a write response waits for the verdict by default (SPEC §8). */
+export const NOTICE_SYNC_WAIT_MS = 3000;
+/** Notices attached to one response. */
+export const NOTICES_PER_RESPONSE = 5;
+/** Job kind of write-time detection. */
+export const DETECT_JOB_KIND = "detect_conflicts";
+/** Bumped when the rule stage changes, so the next scan round is a full one. */
+export const DETECTOR_VERSION = "rules-1";
+/** Memories per kick (memory-arbiter used 400, capped at 2000). */
+export const SCAN_DEFAULT_MEMORIES = 400;
+/** Seconds per kick (memory-arbiter used 45). */
+export const SCAN_DEFAULT_SECONDS = 45;
+/** Scan queue page size (memory-arbiter: 10, max 30). */
+export const SCAN_QUEUE_PAGE_DEFAULT = 10;
+/** Largest scan queue page. */
+export const SCAN_QUEUE_PAGE_MAX = 30;
+/** Most decisions per submit. */
+export const SCAN_SUBMIT_MAX = 200;
+/** Most duplicate pairs listed (SPEC §8). */
+export const DUPLICATES_MAX = 200;
+/** Word-set overlap above which two memories are near-duplicates. */
+export const DUPLICATE_JACCARD = 0.8;
+/** A full round is due again after this many days (doctor warns). */
+export const SCAN_STALE_DAYS = 14;

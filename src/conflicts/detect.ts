@@ -1,0 +1,234 @@
+/**
+ * Write-time conflict detection (SPEC §8): after a memory is written, compare
+ * its rows with rows of other active memories in the same scope that share
+ * words with it, keep the pairs the rule stage says look like a change of
+ * fact, ask the NLI judge about them when one is installed, and record a
+ * conflict group plus a notice for each surviving pair. Idempotent: a pair
+ * already recorded (or dismissed) is never recorded again.
+ *
+ * @example
+ * ```ts
+ * import { detectConflicts } from "./src/conflicts/detect.ts";
+ * // await detectConflicts(ctx, 12, { assess: assessPair });
+ * ```
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { evidenceRowsFor } from "../evidence/rows.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { nowIso } from "../platform/mod.ts";
+import { lexicalCandidates } from "../recall/lexical.ts";
+import { queryTerms } from "../recall/tokens.ts";
+import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
+import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import {
+  DETECT_MAX_NOTICES,
+  DETECT_MAX_PAIRS,
+  DETECT_NEIGHBOURS,
+  DETECT_QUERY_TERMS,
+} from "./constants_pipeline.ts";
+import type { JudgeVerdictLike, PairAssessment, PairAssessor, PairJudge } from "./types.ts";
+
+/** The stages detection runs. */
+export interface DetectionStages {
+  assess: PairAssessor;
+  judge?: PairJudge;
+}
+
+/** One content row with its offsets. */
+export interface RowView {
+  text: string;
+  start: number | null;
+  end: number | null;
+}
+
+/** The content rows of a memory's current version (stored, or cut now). */
+export function rowsOf(store: Store, memory: MemoryRecord): RowView[] {
+  const stored = store.rowsOfMemory(memory.id).filter((row) => row.kind !== "subject");
+  const rows = stored.length > 0
+    ? stored.map((row) => ({ text: row.text, start: row.startOffset, end: row.endOffset }))
+    : evidenceRowsFor(memory.subject, memory.content)
+      .filter((row) => row.kind !== "subject")
+      .map((row) => ({ text: row.text, start: row.startOffset, end: row.endOffset }));
+  return rows;
+}
+
+/** A pair worth recording. */
+export interface SuspectPair {
+  a: MemoryRecord;
+  b: MemoryRecord;
+  rowA: RowView;
+  rowB: RowView;
+  assessment: PairAssessment;
+}
+
+/** Stable key of a pair of rows: the same two passages are recorded once. */
+export function pairKey(pair: SuspectPair): string {
+  const [first, second] = pair.a.id < pair.b.id
+    ? [[pair.a, pair.rowA], [pair.b, pair.rowB]] as const
+    : [[pair.b, pair.rowB], [pair.a, pair.rowA]] as const;
+  const digest = createHash("sha256").update(`${first[1].text}\u0000${second[1].text}`).digest(
+    "hex",
+  );
+  return `pair:${first[0].id}:${second[0].id}:${digest.slice(0, 16)}`;
+}
+
+/** Memories in scope that share words with `memory` (its workspace plus the default pool). */
+export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
+  const terms = queryTerms(`${memory.subject} ${memory.content.slice(0, 2000)}`)
+    .slice(0, DETECT_QUERY_TERMS);
+  if (terms.length === 0) return [];
+  const workspaces = memory.workspaceCanonical === DEFAULT_WORKSPACE
+    ? undefined
+    : [memory.workspaceCanonical, DEFAULT_WORKSPACE];
+  const found = lexicalCandidates(store, terms, {
+    filters: { statuses: ["active"], workspaces },
+    pool: limit + 1,
+  });
+  const records = store.getMemories(found.ids.filter((id) => id !== memory.id).slice(0, limit));
+  return [...records.values()];
+}
+
+/** The best suspect pair between two memories, if the rule stage finds one. */
+export function bestPair(
+  store: Store,
+  a: MemoryRecord,
+  b: MemoryRecord,
+  stages: { assess: PairAssessor; budget: { pairs: number } },
+): SuspectPair | undefined {
+  let best: SuspectPair | undefined;
+  const rowsB = rowsOf(store, b);
+  for (const rowA of rowsOf(store, a)) {
+    for (const rowB of rowsB) {
+      if (stages.budget.pairs-- <= 0) return best;
+      const assessment = stages.assess(
+        { subject: a.subject, text: rowA.text, eventTime: a.eventTime ?? undefined },
+        { subject: b.subject, text: rowB.text, eventTime: b.eventTime ?? undefined },
+      );
+      if (assessment.candidate && (!best || assessment.score > best.assessment.score)) {
+        best = { a, b, rowA, rowB, assessment };
+      }
+    }
+  }
+  return best;
+}
+
+function member(memory: MemoryRecord, row: RowView): ConflictMember {
+  return {
+    memory_id: memory.id,
+    version: memory.version,
+    row_text: row.text,
+    start_offset: row.start,
+    end_offset: row.end,
+  };
+}
+
+/** Records a suspect pair as a conflict group and its notice; returns the group id. */
+export function recordSuspectPair(
+  ctx: ServiceContext,
+  pair: SuspectPair,
+  options: { source: "write_time" | "scan" | "agent"; verdict?: JudgeVerdictLike },
+): number | undefined {
+  const key = pairKey(pair);
+  const now = nowIso();
+  const values = pair.assessment.values ?? { a: pair.rowA.text, b: pair.rowB.text };
+  const conflictId = ctx.store.conflicts.insert({
+    workspaceCanonical: pair.a.workspaceCanonical,
+    status: "open",
+    source: options.source,
+    candidateKey: key,
+    members: [member(pair.a, pair.rowA), member(pair.b, pair.rowB)],
+    valueGroups: [
+      { value: values.a, memory_ids: [pair.a.id] },
+      { value: values.b, memory_ids: [pair.b.id] },
+    ],
+    detection: {
+      rule: {
+        kind: pair.assessment.kind ?? null,
+        score: pair.assessment.score,
+        reasons: pair.assessment.reasons,
+      },
+      judge: options.verdict
+        ? {
+          verdict: options.verdict.verdict,
+          probabilities: options.verdict.probabilities,
+          model_id: options.verdict.modelId,
+          thresholds: options.verdict.thresholds,
+        }
+        : null,
+      detected_by: { agent_id: ctx.caller.agentId, client: ctx.caller.client },
+    },
+    createdAt: now,
+  });
+  if (conflictId === undefined) return undefined;
+  const confident = options.verdict?.verdict === "conflict";
+  ctx.store.conflicts.insertNotice({
+    kind: confident ? "conflict" : "possible_conflict",
+    severity: confident ? "normal" : "info",
+    conflictId,
+    dedupeKey: `notice:${key}`,
+    title: confident
+      ? `Memories ${pair.a.id} and ${pair.b.id} contradict each other`
+      : `Memories ${pair.a.id} and ${pair.b.id} may disagree`,
+    message:
+      `"${pair.rowA.text}" (memory ${pair.a.id}) vs "${pair.rowB.text}" (memory ${pair.b.id}): ${
+        pair.assessment.reasons.join("; ") || "a different value for the same fact"
+      }.`,
+    payload: { memory_ids: [pair.a.id, pair.b.id], values },
+    createdAt: now,
+  });
+  return conflictId;
+}
+
+/** What one detection run found. */
+export interface DetectionReport {
+  memoryId: number;
+  pairsChecked: number;
+  suspects: number;
+  recorded: number[];
+}
+
+/** Runs detection for one memory's current version. */
+export async function detectConflicts(
+  ctx: ServiceContext,
+  memoryId: number,
+  stages: DetectionStages,
+): Promise<DetectionReport> {
+  const { store } = ctx;
+  const found = store.read(() => {
+    const memory = store.getMemory(memoryId);
+    if (!memory || memory.status !== "active") return { suspects: [], checked: 0 };
+    const budget = { pairs: DETECT_MAX_PAIRS };
+    const suspects: SuspectPair[] = [];
+    for (const neighbour of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
+      const pair = bestPair(store, memory, neighbour, { assess: stages.assess, budget });
+      if (pair) suspects.push(pair);
+      if (budget.pairs <= 0) break;
+    }
+    suspects.sort((x, y) => y.assessment.score - x.assessment.score);
+    return {
+      suspects: suspects.slice(0, DETECT_MAX_NOTICES),
+      checked: DETECT_MAX_PAIRS - budget.pairs,
+    };
+  });
+  let verdicts: (JudgeVerdictLike | undefined)[] = found.suspects.map(() => undefined);
+  if (stages.judge && found.suspects.length > 0) {
+    verdicts = await stages.judge.judge(
+      found.suspects.map((pair) => ({ a: pair.rowA.text, b: pair.rowB.text })),
+    );
+  }
+  const recorded: number[] = [];
+  store.write(() => {
+    found.suspects.forEach((pair, index) => {
+      const verdict = verdicts[index];
+      if (verdict?.verdict === "no_conflict") return;
+      // The memory may have changed while the judge ran: only current versions are recorded.
+      const a = store.getMemory(pair.a.id);
+      const b = store.getMemory(pair.b.id);
+      if (a?.version !== pair.a.version || b?.version !== pair.b.version) return;
+      const id = recordSuspectPair(ctx, pair, { source: "write_time", verdict });
+      if (id !== undefined) recorded.push(id);
+    });
+  });
+  return { memoryId, pairsChecked: found.checked, suspects: found.suspects.length, recorded };
+}

@@ -1,0 +1,254 @@
+/**
+ * The word lists the conflict rule stage reads sentences with: phrases that mark an update, a
+ * negation, a historical statement or an addition, words that carry no attribute meaning, and
+ * small families of verbs that name the same attribute. English first, with the common
+ * Chinese equivalents. Lowercase; multi-word phrases match on word boundaries.
+ *
+ * @example
+ * ```ts
+ * import { UPDATE_PHRASES } from "./src/conflicts/lexicon.ts";
+ * UPDATE_PHRASES.includes("moved to"); // true
+ * ```
+ * @module
+ */
+
+/**
+ * Phrases that announce a change of a fact ("the deadline moved to Monday"). They are removed
+ * from the content words (they are about the change, not the attribute) and add to the score.
+ */
+export const UPDATE_PHRASES: readonly string[] = [
+  "no longer",
+  "not anymore",
+  "any more",
+  "anymore",
+  "moved to",
+  "moved from",
+  "moved",
+  "relocated to",
+  "relocated",
+  "instead of",
+  "instead",
+  "changed to",
+  "changed from",
+  "changed",
+  "change to",
+  "replaced by",
+  "replaced with",
+  "replaced",
+  "switched to",
+  "switched from",
+  "switched",
+  "migrated to",
+  "migrated from",
+  "migrated",
+  "as of",
+  "from now on",
+  "now",
+  "currently",
+  "these days",
+  "updated to",
+  "updated",
+  "upgraded to",
+  "upgraded",
+  "downgraded to",
+  "downgraded",
+  "raised to",
+  "raised",
+  "lowered to",
+  "lowered",
+  "increased to",
+  "increased",
+  "decreased to",
+  "decreased",
+  "reduced to",
+  "reduced",
+  "bumped to",
+  "bumped",
+  "extended to",
+  "extended",
+  "postponed to",
+  "postponed",
+  "pushed back to",
+  "pushed to",
+  "delayed to",
+  "delayed",
+  "rescheduled to",
+  "rescheduled",
+  "reassigned to",
+  "handed over to",
+  "took over",
+  "taken over",
+  "grew to",
+  "scaled to",
+  "scaled up to",
+  "scaled down to",
+  "shrank to",
+  "dropped to",
+  "went up to",
+  "went down to",
+  "set to",
+  "renamed to",
+  "renamed",
+  "改为",
+  "改成",
+  "换成",
+  "换到",
+  "搬到",
+  "改到",
+  "推迟到",
+  "提前到",
+  "升级到",
+  "现在",
+  "目前",
+  "已经",
+];
+
+/**
+ * Update phrases that mark the present without naming a change ("now", "currently"). The
+ * others ("switched to", "moved to") say that something was replaced, which is what lets the
+ * rule stage accept rows that share fewer words (the replaced verb is gone: "we use Jenkins" /
+ * "we switched to GitHub Actions").
+ */
+export const SOFT_UPDATE_PHRASES: ReadonlySet<string> = new Set([
+  "now",
+  "currently",
+  "these days",
+  "as of",
+  "from now on",
+  "现在",
+  "目前",
+  "已经",
+]);
+
+/**
+ * Words and phrases that negate the statement they are in. "no longer" is both a negation and
+ * an update phrase. Cessation verbs count: "we stopped using Redis" denies "we use Redis".
+ */
+export const NEGATION_PHRASES: readonly string[] = [
+  "no longer",
+  "not anymore",
+  "not",
+  "n't",
+  "never",
+  "no",
+  "none",
+  "nobody",
+  "nothing",
+  "neither",
+  "nor",
+  "without",
+  "stopped",
+  "stop",
+  "ceased",
+  "quit",
+  "dropped",
+  "removed",
+  "deprecated",
+  "discontinued",
+  "abandoned",
+  "retired",
+  "不再",
+  "没有",
+  "不",
+  "没",
+  "未",
+  "无",
+];
+
+/**
+ * Phrases that date a statement to the past. A row carrying one (and no update phrase)
+ * describes history, which does not contradict a present-tense row about the same attribute:
+ * "we used Jenkins in 2019" and "we use GitHub Actions" are both true. A bare past tense ("the
+ * deadline was Friday") is not history: it is how people report a fact that just changed.
+ */
+export const HISTORICAL_PHRASES: readonly string[] = [
+  "used to",
+  "previously",
+  "formerly",
+  "originally",
+  "initially",
+  "back in",
+  "back then",
+  "at the time",
+  "at that time",
+  "in the past",
+  "years ago",
+  "last year",
+  "years back",
+  "once upon",
+  "以前",
+  "曾经",
+  "过去",
+  "原来",
+];
+
+/** Past-tense auxiliaries that make "in 2019" a historical anchor rather than a plan. */
+export const PAST_TENSE_WORDS: ReadonlySet<string> = new Set([
+  "was",
+  "were",
+  "had",
+  "did",
+  "used",
+  "went",
+  "ran",
+  "wrote",
+  "built",
+  "began",
+  "started",
+]);
+
+/**
+ * Phrases that add a fact next to another rather than replace it ("the API also supports
+ * XML"). A row with one (and no negation or update phrase) never conflicts.
+ */
+export const ADDITION_PHRASES: readonly string[] = [
+  "also",
+  "as well",
+  "in addition",
+  "additionally",
+  "besides",
+  "another",
+  "too",
+  "plus",
+  "both",
+  "还",
+  "也",
+  "另外",
+];
+
+/**
+ * Words that carry no attribute: articles, pronouns, auxiliaries, prepositions, hedges and
+ * relative-time words (they locate a fact in time, which the value extractor and the
+ * historical check handle). Values never reach this list: they are cut out before.
+ */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    "a an the this that these those it its it's is are was were be been being am do does did " +
+    "has have had having will would shall should can could may might must i me my mine we us " +
+    "our ours you your yours he him his she her hers they them their theirs who whom whose " +
+    "which what when where why how there here of in on at to for from by with about into onto " +
+    "over under than then so and or but if as per via up down out off each every all any some " +
+    "just really very quite usually always mostly still also only again ever yet soon today " +
+    "tomorrow yesterday week weeks month months year years day days last next ago recently " +
+    "lately later earlier am pm et al etc s one's let's get gets got after before until till " +
+    "since during within around across between among through" +
+    " 的 了 是 在 和 与 我 我们 你 你们 他 她 他们 这 那 个 就 都 会 要 把 被"
+  ).split(/\s+/).filter((word) => word !== ""),
+);
+
+/**
+ * Verb and noun families that name the same attribute. Mapping each member to one token lets
+ * "Maria lives in Paris" and "Maria is based in Lisbon" share the attribute word, and keeps a
+ * reworded restatement ("Priya prefers tea" / "Priya likes tea") from looking like a
+ * different attribute. Deliberately small: a family is only worth having when its members are
+ * interchangeable in memories.
+ */
+export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  "@location": ["live", "lives", "lived", "living", "based", "resides", "reside", "located"],
+  "@preference": ["likes", "like", "prefers", "prefer", "preferred", "favorite", "favourite"],
+  "@use": ["uses", "use", "using", "runs on", "run on", "relies on", "built with", "built on"],
+  "@due": ["deadline", "due", "due date"],
+  "@owner": ["owner", "owns", "own", "owned", "maintainer", "maintains", "maintained"],
+  "@cost": ["costs", "cost", "price", "priced", "pricing"],
+  "@status": ["status", "state"],
+};

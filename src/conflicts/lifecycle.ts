@@ -1,0 +1,551 @@
+/**
+ * The conflict workflow (SPEC §8): `judge` pins a revision and records the
+ * chosen value and a plan of per-member actions (open → applying);
+ * `apply_conflict_action` runs one step; a failed step leaves the group
+ * applying with `replan_conflict` as the way forward; `resolve_conflict`
+ * closes it when every step is done. Every step is compare-and-set on the
+ * revision, so two agents cannot act on a stale view.
+ *
+ * @example
+ * ```ts
+ * import { suggestResolution } from "./src/conflicts/lifecycle.ts";
+ * // suggestResolution(group, members).explanation
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { requireAuthorization } from "../govern/authorization.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { updateMemory } from "../memory/update.ts";
+import { nowIso } from "../platform/mod.ts";
+import type { ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
+import { SOURCE_TYPES } from "../store/mod.ts";
+
+/** The per-member actions of a plan. */
+export const PLAN_ACTIONS = [
+  "update_current_claim",
+  "append_superseded_context",
+  "preserve_historical_record",
+  "use_as_resolution",
+] as const;
+/** One of {@linkcode PLAN_ACTIONS}. */
+export type PlanAction = typeof PLAN_ACTIONS[number];
+
+/** The rule-based suggestion of SPEC §4: higher trust wins, then newer event time. */
+export interface Suggestion {
+  winnerMemoryId: number;
+  chosenValue: string;
+  explanation: string;
+  plan: { memory_id: number; action: PlanAction }[];
+}
+
+function trustRank(memory: MemoryRecord): number {
+  return SOURCE_TYPES.indexOf(memory.sourceType);
+}
+
+function when(memory: MemoryRecord): string {
+  return memory.eventTime ?? memory.ingestTime;
+}
+
+/** Suggests which value wins and a plan, with a human-readable explanation. */
+export function suggestResolution(group: ConflictRecord, members: MemoryRecord[]): Suggestion {
+  const ranked = [...members].sort((a, b) =>
+    trustRank(a) - trustRank(b) || when(b).localeCompare(when(a)) || b.id - a.id
+  );
+  const [winner, runnerUp] = ranked;
+  let explanation: string;
+  if (runnerUp && trustRank(winner) < trustRank(runnerUp)) {
+    explanation =
+      `memory ${winner.id} wins on trust: ${winner.sourceType} outranks ${runnerUp.sourceType} (memory ${runnerUp.id})`;
+  } else if (runnerUp && when(winner) !== when(runnerUp)) {
+    explanation = `equal trust (${winner.sourceType}); memory ${winner.id} is newer (${
+      when(winner)
+    } vs ${when(runnerUp)} for memory ${runnerUp.id})`;
+  } else {
+    explanation = `equal trust and time; memory ${winner.id} was stored last`;
+  }
+  const chosenValue = group.valueGroups.find((g) => g.memory_ids.includes(winner.id))?.value ??
+    group.members.find((m) => m.memory_id === winner.id)?.row_text ?? "";
+  return {
+    winnerMemoryId: winner.id,
+    chosenValue,
+    explanation,
+    plan: members.map((m) => ({
+      memory_id: m.id,
+      action: m.id === winner.id ? "use_as_resolution" : "append_superseded_context",
+    })),
+  };
+}
+
+function loadGroup(ctx: ServiceContext, conflictId: number): ConflictRecord {
+  const group = ctx.store.conflicts.get(conflictId);
+  if (!group) {
+    throw new MemaError("not_found", `conflict ${conflictId} does not exist`, {
+      field: "conflict_id",
+    });
+  }
+  return group;
+}
+
+function checkRevision(group: ConflictRecord, expected: number): void {
+  if (group.revision !== expected) {
+    throw new MemaError(
+      "version_conflict",
+      `conflict ${group.id} is at revision ${group.revision}, not the expected ${expected}`,
+      {
+        field: "expected_revision",
+        details: { current_revision: group.revision, status: group.status },
+        hint: 'read it again with memory_review {"view": "conflict_detail"} and retry',
+      },
+    );
+  }
+}
+
+function commit(
+  ctx: ServiceContext,
+  group: ConflictRecord,
+  change: Parameters<ServiceContext["store"]["conflicts"]["update"]>[2],
+): number {
+  if (!ctx.store.conflicts.update(group.id, group.revision, change)) {
+    throw new MemaError("version_conflict", `conflict ${group.id} changed meanwhile`, {
+      field: "expected_revision",
+    });
+  }
+  return group.revision + 1;
+}
+
+function audit(
+  ctx: ServiceContext,
+  action: string,
+  group: ConflictRecord,
+  detail: Record<string, unknown>,
+  reason?: string,
+): void {
+  ctx.store.appendAudit({
+    at: nowIso(),
+    action,
+    memoryId: null,
+    agentId: ctx.caller.agentId,
+    client: ctx.caller.client,
+    reason: reason ?? null,
+    detail: { conflict_id: group.id, ...detail },
+  });
+}
+
+function checkPlan(
+  group: ConflictRecord,
+  plan: { memory_id: number; action: PlanAction }[],
+  chosen: string,
+): PlanStep[] {
+  const memberIds = group.members.map((m) => m.memory_id);
+  const seen = new Set<number>();
+  plan.forEach((step, index) => {
+    if (!memberIds.includes(step.memory_id)) {
+      throw new MemaError(
+        "invalid_input",
+        `memory ${step.memory_id} is not a member of conflict ${group.id}`,
+        {
+          field: `apply_plan.${index}.memory_id`,
+          hint: `members: ${memberIds.join(", ")}`,
+        },
+      );
+    }
+    if (seen.has(step.memory_id)) {
+      throw new MemaError("invalid_input", `memory ${step.memory_id} appears twice in the plan`, {
+        field: `apply_plan.${index}.memory_id`,
+      });
+    }
+    seen.add(step.memory_id);
+    if (step.action === "use_as_resolution") {
+      const holders = group.valueGroups.find((g) => g.value === chosen)?.memory_ids ?? [];
+      const row = group.members.find((m) => m.memory_id === step.memory_id)?.row_text ?? "";
+      if (!holders.includes(step.memory_id) && !row.includes(chosen)) {
+        throw new MemaError(
+          "invalid_input",
+          `memory ${step.memory_id} does not hold the chosen value, so it cannot be the resolution`,
+          {
+            field: `apply_plan.${index}.action`,
+            hint: "use update_current_claim to make it hold the value",
+          },
+        );
+      }
+    }
+  });
+  const missing = memberIds.filter((id) => !seen.has(id));
+  if (missing.length > 0) {
+    throw new MemaError(
+      "invalid_input",
+      `the plan has no action for member(s) ${missing.join(", ")}`,
+      {
+        field: "apply_plan",
+      },
+    );
+  }
+  return plan.map((step) => ({
+    memory_id: step.memory_id,
+    action: step.action,
+    status: "pending",
+  }));
+}
+
+/** Input of `judge`. */
+export interface JudgeInput {
+  conflictId: number;
+  expectedRevision: number;
+  verdict?: "conflict" | "not_a_conflict";
+  chosenValue?: string;
+  decidedBy: "user" | "agent";
+  ref?: string;
+  reason?: string;
+  applyPlan?: { memory_id: number; action: PlanAction }[];
+  authorized?: boolean;
+}
+
+/** Decides a conflict: a chosen value and a plan (→ applying), or not a conflict. */
+export function judgeConflict(
+  ctx: ServiceContext,
+  input: JudgeInput,
+): {
+  conflictId: number;
+  revision: number;
+  status: string;
+  plan: PlanStep[];
+  chosenValue: string | null;
+} {
+  return ctx.store.write(() => {
+    const group = loadGroup(ctx, input.conflictId);
+    checkRevision(group, input.expectedRevision);
+    if (group.status !== "open") {
+      throw new MemaError(
+        "invalid_input",
+        `conflict ${group.id} is ${group.status}; only open conflicts are judged`,
+        {
+          field: "conflict_id",
+          hint: group.status === "applying"
+            ? "use memory_govern replan_conflict to change the plan"
+            : undefined,
+        },
+      );
+    }
+    if (input.decidedBy === "user") {
+      requireAuthorization(input.authorized, {
+        action: "judge",
+        impact: `This records the user's decision on conflict ${group.id}${
+          input.chosenValue ? `: "${input.chosenValue}" is the current value` : ""
+        }.`,
+      });
+    }
+    const now = nowIso();
+    if (input.verdict === "not_a_conflict") {
+      const revision = commit(ctx, group, {
+        status: "not_a_conflict",
+        decidedBy: input.decidedBy,
+        decisionRef: input.ref ?? null,
+        decisionReason: input.reason ?? null,
+        now,
+      });
+      ctx.store.conflicts.setNoticeStatus(ctx.store.conflicts.noticesOf(group.id), {
+        status: "dismissed",
+        now,
+      });
+      audit(ctx, "judge_conflict", group, { verdict: "not_a_conflict" }, input.reason);
+      return {
+        conflictId: group.id,
+        revision,
+        status: "not_a_conflict",
+        plan: [],
+        chosenValue: null,
+      };
+    }
+    const members = group.members.map((m) => ctx.store.getMemory(m.memory_id)).filter((
+      m,
+    ): m is MemoryRecord => !!m);
+    const suggestion = suggestResolution(group, members);
+    const chosen = input.chosenValue ?? suggestion.chosenValue;
+    if (chosen.trim() === "") {
+      throw new MemaError("invalid_input", "chosen_value must not be empty", {
+        field: "chosen_value",
+      });
+    }
+    const plan = checkPlan(group, input.applyPlan ?? suggestion.plan, chosen);
+    const revision = commit(ctx, group, {
+      status: "applying",
+      chosenValue: chosen,
+      decidedBy: input.decidedBy,
+      decisionRef: input.ref ?? null,
+      decisionReason: input.reason ?? null,
+      plan,
+      planHistory: [...group.planHistory, {
+        at: now,
+        plan,
+        chosen_value: chosen,
+        by: ctx.caller.agentId,
+      }],
+      now,
+    });
+    audit(ctx, "judge_conflict", group, { chosen_value: chosen, plan }, input.reason);
+    return { conflictId: group.id, revision, status: "applying", plan, chosenValue: chosen };
+  });
+}
+
+/** Input of `apply_conflict_action`. */
+export interface ApplyInput {
+  conflictId: number;
+  expectedRevision: number;
+  memoryId: number;
+  content?: string;
+  oldText?: string;
+  newText?: string;
+  authorized?: boolean;
+}
+
+/** What one step did. */
+export interface ApplyResult {
+  conflictId: number;
+  revision: number;
+  step: PlanStep;
+  remaining: number;
+  actionRequired?: "replan_conflict" | "resolve_conflict";
+  error?: string;
+}
+
+/**
+ * Runs the plan step of one member. A step that cannot run (the edited text
+ * lacks the chosen value, the memory changed) is marked failed: the group
+ * stays applying and the answer says replan_conflict.
+ */
+export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): ApplyResult {
+  const prepared = ctx.store.read(() => {
+    const group = loadGroup(ctx, input.conflictId);
+    checkRevision(group, input.expectedRevision);
+    if (group.status !== "applying") {
+      throw new MemaError(
+        "invalid_input",
+        `conflict ${group.id} is ${group.status}, not applying`,
+        {
+          field: "conflict_id",
+          hint: group.status === "open" ? "judge it first (memory judge)" : undefined,
+        },
+      );
+    }
+    const index = group.plan.findIndex((step) => step.memory_id === input.memoryId);
+    if (index < 0) {
+      throw new MemaError(
+        "invalid_input",
+        `memory ${input.memoryId} has no step in the plan of conflict ${group.id}`,
+        {
+          field: "memory_id",
+        },
+      );
+    }
+    if (group.plan[index].status === "done") {
+      throw new MemaError("invalid_input", `the step of memory ${input.memoryId} is already done`, {
+        field: "memory_id",
+      });
+    }
+    return { group, index };
+  });
+  const { group, index } = prepared;
+  const step = group.plan[index];
+  requireAuthorization(input.authorized, {
+    action: "apply_conflict_action",
+    memoryIds: [step.memory_id],
+    impact:
+      `This runs "${step.action}" on memory ${step.memory_id} for conflict ${group.id} (chosen value: "${group.chosenValue}").`,
+  });
+  const chosen = group.chosenValue ?? "";
+  let failure: string | undefined;
+  try {
+    ctx.store.write(() => {
+      const memory = ctx.store.getMemory(step.memory_id);
+      if (!memory) throw new MemaError("not_found", `memory ${step.memory_id} no longer exists`);
+      const original = group.members.find((m) => m.memory_id === memory.id)!;
+      if (step.action === "update_current_claim") {
+        const edit = input.content !== undefined
+          ? { kind: "new_content" as const, content: input.content }
+          : input.oldText !== undefined && input.newText !== undefined
+          ? { kind: "replace_text" as const, oldText: input.oldText, newText: input.newText }
+          : undefined;
+        if (!edit) {
+          throw new MemaError(
+            "invalid_input",
+            "update_current_claim needs content or old_text+new_text",
+            {
+              field: "content",
+            },
+          );
+        }
+        const after = edit.kind === "new_content"
+          ? edit.content
+          : memory.content.replace(edit.oldText, edit.newText);
+        // Grounding check: the edited fact must state the chosen value verbatim.
+        if (!after.includes(chosen)) {
+          throw new MemaError(
+            "invalid_input",
+            `the edited content does not contain the chosen value "${chosen}"`,
+            {
+              field: "content",
+            },
+          );
+        }
+        updateMemory(ctx, {
+          memoryId: memory.id,
+          edit,
+          reason: `conflict ${group.id}: update to "${chosen}"`,
+          expectedVersion: original.version === memory.version ? memory.version : undefined,
+          authorized: true,
+        });
+      } else if (step.action === "append_superseded_context") {
+        const note = input.content ??
+          `\n\n[Superseded ${
+            nowIso().slice(0, 10)
+          }: the current value is "${chosen}" (conflict ${group.id}).]`;
+        updateMemory(ctx, {
+          memoryId: memory.id,
+          edit: { kind: "new_content", content: memory.content + note },
+          reason: `conflict ${group.id}: superseded by "${chosen}"`,
+          authorized: true,
+        });
+      } else if (step.action === "use_as_resolution") {
+        if (!memory.content.includes(chosen) && !original.row_text.includes(chosen)) {
+          throw new MemaError("invalid_input", `memory ${memory.id} does not contain "${chosen}"`, {
+            field: "memory_id",
+          });
+        }
+      }
+      const now = nowIso();
+      const plan = group.plan.map((s, i) =>
+        i === index ? { ...s, status: "done" as const, done_at: now } : s
+      );
+      commit(ctx, group, {
+        plan,
+        resolutionMemoryId: step.action === "use_as_resolution" ? memory.id : undefined,
+        now,
+      });
+      audit(ctx, "apply_conflict_action", group, { memory_id: memory.id, action: step.action });
+    });
+  } catch (error) {
+    if (
+      !(error instanceof MemaError) ||
+      error.code === "version_conflict" && error.field === "expected_revision"
+    ) {
+      throw error;
+    }
+    failure = error.reason;
+    ctx.store.write(() => {
+      const now = nowIso();
+      const plan = group.plan.map((s, i) =>
+        i === index ? { ...s, status: "failed" as const, error: failure } : s
+      );
+      commit(ctx, group, { plan, now });
+      audit(ctx, "apply_conflict_action_failed", group, {
+        memory_id: step.memory_id,
+        error: failure,
+      });
+    });
+  }
+  const updated = loadGroup(ctx, group.id);
+  const done = updated.plan[index];
+  const remaining = updated.plan.filter((s) => s.status !== "done").length;
+  return {
+    conflictId: group.id,
+    revision: updated.revision,
+    step: done,
+    remaining,
+    actionRequired: failure ? "replan_conflict" : remaining === 0 ? "resolve_conflict" : undefined,
+    error: failure,
+  };
+}
+
+/** Replaces the plan of an applying group (keeping finished steps and the plan history). */
+export function replanConflict(
+  ctx: ServiceContext,
+  input: {
+    conflictId: number;
+    expectedRevision: number;
+    applyPlan: { memory_id: number; action: PlanAction }[];
+    chosenValue?: string;
+    reason?: string;
+    authorized?: boolean;
+  },
+): { conflictId: number; revision: number; plan: PlanStep[] } {
+  return ctx.store.write(() => {
+    const group = loadGroup(ctx, input.conflictId);
+    checkRevision(group, input.expectedRevision);
+    if (group.status !== "applying") {
+      throw new MemaError(
+        "invalid_input",
+        `conflict ${group.id} is ${group.status}, not applying`,
+        {
+          field: "conflict_id",
+        },
+      );
+    }
+    requireAuthorization(input.authorized, {
+      action: "replan_conflict",
+      impact: `This replaces the plan of conflict ${group.id}; finished steps stay done.`,
+    });
+    const chosen = input.chosenValue ?? group.chosenValue ?? "";
+    const plan = checkPlan(group, input.applyPlan, chosen).map((step) => {
+      const previous = group.plan.find((s) => s.memory_id === step.memory_id);
+      return previous?.status === "done" && previous.action === step.action ? previous : step;
+    });
+    const now = nowIso();
+    const revision = commit(ctx, group, {
+      plan,
+      chosenValue: chosen,
+      planHistory: [...group.planHistory, {
+        at: now,
+        plan,
+        chosen_value: chosen,
+        by: ctx.caller.agentId,
+        replaced: group.plan,
+      }],
+      now,
+    });
+    audit(ctx, "replan_conflict", group, { plan, chosen_value: chosen }, input.reason);
+    return { conflictId: group.id, revision, plan };
+  });
+}
+
+/** Closes a group whose every step is done. */
+export function resolveConflict(
+  ctx: ServiceContext,
+  input: { conflictId: number; expectedRevision: number; authorized?: boolean },
+): { conflictId: number; revision: number; status: "resolved" } {
+  return ctx.store.write(() => {
+    const group = loadGroup(ctx, input.conflictId);
+    checkRevision(group, input.expectedRevision);
+    if (group.status !== "applying") {
+      throw new MemaError(
+        "invalid_input",
+        `conflict ${group.id} is ${group.status}, not applying`,
+        {
+          field: "conflict_id",
+        },
+      );
+    }
+    const open = group.plan.filter((s) => s.status !== "done");
+    if (open.length > 0) {
+      throw new MemaError(
+        "invalid_input",
+        `conflict ${group.id} still has ${open.length} unfinished step(s): ${
+          open.map((s) => `${s.memory_id} (${s.status})`).join(", ")
+        }`,
+        { field: "conflict_id", hint: "apply each step, or replan the failed ones" },
+      );
+    }
+    requireAuthorization(input.authorized, {
+      action: "resolve_conflict",
+      impact: `This closes conflict ${group.id} with "${group.chosenValue}" as the current value.`,
+    });
+    const now = nowIso();
+    const revision = commit(ctx, group, { status: "resolved", now });
+    ctx.store.conflicts.setNoticeStatus(ctx.store.conflicts.noticesOf(group.id), {
+      status: "resolved",
+      now,
+    });
+    audit(ctx, "resolve_conflict", group, { chosen_value: group.chosenValue });
+    return { conflictId: group.id, revision, status: "resolved" };
+  });
+}

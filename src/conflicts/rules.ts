@@ -1,0 +1,294 @@
+/**
+ * The conflict rule stage (SPEC §8): decides, without a model, whether two evidence rows look
+ * like a change of fact worth sending to the NLI judge, and says why. Pure and fast: a few
+ * regular expressions and set operations per pair.
+ *
+ * How a pair is read:
+ * 1. Both rows must talk about the same attribute: enough shared content words (values,
+ *    stopwords and update phrases excluded), more when the memory subjects are disjoint.
+ * 2. A row dated to the past ("used to", "previously", "in 2019" with a past tense) does not
+ *    contradict a present-tense row: history and the current state are both true. A row that
+ *    adds ("also", "as well") does not replace.
+ * 3. The rows' difference must sit in one place. Values of the same dimension that differ
+ *    (after unit normalization) are the number/date signal; a flipped polarity with the same
+ *    words is the negation signal; one run of different words on each side is a different
+ *    value for the same attribute; one-sided extra words count only with an update phrase.
+ *    Two places that differ ("Alice likes tea" / "Bob likes coffee", "billing timeout 30s" /
+ *    "search timeout 45s") are complementary facts about different subjects or attributes.
+ * 4. Equal values in every shared dimension make a restatement, however reworded.
+ *
+ * @example
+ * ```ts
+ * import { assessPair } from "./src/conflicts/rules.ts";
+ * const result = assessPair(
+ *   { subject: "Atlas", text: "The Atlas deadline is Friday." },
+ *   { subject: "Atlas", text: "The Atlas deadline moved to Monday." },
+ * );
+ * result.candidate; // true
+ * result.kind; // "date"
+ * ```
+ * @module
+ */
+import {
+  RULE_MAX_VALUE_WORDS,
+  RULE_MIN_CANDIDATE_SCORE,
+  RULE_MIN_SHARED_WORDS,
+  RULE_MIN_TEXT_OVERLAP,
+  RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS,
+  RULE_MIN_TEXT_OVERLAP_WITH_CHANGE,
+  RULE_SCORE_WEIGHTS,
+  RULE_SIGNAL_STRENGTH,
+  RULE_UPDATE_PHRASE_BONUS,
+} from "./constants.ts";
+import { SOFT_UPDATE_PHRASES } from "./lexicon.ts";
+import { readSentence, type SentenceShape, VALUE_SLOT } from "./sentence.ts";
+import { sameValue, type SentenceValue } from "./values.ts";
+
+/** One side of a pair: an evidence row and the subject of its memory. */
+export interface EvidenceSide {
+  /** The memory's subject (title); optional. */
+  subject?: string;
+  /** The row's sentence. */
+  text: string;
+  /** When the fact was true or stated (ISO string, epoch ms or Date). */
+  eventTime?: string | number | Date;
+}
+
+/** What kind of change a candidate pair shows. */
+export type ConflictSignal = "number" | "date" | "negation" | "value" | "update_phrase";
+
+/** The rule stage's decision on a pair. */
+export interface PairAssessment {
+  /** True when the pair should go to the judge. */
+  candidate: boolean;
+  /** The signal that made it a candidate. */
+  kind?: ConflictSignal;
+  /** 0..1; orders candidates (strongest first). Dropped pairs score what they reached. */
+  score: number;
+  /** Human-readable reasons, for the decision either way. */
+  reasons: string[];
+  /** The opposed values as written, when the signal has them. */
+  values?: { a: string; b: string };
+}
+
+interface ValueComparison {
+  differing: { a: SentenceValue; b: SentenceValue }[];
+  agreeing: number;
+}
+
+/**
+ * Decides whether two rows look like a change of fact.
+ *
+ * @example
+ * ```ts
+ * import { assessPair } from "./src/conflicts/rules.ts";
+ * assessPair({ text: "Retention is 3 days." }, { text: "Retention is 72 hours." }).candidate;
+ * // false: the same duration
+ * assessPair({ text: "Alice likes tea." }, { text: "Bob likes coffee." }).candidate;
+ * // false: different subjects
+ * ```
+ */
+export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
+  const left = readSentence(a.text, { eventTime: a.eventTime });
+  const right = readSentence(b.text, { eventTime: b.eventTime });
+  const reasons: string[] = [];
+  const drop = (reason: string, score = 0): PairAssessment => ({
+    candidate: false,
+    score: round(score),
+    reasons: [...reasons, reason],
+  });
+
+  const leftSet = contentSet(left);
+  const rightSet = contentSet(right);
+  const leftCore = coreSet(left, rightSet);
+  const rightCore = coreSet(right, leftSet);
+  const shared = [...leftCore].filter((word) => rightCore.has(word));
+  const overlap = shared.length / Math.max(1, Math.min(leftCore.size, rightCore.size));
+  const subjectOverlap = subjectsOverlap(a.subject, b.subject);
+  const disjointSubjects = subjectOverlap === 0;
+  const updates = [...left.updatePhrases, ...right.updatePhrases];
+  const namedChange = updates.some((phrase) => !SOFT_UPDATE_PHRASES.has(phrase));
+  const required = disjointSubjects
+    ? RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS
+    : namedChange
+    ? RULE_MIN_TEXT_OVERLAP_WITH_CHANGE
+    : RULE_MIN_TEXT_OVERLAP;
+  if (shared.length < RULE_MIN_SHARED_WORDS || overlap < required) {
+    return drop(
+      `rows share too few words (${pct(overlap)} of the shorter, need ${pct(required)}` +
+        `${disjointSubjects ? " with different subjects" : ""})`,
+    );
+  }
+  reasons.push(`same attribute words: ${shared.slice(0, 5).join(", ")} (${pct(overlap)})`);
+
+  if ((left.historical === undefined) !== (right.historical === undefined)) {
+    const which = left.historical ?? right.historical;
+    return drop(`one row is historical ("${which}"), the other current: both can be true`);
+  }
+  const polarityFlip = left.negated !== right.negated;
+  if (!polarityFlip && updates.length === 0) {
+    const addition = left.additions[0] ?? right.additions[0];
+    if (addition && (left.additions.length === 0) !== (right.additions.length === 0)) {
+      return drop(`one row adds to the other ("${addition}"), it does not replace it`);
+    }
+  }
+  if (updates.length > 0) reasons.push(`update phrase: ${[...new Set(updates)].join(", ")}`);
+
+  const values = compareValues(left.values, right.values);
+  // When values differ, the words glued to them ("500 Market St") are part of the values.
+  const valueWords = values.differing.length > 0;
+  const leftOnly = differingRuns(left, rightSet, valueWords);
+  const rightOnly = differingRuns(right, leftSet, valueWords);
+  const extraWords = Math.max(leftOnly.words.length, rightOnly.words.length);
+  const twoSided = leftOnly.words.length > 0 && rightOnly.words.length > 0;
+  const describe = (): string => `"${leftOnly.words.join(" ")}" vs "${rightOnly.words.join(" ")}"`;
+
+  let kind: ConflictSignal;
+  let opposed: { a: string; b: string } | undefined;
+  if (values.differing.length > 0) {
+    const first = values.differing[0];
+    opposed = { a: first.a.raw, b: first.b.raw };
+    if (polarityFlip) {
+      return drop(
+        `a negated row with a different value is consistent (${opposed.a} / ${opposed.b})`,
+      );
+    }
+    if (twoSided) {
+      return drop(`values differ but so do the attribute words (${describe()}): different things`);
+    }
+    if (extraWords > RULE_MAX_VALUE_WORDS) {
+      return drop(`values differ but one row says much more (${extraWords} extra words)`);
+    }
+    kind = values.differing.some(({ a }) =>
+        a.dimension === "date" || a.dimension === "weekday" ||
+        a.dimension === "time"
+      )
+      ? "date"
+      : "number";
+    reasons.push(
+      `${kind === "date" ? "dates/times" : "amounts"} differ: ${opposed.a} vs ${opposed.b}`,
+    );
+  } else if (polarityFlip) {
+    if (twoSided) return drop(`polarity differs but so do the words (${describe()})`);
+    if (extraWords > RULE_MAX_VALUE_WORDS) {
+      return drop(`polarity differs but one row says much more (${extraWords} extra words)`);
+    }
+    kind = "negation";
+    reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
+  } else if (values.agreeing > 0) {
+    return drop("restatement: every value the rows share is equal");
+  } else if (twoSided) {
+    if (leftOnly.runs > 1 || rightOnly.runs > 1) {
+      return drop(
+        `rows differ in more than one place (${describe()}): different subject or attribute`,
+      );
+    }
+    if (extraWords > RULE_MAX_VALUE_WORDS) {
+      return drop(`the differing words are too long to be one value (${describe()})`);
+    }
+    kind = "value";
+    opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+    reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
+  } else if (extraWords > 0 && updates.length > 0 && extraWords <= RULE_MAX_VALUE_WORDS) {
+    kind = "update_phrase";
+    opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+    reasons.push(`an update phrase introduces ${describe()}`);
+  } else if (extraWords > 0) {
+    return drop(`one row only adds detail (${describe()})`);
+  } else {
+    return drop("restatement: same words, same values");
+  }
+
+  const score = Math.min(
+    1,
+    RULE_SCORE_WEIGHTS.overlap * overlap +
+      RULE_SCORE_WEIGHTS.subject * (subjectOverlap ?? 0.5) +
+      RULE_SCORE_WEIGHTS.signal * RULE_SIGNAL_STRENGTH[kind] +
+      (updates.length > 0 ? RULE_UPDATE_PHRASE_BONUS : 0),
+  );
+  if (score < RULE_MIN_CANDIDATE_SCORE) {
+    return drop(`score ${round(score)} below ${RULE_MIN_CANDIDATE_SCORE}`, score);
+  }
+  return {
+    candidate: true,
+    kind,
+    score: round(score),
+    reasons,
+    ...(opposed ? { values: opposed } : {}),
+  };
+}
+
+function contentSet(shape: SentenceShape): Set<string> {
+  return new Set(shape.words.filter((word) => word !== VALUE_SLOT));
+}
+
+/** The content words minus those glued to a value and absent from the other row. */
+function coreSet(shape: SentenceShape, other: Set<string>): Set<string> {
+  return new Set(
+    shape.words.filter((word, i) =>
+      word !== VALUE_SLOT && !(shape.attached[i] && !other.has(word))
+    ),
+  );
+}
+
+/** Share of the shorter subject's words found in the other; undefined when one is missing. */
+function subjectsOverlap(a?: string, b?: string): number | undefined {
+  if (!a?.trim() || !b?.trim()) return undefined;
+  const left = contentSet(readSentence(a));
+  const right = contentSet(readSentence(b));
+  if (left.size === 0 || right.size === 0) return undefined;
+  const shared = [...left].filter((word) => right.has(word)).length;
+  return shared / Math.min(left.size, right.size);
+}
+
+/** For each dimension both rows have: do their values agree? */
+function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComparison {
+  const out: ValueComparison = { differing: [], agreeing: 0 };
+  const dimensions = new Set(left.map((v) => v.dimension));
+  for (const dimension of dimensions) {
+    const mine = left.filter((v) => v.dimension === dimension);
+    const theirs = right.filter((v) => v.dimension === dimension);
+    if (theirs.length === 0) continue;
+    const unmatchedMine = mine.filter((v) => !theirs.some((w) => sameValue(v, w)));
+    const unmatchedTheirs = theirs.filter((w) => !mine.some((v) => sameValue(v, w)));
+    if (unmatchedMine.length > 0 && unmatchedTheirs.length > 0) {
+      out.differing.push({ a: unmatchedMine[0], b: unmatchedTheirs[0] });
+    } else if (unmatchedMine.length === 0 || unmatchedTheirs.length === 0) {
+      // A row listing one more value of a dimension ("Mondays and Thursdays") adds, it does
+      // not contradict; only a value on each side without a partner is a difference.
+      out.agreeing++;
+    }
+  }
+  return out;
+}
+
+/** The words of `shape` the other row lacks, and how many separate runs they form. */
+function differingRuns(
+  shape: SentenceShape,
+  other: Set<string>,
+  skipAttached: boolean,
+): { words: string[]; surface: string[]; runs: number } {
+  const words: string[] = [];
+  const surface: string[] = [];
+  let runs = 0;
+  let inRun = false;
+  shape.words.forEach((word, i) => {
+    const differs = word !== VALUE_SLOT && !other.has(word) &&
+      !(skipAttached && shape.attached[i]);
+    if (differs) {
+      if (!inRun) runs++;
+      words.push(word);
+      surface.push(shape.surface[i]);
+    }
+    inRun = differs;
+  });
+  return { words, surface, runs };
+}
+
+function pct(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+function round(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}

@@ -1,0 +1,477 @@
+/**
+ * The scheduled scan (SPEC §8), no model needed: `kick` walks the library in
+ * bounded rounds — full when no full round has completed with this detector,
+ * incremental (only memories changed since their watermark) otherwise — and
+ * queues suspect pairs; the calling agent confirms or dismisses them through
+ * `scan_queue`. Progress (cursor and per-memory watermarks) is committed per
+ * memory, so a crashed round resumes where it stopped. A completed full round
+ * appends a line to `scan_log.jsonl` beside the database.
+ *
+ * @example
+ * ```ts
+ * import { kickScan } from "./src/conflicts/scan.ts";
+ * // const receipt = kickScan(ctx, { assess: assessPair, logPath }); receipt.complete
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import { requireAuthorization } from "../govern/authorization.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { appendLineDurable, nowIso } from "../platform/mod.ts";
+import type { MemoryRecord, ScanItem } from "../store/mod.ts";
+import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";
+import {
+  DETECT_MAX_PAIRS,
+  DETECT_NEIGHBOURS,
+  DETECTOR_VERSION,
+  DUPLICATE_JACCARD,
+  DUPLICATES_MAX,
+  SCAN_DEFAULT_MEMORIES,
+  SCAN_DEFAULT_SECONDS,
+  SCAN_QUEUE_PAGE_DEFAULT,
+} from "./constants_pipeline.ts";
+import type { PairAssessor } from "./types.ts";
+import { textTokens } from "../recall/tokens.ts";
+
+interface RoundState {
+  id: string;
+  mode: "full" | "incremental";
+  cursor: number;
+  startedAt: string;
+  processed: number;
+  queued: number;
+}
+
+const ROUND_KEY = "scan_round";
+const LAST_FULL_KEY = "scan_last_full_at";
+const DETECTOR_KEY = "scan_detector";
+
+/** What one kick did. */
+export interface ScanReceipt {
+  roundId: string;
+  mode: "full" | "incremental";
+  processedThisKick: number;
+  queuedThisKick: number;
+  queuedTotal: number;
+  pendingMemories: number;
+  complete: boolean;
+  logged: boolean;
+}
+
+function currentRound(ctx: ServiceContext): RoundState {
+  const saved = ctx.store.getMeta(ROUND_KEY);
+  if (saved) return JSON.parse(saved) as RoundState;
+  const full = ctx.store.getMeta(LAST_FULL_KEY) === undefined ||
+    ctx.store.getMeta(DETECTOR_KEY) !== DETECTOR_VERSION;
+  const round: RoundState = {
+    id: `${full ? "full" : "incr"}-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 6)}`,
+    mode: full ? "full" : "incremental",
+    cursor: 0,
+    startedAt: nowIso(),
+    processed: 0,
+    queued: 0,
+  };
+  ctx.store.write(() => ctx.store.setMeta(ROUND_KEY, JSON.stringify(round)));
+  return round;
+}
+
+/** Runs one bounded step of the current round (starting one when none is open). */
+export function kickScan(
+  ctx: ServiceContext,
+  options: { assess: PairAssessor; logPath: string; maxMemories?: number; timeBudgetS?: number },
+): ScanReceipt {
+  const { store } = ctx;
+  const round = currentRound(ctx);
+  const full = round.mode === "full";
+  const deadline = Date.now() + (options.timeBudgetS ?? SCAN_DEFAULT_SECONDS) * 1000;
+  const limit = options.maxMemories ?? SCAN_DEFAULT_MEMORIES;
+  let processed = 0;
+  let queued = 0;
+  while (processed < limit && Date.now() < deadline) {
+    const [next] = store.read(() =>
+      store.conflicts.memoriesToScan({ afterId: round.cursor, full, round: round.id, limit: 1 })
+    );
+    if (!next) break;
+    // The closure may run again after SQLITE_BUSY, so it only computes; state changes after commit.
+    const advanced = store.write(() => {
+      const memory = store.getMemory(next.id);
+      const added = memory && memory.status === "active"
+        ? queueSuspects(ctx, memory, round, options.assess)
+        : 0;
+      store.conflicts.markScanned({
+        memoryId: next.id,
+        version: next.version,
+        round: round.id,
+        now: nowIso(),
+      });
+      const state: RoundState = {
+        ...round,
+        cursor: next.id,
+        processed: round.processed + 1,
+        queued: round.queued + added,
+      };
+      store.setMeta(ROUND_KEY, JSON.stringify(state));
+      return { state, added };
+    });
+    Object.assign(round, advanced.state);
+    queued += advanced.added;
+    processed++;
+  }
+  const pending = store.read(() =>
+    store.conflicts.countToScan({ afterId: round.cursor, full, round: round.id })
+  );
+  let logged = false;
+  if (pending === 0) {
+    const finishedAt = nowIso();
+    store.write(() => {
+      store.setMeta(ROUND_KEY, "");
+      if (full) {
+        store.setMeta(LAST_FULL_KEY, finishedAt);
+        store.setMeta(DETECTOR_KEY, DETECTOR_VERSION);
+      }
+    });
+    if (full) {
+      appendLineDurable(
+        options.logPath,
+        JSON.stringify({
+          scan_time: finishedAt,
+          started_at: round.startedAt,
+          duration_sec: (Date.parse(finishedAt) - Date.parse(round.startedAt)) / 1000,
+          status: "complete",
+          mode: round.mode,
+          round_id: round.id,
+          processed: round.processed,
+          queued: round.queued,
+          detector: DETECTOR_VERSION,
+          client: ctx.caller.client,
+          agent_id: ctx.caller.agentId,
+          models: { judge: null },
+        }),
+      );
+      logged = true;
+    }
+  }
+  return {
+    roundId: round.id,
+    mode: round.mode,
+    processedThisKick: processed,
+    queuedThisKick: queued,
+    queuedTotal: round.queued,
+    pendingMemories: pending,
+    complete: pending === 0,
+    logged,
+  };
+}
+
+function queueSuspects(
+  ctx: ServiceContext,
+  memory: MemoryRecord,
+  round: RoundState,
+  assess: PairAssessor,
+): number {
+  const budget = { pairs: DETECT_MAX_PAIRS };
+  let queued = 0;
+  for (const neighbour of neighboursOf(ctx.store, memory, DETECT_NEIGHBOURS)) {
+    // Each pair is visited from both sides; the lower id queues it.
+    if (neighbour.id < memory.id && round.mode === "full") continue;
+    const pair = bestPair(ctx.store, memory, neighbour, { assess, budget });
+    if (!pair) continue;
+    const key = pairKey(pair);
+    if (ctx.store.conflicts.pairKeys(memory.id, neighbour.id).includes(key)) continue;
+    const [a, b] = pair.a.id < pair.b.id ? [pair.a, pair.b] : [pair.b, pair.a];
+    const [rowA, rowB] = pair.a.id < pair.b.id ? [pair.rowA, pair.rowB] : [pair.rowB, pair.rowA];
+    const added = ctx.store.conflicts.queueItem({
+      candidateKey: key,
+      memoryA: a.id,
+      memoryB: b.id,
+      versionA: a.version,
+      versionB: b.version,
+      rowA: rowA.text,
+      rowB: rowB.text,
+      assessment: { ...pair.assessment },
+      score: pair.assessment.score,
+      roundId: round.id,
+      now: nowIso(),
+    });
+    if (added) queued++;
+    if (budget.pairs <= 0) break;
+  }
+  return queued;
+}
+
+function presentItem(item: ScanItem, memories: Map<number, MemoryRecord>): Record<string, unknown> {
+  const side = (id: number, version: number, row: string) => {
+    const memory = memories.get(id);
+    return {
+      memory_id: id,
+      version,
+      current_version: memory?.version ?? null,
+      subject: memory?.subject ?? null,
+      source_type: memory?.sourceType ?? null,
+      event_time: memory?.eventTime ?? null,
+      row_text: row,
+    };
+  };
+  return {
+    item_id: item.id,
+    score: Math.round(item.score * 1000) / 1000,
+    kind: item.assessment.kind ?? null,
+    reasons: item.assessment.reasons ?? [],
+    values: item.assessment.values ?? null,
+    a: side(item.memoryA, item.versionA, item.rowA),
+    b: side(item.memoryB, item.versionB, item.rowB),
+  };
+}
+
+function decodeToken(token: string | undefined): { score: number; id: number } | undefined {
+  if (token === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(atob(token));
+    if (typeof parsed.score === "number" && typeof parsed.id === "number") return parsed;
+  } catch {
+    // fall through
+  }
+  throw new MemaError("invalid_input", "page_token is not a token this server issued", {
+    field: "page_token",
+  });
+}
+
+/** A page of the scan queue, best suspects first. */
+export function scanQueuePage(
+  ctx: ServiceContext,
+  input: { pageSize?: number; pageToken?: string },
+): Record<string, unknown> {
+  const size = input.pageSize ?? SCAN_QUEUE_PAGE_DEFAULT;
+  const after = decodeToken(input.pageToken);
+  const { store } = ctx;
+  return store.read(() => {
+    const items = store.conflicts.queueItems({ limit: size + 1, after });
+    const page = items.slice(0, size);
+    const memories = store.getMemories(page.flatMap((i) => [i.memoryA, i.memoryB]));
+    const last = page[page.length - 1];
+    return {
+      items: page.map((item) => presentItem(item, memories)),
+      has_more: items.length > size,
+      next_page_token: items.length > size && last
+        ? btoa(JSON.stringify({ score: last.score, id: last.id }))
+        : null,
+      queue_backlog: store.conflicts.backlog().scanQueuePending,
+      instruction:
+        'For each item decide whether the two rows state different values for the same fact. Submit {"decisions": [{"item_id": N, "status": "confirmed" | "dismissed"}]}; confirmed items become conflict groups to judge.',
+    };
+  });
+}
+
+/** Applies the agent's decisions on queue items. */
+export function scanQueueSubmit(
+  ctx: ServiceContext,
+  input: { decisions: { itemId: number; status: "confirmed" | "dismissed"; reason?: string }[] },
+): Record<string, unknown> {
+  const { store } = ctx;
+  const outcomes = input.decisions.map((decision) =>
+    store.write(() => {
+      const item = store.conflicts.queueItemById(decision.itemId);
+      if (!item) return { item_id: decision.itemId, outcome: "not_found" };
+      if (item.status !== "pending") return { item_id: item.id, outcome: `already_${item.status}` };
+      const now = nowIso();
+      if (decision.status === "dismissed") {
+        store.conflicts.decideItem(item.id, { status: "dismissed", by: ctx.caller.agentId, now });
+        return { item_id: item.id, outcome: "dismissed" };
+      }
+      const a = store.getMemory(item.memoryA);
+      const b = store.getMemory(item.memoryB);
+      if (
+        !a || !b || a.version !== item.versionA || b.version !== item.versionB ||
+        a.status !== "active" || b.status !== "active"
+      ) {
+        store.conflicts.decideItem(item.id, { status: "voided", by: ctx.caller.agentId, now });
+        return {
+          item_id: item.id,
+          outcome: "voided",
+          reason: "a member changed since the scan; it will be rescanned",
+        };
+      }
+      const rowA = rowsOf(store, a).find((r) => r.text === item.rowA) ??
+        { text: item.rowA, start: null, end: null };
+      const rowB = rowsOf(store, b).find((r) => r.text === item.rowB) ??
+        { text: item.rowB, start: null, end: null };
+      const conflictId = recordSuspectPair(ctx, {
+        a,
+        b,
+        rowA,
+        rowB,
+        assessment: {
+          candidate: true,
+          score: item.score,
+          kind: item.assessment.kind as string | undefined,
+          reasons: (item.assessment.reasons as string[] | undefined) ?? [],
+          values: item.assessment.values as { a: string; b: string } | undefined,
+        },
+      }, { source: "scan" });
+      store.conflicts.decideItem(item.id, {
+        status: "confirmed",
+        by: ctx.caller.agentId,
+        now,
+        conflictId,
+      });
+      return { item_id: item.id, outcome: "confirmed", conflict_id: conflictId ?? null };
+    })
+  );
+  return { outcomes, queue_backlog: store.read(() => store.conflicts.backlog().scanQueuePending) };
+}
+
+function tokenSet(text: string): Set<string> {
+  return new Set(textTokens(text));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const token of a) if (b.has(token)) shared++;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+/** Near-duplicate pairs of active memories (word-set overlap), most similar first. */
+export function scanDuplicates(
+  ctx: ServiceContext,
+  input: { limit?: number },
+): Record<string, unknown> {
+  const limit = Math.min(input.limit ?? DUPLICATES_MAX, DUPLICATES_MAX);
+  const { store } = ctx;
+  return store.read(() => {
+    const pairs: { a: number; b: number; similarity: number }[] = [];
+    const seen = new Set<string>();
+    const ids = store.browse({ statuses: ["active"] }, { limit: 5000, offset: 0 });
+    const records = store.getMemories(ids);
+    for (const memory of records.values()) {
+      const tokens = tokenSet(memory.content);
+      for (const other of neighboursOf(store, memory, 5)) {
+        const key = memory.id < other.id ? `${memory.id}:${other.id}` : `${other.id}:${memory.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const similarity = jaccard(tokens, tokenSet(other.content));
+        if (similarity >= DUPLICATE_JACCARD) {
+          pairs.push({
+            a: Math.min(memory.id, other.id),
+            b: Math.max(memory.id, other.id),
+            similarity,
+          });
+        }
+      }
+    }
+    pairs.sort((x, y) => y.similarity - x.similarity || x.a - y.a);
+    return {
+      pairs: pairs.slice(0, limit).map((p) => ({
+        memory_ids: [p.a, p.b],
+        similarity: Math.round(p.similarity * 1000) / 1000,
+        suggested_call: {
+          tool: "memory_govern",
+          action: "merge_memories",
+          data: { survivor_id: p.b, loser_ids: [p.a] },
+        },
+      })),
+      truncated: pairs.length > limit,
+    };
+  });
+}
+
+/** Records a conflict the agent found itself (or marks a set of memories as not conflicting). */
+export function recordConflict(
+  ctx: ServiceContext,
+  input: {
+    memoryIds: number[];
+    valueGroups?: { value: string; memory_ids: number[] }[];
+    status: "open" | "not_a_conflict";
+    reason?: string;
+    authorized?: boolean;
+  },
+): Record<string, unknown> {
+  const ids = [...new Set(input.memoryIds)].sort((a, b) => a - b);
+  if (ids.length < 2) {
+    throw new MemaError("invalid_input", "a conflict needs at least two different memories", {
+      field: "memory_ids",
+    });
+  }
+  if (input.status === "not_a_conflict") {
+    requireAuthorization(input.authorized, {
+      action: "record_conflict",
+      impact: `This records that memories ${
+        ids.join(", ")
+      } do not conflict; they will not be flagged for this again.`,
+    });
+  }
+  const { store } = ctx;
+  return store.write(() => {
+    const members = ids.map((id, index) => {
+      const memory = store.getMemory(id);
+      if (!memory || memory.status === "deleted") {
+        throw new MemaError("not_found", `memory ${id} does not exist`, {
+          field: `memory_ids.${index}`,
+        });
+      }
+      return memory;
+    });
+    const groups = input.valueGroups ??
+      members.map((m) => ({ value: m.subject, memory_ids: [m.id] }));
+    for (const [index, group] of groups.entries()) {
+      const stray = group.memory_ids.find((id) => !ids.includes(id));
+      if (stray !== undefined) {
+        throw new MemaError(
+          "invalid_input",
+          `value group ${index} names memory ${stray}, which is not a member`,
+          {
+            field: `value_groups.${index}.memory_ids`,
+          },
+        );
+      }
+    }
+    const now = nowIso();
+    const key = `agent:${ids.join(",")}:${JSON.stringify(groups.map((g) => g.value))}`;
+    const conflictId = store.conflicts.insert({
+      workspaceCanonical: members[0].workspaceCanonical,
+      status: input.status,
+      source: "agent",
+      candidateKey: key,
+      members: members.map((m) => ({
+        memory_id: m.id,
+        version: m.version,
+        row_text: groups.find((g) => g.memory_ids.includes(m.id))?.value ?? m.subject,
+        start_offset: null,
+        end_offset: null,
+      })),
+      valueGroups: groups,
+      detection: {
+        recorded_by: { agent_id: ctx.caller.agentId, client: ctx.caller.client },
+        reason: input.reason ?? null,
+      },
+      createdAt: now,
+    });
+    if (conflictId === undefined) {
+      throw new MemaError("invalid_input", "this conflict was already recorded", {
+        field: "memory_ids",
+      });
+    }
+    if (input.status === "open") {
+      store.conflicts.insertNotice({
+        kind: "conflict",
+        severity: "normal",
+        conflictId,
+        dedupeKey: `notice:${key}`,
+        title: `Conflict recorded between memories ${ids.join(", ")}`,
+        message: input.reason ?? "recorded by an agent",
+        payload: { memory_ids: ids },
+        createdAt: now,
+      });
+    }
+    store.appendAudit({
+      at: now,
+      action: "record_conflict",
+      memoryId: null,
+      agentId: ctx.caller.agentId,
+      client: ctx.caller.client,
+      reason: input.reason ?? null,
+      detail: { conflict_id: conflictId, memory_ids: ids, status: input.status },
+    });
+    return { conflict_id: conflictId, status: input.status, revision: 1 };
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Write-time detection as a durable job: the write transaction queues it, so
+ * a crash before the check runs loses nothing; the serving process also runs
+ * it right away and lets the response wait up to `notice_sync_wait_ms`.
+ *
+ * @example
+ * ```ts
+ * import { scheduleConflictCheck } from "./src/conflicts/schedule.ts";
+ * // inside store.write: scheduleConflictCheck(store, memoryId);
+ * ```
+ * @module
+ */
+import { enqueueJob } from "../jobs/queue.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import type { Store } from "../store/mod.ts";
+import { DETECT_JOB_KIND } from "./constants_pipeline.ts";
+import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
+
+/** Queues detection for a memory's current version (call inside its write transaction). */
+export function scheduleConflictCheck(store: Store, memoryId: number): void {
+  enqueueJob(store, {
+    kind: DETECT_JOB_KIND,
+    dedupeKey: `memory:${memoryId}`,
+    payload: { memory_id: memoryId },
+  });
+}
+
+/**
+ * Runs detection now and waits at most `waitMs` for it; the check goes on in
+ * the background when it takes longer (its notices ride on later responses).
+ */
+export async function checkWithinWait(
+  ctx: ServiceContext,
+  memoryId: number,
+  options: { stages: DetectionStages; waitMs: number },
+): Promise<DetectionReport | undefined> {
+  if (options.waitMs <= 0) return undefined;
+  const running = detectConflicts(ctx, memoryId, options.stages).catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), options.waitMs);
+  });
+  try {
+    return await Promise.race([running, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Reads one evidence row the way the conflict rule stage compares rows: its values (cut out
+ * and normalized), its content words in order (stopwords dropped, light stemming, attribute
+ * families merged, a `#` where each value stood), and the phrases that mark it as an update,
+ * a negation, a historical statement or an addition.
+ *
+ * @example
+ * ```ts
+ * import { readSentence } from "./src/conflicts/sentence.ts";
+ * const shape = readSentence("The deadline moved to Monday.");
+ * shape.words; // ["@due", "#"]
+ * shape.updatePhrases; // ["moved to"]
+ * ```
+ * @module
+ */
+import {
+  ADDITION_PHRASES,
+  ATTRIBUTE_FAMILIES,
+  HISTORICAL_PHRASES,
+  NEGATION_PHRASES,
+  PAST_TENSE_WORDS,
+  STOPWORDS,
+  UPDATE_PHRASES,
+} from "./lexicon.ts";
+import { extractValues, normalizeNumerals, type SentenceValue } from "./values.ts";
+
+/** The placeholder a value leaves among the content words. */
+export const VALUE_SLOT = "#";
+
+/** One row, read for comparison. */
+export interface SentenceShape {
+  /** The values, in text order. */
+  values: SentenceValue[];
+  /** Content words in text order, {@link VALUE_SLOT} where a value stood. */
+  words: string[];
+  /** The content words as written, parallel to `words` (for explanations). */
+  surface: string[];
+  /**
+   * Parallel to `words`: the word is glued to a value (no stopword between), so it is part of
+   * the value as written ("500 Market St", "Postgres 14.5", "3 replicas").
+   */
+  attached: boolean[];
+  /** Odd one out: the row denies something ("not", "no longer", "stopped"). */
+  negated: boolean;
+  /** Update phrases found ("moved to", "now"). */
+  updatePhrases: string[];
+  /** Why the row reads as history, when it does ("used to", "in 2019"). */
+  historical?: string;
+  /** Addition phrases found ("also", "as well"). */
+  additions: string[];
+}
+
+/** Options of {@link readSentence}. */
+export interface ReadSentenceOptions {
+  /** When the fact was true or stated; a year before it makes "in 2019" history. */
+  eventTime?: string | number | Date;
+}
+
+const VALUE_MARK = "\uE000";
+const WORD = /[\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
+const HAN = /\p{Script=Han}/u;
+
+type PhraseMatcher = { phrase: string; regex: RegExp };
+
+function matchers(phrases: readonly string[]): PhraseMatcher[] {
+  return [...phrases]
+    .sort((x, y) => y.length - x.length)
+    .map((phrase) => ({
+      phrase,
+      regex: HAN.test(phrase)
+        ? new RegExp(escape(phrase), "g")
+        : new RegExp(`(?<![\\p{L}\\p{N}_])${escape(phrase)}(?![\\p{L}\\p{N}_])`, "gu"),
+    }));
+}
+
+const UPDATE = matchers(UPDATE_PHRASES);
+const NEGATION = matchers(NEGATION_PHRASES);
+const HISTORICAL = matchers(HISTORICAL_PHRASES);
+const ADDITION = matchers(ADDITION_PHRASES);
+/** Chinese has no spaces: its stopwords are cut out as strings, longest first. */
+const HAN_STOPWORDS = [...STOPWORDS].filter((word) => HAN.test(word))
+  .sort((x, y) => y.length - x.length);
+const NEGATING_UPDATES = new Set(UPDATE_PHRASES.filter((p) => NEGATION_PHRASES.includes(p)));
+
+const FAMILY_PHRASES = matchers(
+  Object.values(ATTRIBUTE_FAMILIES).flat().filter((member) => member.includes(" ")),
+);
+const FAMILY_OF_PHRASE = new Map(
+  Object.entries(ATTRIBUTE_FAMILIES).flatMap(([family, members]) =>
+    members.map((member) => [member, family] as const)
+  ),
+);
+const FAMILY_OF_STEM = new Map(
+  Object.entries(ATTRIBUTE_FAMILIES).flatMap(([family, members]) =>
+    members.filter((member) => !member.includes(" ")).map((member) => [stem(member), family])
+  ),
+);
+
+/**
+ * Reads a row for comparison.
+ *
+ * @example
+ * ```ts
+ * import { readSentence } from "./src/conflicts/sentence.ts";
+ * readSentence("We used Jenkins in 2019.").historical; // "in 2019"
+ * readSentence("We don't use Jenkins.").negated; // true
+ * ```
+ */
+export function readSentence(text: string, options: ReadSentenceOptions = {}): SentenceShape {
+  const source = normalizeNumerals(text);
+  const values = extractValues(source);
+  let masked = "";
+  let cursor = 0;
+  for (const value of values) {
+    masked += `${source.slice(cursor, value.start)} ${VALUE_MARK} `;
+    cursor = value.end;
+  }
+  masked += source.slice(cursor);
+  let lower = masked.toLowerCase()
+    .replace(/[’‘`]/g, "'")
+    .replace(
+      /\b(can|won|shan)'t\b/g,
+      (_, stemWord: string) =>
+        `${stemWord === "won" ? "will" : stemWord === "shan" ? "shall" : "can"} not`,
+    )
+    .replace(/n't\b/g, " not")
+    .replace(/'s\b/g, "");
+
+  const updatePhrases: string[] = [];
+  let negated = false;
+  lower = consume(lower, UPDATE, (phrase) => {
+    updatePhrases.push(phrase);
+    if (NEGATING_UPDATES.has(phrase)) negated = !negated;
+  });
+  const historicalPhrases: string[] = [];
+  lower = consume(lower, HISTORICAL, (phrase) => historicalPhrases.push(phrase));
+  const additions: string[] = [];
+  lower = consume(lower, ADDITION, (phrase) => additions.push(phrase));
+  lower = consume(lower, NEGATION, () => {
+    negated = !negated;
+  });
+  for (const stopword of HAN_STOPWORDS) lower = lower.replaceAll(stopword, " ");
+  lower = lower.replace(/\p{Script=Han}/gu, (han) => ` ${han} `);
+  for (const { phrase, regex } of FAMILY_PHRASES) {
+    lower = lower.replace(regex, ` ${FAMILY_OF_PHRASE.get(phrase)} `);
+  }
+
+  const words: string[] = [];
+  const surface: string[] = [];
+  const attached: boolean[] = [];
+  const rawWords = lower.match(WORD) ?? [];
+  let valueIndex = 0;
+  // Words since the last stopword or value. A value attaches the last of them and the words
+  // after it up to the next stopword.
+  let chain: number[] = [];
+  let afterValue = false;
+  for (const raw of rawWords) {
+    const word = raw.replace(/[.\-+]+$/, "");
+    if (word.includes(VALUE_MARK)) {
+      // Only the word right before a value is its name ("Postgres 14.5", "costs $20"); a
+      // longer run before it is the attribute ("the Pro plan costs $20").
+      if (chain.length > 0) attached[chain[chain.length - 1]] = true;
+      chain = [];
+      afterValue = true;
+      words.push(VALUE_SLOT);
+      surface.push(values[valueIndex++]?.raw ?? VALUE_SLOT);
+      attached.push(true);
+      continue;
+    }
+    if (word === "" || STOPWORDS.has(word)) {
+      chain = [];
+      afterValue = false;
+      continue;
+    }
+    const family = word.startsWith("@") ? word : FAMILY_OF_STEM.get(stem(word));
+    chain.push(words.length);
+    words.push(family ?? stem(word));
+    surface.push(word);
+    attached.push(afterValue);
+  }
+
+  const historical = historicalPhrases[0] ?? pastYear(values, rawWords, masked, options);
+  return {
+    values,
+    words,
+    surface,
+    attached,
+    negated,
+    updatePhrases,
+    ...(historical !== undefined && updatePhrases.length === 0 ? { historical } : {}),
+    additions,
+  };
+}
+
+/**
+ * Light suffix stripping, the same for every word so that "uses", "used" and "use" meet:
+ * plurals, -ing, -ed, a doubled final consonant and a final e. Words with digits or
+ * underscores (config keys, product names) are kept as written.
+ */
+export function stem(word: string): string {
+  if (!/^[a-z]+$/.test(word) || word.length <= 3) return word.length === 3 ? dropE(word) : word;
+  let out = word;
+  if (out.endsWith("ies") && out.length > 4) out = `${out.slice(0, -3)}y`;
+  else if (out.endsWith("sses")) out = out.slice(0, -2);
+  else if (out.endsWith("s") && !/(?:ss|us|is)$/.test(out)) out = out.slice(0, -1);
+  if (out.endsWith("ing") && out.length > 5) out = out.slice(0, -3);
+  else if (out.endsWith("ed") && !out.endsWith("eed") && out.length >= 4) out = out.slice(0, -2);
+  if (/([b-df-hj-km-np-rtv-z])\1$/.test(out)) out = out.slice(0, -1);
+  return dropE(out);
+}
+
+function dropE(word: string): string {
+  return word.length >= 3 && word.endsWith("e") ? word.slice(0, -1) : word;
+}
+
+/** Removes every match (a space stays, so words on either side do not merge). */
+function consume(text: string, phrases: PhraseMatcher[], found: (phrase: string) => void): string {
+  let out = text;
+  for (const { phrase, regex } of phrases) {
+    out = out.replace(regex, () => {
+      found(phrase);
+      return " ";
+    });
+  }
+  return out;
+}
+
+/** "in 2019" in a past-tense row, or a year before the row's own event time. */
+function pastYear(
+  values: SentenceValue[],
+  rawWords: string[],
+  masked: string,
+  options: ReadSentenceOptions,
+): string | undefined {
+  const year = values.find((v) =>
+    v.dimension === "date" && v.parts && !Number.isNaN(v.parts[0]) && Number.isNaN(v.parts[1])
+  );
+  if (!year?.parts) return undefined;
+  if (options.eventTime !== undefined) {
+    const eventYear = new Date(options.eventTime).getUTCFullYear();
+    if (Number.isFinite(eventYear)) return year.parts[0] < eventYear ? year.raw : undefined;
+  }
+  const past = rawWords.some((word) => PAST_TENSE_WORDS.has(word) || /^[a-z]{3,}ed$/.test(word));
+  return past && /\bin\s+\uE000/i.test(masked) ? `in ${year.raw}` : undefined;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

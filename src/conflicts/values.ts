@@ -1,0 +1,458 @@
+/**
+ * Finds the values in a sentence — amounts with units, money, percentages, versions, dates,
+ * weekdays, times of day — and normalizes them so two rows can be compared: "3 days" and
+ * "72 hours" are the same duration, "v1.2" and "1.2.0" the same version, "2024-03-14" and
+ * "March 14" the same day. English first, plus simple Chinese patterns ("3天", "3月5日",
+ * "周五", "下午3点", Chinese numerals up to 99 before a unit).
+ *
+ * @example
+ * ```ts
+ * import { extractValues, sameValue } from "./src/conflicts/values.ts";
+ * const [a] = extractValues("the retention is 3 days");
+ * const [b] = extractValues("the retention is 72 hours");
+ * sameValue(a, b); // true
+ * ```
+ * @module
+ */
+import { RULE_AMOUNT_TOLERANCE } from "./constants.ts";
+
+/** A value found in a sentence. */
+export interface SentenceValue {
+  /**
+   * What it measures; only values of comparable dimensions are compared: `duration`, `bytes`,
+   * `percent`, `money:usd`, `count:replica` (a number before a noun), `scalar` (a bare number
+   * or a version), `date`, `weekday`, `time`.
+   */
+  dimension: string;
+  /** Normalized amount (seconds, bytes, percent points, currency units, minutes after 0:00). */
+  amount?: number;
+  /** Version or date components (`[1, 2]`; a date is `[year|NaN, month|NaN, day|NaN]`). */
+  parts?: number[];
+  /** The text as written. */
+  raw: string;
+  /** UTF-16 offsets in the sentence. */
+  start: number;
+  end: number;
+}
+
+const DURATION_SECONDS: Record<string, number> = {
+  ms: 0.001,
+  msec: 0.001,
+  millisecond: 0.001,
+  s: 1,
+  sec: 1,
+  second: 1,
+  min: 60,
+  minute: 60,
+  h: 3600,
+  hr: 3600,
+  hour: 3600,
+  d: 86400,
+  day: 86400,
+  wk: 604800,
+  week: 604800,
+  month: 2592000,
+  mo: 2592000,
+  year: 31536000,
+  yr: 31536000,
+  秒: 1,
+  秒钟: 1,
+  分钟: 60,
+  小时: 3600,
+  天: 86400,
+  日: 86400,
+  周: 604800,
+  星期: 604800,
+  个月: 2592000,
+  年: 31536000,
+};
+
+const BYTES: Record<string, number> = {
+  b: 1,
+  byte: 1,
+  kb: 1024,
+  kib: 1024,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+const CURRENCY_WORDS: Record<string, string> = {
+  $: "usd",
+  usd: "usd",
+  dollar: "usd",
+  "€": "eur",
+  eur: "eur",
+  euro: "eur",
+  "£": "gbp",
+  gbp: "gbp",
+  pound: "gbp",
+  "¥": "cny",
+  cny: "cny",
+  rmb: "cny",
+  元: "cny",
+  块: "cny",
+};
+
+const MULTIPLIERS: Record<string, number> = {
+  k: 1e3,
+  thousand: 1e3,
+  m: 1e6,
+  million: 1e6,
+  bn: 1e9,
+  billion: 1e9,
+  万: 1e4,
+};
+
+const MONTHS = [
+  "jan",
+  "feb",
+  "mar",
+  "apr",
+  "may",
+  "jun",
+  "jul",
+  "aug",
+  "sep",
+  "oct",
+  "nov",
+  "dec",
+];
+
+const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+const CHINESE_WEEKDAYS = "日一二三四五六";
+
+const NUMBER_WORDS: Record<string, number> = {
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  fifty: 50,
+  hundred: 100,
+};
+
+const CHINESE_DIGITS: Record<string, number> = {
+  零: 0,
+  一: 1,
+  二: 2,
+  两: 2,
+  三: 3,
+  四: 4,
+  五: 5,
+  六: 6,
+  七: 7,
+  八: 8,
+  九: 9,
+};
+
+/** Words a year follows ("in 2019", "since 2021"); a bare 2000 elsewhere is just a number. */
+const YEAR_LEADS =
+  /(?:in|since|from|until|till|by|of|before|after|during|early|late|mid|year)\s+$/i;
+
+const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
+const MONTH_NAME = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|` +
+  String.raw`july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+
+/** One pattern per value shape, tried in this order; an earlier match claims its span. */
+const PATTERNS: {
+  regex: RegExp;
+  read: (m: RegExpExecArray, text: string) => Partial<SentenceValue> | undefined;
+}[] = [
+  {
+    // ISO dates and slashed dates: 2024-06-01, 2024/06/01, 06/01/2024 (US order).
+    regex: /\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g,
+    read: (m) => m[1] ? date(+m[1], +m[2], +m[3]) : date(+m[6], +m[4], +m[5]),
+  },
+  {
+    // Chinese dates: 2024年3月5日, 3月5日, 2024年3月.
+    regex: /(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?/g,
+    read: (m) => date(m[1] ? +m[1] : NaN, +m[2], m[3] ? +m[3] : NaN),
+  },
+  {
+    // Chinese times: 下午3点, 3点半, 15点30分.
+    regex: /(上午|早上|中午|下午|晚上)?(\d{1,2})\s*点(半|(\d{1,2})\s*分)?/g,
+    read: (m) => {
+      let hour = +m[2];
+      if ((m[1] === "下午" || m[1] === "晚上") && hour < 12) hour += 12;
+      const minute = m[3] === "半" ? 30 : m[4] ? +m[4] : 0;
+      return time(hour, minute);
+    },
+  },
+  {
+    // Chinese weekdays: 周五, 星期五, 礼拜天.
+    regex: /(?:周|星期|礼拜)([一二三四五六日天])/g,
+    read: (m) => ({
+      dimension: "weekday",
+      amount: CHINESE_WEEKDAYS.indexOf(m[1].replace("天", "日")),
+    }),
+  },
+  {
+    // Month-first dates: March 14, Mar 14th 2024, March 2025.
+    regex: new RegExp(
+      String.raw`\b(${MONTH_NAME})\.?\s+(?:(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?|(\d{4})\b)`,
+      "gi",
+    ),
+    read: (m) => date(m[3] ? +m[3] : m[4] ? +m[4] : NaN, monthOf(m[1]), m[2] ? +m[2] : NaN),
+  },
+  {
+    // Day-first dates: 14 March, 14th of March 2024.
+    regex: new RegExp(
+      String.raw`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(${MONTH_NAME})\b\.?(?:,?\s+(\d{4}))?`,
+      "gi",
+    ),
+    read: (m) => date(m[3] ? +m[3] : NaN, monthOf(m[2]), +m[1]),
+  },
+  {
+    // Times: 9:30am, 10 am, 14:00, noon, midnight.
+    regex:
+      /\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?(?![a-z])|\b([01]?\d|2[0-3]):([0-5]\d)\b|\b(noon|midnight)\b/gi,
+    read: (m) => {
+      if (m[6]) return time(m[6].toLowerCase() === "noon" ? 12 : 0, 0);
+      if (m[4]) return time(+m[4], +m[5]);
+      const hour = (+m[1] % 12) + (m[3].toLowerCase() === "p" ? 12 : 0);
+      return time(hour, m[2] ? +m[2] : 0);
+    },
+  },
+  {
+    // Money: $20, US$1.5k, €30/month, 20 dollars, 99元, ¥5万.
+    regex: new RegExp(
+      String.raw`(?:US)?([$€£¥])\s?(${NUM})(?:\s?(k|m|bn|thousand|million|billion)\b)?|` +
+        String
+          .raw`\b(${NUM})\s?(k|thousand|million|billion|万)?\s?(usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?|元|块)`,
+      "gi",
+    ),
+    read: (m) => {
+      const symbol = m[1] ?? m[6];
+      const amount = parseNumber(m[2] ?? m[4]) *
+        (MULTIPLIERS[(m[3] ?? m[5] ?? "").toLowerCase()] ?? 1);
+      return { dimension: `money:${CURRENCY_WORDS[singular(symbol.toLowerCase())]}`, amount };
+    },
+  },
+  {
+    // Percentages: 20%, 20 percent, 20％.
+    regex: new RegExp(String.raw`\b(${NUM})\s?(?:%|％|percent\b|per cent\b|pct\b)`, "gi"),
+    read: (m) => ({ dimension: "percent", amount: parseNumber(m[1]) }),
+  },
+  {
+    // Amounts with a unit: 3 days, 72h, 512 MB, 30s, 3天, 2个月.
+    regex: new RegExp(
+      String
+        .raw`(?<![\w.])(${NUM})\s?-?\s?(milliseconds?|msec|ms|seconds?|secs?|s|minutes?|mins?|` +
+        String
+          .raw`hours?|hrs?|h|days?|d|weeks?|wks?|months?|mo|years?|yrs?|bytes?|[kmgt]i?b)\b|` +
+        String.raw`(\d+(?:\.\d+)?)\s?(秒钟|秒|分钟|小时|天|周|星期|个月|年)`,
+      "gi",
+    ),
+    read: (m) => {
+      const amount = parseNumber(m[1] ?? m[3]);
+      const unit = singular((m[2] ?? m[4]).toLowerCase());
+      if (unit in BYTES) return { dimension: "bytes", amount: amount * BYTES[unit] };
+      return { dimension: "duration", amount: amount * DURATION_SECONDS[unit] };
+    },
+  },
+  {
+    // Versions: v1.2, 1.2.3, "version 3.2", "Python 3.10" (a dotted number after a name).
+    regex:
+      /\bv(\d+(?:\.\d+)*)\b|\b(\d+\.\d+\.\d+(?:\.\d+)*)\b|(?<=\b(?:version|release|[A-Z][\w.+-]*)\s)(\d+\.\d+)\b/g,
+    read: (m) => ({ dimension: "scalar", parts: versionParts(m[1] ?? m[2] ?? m[3]) }),
+  },
+  {
+    // English weekdays (plural too: "on Fridays").
+    regex: /\b(sun|mon|tues|wednes|thurs|fri|satur)days?\b/gi,
+    read: (m) => ({
+      dimension: "weekday",
+      amount: WEEKDAYS.findIndex((day) => day.startsWith(m[1].toLowerCase())),
+    }),
+  },
+  {
+    // Bare full month names: "due in March"; May only after a preposition (it is also a verb).
+    regex: new RegExp(
+      String.raw`\b(january|february|march|april|june|july|august|september|october|november|` +
+        String.raw`december)\b|(?<=\b(?:in|by|until|till|since|from|of|early|late|mid)\s+)(may)\b`,
+      "gi",
+    ),
+    read: (m) => date(NaN, monthOf(m[1] ?? m[2]), NaN),
+  },
+  {
+    // Years after a preposition: "in 2019", "since 2021".
+    regex: /\b(19\d\d|20\d\d)\b/g,
+    read: (m, text) =>
+      YEAR_LEADS.test(text.slice(Math.max(0, m.index - 12), m.index))
+        ? date(+m[1], NaN, NaN)
+        : undefined,
+  },
+  {
+    // Any other number, with the noun it counts when one follows: "5 replicas", "port 8080".
+    regex: new RegExp(
+      // A number glued to a word by a hyphen is part of an identifier (us-east-1, gpt-4).
+      String.raw`(?<![\w.]|[a-z]-)(${NUM})(k\b)?(?:\s+([a-z][a-z_-]*))?|` +
+        String
+          .raw`\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|` +
+        String.raw`twenty|thirty|fifty|hundred)\s+([a-z][a-z_-]*)|(\d+)\s?(个|人|台|次)`,
+      "gi",
+    ),
+    read: (m) => {
+      if (m[6]) return { dimension: `count:${m[7]}`, amount: +m[6] };
+      if (m[4]) {
+        const noun = m[5].toLowerCase();
+        return noun in NOUN_STOPS
+          ? undefined
+          : { dimension: `count:${stemNoun(noun)}`, amount: NUMBER_WORDS[m[4].toLowerCase()] };
+      }
+      const amount = parseNumber(m[1]) * (m[2] ? 1e3 : 1);
+      const noun = m[3]?.toLowerCase();
+      // The value ends at the number: the counted noun stays a content word of the sentence.
+      const end = m.index + m[1].length + (m[2]?.length ?? 0);
+      if (noun && !(noun in NOUN_STOPS)) {
+        return { dimension: `count:${stemNoun(noun)}`, amount, end };
+      }
+      return { dimension: "scalar", parts: [amount], end };
+    },
+  },
+];
+
+/** Words after a number that are not the thing counted ("3 of them", "2 is the limit"). */
+const NOUN_STOPS: Record<string, true> = Object.fromEntries(
+  ("a an the of to in on at for and or but is are was were be by per with from as than " +
+    "it this that times x am pm").split(" ").map((word) => [word, true]),
+);
+
+/**
+ * Every value in `text`, in text order. Offsets are into `text`; pass it through
+ * {@link normalizeNumerals} first when it may hold Chinese numerals ("三天").
+ */
+export function extractValues(text: string): SentenceValue[] {
+  const source = text;
+  const found: SentenceValue[] = [];
+  const claimed: [number, number][] = [];
+  for (const { regex, read } of PATTERNS) {
+    regex.lastIndex = 0;
+    for (let m = regex.exec(source); m !== null; m = regex.exec(source)) {
+      const start = m.index;
+      let end = start + m[0].length;
+      if (claimed.some(([s, e]) => start < e && end > s)) continue;
+      const value = read(m, source);
+      if (!value || value.dimension === undefined) continue;
+      if (value.amount !== undefined && !Number.isFinite(value.amount)) continue;
+      end = value.end ?? end;
+      claimed.push([start, end]);
+      found.push({
+        ...value,
+        dimension: value.dimension,
+        raw: source.slice(start, end),
+        start,
+        end,
+      });
+    }
+  }
+  return found.sort((x, y) => x.start - y.start);
+}
+
+/** True when two values measure the same dimension (and so can be compared at all). */
+export function comparable(a: SentenceValue, b: SentenceValue): boolean {
+  return a.dimension === b.dimension;
+}
+
+/** True when two comparable values are equal after normalization. */
+export function sameValue(a: SentenceValue, b: SentenceValue): boolean {
+  if (!comparable(a, b)) return false;
+  if (a.parts && b.parts) {
+    if (a.dimension === "date") {
+      // A date without a year matches the same day in any year: "March 14" / "2024-03-14".
+      return a.parts.every((part, i) =>
+        Number.isNaN(part) || Number.isNaN(b.parts![i]) || part === b.parts![i]
+      );
+    }
+    const length = Math.max(a.parts.length, b.parts.length);
+    for (let i = 0; i < length; i++) if ((a.parts[i] ?? 0) !== (b.parts[i] ?? 0)) return false;
+    return true;
+  }
+  if (a.amount === undefined || b.amount === undefined) return false;
+  const scale = Math.max(Math.abs(a.amount), Math.abs(b.amount));
+  return scale === 0 || Math.abs(a.amount - b.amount) <= scale * RULE_AMOUNT_TOLERANCE;
+}
+
+function date(year: number, month: number, day: number): Partial<SentenceValue> | undefined {
+  if (month !== month && day !== day && year !== year) return undefined;
+  if (month === month && (month < 1 || month > 12)) return undefined;
+  if (day === day && (day < 1 || day > 31)) return undefined;
+  return { dimension: "date", parts: [year, month, day] };
+}
+
+function time(hour: number, minute: number): Partial<SentenceValue> | undefined {
+  if (hour > 24 || minute > 59) return undefined;
+  return { dimension: "time", amount: (hour % 24) * 60 + minute };
+}
+
+function monthOf(name: string): number {
+  return MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
+}
+
+function parseNumber(text: string): number {
+  return Number(text.replaceAll(",", ""));
+}
+
+function versionParts(text: string): number[] {
+  const parts = text.split(".").map(Number);
+  while (parts.length > 1 && parts[parts.length - 1] === 0) parts.pop();
+  return parts;
+}
+
+function singular(unit: string): string {
+  if (unit.length > 3 && unit.endsWith("s") && !unit.endsWith("ss")) return unit.slice(0, -1);
+  if (unit === "secs" || unit === "mins" || unit === "hrs" || unit === "yrs" || unit === "wks") {
+    return unit.slice(0, -1);
+  }
+  return unit;
+}
+
+function stemNoun(noun: string): string {
+  if (noun.endsWith("ies") && noun.length > 4) return `${noun.slice(0, -3)}y`;
+  if (noun.endsWith("es") && /(?:ss|x|ch|sh)es$/.test(noun)) return noun.slice(0, -2);
+  if (noun.endsWith("s") && !noun.endsWith("ss") && noun.length > 3) return noun.slice(0, -1);
+  return noun;
+}
+
+/**
+ * NFKC-normalizes `text` (full-width digits and ％ become ASCII) and writes Chinese numerals
+ * up to 99 before a unit as digits: "三天" → "3天", "二十四小时" → "24小时".
+ */
+export function normalizeNumerals(text: string): string {
+  return chineseNumeralsToDigits(text.normalize("NFKC"));
+}
+
+function chineseNumeralsToDigits(text: string): string {
+  return text.replace(
+    /([零一二两三四五六七八九十]{1,3})(?=\s*(?:秒|分钟|小时|天|周|星期|个|月|年|日|号|点|人|台|次|元|块|%))/g,
+    (numeral: string) => {
+      const value = readChineseNumeral(numeral);
+      return value === undefined ? numeral : String(value);
+    },
+  );
+}
+
+function readChineseNumeral(numeral: string): number | undefined {
+  if (!numeral.includes("十")) {
+    return numeral.length === 1 ? CHINESE_DIGITS[numeral] : undefined;
+  }
+  const [tens, ones] = numeral.split("十");
+  const tensValue = tens === "" ? 1 : CHINESE_DIGITS[tens];
+  const onesValue = ones === "" ? 0 : CHINESE_DIGITS[ones];
+  if (tensValue === undefined || onesValue === undefined) return undefined;
+  return tensValue * 10 + onesValue;
+}

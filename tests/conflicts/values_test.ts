@@ -1,0 +1,62 @@
+/** Value extraction and normalization for the conflict rule stage. */
+import assert from "node:assert/strict";
+import { extractValues, normalizeNumerals, sameValue } from "../../src/conflicts/values.ts";
+
+function only(text: string): ReturnType<typeof extractValues>[number] {
+  const values = extractValues(normalizeNumerals(text));
+  assert.equal(values.length, 1, `${text}: ${JSON.stringify(values)}`);
+  return values[0];
+}
+
+function same(a: string, b: string): boolean {
+  return sameValue(only(a), only(b));
+}
+
+Deno.test("durations, sizes, money and percentages normalize across units", () => {
+  assert.ok(same("3 days", "72 hours"));
+  assert.ok(same("90 minutes", "1.5 hours"));
+  assert.ok(same("a 15-minute slot", "900 seconds"));
+  assert.ok(same("1 GB", "1024 MB"));
+  assert.ok(same("1 GB", "1000 MB"), "decimal and binary prefixes are within tolerance");
+  assert.ok(same("$20", "20 dollars"));
+  assert.ok(same("$1.5k", "$1,500"));
+  assert.ok(same("20%", "20 percent"));
+  assert.ok(!same("3 days", "4 days"));
+  assert.ok(!same("$20", "€20"), "different currencies are different dimensions");
+});
+
+Deno.test("versions compare by component and ignore trailing zeros", () => {
+  assert.ok(same("v1.2", "1.2.0"));
+  assert.ok(!same("v1.2", "v1.3"));
+  assert.ok(!same("Python 3.10", "Python 3.1"), "3.10 is a version, not the decimal 3.1");
+  assert.equal(only("React v18.2").dimension, "scalar");
+});
+
+Deno.test("dates, weekdays and times", () => {
+  assert.ok(same("2024-03-14", "March 14"));
+  assert.ok(same("14 March 2024", "Mar 14th, 2024"));
+  assert.ok(!same("March 14", "March 17"));
+  assert.ok(same("on Fridays", "Friday"));
+  assert.ok(same("9:30am", "09:30"));
+  assert.ok(same("3pm", "15:00"));
+  assert.equal(only("due in May").dimension, "date");
+  assert.equal(extractValues("we may ship it").length, 0, "may the verb is not a month");
+  assert.equal(only("in 2019").dimension, "date");
+  assert.equal(only("we have 2019 users").dimension, "count:user");
+});
+
+Deno.test("simple Chinese numbers, dates, weekdays and times", () => {
+  assert.ok(same("三天", "72小时"));
+  assert.ok(same("2024年3月5日", "2024-03-05"));
+  assert.ok(same("周五", "Friday"));
+  assert.ok(same("下午3点", "15:00"));
+  assert.ok(same("30元", "¥30"));
+  assert.ok(!same("3月5日", "3月12日"));
+});
+
+Deno.test("counts carry their noun; identifiers keep their digits", () => {
+  assert.equal(only("5 replicas").dimension, "count:replica");
+  assert.ok(!sameValue(only("5 replicas"), only("5 workers")));
+  assert.equal(extractValues("runs in us-east-1").length, 0);
+  assert.equal(only("port 8080").dimension, "scalar");
+});
