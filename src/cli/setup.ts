@@ -126,21 +126,13 @@ export async function setupCommand(args: string[]): Promise<number> {
     if (!config.configFileFound) changes.db_path = config.dbPath;
     if (modelId !== undefined) {
       const entry = findModel(loadManifest(config.manifestPath), modelId);
-      if (entry.task !== "embedding") {
-        throw new MemaError(
-          "invalid_input",
-          `${entry.id} is a ${entry.task} model, not an embedding model`,
-          {
-            field: "--model",
-          },
-        );
-      }
       try {
         console.log(`  ${await provideModel(entry, config, {
           install: values.install,
           allowUnverified: values["allow-unverified"],
         })}`);
-        changes.embedding_model = entry.id;
+        // An NLI model becomes the conflict judge; an embedding model the recall model.
+        changes[entry.task === "nli" ? "judge_model" : "embedding_model"] = entry.id;
       } catch (error) {
         failed = true;
         reportFailure(error);
@@ -150,7 +142,7 @@ export async function setupCommand(args: string[]): Promise<number> {
       updateConfigFile(config.configPath, changes);
       console.log(`  wrote ${Object.keys(changes).join(", ")} to ${config.configPath}`);
     }
-    if (changes.embedding_model) {
+    if (changes.embedding_model || changes.judge_model) {
       console.log(
         "  running servers pick up the model when restarted; existing memories are embedded in the background",
       );
