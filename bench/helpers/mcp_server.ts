@@ -1,0 +1,111 @@
+/**
+ * A real `mema serve` process driven through the MCP SDK client, for benchmarks that measure
+ * what an agent sees.
+ *
+ * @example
+ * ```ts
+ * import { startMemaServer } from "./bench/helpers/mcp_server.ts";
+ * const server = await startMemaServer({ dbPath: "/tmp/b/mema.sqlite3", home: "/tmp/b" });
+ * const envelope = await server.call("memory", "find", { query: "deploy" });
+ * await server.close();
+ * ```
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { peakRssBytes, ROOT } from "./stats.ts";
+
+/** A running server and its client. */
+export interface MemaServer {
+  client: Client;
+  pid: number | undefined;
+  /** Calls a verb tool and returns the envelope; throws when `ok` is false. */
+  // deno-lint-ignore no-explicit-any
+  call(tool: string, verb: string, data: unknown): Promise<any>;
+  /** Waits until the vector index is no longer filling (or `timeoutMs` passes). */
+  waitForIndex(timeoutMs?: number): Promise<string>;
+  /** The server's peak RSS so far (Linux), read before closing. */
+  peakRss(): number | undefined;
+  close(): Promise<void>;
+}
+
+const VERB_FIELD: Record<string, string> = {
+  memory: "action",
+  memory_review: "view",
+  memory_govern: "action",
+  memory_repair: "task",
+};
+
+/** Environment of a server with its own home; PATH and DENO_DIR come along. */
+export function serverEnv(
+  options: { home: string; dbPath: string; env?: Record<string, string> },
+): Record<string, string> {
+  const env: Record<string, string> = {
+    HOME: options.home,
+    XDG_CONFIG_HOME: `${options.home}/config`,
+    XDG_CACHE_HOME: `${options.home}/cache`,
+    XDG_DATA_HOME: `${options.home}/data`,
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    MEMA_DB_PATH: options.dbPath,
+    MEMA_CLIENT: "bench",
+    MEMA_AGENT_ID: "bench-agent",
+    ...options.env,
+  };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) env.DENO_DIR = denoDir;
+  return env;
+}
+
+/** The command line that starts `mema serve` from this checkout. */
+export function serveCommand(): { command: string; args: string[] } {
+  return {
+    command: Deno.execPath(),
+    args: ["run", "--allow-all", "--quiet", `${ROOT}/main.ts`, "serve"],
+  };
+}
+
+/** Starts `mema serve` over stdio and connects a client. */
+export async function startMemaServer(options: {
+  home: string;
+  dbPath: string;
+  env?: Record<string, string>;
+}): Promise<MemaServer> {
+  const { command, args } = serveCommand();
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: serverEnv(options),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "mema-bench", version: "0" });
+  await client.connect(transport);
+  // deno-lint-ignore no-explicit-any
+  const call = async (tool: string, verb: string, data: unknown): Promise<any> => {
+    const result = await client.callTool({
+      name: tool,
+      arguments: { [VERB_FIELD[tool] ?? "action"]: verb, data },
+    });
+    // deno-lint-ignore no-explicit-any
+    const envelope = result.structuredContent as any;
+    if (!envelope?.ok) throw new Error(`${tool}.${verb} failed: ${JSON.stringify(envelope?.data)}`);
+    return envelope;
+  };
+  return {
+    client,
+    pid: transport.pid ?? undefined,
+    call,
+    async waitForIndex(timeoutMs = 600_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const status = await call("memory_repair", "semantic_control", { action: "status" });
+        const state = status.data?.state ?? "unknown";
+        if (state !== "indexing" || Date.now() > deadline) return state;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    peakRss: () => transport.pid ? peakRssBytes(transport.pid) : undefined,
+    close: () => client.close(),
+  };
+}
