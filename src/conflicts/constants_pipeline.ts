@@ -36,3 +36,9 @@ export const DUPLICATES_MAX = 200;
 export const DUPLICATE_JACCARD = 0.8;
 /** A full round is due again after this many days (doctor warns). */
 export const SCAN_STALE_DAYS = 14;
+/**
+ * Share of the smaller row's words two rows must have in common before the
+ * rule stage looks at them (it asks for half of the attribute words, counted
+ * after removing values, so 0.3 of all words is a safe under-estimate).
+ */
+export const PREFILTER_SHARED_SHARE = 0.3;

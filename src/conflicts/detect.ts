@@ -26,6 +26,7 @@ import {
   DETECT_MAX_PAIRS,
   DETECT_NEIGHBOURS,
   DETECT_QUERY_TERMS,
+  PREFILTER_SHARED_SHARE,
 } from "./constants_pipeline.ts";
 import type { JudgeVerdictLike, PairAssessment, PairAssessor, PairJudge } from "./types.ts";
 
@@ -84,9 +85,22 @@ export function neighboursOf(store: Store, memory: MemoryRecord, limit: number):
   const found = lexicalCandidates(store, terms, {
     filters: { statuses: ["active"], workspaces },
     pool: limit + 1,
+    count: false,
   });
   const records = store.getMemories(found.ids.filter((id) => id !== memory.id).slice(0, limit));
   return [...records.values()];
+}
+
+/**
+ * True when two rows share at least {@linkcode PREFILTER_SHARED_SHARE} of the
+ * smaller row's words (and at least one). The rule stage asks for half of the
+ * shorter row's attribute words, so this looser bar drops only pairs it would drop.
+ */
+export function sharesEnough(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let shared = 0;
+  for (const term of small) if (large.has(term)) shared++;
+  return shared >= 1 && shared >= Math.ceil(PREFILTER_SHARED_SHARE * small.size);
 }
 
 /** The best suspect pair between two memories, if the rule stage finds one. */
@@ -97,9 +111,12 @@ export function bestPair(
   stages: { assess: PairAssessor; budget: { pairs: number } },
 ): SuspectPair | undefined {
   let best: SuspectPair | undefined;
-  const rowsB = rowsOf(store, b);
+  const rowsB = rowsOf(store, b).map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
   for (const rowA of rowsOf(store, a)) {
-    for (const rowB of rowsB) {
+    const termsA = new Set(queryTerms(rowA.text));
+    for (const { row: rowB, terms: termsB } of rowsB) {
+      // Cheap pre-check before the rule stage: rows about the same attribute share words.
+      if (!sharesEnough(termsA, termsB)) continue;
       if (stages.budget.pairs-- <= 0) return best;
       const assessment = stages.assess(
         { subject: a.subject, text: rowA.text, eventTime: a.eventTime ?? undefined },

@@ -40,6 +40,11 @@ export function presentNotice(notice: NoticeRecord): Record<string, unknown> {
 /** Pending notices for a response, marked delivered. */
 export function takeNotices(store: Store, limit = NOTICES_PER_RESPONSE): Record<string, unknown>[] {
   try {
+    // Most responses have nothing to deliver: look before taking the write lock.
+    const any = store.read(() =>
+      store.conflicts.notices({ statuses: ["pending"], limit: 1, offset: 0 })
+    );
+    if (any.length === 0) return [];
     return store.write(() => {
       const pending = store.conflicts.notices({ statuses: ["pending"], limit, offset: 0 });
       if (pending.length === 0) return [];

@@ -16,12 +16,17 @@ import type { Store } from "../store/mod.ts";
 import { DETECT_JOB_KIND } from "./constants_pipeline.ts";
 import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
 
-/** Queues detection for a memory's current version (call inside its write transaction). */
-export function scheduleConflictCheck(store: Store, memoryId: number): void {
+/** The job key of one memory version's check. */
+function checkKey(memoryId: number, version: number): string {
+  return `memory:${memoryId}:v${version}`;
+}
+
+/** Queues detection for a memory version (call inside its write transaction). */
+export function scheduleConflictCheck(store: Store, memoryId: number, version: number): void {
   enqueueJob(store, {
     kind: DETECT_JOB_KIND,
-    dedupeKey: `memory:${memoryId}`,
-    payload: { memory_id: memoryId },
+    dedupeKey: checkKey(memoryId, version),
+    payload: { memory_id: memoryId, version },
   });
 }
 
@@ -31,11 +36,21 @@ export function scheduleConflictCheck(store: Store, memoryId: number): void {
  */
 export async function checkWithinWait(
   ctx: ServiceContext,
-  memoryId: number,
+  memory: { id: number; version: number },
   options: { stages: DetectionStages; waitMs: number },
 ): Promise<DetectionReport | undefined> {
   if (options.waitMs <= 0) return undefined;
-  const running = detectConflicts(ctx, memoryId, options.stages).catch(() => undefined);
+  const running = detectConflicts(ctx, memory.id, options.stages).then((report) => {
+    // Done here, so the queued job for this version need not run it again.
+    ctx.store.write(() =>
+      ctx.store.finishPendingJob({
+        kind: DETECT_JOB_KIND,
+        dedupeKey: checkKey(memory.id, memory.version),
+        now: new Date().toISOString(),
+      })
+    );
+    return report;
+  }).catch(() => undefined);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), options.waitMs);

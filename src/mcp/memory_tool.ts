@@ -127,9 +127,12 @@ async function queryVectors(
 }
 
 /** Lets a write response wait (bounded) for write-time conflict detection. */
-async function waitForConflictCheck(runtime: McpRuntime, memoryId: number): Promise<void> {
+async function waitForConflictCheck(
+  runtime: McpRuntime,
+  memory: { id: number; version: number },
+): Promise<void> {
   if (!runtime.conflicts) return;
-  await checkWithinWait(runtime.ctx, memoryId, {
+  await checkWithinWait(runtime.ctx, memory, {
     stages: runtime.conflicts.stages,
     waitMs: runtime.conflicts.waitMs,
   });
@@ -244,7 +247,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       workspace: result.workspace,
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
-    else await waitForConflictCheck(runtime, result.memoryId);
+    else await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
     return response;
   },
 
@@ -419,7 +422,9 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       tags: result.tags,
     };
     if (result.unchanged) response.unchanged = true;
-    else if (input.edit.kind !== "tags_only") await waitForConflictCheck(runtime, result.memoryId);
+    else if (input.edit.kind !== "tags_only") {
+      await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
+    }
     const open = runtime.ctx.store.read(() =>
       runtime.ctx.store.conflicts.openOf([result.memoryId])
     );

@@ -164,7 +164,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
       updatedAt: now,
     });
     refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
-    if (status === "active") scheduleConflictCheck(ctx.store, memoryId);
+    if (status === "active") scheduleConflictCheck(ctx.store, memoryId, 1);
     return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
   });
 }

@@ -279,7 +279,7 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     if (content !== current.content && current.status === "active") {
-      scheduleConflictCheck(ctx.store, current.id);
+      scheduleConflictCheck(ctx.store, current.id, version);
     }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   });

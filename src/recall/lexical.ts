@@ -31,16 +31,22 @@ export interface LexicalCandidates {
 export function lexicalCandidates(
   store: Store,
   terms: readonly string[],
-  options: { filters: RecallFilters; pool: number },
+  options: { filters: RecallFilters; pool: number; count?: boolean },
 ): LexicalCandidates {
   const { filters, pool } = options;
+  // Counting every match is the costliest query at scale; callers that only rank skip it.
+  const count = options.count ?? true;
   const indexable = terms.filter((term) => codePoints(term) >= 3);
   const short = terms.filter((term) => codePoints(term) < 3);
 
   if (!store.capabilities.fts) {
     const limit = Math.max(pool, LIKE_POOL);
     const ids = store.likeHits(terms, "all", filters, limit);
-    return { bm25: new Map(), ids, total: store.countLikeHits(terms, "all", filters) };
+    return {
+      bm25: new Map(),
+      ids,
+      total: count ? store.countLikeHits(terms, "all", filters) : ids.length,
+    };
   }
 
   const bm25 = new Map<number, number>();
@@ -56,7 +62,7 @@ export function lexicalCandidates(
         if (!bm25.has(hit.id)) bm25.set(hit.id, hit.bm25);
       }
     }
-    total = store.countFtsHits(any, filters);
+    total = count ? store.countFtsHits(any, filters) : bm25.size;
   }
   const ids = [...bm25.keys()];
   const seen = new Set(ids);
@@ -74,7 +80,7 @@ export function lexicalCandidates(
         extra++;
       }
     }
-    if (indexable.length === 0) extra = store.countLikeHits(short, "all", filters);
+    if (indexable.length === 0 && count) extra = store.countLikeHits(short, "all", filters);
   }
   return { bm25, ids, total: total + extra };
 }

@@ -150,3 +150,14 @@ export function selectJob(db: DatabaseSync, id: number): JobRecord | undefined {
   const row = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id) as Row | undefined;
   return row ? toJob(row) : undefined;
 }
+
+/** Marks a still-pending job done (its work was done inline); true when there was one. */
+export function finishPendingJob(
+  db: DatabaseSync,
+  job: { kind: string; dedupeKey: string; now: string },
+): boolean {
+  return db.prepare(
+    `UPDATE jobs SET status = 'done', updated_at = ?
+     WHERE kind = ? AND dedupe_key = ? AND status = 'pending'`,
+  ).run(job.now, job.kind, job.dedupeKey).changes > 0;
+}

@@ -255,6 +255,10 @@ export class Store {
     return jobs.pruneDoneJobs(this.#connection.db, before);
   }
 
+  finishPendingJob(job: { kind: string; dedupeKey: string; now: string }): boolean {
+    return jobs.finishPendingJob(this.#connection.db, job);
+  }
+
   getJob(id: number): jobs.JobRecord | undefined {
     return jobs.selectJob(this.#connection.db, id);
   }
