@@ -67,12 +67,13 @@ export interface HttpTransport {
 const TOKEN_ALPHABET = /^[A-Za-z0-9._~+/=-]+$/;
 
 /**
- * The caller of the shared HTTP runtime. No request runs under it: each one
- * gets a copy of the context with the identity from its own headers.
+ * The identity of the shared HTTP runtime: what the server does on its own
+ * (background jobs) runs under it. No request does: each one gets a copy of
+ * the context with the identity from its own headers.
  */
-export const HTTP_UNBOUND_CALLER: CallerIdentity = Object.freeze({
+export const HTTP_SERVER_CALLER: CallerIdentity = Object.freeze({
   client: "mema-http",
-  agentId: "unbound",
+  agentId: "server",
 });
 
 /**
@@ -250,6 +251,10 @@ export function createMcpHttpHandler(
     } catch {
       return jsonRpcError(400, "parse error: the body is not valid JSON", { code: -32700 });
     }
+    if (Array.isArray(parsed) && parsed.length === 0) {
+      // JSON-RPC 2.0 §6: an empty batch is one Invalid Request (the SDK would answer 202).
+      return jsonRpcError(400, "invalid request: an empty batch", { code: -32600 });
+    }
     return await answerMcp(runtimeFor(runtime, identity.caller), request, parsed);
   };
 }
@@ -260,6 +265,7 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
   let port = options.port;
   let inFlight = 0;
   let stopping = false;
+  const idleWaiters: (() => void)[] = [];
   const handle = createMcpHttpHandler(runtime, {
     token: options.token,
     allowRemote: options.allowRemote,
@@ -286,6 +292,7 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
         return await handle(request, info.remoteAddr.hostname);
       } finally {
         inFlight--;
+        if (inFlight === 0) idleWaiters.splice(0).forEach((resolve) => resolve());
       }
     });
   } catch (error) {
@@ -306,7 +313,13 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
     inFlight: () => inFlight,
     shutdown() {
       stopping = true;
-      shutdownPromise ??= server.shutdown();
+      // Deno's own shutdown cuts off request bodies still being read, so wait
+      // for the handlers already running first; requests arriving meanwhile
+      // get 503 and are never started.
+      shutdownPromise ??= (async () => {
+        if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+        await server.shutdown();
+      })();
       return shutdownPromise;
     },
   };

@@ -11,9 +11,10 @@
  */
 
 /**
- * Largest request body. SPEC §10 fixes 4 MiB: a `remember` at the 2 MiB
- * content limit still fits when JSON escaping doubles it (quotes, backslashes,
- * newlines), and nothing larger is a legitimate JSON-RPC frame for mema.
+ * Largest request body, fixed by SPEC §10 at 4 MiB: twice the 2 MiB content
+ * limit, so a `remember` at that limit fits with room for JSON escaping of
+ * ordinary text (quotes, newlines); content that is mostly characters JSON
+ * must escape can pass 4 MiB and is refused whole with 413, never half-read.
  */
 export const HTTP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 

@@ -19,12 +19,20 @@ export interface HttpServerProcess {
   stderr(): string;
   /** Sends a signal and resolves with the exit status. */
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+  /** Resolves with the exit status once the process has ended by itself. */
+  exited(): Promise<Deno.CommandStatus>;
 }
 
-/** Spawns `mema serve --http --port 0` and waits until it listens. */
+/** Spawns `mema serve --http --port 0` (plus `args`) and waits until it listens. */
 export async function startHttpServer(
   home: TempHome,
-  options: { args?: string[]; env?: Record<string, string>; timeoutMs?: number } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** Pass `--http`; false relies on MEMA_TRANSPORT or the config file instead. */
+    httpFlag?: boolean;
+  } = {},
 ): Promise<HttpServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -33,9 +41,7 @@ export async function startHttpServer(
       "--quiet",
       MAIN,
       "serve",
-      "--http",
-      "--port",
-      "0",
+      ...(options.httpFlag === false ? [] : ["--http", "--port", "0"]),
       ...(options.args ?? []),
     ],
     env: { ...home.env, ...options.env },
@@ -45,8 +51,7 @@ export async function startHttpServer(
     stderr: "piped",
   }).spawn();
   let stderr = "";
-  let resolveUrl: (url: string) => void;
-  const listening = new Promise<string>((resolve) => (resolveUrl = resolve));
+  const { promise: listening, resolve: resolveUrl } = Promise.withResolvers<string>();
   const pump = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
@@ -80,6 +85,11 @@ export async function startHttpServer(
       } catch {
         // already exited
       }
+      const status = await child.status;
+      await pump;
+      return status;
+    },
+    async exited() {
       const status = await child.status;
       await pump;
       return status;
@@ -150,4 +160,50 @@ export async function postRaw(
   for (const [name, value] of new Headers(headers)) merged.set(name, value);
   const response = await fetch(url, { method: "POST", body, headers: merged });
   return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/**
+ * Sends one HTTP/1.1 request written by hand over a raw TCP connection, for
+ * what `fetch` will not send: a foreign `Host`, repeated headers.
+ */
+export async function rawHttp(
+  port: number,
+  head: string[],
+  body: Uint8Array | string = "",
+): Promise<{ status: number; text: string }> {
+  const payload = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    const lines = [...head, `Content-Length: ${payload.byteLength}`, "Connection: close", "", ""];
+    const request = new TextEncoder().encode(lines.join("\r\n"));
+    const bytes = new Uint8Array(request.byteLength + payload.byteLength);
+    bytes.set(request);
+    bytes.set(payload, request.byteLength);
+    let written = 0;
+    while (written < bytes.byteLength) written += await conn.write(bytes.subarray(written));
+    const chunks: Uint8Array[] = [];
+    const buffer = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      chunks.push(buffer.slice(0, n));
+    }
+    const response = new TextDecoder().decode(
+      chunks.reduce((all, chunk) => {
+        const merged = new Uint8Array(all.byteLength + chunk.byteLength);
+        merged.set(all);
+        merged.set(chunk, all.byteLength);
+        return merged;
+      }, new Uint8Array()),
+    );
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1] ?? 0);
+    const split = response.indexOf("\r\n\r\n");
+    return { status, text: split < 0 ? "" : response.slice(split + 4) };
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // already closed by the server
+    }
+  }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   checkBindPolicy,
   createMcpHttpHandler,
-  HTTP_UNBOUND_CALLER,
+  HTTP_SERVER_CALLER,
   resolveHttpOptions,
 } from "../../src/mcp/http.ts";
 import { createRuntime } from "../../src/mcp/runtime.ts";
@@ -46,7 +46,7 @@ function remember(id: number, content: string) {
 Deno.test("http handler: a non-loopback peer is refused with 403 before anything runs", async () => {
   const test = await openTestContext({ skipVec: true });
   try {
-    const runtime = createRuntime({ ...test.ctx, caller: HTTP_UNBOUND_CALLER }, {
+    const runtime = createRuntime({ ...test.ctx, caller: HTTP_SERVER_CALLER }, {
       dbPath: test.dbPath,
     });
     const handle = createMcpHttpHandler(runtime, { listenPort: () => PORT });
@@ -67,7 +67,7 @@ Deno.test("http handler: a non-loopback peer is refused with 403 before anything
 Deno.test("http handler: identity is per request and never leaks into the shared runtime", async () => {
   const test = await openTestContext({ skipVec: true });
   try {
-    const runtime = createRuntime({ ...test.ctx, caller: HTTP_UNBOUND_CALLER }, {
+    const runtime = createRuntime({ ...test.ctx, caller: HTTP_SERVER_CALLER }, {
       dbPath: test.dbPath,
     });
     const handle = createMcpHttpHandler(runtime, { listenPort: () => PORT });
@@ -93,7 +93,7 @@ Deno.test("http handler: identity is per request and never leaks into the shared
       ["unit-http", "agent-a"],
       ["other", "agent-b"],
     ]);
-    assert.deepEqual(runtime.ctx.caller, HTTP_UNBOUND_CALLER);
+    assert.deepEqual(runtime.ctx.caller, HTTP_SERVER_CALLER);
   } finally {
     test.cleanup();
   }
@@ -102,7 +102,7 @@ Deno.test("http handler: identity is per request and never leaks into the shared
 Deno.test("http handler: a configured token is required even from loopback", async () => {
   const test = await openTestContext({ skipVec: true });
   try {
-    const runtime = createRuntime({ ...test.ctx, caller: HTTP_UNBOUND_CALLER }, {
+    const runtime = createRuntime({ ...test.ctx, caller: HTTP_SERVER_CALLER }, {
       dbPath: test.dbPath,
     });
     const handle = createMcpHttpHandler(runtime, { listenPort: () => PORT, token: TOKEN });
@@ -157,4 +157,52 @@ Deno.test("HTTP-only flags without --http are an error, not silently ignored", (
     () => loadConfig({ flags: { configPath: "/nonexistent/mema.json", httpPort: "99999" } }),
     /port number/,
   );
+});
+
+Deno.test("transport settings: file, then environment, then flags", () => {
+  const dir = Deno.makeTempDirSync();
+  const saved = ["MEMA_TRANSPORT", "MEMA_HTTP_TOKEN"].map((name) => [name, Deno.env.get(name)]);
+  try {
+    const configPath = `${dir}/config.json`;
+    Deno.writeTextFileSync(
+      configPath,
+      JSON.stringify({
+        transport: "http",
+        http_host: "::1",
+        http_port: 9100,
+        http_token: "f".repeat(32),
+      }),
+    );
+    Deno.env.delete("MEMA_TRANSPORT");
+    Deno.env.delete("MEMA_HTTP_TOKEN");
+    const fromFile = loadConfig({ flags: { configPath } });
+    assert.equal(fromFile.transport, "http");
+    assert.deepEqual(fromFile.http, { host: "::1", port: 9100, token: "f".repeat(32) });
+
+    Deno.env.set("MEMA_TRANSPORT", "stdio");
+    Deno.env.set("MEMA_HTTP_TOKEN", "e".repeat(40));
+    const fromEnv = loadConfig({ flags: { configPath } });
+    assert.equal(fromEnv.transport, "stdio", "stdio client entries can override a shared file");
+    assert.equal(fromEnv.http.token, "e".repeat(40));
+
+    const fromFlags = loadConfig({
+      flags: { configPath, transport: "http", httpHost: "127.0.0.2", httpPort: "0" },
+    });
+    assert.equal(fromFlags.transport, "http");
+    assert.deepEqual([fromFlags.http.host, fromFlags.http.port], ["127.0.0.2", 0]);
+
+    Deno.env.set("MEMA_TRANSPORT", "sse");
+    assert.throws(() => loadConfig({ flags: { configPath } }), /MEMA_TRANSPORT must be/);
+    Deno.env.delete("MEMA_TRANSPORT");
+    Deno.writeTextFileSync(configPath, JSON.stringify({ http_prot: 1 }));
+    assert.throws(() => loadConfig({ flags: { configPath } }), /did you mean "http_port"/);
+    Deno.writeTextFileSync(configPath, JSON.stringify({ http_port: 70_000 }));
+    assert.throws(() => loadConfig({ flags: { configPath } }), /http_port/);
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) Deno.env.delete(name!);
+      else Deno.env.set(name!, value);
+    }
+    Deno.removeSync(dir, { recursive: true });
+  }
 });

@@ -1,0 +1,177 @@
+/**
+ * Shared pieces of the reliability suite: stdio servers that can be killed,
+ * a full snapshot of the user-visible tables, and the invariant check every
+ * test ends with (integrity, FTS and evidence rows in step with `memories`).
+ * @module
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { envelopeOf } from "../helpers/http_server.ts";
+import { type Envelope, MAIN, type TempHome } from "../helpers/server.ts";
+
+/** A stdio server whose process the test may kill. */
+export interface KillableServer {
+  client: Client;
+  pid: number;
+  call(action: string, data?: unknown, tool?: string): Promise<Envelope & { isError?: boolean }>;
+  /** Calls a `memory_repair` task. */
+  repair(task: string, data?: unknown): Promise<Envelope & { isError?: boolean }>;
+  stderr(): string;
+  /** SIGKILL: no cleanup, no last write, no WAL checkpoint. */
+  kill(): void;
+  close(): Promise<void>;
+}
+
+/** Spawns `mema serve` over stdio with `env` added to the home's environment. */
+export async function spawnStdioServer(
+  home: TempHome,
+  env: Record<string, string>,
+): Promise<KillableServer> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "--allow-all", "--quiet", MAIN, "serve"],
+    env: { ...home.env, ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => {
+    stderr += new TextDecoder().decode(chunk);
+  });
+  const client = new Client({ name: "mema-reliability", version: "0" });
+  await client.connect(transport);
+  const pid = transport.pid!;
+  return {
+    client,
+    pid,
+    call: async (action, data, tool = "memory") =>
+      envelopeOf(await client.callTool({ name: tool, arguments: { action, data } })),
+    repair: async (task, data) =>
+      envelopeOf(await client.callTool({ name: "memory_repair", arguments: { task, data } })),
+    stderr: () => stderr,
+    kill: () => {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Runs `fn` against a read-only connection. */
+export function withDatabase<T>(dbPath: string, fn: (db: DatabaseSync) => T): T {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Every row of every table a request could change, as one string. Derived
+ * and internal tables are left out (FTS and vec shadow tables are covered by
+ * the invariant check, `jobs` belongs to the background worker).
+ */
+export function fullSnapshot(dbPath: string): string {
+  return withDatabase(dbPath, (db) => {
+    const tables = (db.prepare(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         AND name NOT LIKE 'memories_fts%' AND name NOT LIKE 'memory_row_vec%'
+         AND name != 'jobs' ORDER BY name`,
+    ).all() as { name: string }[]).map((row) => row.name);
+    return tables.map((table) =>
+      `${table}: ${JSON.stringify(db.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).all())}`
+    ).join("\n");
+  });
+}
+
+/** Counts of what the invariant check saw. */
+export interface DatabaseCounts {
+  memories: number;
+  history: number;
+  rows: number;
+}
+
+/**
+ * The invariants of a healthy database, each asserted exactly: SQLite's own
+ * integrity check, the FTS index matching `memories` row for row, evidence
+ * rows for exactly the current version of every memory with exact offsets,
+ * and every memory's history holding versions 1..version-1 with no gaps.
+ */
+export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
+  // FTS5's integrity-check is issued as an INSERT, so it needs a writable
+  // handle; it reads and compares only.
+  const writable = new DatabaseSync(dbPath);
+  try {
+    writable.exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
+  } finally {
+    writable.close();
+  }
+  return withDatabase(dbPath, (db) => {
+    const integrity = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    assert.deepEqual(integrity.map((row) => row.integrity_check), ["ok"]);
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const memories = count("SELECT count(*) AS n FROM memories");
+    assert.equal(count("SELECT count(*) AS n FROM memories_fts_docsize"), memories, "FTS rows");
+    assert.equal(
+      count(
+        `SELECT count(*) AS n FROM memory_rows r JOIN memories m ON m.id = r.memory_id
+          WHERE r.memory_version != m.version`,
+      ),
+      0,
+      "evidence rows of a superseded version",
+    );
+    assert.equal(
+      count(
+        `SELECT count(*) AS n FROM memories m
+          WHERE NOT EXISTS (SELECT 1 FROM memory_rows r WHERE r.memory_id = m.id)`,
+      ),
+      0,
+      "a memory without evidence rows",
+    );
+    const spans = db.prepare(
+      `SELECT r.text, r.start_offset AS s, r.end_offset AS e, m.content FROM memory_rows r
+         JOIN memories m ON m.id = r.memory_id WHERE r.kind != 'subject'`,
+    ).all() as { text: string; s: number; e: number; content: string }[];
+    for (const span of spans) assert.equal(span.content.slice(span.s, span.e), span.text);
+    const gaps = db.prepare(
+      `SELECT m.id, m.version, count(h.id) AS n, coalesce(min(h.version), 0) AS lo,
+              coalesce(max(h.version), 0) AS hi
+         FROM memories m LEFT JOIN memory_history h ON h.memory_id = m.id
+        GROUP BY m.id
+       HAVING n != m.version - 1 OR (n > 0 AND (lo != 1 OR hi != m.version - 1))`,
+    ).all();
+    assert.deepEqual(gaps, [], "history versions are contiguous");
+    return {
+      memories,
+      history: count("SELECT count(*) AS n FROM memory_history"),
+      rows: count("SELECT count(*) AS n FROM memory_rows"),
+    };
+  });
+}
+
+/** A deterministic pseudo-random generator (mulberry32), so a failing run can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The seed of this run: `MEMA_RELIABILITY_SEED` or the clock, printed so it can be replayed. */
+export function runSeed(label: string): number {
+  const fixed = Deno.env.get("MEMA_RELIABILITY_SEED");
+  const seed = fixed ? Number(fixed) : Date.now() % 1_000_000_007;
+  console.error(`${label}: seed ${seed} (replay with MEMA_RELIABILITY_SEED=${seed})`);
+  return seed;
+}
