@@ -42,3 +42,15 @@ export const SCAN_STALE_DAYS = 14;
  * after removing values, so 0.3 of all words is a safe under-estimate).
  */
 export const PREFILTER_SHARED_SHARE = 0.3;
+/**
+ * Rows of each memory compared at write time. Facts sit in the first rows of a
+ * note; a 2 MiB paste has thousands of rows and must not block the server.
+ */
+export const DETECT_MAX_ROWS = 64;
+/**
+ * Memories longer than this (characters) are documents, not facts: conflict
+ * detection skips them. Measured: a 2 MiB memory of repetitive text took 2.1 s
+ * in the neighbour query alone (the trigram index's position lists), blocking
+ * the server; 100k characters took 0.2 s.
+ */
+export const DETECT_MAX_CONTENT_CHARS = 100_000;

@@ -22,8 +22,10 @@ import { queryTerms } from "../recall/tokens.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import {
+  DETECT_MAX_CONTENT_CHARS,
   DETECT_MAX_NOTICES,
   DETECT_MAX_PAIRS,
+  DETECT_MAX_ROWS,
   DETECT_NEIGHBOURS,
   DETECT_QUERY_TERMS,
   PREFILTER_SHARED_SHARE,
@@ -111,8 +113,9 @@ export function bestPair(
   stages: { assess: PairAssessor; budget: { pairs: number } },
 ): SuspectPair | undefined {
   let best: SuspectPair | undefined;
-  const rowsB = rowsOf(store, b).map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
-  for (const rowA of rowsOf(store, a)) {
+  const rowsB = rowsOf(store, b).slice(0, DETECT_MAX_ROWS)
+    .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
+  for (const rowA of rowsOf(store, a).slice(0, DETECT_MAX_ROWS)) {
     const termsA = new Set(queryTerms(rowA.text));
     for (const { row: rowB, terms: termsB } of rowsB) {
       // Cheap pre-check before the rule stage: rows about the same attribute share words.
@@ -214,7 +217,9 @@ export async function detectConflicts(
   const { store } = ctx;
   const found = store.read(() => {
     const memory = store.getMemory(memoryId);
-    if (!memory || memory.status !== "active") return { suspects: [], checked: 0 };
+    if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
+      return { suspects: [], checked: 0 };
+    }
     const budget = { pairs: DETECT_MAX_PAIRS };
     const suspects: SuspectPair[] = [];
     for (const neighbour of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {

@@ -21,6 +21,7 @@ import { appendLineDurable, nowIso } from "../platform/mod.ts";
 import type { MemoryRecord, ScanItem } from "../store/mod.ts";
 import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";
 import {
+  DETECT_MAX_CONTENT_CHARS,
   DETECT_MAX_PAIRS,
   DETECT_NEIGHBOURS,
   DETECTOR_VERSION,
@@ -95,7 +96,8 @@ export function kickScan(
     // The closure may run again after SQLITE_BUSY, so it only computes; state changes after commit.
     const advanced = store.write(() => {
       const memory = store.getMemory(next.id);
-      const added = memory && memory.status === "active"
+      const added = memory && memory.status === "active" &&
+          memory.content.length <= DETECT_MAX_CONTENT_CHARS
         ? queueSuspects(ctx, memory, round, options.assess)
         : 0;
       store.conflicts.markScanned({

@@ -123,13 +123,26 @@ function cjkBigrams(run: string): string[] {
   return grams;
 }
 
+/**
+ * Longest term used for matching, in code points. A trigram phrase query costs
+ * one lookup per trigram, so a pasted 2,000-character token would cost 2,000;
+ * its first 64 characters match a superset of the same memories.
+ */
+const TERM_MAX_CODE_POINTS = 64;
+
+function capTerm(term: string): string {
+  return term.length <= TERM_MAX_CODE_POINTS
+    ? term
+    : [...term].slice(0, TERM_MAX_CODE_POINTS).join("");
+}
+
 /** The distinct topic-bearing terms of a query. */
 export function queryTerms(query: string): string[] {
   const seen = new Set<string>();
   for (const token of textTokens(query)) {
     if (STOPWORDS.has(token)) continue;
     if (isCjk(token)) { for (const gram of cjkBigrams(token)) seen.add(gram); }
-    else seen.add(stemTerm(token.replace(/['’]s$/u, "")));
+    else seen.add(capTerm(stemTerm(token.replace(/['’]s$/u, ""))));
   }
   return [...seen].filter((term) => term !== "");
 }

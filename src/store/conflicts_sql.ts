@@ -181,7 +181,11 @@ export function updateConflict(
   ).run(...values, id, expectedRevision).changes > 0;
 }
 
-/** Unresolved groups (open or applying) each memory belongs to. */
+/**
+ * Unresolved groups (open or applying) each memory belongs to. CROSS JOIN
+ * pins the order (members of these memories first): with many open groups
+ * the planner otherwise walks every open group.
+ */
 export function selectOpenConflictsOf(
   db: DatabaseSync,
   memoryIds: readonly number[],
@@ -193,7 +197,7 @@ export function selectOpenConflictsOf(
   if (memoryIds.length === 0) return found;
   const rows = db.prepare(
     `SELECT cm.memory_id AS memory_id, c.id AS id, c.status AS status, c.revision AS revision
-     FROM conflict_members cm JOIN conflicts c ON c.id = cm.conflict_id
+     FROM conflict_members cm CROSS JOIN conflicts c ON c.id = cm.conflict_id
      WHERE cm.memory_id IN (SELECT value FROM json_each(?)) AND c.status IN ('open', 'applying')`,
   ).all(JSON.stringify(memoryIds)) as Row[];
   for (const row of rows) {
