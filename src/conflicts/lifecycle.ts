@@ -87,6 +87,22 @@ function loadGroup(ctx: ServiceContext, conflictId: number): ConflictRecord {
   return group;
 }
 
+/** The group at the expected revision, which must be applying (plan steps in progress). */
+function loadApplying(
+  ctx: ServiceContext,
+  input: { conflictId: number; expectedRevision: number },
+): ConflictRecord {
+  const group = loadGroup(ctx, input.conflictId);
+  checkRevision(group, input.expectedRevision);
+  if (group.status !== "applying") {
+    throw new MemaError("invalid_input", `conflict ${group.id} is ${group.status}, not applying`, {
+      field: "conflict_id",
+      hint: group.status === "open" ? "judge it first (memory judge)" : undefined,
+    });
+  }
+  return group;
+}
+
 function checkRevision(group: ConflictRecord, expected: number): void {
   if (group.revision !== expected) {
     throw new MemaError(
@@ -316,18 +332,7 @@ export interface ApplyResult {
  */
 export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): ApplyResult {
   const prepared = ctx.store.read(() => {
-    const group = loadGroup(ctx, input.conflictId);
-    checkRevision(group, input.expectedRevision);
-    if (group.status !== "applying") {
-      throw new MemaError(
-        "invalid_input",
-        `conflict ${group.id} is ${group.status}, not applying`,
-        {
-          field: "conflict_id",
-          hint: group.status === "open" ? "judge it first (memory judge)" : undefined,
-        },
-      );
-    }
+    const group = loadApplying(ctx, input);
     const index = group.plan.findIndex((step) => step.memory_id === input.memoryId);
     if (index < 0) {
       throw new MemaError(
@@ -470,17 +475,7 @@ export function replanConflict(
   },
 ): { conflictId: number; revision: number; plan: PlanStep[] } {
   return ctx.store.write(() => {
-    const group = loadGroup(ctx, input.conflictId);
-    checkRevision(group, input.expectedRevision);
-    if (group.status !== "applying") {
-      throw new MemaError(
-        "invalid_input",
-        `conflict ${group.id} is ${group.status}, not applying`,
-        {
-          field: "conflict_id",
-        },
-      );
-    }
+    const group = loadApplying(ctx, input);
     requireAuthorization(input.authorized, {
       action: "replan_conflict",
       impact: `This replaces the plan of conflict ${group.id}; finished steps stay done.`,
@@ -514,17 +509,7 @@ export function resolveConflict(
   input: { conflictId: number; expectedRevision: number; authorized?: boolean },
 ): { conflictId: number; revision: number; status: "resolved" } {
   return ctx.store.write(() => {
-    const group = loadGroup(ctx, input.conflictId);
-    checkRevision(group, input.expectedRevision);
-    if (group.status !== "applying") {
-      throw new MemaError(
-        "invalid_input",
-        `conflict ${group.id} is ${group.status}, not applying`,
-        {
-          field: "conflict_id",
-        },
-      );
-    }
+    const group = loadApplying(ctx, input);
     const open = group.plan.filter((s) => s.status !== "done");
     if (open.length > 0) {
       throw new MemaError(
