@@ -17,8 +17,9 @@ import { backfillRows, type SemanticIndex } from "./semantic.ts";
 
 /** Runs the embed job: backfill rows, then embed until nothing is left. */
 export async function runEvidenceJob(store: Store, semantic: SemanticIndex): Promise<void> {
+  // Each batch commits on its own; between batches, requests get a turn.
   while (backfillRows(store, ROW_BACKFILL_BATCH) > 0) {
-    // Each batch commits on its own; loop until every memory has rows.
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await semantic.embedPendingRows();
 }

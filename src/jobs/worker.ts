@@ -15,6 +15,10 @@ import type { JobRecord, Store } from "../store/mod.ts";
 import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS } from "./constants.ts";
 import { claimJobs, completeJob, failJob } from "./queue.ts";
 
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Runs one job; throwing schedules a retry. */
 export type JobHandler = (job: JobRecord) => Promise<void> | void;
 
@@ -57,6 +61,9 @@ export function startJobWorker(
     });
     for (const job of jobs) {
       if (stopped) break;
+      // Give requests a turn between jobs: awaiting a handler that is mostly synchronous only
+      // drains microtasks, so without a real yield a backlog would starve the MCP transport.
+      await yieldToEventLoop();
       try {
         await handlers[job.kind](job);
         completeJob(store, job, owner);
