@@ -34,6 +34,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { importTransformers } from "../models/transformers_runtime.ts";
 import { pathExists, readTextIfExists } from "../platform/mod.ts";
 import {
   JUDGE_BATCH_SIZE,
@@ -273,15 +274,7 @@ async function loadModel(
   dtype: JudgeDtype,
 ): Promise<LoadedModel> {
   const index = labelIndexes(modelDir, labels);
-  const transformers = await import("@huggingface/transformers");
-  const env = transformers.env;
-  // Before anything loads: raise the log level first so no info line reaches stdout.
-  env.logLevel = transformers.LogLevel.ERROR;
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.useFSCache = false;
-  env.useBrowserCache = false;
-  env.useWasmCache = false;
+  const transformers = await importTransformers();
   try {
     const tokenizer = await transformers.AutoTokenizer.from_pretrained(modelDir, {
       local_files_only: true,

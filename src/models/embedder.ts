@@ -32,10 +32,9 @@
  * ```
  * @module
  */
-import { cacheDir } from "../config/paths.ts";
 import { MemaError } from "../errors/mod.ts";
 import { pathExists } from "../platform/mod.ts";
-import { prepareModelRuntime } from "./native_libs.ts";
+import { importTransformers } from "./transformers_runtime.ts";
 
 /** What a text is embedded as; decides which prefix (e.g. "query: ") is prepended. */
 export type EmbedKind = "query" | "passage";
@@ -247,24 +246,7 @@ async function loadPipeline(modelDir: string, dtype: EmbedDtype): Promise<Featur
         "or install one with `mema setup --install`",
     });
   }
-  try {
-    // A compiled binary must put the addons' private libraries on real disk first.
-    prepareModelRuntime({ cacheDir: cacheDir() });
-  } catch (error) {
-    throw new MemaError("storage_error", "could not prepare the model runtime's native files", {
-      hint: `check that ${cacheDir()}/native is writable (${error})`,
-      cause: error,
-    });
-  }
-  const transformers = await import("@huggingface/transformers");
-  const env = transformers.env;
-  // Before anything loads: raise the log level first so no info line reaches stdout.
-  env.logLevel = transformers.LogLevel.ERROR;
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.useFSCache = false;
-  env.useBrowserCache = false;
-  env.useWasmCache = false;
+  const transformers = await importTransformers();
   try {
     const extractor = await transformers.pipeline("feature-extraction", modelDir, {
       device: "cpu",

@@ -1,0 +1,39 @@
+/**
+ * The one way mema loads transformers.js: native files prepared first (a
+ * compiled binary must put the addons' private libraries on real disk), then
+ * the library imported lazily (it loads native code at import) and set to
+ * offline, cache-less, quiet operation (it logs with console.log, and stdout
+ * carries MCP frames).
+ *
+ * @example
+ * ```ts
+ * import { importTransformers } from "./src/models/transformers_runtime.ts";
+ * // const transformers = await importTransformers();
+ * ```
+ * @module
+ */
+import { cacheDir } from "../config/paths.ts";
+import { MemaError } from "../errors/mod.ts";
+import { prepareModelRuntime } from "./native_libs.ts";
+
+/** Imports transformers.js configured for local models only. */
+export async function importTransformers(): Promise<typeof import("@huggingface/transformers")> {
+  try {
+    prepareModelRuntime({ cacheDir: cacheDir() });
+  } catch (error) {
+    throw new MemaError("storage_error", "could not prepare the model runtime's native files", {
+      hint: `check that ${cacheDir()}/native is writable (${error})`,
+      cause: error,
+    });
+  }
+  const transformers = await import("@huggingface/transformers");
+  const env = transformers.env;
+  // Before anything loads: raise the log level first so no info line reaches stdout.
+  env.logLevel = transformers.LogLevel.ERROR;
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.useFSCache = false;
+  env.useBrowserCache = false;
+  env.useWasmCache = false;
+  return transformers;
+}
