@@ -18,25 +18,8 @@
 import { parseArgs } from "node:util";
 import { createEmbedder, type Embedder } from "../src/models/embedder.ts";
 import { buildStaticModel } from "../src/models/static_model.ts";
+import { loadLocomo, LOCOMO_DEV, normalizeDiaId, sessionTurns } from "../bench/helpers/locomo.ts";
 
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-interface Question {
-  question: string;
-  evidence: string[];
-  category: number;
-}
-interface Conversation {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: Question[];
-}
-
-const ROOT = new URL("../", import.meta.url).pathname;
 const FLOORS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7];
 const PARAPHRASES: [string, string, string][] = [
   ["car broke down", "automobile stopped working", "she painted the kitchen yellow"],
@@ -48,28 +31,6 @@ const PARAPHRASES: [string, string, string][] = [
   ],
   ["my grandmother passed away", "I lost my grandma", "they bought tickets for the concert"],
 ];
-
-/** Evidence ids are sometimes malformed ("D:11:26", "D30:05"): normalize to "D<s>:<t>". */
-function normalizeDiaId(id: string): string {
-  const numbers = id.match(/\d+/g);
-  if (!numbers || numbers.length < 2) return id.trim();
-  return `D${Number(numbers[0])}:${Number(numbers[1])}`;
-}
-
-function conversationTurns(conversation: Conversation): Turn[] {
-  const out: Turn[] = [];
-  const c = conversation.conversation;
-  for (let session = 1; Array.isArray(c[`session_${session}`]); session++) {
-    out.push(...c[`session_${session}`] as Turn[]);
-  }
-  return out;
-}
-
-function turnContent(turn: Turn): string {
-  return turn.blip_caption
-    ? `${turn.speaker}: ${turn.text} [shared a photo: ${turn.blip_caption}]`
-    : `${turn.speaker}: ${turn.text}`;
-}
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
@@ -104,7 +65,7 @@ async function main(): Promise<void> {
     args: Deno.args,
     options: {
       "model-dir": { type: "string" },
-      data: { type: "string", default: `${ROOT}../shared/bench/locomo/locomo-dev.json` },
+      data: { type: "string", default: LOCOMO_DEV },
     },
   });
   let modelDir = values["model-dir"];
@@ -115,22 +76,22 @@ async function main(): Promise<void> {
   }
   const embedder = createEmbedder({ modelDir, dim: 100, pooling: "mean", normalize: true });
   try {
-    const data = JSON.parse(await Deno.readTextFile(values.data)) as Conversation[];
+    const data = loadLocomo(values.data);
     const evidenceCosines: number[] = [];
     const otherCosines: number[] = [];
     let recallSum = 0;
     let reciprocalRankSum = 0;
     let questions = 0;
     for (const conversation of data) {
-      const turns = conversationTurns(conversation);
-      const turnVectors = await embedder.embed(turns.map(turnContent), "passage");
+      const turns = sessionTurns(conversation);
+      const turnVectors = await embedder.embed(turns.map((turn) => turn.content), "passage");
       const asked = conversation.qa.filter((qa) => qa.category >= 1 && qa.category <= 4);
       const questionVectors = await embedder.embed(asked.map((qa) => qa.question), "query");
       asked.forEach((qa, index) => {
         const evidence = new Set(qa.evidence.map(normalizeDiaId));
         if (evidence.size === 0) return;
         const scored = turns.map((turn, t) => ({
-          id: normalizeDiaId(turn.dia_id),
+          id: turn.diaId,
           score: cosine(questionVectors[index], turnVectors[t]),
         }));
         for (const { id, score } of scored) {
