@@ -106,8 +106,9 @@ export interface DatabaseCounts {
  */
 export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
   // FTS5's integrity-check is issued as an INSERT, so it needs a writable
-  // handle; it reads and compares only.
-  const writable = new DatabaseSync(dbPath);
+  // handle (it reads and compares only). The servers may still be finishing
+  // background jobs, so wait for the write lock like any other writer.
+  const writable = new DatabaseSync(dbPath, { timeout: 15_000 });
   try {
     writable.exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
   } finally {
