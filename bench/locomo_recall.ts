@@ -2,13 +2,15 @@
  * LoCoMo evidence-recall benchmark, run through the real MCP server.
  *
  * Every dialogue turn of each conversation is stored as one memory with
- * `remember` (workspace = the conversation id, event_time = the session date),
- * then every non-adversarial question is asked with `find` (limit 10). A
+ * `remember` (workspace = the conversation id, event_time = the session date,
+ * follows = the previous turn of the same session, as a transcript importer would
+ * link them; `--no-follows` stores unlinked turns), then every non-adversarial question is asked with `find` (limit 10). A
  * question's recall@k is the share of its evidence turns among the top k;
  * MRR uses the rank of the first evidence turn. Prints per-category tables
  * and writes JSON to bench/results/.
  *
  *   deno run -A bench/locomo_recall.ts [--data PATH] [--conversations N] [--label NAME]
+ *     [--no-follows] [--env KEY=VALUE ...]
  *
  * @module
  */
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
       conversations: { type: "string" },
       label: { type: "string", default: "lexical" },
       env: { type: "string", multiple: true, default: [] },
+      "no-follows": { type: "boolean", default: false },
     },
   });
   const data = loadLocomo(values.data);
@@ -79,7 +82,11 @@ async function main(): Promise<void> {
       const idToDia = new Map<number, string>();
       maps.set(conversation.sample_id, idToDia);
       const started = performance.now();
+      let previous: { session: number; id: number } | undefined;
       for (const { turn, time, session, content, diaId } of sessionTurns(conversation)) {
+        const follows = !values["no-follows"] && previous?.session === session
+          ? previous.id
+          : undefined;
         const response = await call(client, "remember", {
           content,
           subject: `${turn.speaker} in session ${session}`,
@@ -87,8 +94,10 @@ async function main(): Promise<void> {
           event_time: time,
           source_type: "document_extracted",
           source_ref: `locomo:${conversation.sample_id}:${turn.dia_id}`,
+          follows,
         });
         idToDia.set(response.data.memory_id, diaId);
+        previous = { session, id: response.data.memory_id };
         stored++;
       }
       ingestMs += performance.now() - started;
@@ -131,6 +140,7 @@ async function main(): Promise<void> {
   const table = scoreTable(scores);
   const summary = {
     label: values.label,
+    follows: !values["no-follows"],
     conversations: selected.map((c) => c.sample_id),
     memories: stored,
     ingest_per_s: Number((stored / (ingestMs / 1000)).toFixed(1)),

@@ -158,12 +158,14 @@ function checkDatabase(
       detail: "this database was created by a SQLite without FTS5; recall uses LIKE",
       fix_hint: "use a SQLite build with FTS5 (Deno's node:sqlite has it)",
     });
-  } else if (probe.ftsRows !== total) {
+  } else if (probe.ftsRows !== total || (probe.wordRows ?? total) !== total) {
     findings.push({
       check_id: "fts.consistency",
       severity: "warning",
       title: "the full-text index is out of step",
-      detail: `${probe.ftsRows} indexed rows for ${total} memories`,
+      detail: `${probe.ftsRows} trigram and ${
+        probe.wordRows ?? "no"
+      } word-index rows for ${total} memories`,
       fix_hint:
         "start `mema serve` once: it rebuilds the full-text index when it opens the database",
     });

@@ -66,6 +66,9 @@ export const MEMORY_ACTIONS = {
       protection_level: z.enum(PROTECTION_LEVELS).optional(),
       status: z.enum(["active", "pending"]).optional(),
       metadata: z.record(z.string(), z.unknown()).optional(),
+      follows: z.number().int().positive().optional().describe(
+        "memory_id this one continues in the same workspace (the turn a reply answers, the previous section)",
+      ),
       authorized: z.boolean().optional().describe(
         "the user approved (needed for source_type user_confirmed)",
       ),

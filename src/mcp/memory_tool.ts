@@ -232,6 +232,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       protectionLevel: data.protection_level,
       status: data.status,
       metadata: data.metadata,
+      follows: data.follows,
       authorized: data.authorized,
     };
     const outcome = writeOrBackup(
@@ -517,7 +518,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 const MEMORY_TOOL_DESCRIPTION =
   `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
 Call as {"action": ..., "data": {...}}. Actions:
-- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?} → {memory_id, version}
+- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version}
 - find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
 - batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
 - read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}

@@ -49,6 +49,8 @@ export function presentResult(
   };
   if (item.matchedTerms.length > 0) result.matched_terms = item.matchedTerms;
   if (item.vectorCosine !== undefined) result.similarity = roundScore(item.vectorCosine);
+  if (memory.follows !== null) result.follows = memory.follows;
+  if (item.carriedFrom !== undefined) result.ranked_by_follows = item.carriedFrom;
   let chars = memory.subject.length;
   if (mode === "hits" && hit?.kind === "spans") {
     result.hit_spans = hit.spans;
@@ -97,6 +99,7 @@ export function presentMemory(memory: MemoryRecord): Record<string, unknown> {
     client: memory.client,
     metadata: memory.metadata,
     superseded_by: memory.supersededBy,
+    follows: memory.follows,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,
   };

@@ -33,6 +33,11 @@ export interface RememberInput {
   protectionLevel?: ProtectionLevel;
   status?: "active" | "pending";
   metadata?: Record<string, unknown>;
+  /**
+   * The memory this one continues in the same workspace: the turn a reply answers, the
+   * section before this one. Recall lets a strong hit lend relevance to what follows it.
+   */
+  follows?: number;
   /** The user approved (required to store a fact as user_confirmed). */
   authorized?: boolean;
 }
@@ -76,6 +81,24 @@ function checkWorkspace(workspace: string): string {
     );
   }
   return canonical;
+}
+
+/** A memory may only follow a stored, not deleted memory of its own workspace. */
+function checkFollows(ctx: ServiceContext, follows: number, workspaceCanonical: string): void {
+  const previous = ctx.store.getMemory(follows);
+  if (!previous || previous.status === "deleted") {
+    throw new MemaError("not_found", `follows names memory ${follows}, which does not exist`, {
+      field: "follows",
+      hint: "pass the memory_id that remember returned for the previous turn or section",
+    });
+  }
+  if (previous.workspaceCanonical !== workspaceCanonical) {
+    throw new MemaError(
+      "invalid_input",
+      `follows names memory ${follows} of workspace "${previous.workspaceCanonical}"; a sequence stays in one workspace`,
+      { field: "follows" },
+    );
+  }
 }
 
 /**
@@ -133,6 +156,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
   const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
 
   return ctx.store.write(() => {
+    if (input.follows !== undefined) checkFollows(ctx, input.follows, workspaceCanonical);
     const existing = ctx.store.findActiveByContent(workspaceCanonical, sha);
     if (existing) {
       return {
@@ -160,6 +184,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
       agentId: ctx.caller.agentId,
       client: ctx.caller.client,
       metadata,
+      follows: input.follows ?? null,
       createdAt: now,
       updatedAt: now,
     });

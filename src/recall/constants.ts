@@ -27,9 +27,10 @@ export const SURFACE_POOL = 50;
 export const LIKE_POOL = 500;
 
 /**
- * Rerank weights. The full-text score is BM25 normalized to the best hit of
- * the pool (0..1). Coverage is the share of query terms present anywhere; the
- * subject and tag terms are the shares present there. Initial values: coverage
+ * Rerank weights. The full-text score is the trigram and word indexes' BM25,
+ * each normalized to its best hit, summed and normalized again (0..1).
+ * Coverage is the share of query terms present anywhere; the subject and tag
+ * terms are the shares present there. Initial values: coverage
  * dominates so that a memory holding every term beats one repeating one term;
  * subject/tag hits are strong signals because the agent chose those words.
  * Measured on the LoCoMo dev split (bench/locomo_recall.ts, 383 questions, R@10 / MRR):
@@ -43,6 +44,16 @@ export const RANK_WEIGHTS = {
   subject: 0.8,
   tags: 0.6,
 } as const;
+
+/**
+ * Weight of a query term found only inside other words ("art" in "party"), against 1
+ * at the start of a word. Not 0: lower-cased identifiers ("getusername") hold their
+ * words inside. LoCoMo dev split, R@10 lexical / hybrid (static model), with follows:
+ * 0 → 0.721 / 0.739; 0.25 → 0.726 / 0.742; 0.5 → 0.727 / 0.739 (MRR 0.531 / 0.548);
+ * 1 (plain substring) → 0.726 / 0.740: neutral there, so chosen for precision on
+ * short terms (tests/recall/follows_test.ts, the word-index case).
+ */
+export const INSIDE_WORD_MATCH = 0.5;
 
 /** Trust nudges (SPEC §4 order). Small: trust orders near-ties, it never beats relevance. */
 export const TRUST_BOOST = {
@@ -87,15 +98,36 @@ export const DEFAULT_SIMILARITY_FLOOR = 0.6;
 /**
  * Weight of the evidence similarity ((cosine − floor) / (1 − floor), 0..1)
  * added to the lexical score; vector-only memories start from their prior.
- * Measured on the LoCoMo dev split with the static model (R@10 / MRR;
- * lexical alone 0.659 / 0.505 before IDF weighting):
- * weight 0.5 floor 0.6 → 0.660 / 0.498 (chosen); 0.5/0.75 → 0.657 / 0.501;
- * 1.0/0.6 → 0.625; 1.0/0.75 → 0.631; 2.0/either → 0.564.
- * Reciprocal-rank fusion (k 60, vector weight 0.5 / 0.25 / 0.1) measured
- * 0.605 / 0.644 / 0.654: it throws away the lexical score's margins, which
- * matter more than the weak static channel adds, so scores are added instead.
+ * Measured on the LoCoMo dev split with the static model (R@10 / MRR):
+ * - before the word index and follows (lexical 0.659 / 0.505): weight 0.5 floor 0.6 →
+ *   0.660 / 0.498; 0.5/0.75 → 0.657 / 0.501; 1.0/0.6 → 0.625; 2.0/either → 0.564.
+ *   Reciprocal-rank fusion (k 60, vector weight 0.5 / 0.25 / 0.1) measured 0.605 / 0.644 /
+ *   0.654: it throws away the lexical score's margins, which matter more than the weak
+ *   static channel adds, so scores are added instead.
+ * - with the word index and follows (lexical 0.726 / 0.530), floor 0.6: weight 0.25 / 0.5 /
+ *   0.75 / 1.0 / 1.5 → 0.730 / 0.731 / 0.737 / 0.737 / 0.726, MRR 0.538 / 0.546 / 0.555 /
+ *   0.552 / 0.543; without follows (lexical 0.679) every weight fell below lexical (0.677 /
+ *   0.675 / 0.668). Weight 0.75 with floor 0.7 / 0.75 → 0.734 / 0.740 with follows,
+ *   0.672 / 0.679 without: the static model's manifest entry sets floor 0.75.
+ * - scoring every lexical candidate's rows exactly (not only the top-k rows) lowered it:
+ *   0.668 without follows, 0.720 with, so the vector channel stays a top-k search.
  */
-export const HYBRID_VECTOR_WEIGHT = 0.5;
+export const HYBRID_VECTOR_WEIGHT = 0.75;
+
+/**
+ * Share of a memory's score that the memory following it (`follows`) inherits when
+ * that is more than its own (src/recall/follows.ts). Measured on the LoCoMo dev split
+ * (each turn stored with `follows` = the previous turn of its session; R@10 / MRR):
+ * - a simulation over the same candidates first: adding the share instead of taking the
+ *   larger (+0.25 / +0.35 / +0.5 × score) gave 0.682 / 0.696 / 0.695 with MRR falling to
+ *   0.475 (every reply climbs, answer or not); carrying backwards to the memory before a
+ *   hit added nothing.
+ * - then the real ranking, lexical / hybrid (static model, weight 0.75, floor 0.6):
+ *   0 → 0.679 / 0.674; 0.5 → 0.714 / 0.708; 0.6 → 0.722 / 0.726; 0.7 → 0.726 / 0.737
+ *   (MRR 0.530 / 0.555); 0.8 → 0.726 / 0.734; 0.9 → 0.723 / 0.730. 0.7: the top of the
+ *   plateau; each of the three conversations is above 0.70 from 0.6 to 0.8.
+ */
+export const FOLLOWS_CARRY = 0.7;
 
 /** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
 export const HITS_FULL_COVERAGE = 0.5;

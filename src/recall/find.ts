@@ -15,8 +15,9 @@ import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
+import { carryToFollowers } from "./follows.ts";
 import { vectorCandidates } from "./vector.ts";
-import { lexicalCandidates } from "./lexical.ts";
+import { lexicalCandidates, queryWords } from "./lexical.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
 
@@ -125,9 +126,13 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       };
     }
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
-    const candidates = lexicalCandidates(ctx.store, terms, { filters, pool });
+    const candidates = lexicalCandidates(ctx.store, terms, {
+      filters,
+      pool,
+      words: queryWords(query),
+    });
     const records = ctx.store.getMemories(candidates.ids);
-    let ranked = rankCandidates([...records.values()], { terms, bm25: candidates.bm25, now });
+    let ranked = rankCandidates([...records.values()], { terms, text: candidates.text, now });
     let total = candidates.total;
     if (input.queryVector) {
       const fused = fuseWithVectors(ctx, ranked, {
@@ -139,6 +144,9 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       total += fused.vectorOnly;
       ranked = fused.ranked;
     }
+    const carried = carryToFollowers(ctx.store, ranked, filters);
+    ranked = carried.ranked;
+    total += carried.added;
     const items = ranked.slice(offset, offset + limit);
     const page: FindPage = {
       items,

@@ -5,19 +5,20 @@
  * @example
  * ```ts
  * import { rankCandidates } from "./src/recall/rank.ts";
- * // rankCandidates(records, { terms: ["deploy"], bm25: new Map(), now: Date.now() });
+ * // rankCandidates(records, { terms: ["deploy"], text: new Map(), now: Date.now() });
  * ```
  * @module
  */
 import type { MemoryRecord } from "../store/mod.ts";
 import {
+  INSIDE_WORD_MATCH,
   LOCKED_BOOST,
   RANK_WEIGHTS,
   RECENCY_BOOST,
   SUPERSEDED_PENALTY,
   TRUST_BOOST,
 } from "./constants.ts";
-import { textTokens } from "./tokens.ts";
+import { isCjk, textTokens } from "./tokens.ts";
 
 /** A memory with its score and the parts that made it. */
 export interface RankedMemory {
@@ -29,6 +30,8 @@ export interface RankedMemory {
   vectorCosine?: number;
   /** Evidence rows the vector channel matched, best first. */
   vectorRowIds?: number[];
+  /** Ranked by the relevance of the memory it follows (sequence context). */
+  carriedFrom?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -51,16 +54,35 @@ export function priorBoost(memory: MemoryRecord, now: number): number {
 function weightedShare(
   terms: readonly string[],
   weights: ReadonlyMap<string, number>,
-  has: (term: string) => boolean,
+  strength: (term: string) => number,
 ): number {
   let total = 0;
   let found = 0;
   for (const term of terms) {
     const weight = weights.get(term) ?? 1;
     total += weight;
-    if (has(term)) found += weight;
+    found += weight * strength(term);
   }
   return total === 0 ? 0 : found / total;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * How well `text` holds `term`: 1 where a word starts with it (a stem matches its
+ * inflections, "paint" in "painting"), {@link INSIDE_WORD_MATCH} when it only occurs
+ * inside other words ("art" in "party"), 0 when absent. CJK has no word boundaries, so
+ * any occurrence of a CJK term is a full match.
+ */
+export function matchStrength(text: string, term: string): number {
+  let at = text.indexOf(term);
+  if (at < 0) return 0;
+  if (isCjk(term)) return 1;
+  while (at >= 0) {
+    if (at === 0 || !WORD_CHAR.test(text[at - 1])) return 1;
+    at = text.indexOf(term, at + 1);
+  }
+  return INSIDE_WORD_MATCH;
 }
 
 interface Fields {
@@ -68,7 +90,8 @@ interface Fields {
   subject: string;
   content: string;
   tagTokens: Set<string>;
-  matchedTerms: string[];
+  /** Query terms the memory holds, with their {@link matchStrength}. */
+  strengths: Map<string, number>;
 }
 
 /**
@@ -80,43 +103,44 @@ interface Fields {
  */
 export function rankCandidates(
   records: readonly MemoryRecord[],
-  options: { terms: readonly string[]; bm25: ReadonlyMap<number, number>; now: number },
+  options: { terms: readonly string[]; text: ReadonlyMap<number, number>; now: number },
 ): RankedMemory[] {
-  const { terms, bm25, now } = options;
-  let best = 0;
-  for (const value of bm25.values()) best = Math.max(best, -value);
+  const { terms, now } = options;
   const fields: Fields[] = [];
   const documentFrequency = new Map<string, number>();
   for (const memory of records) {
     const subject = memory.subject.normalize("NFKC").toLowerCase();
     const content = memory.content.normalize("NFKC").toLowerCase();
     const tagTokens = new Set(memory.tags.flatMap((tag) => [tag, ...textTokens(tag)]));
-    const matchedTerms = terms.filter((term) =>
-      subject.includes(term) || content.includes(term) ||
-      memory.tags.some((tag) => tag.includes(term))
-    );
-    if (matchedTerms.length === 0) continue;
-    for (const term of matchedTerms) {
+    const strengths = new Map<string, number>();
+    for (const term of terms) {
+      const strength = Math.max(
+        matchStrength(subject, term),
+        matchStrength(content, term),
+        ...memory.tags.map((tag) => matchStrength(tag, term)),
+      );
+      if (strength > 0) strengths.set(term, strength);
+    }
+    if (strengths.size === 0) continue;
+    for (const term of strengths.keys()) {
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
-    fields.push({ memory, subject, content, tagTokens, matchedTerms });
+    fields.push({ memory, subject, content, tagTokens, strengths });
   }
   const pool = fields.length;
   const weights = new Map(
     terms.map((term) => [term, Math.log(1 + pool / (documentFrequency.get(term) ?? 1))]),
   );
   const ranked: RankedMemory[] = [];
-  for (const { memory, subject, tagTokens, matchedTerms } of fields) {
-    const matched = new Set(matchedTerms);
-    const coverage = weightedShare(terms, weights, (term) => matched.has(term));
-    const subjectShare = weightedShare(terms, weights, (term) => subject.includes(term));
-    const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term));
-    const raw = bm25.get(memory.id);
-    const text = raw === undefined || best === 0 ? 0 : -raw / best;
+  for (const { memory, subject, tagTokens, strengths } of fields) {
+    const coverage = weightedShare(terms, weights, (term) => strengths.get(term) ?? 0);
+    const subjectShare = weightedShare(terms, weights, (term) => matchStrength(subject, term));
+    const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term) ? 1 : 0);
+    const text = options.text.get(memory.id) ?? 0;
     const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +
       RANK_WEIGHTS.subject * subjectShare + RANK_WEIGHTS.tags * tagShare +
       priorBoost(memory, now);
-    ranked.push({ memory, score, coverage, matchedTerms });
+    ranked.push({ memory, score, coverage, matchedTerms: [...strengths.keys()] });
   }
   ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
   return ranked;

@@ -98,6 +98,11 @@ const STOPWORDS = new Set([
   "啊",
 ]);
 
+/** True for the function words queries drop. */
+export function isStopword(token: string): boolean {
+  return STOPWORDS.has(token);
+}
+
 /** True when the token is written in a CJK script. */
 export function isCjk(token: string): boolean {
   return CJK_ONLY.test(token);

@@ -18,7 +18,7 @@ type Row = Record<string, unknown>;
 
 const MEMORY_COLUMNS = `id, subject, content, content_sha, tags, workspace, workspace_canonical,
   source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
-  agent_id, client, metadata, superseded_by, created_at, updated_at`;
+  agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
 
 /** Converts a `memories` row into a record. */
 export function toMemoryRecord(row: Row): MemoryRecord {
@@ -42,6 +42,7 @@ export function toMemoryRecord(row: Row): MemoryRecord {
     client: String(row.client),
     metadata: JSON.parse(String(row.metadata)) as Record<string, unknown>,
     supersededBy: row.superseded_by === null ? null : Number(row.superseded_by),
+    follows: row.follows === null ? null : Number(row.follows),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -52,8 +53,8 @@ export function insertMemory(db: DatabaseSync, memory: NewMemory): number {
   const result = db.prepare(
     `INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
        source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
-       version, agent_id, client, metadata, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+       version, agent_id, client, metadata, follows, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
   ).run(
     memory.subject,
     memory.content,
@@ -71,6 +72,7 @@ export function insertMemory(db: DatabaseSync, memory: NewMemory): number {
     memory.agentId,
     memory.client,
     JSON.stringify(memory.metadata),
+    memory.follows,
     memory.createdAt,
     memory.updatedAt,
   );

@@ -194,6 +194,11 @@ export class Store {
     return recall.selectFtsHits(this.#connection.db, match, filters, limit);
   }
 
+  /** Hits of the stemmed word index; present whenever `capabilities.fts` is. */
+  wordHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
+    return recall.selectWordHits(this.#connection.db, match, filters, limit);
+  }
+
   countFtsHits(match: string, filters: RecallFilters): number {
     return recall.countFtsHits(this.#connection.db, match, filters);
   }
@@ -225,6 +230,11 @@ export class Store {
   /** Of `ids`, those passing the filters, mapped to their current version. */
   filterMemoryIds(ids: readonly number[], filters: RecallFilters): Map<number, number> {
     return recall.selectFilteredVersions(this.#connection.db, ids, filters);
+  }
+
+  /** Memories passing the filters that follow one of `ids`, mapped to the id they follow. */
+  followersOf(ids: readonly number[], filters: RecallFilters): Map<number, number> {
+    return recall.selectFollowers(this.#connection.db, ids, filters);
   }
 
   countFiltered(filters: RecallFilters): number {
@@ -429,6 +439,8 @@ export interface DatabaseProbe {
   fts: string | undefined;
   counts: Record<string, number>;
   ftsRows: number | undefined;
+  /** Generation 5+: rows of the stemmed word index. */
+  wordRows?: number;
   quickCheck?: string;
   /** Generation 2+: evidence and job facts. */
   evidence?: {
@@ -460,6 +472,12 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
       };
       ftsRows = Number(row.n);
     }
+    let wordRows: number | undefined;
+    if (fts === "trigram" && generation >= 5) {
+      const row = connection.db.prepare("SELECT count(*) AS n FROM memories_words_docsize")
+        .get() as { n: number };
+      wordRows = Number(row.n);
+    }
     let quickCheck: string | undefined;
     if (options.deep) {
       const rows = connection.db.prepare("PRAGMA quick_check").all() as { quick_check: string }[];
@@ -488,6 +506,7 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
       fts,
       counts,
       ftsRows,
+      wordRows,
       quickCheck,
       evidence: evidenceFacts,
       conflicts: backlog,

@@ -67,6 +67,30 @@ export function selectFtsHits(
   return rows.map((row) => ({ id: Number(row.id), bm25: Number(row.score) }));
 }
 
+/** Best matches in the stemmed word index (`memories_words`), best first. */
+export function selectWordHits(
+  db: DatabaseSync,
+  match: string,
+  filters: RecallFilters,
+  limit: number,
+): LexicalHit[] {
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT m.id AS id, bm25(memories_words, ?, ?, ?) AS score
+     FROM memories_words JOIN memories m ON m.id = memories_words.rowid
+     WHERE memories_words MATCH ? AND ${where}
+     ORDER BY score LIMIT ?`,
+  ).all(
+    BM25_WEIGHTS.subject,
+    BM25_WEIGHTS.tags,
+    BM25_WEIGHTS.content,
+    match,
+    ...values,
+    limit,
+  ) as Row[];
+  return rows.map((row) => ({ id: Number(row.id), bm25: Number(row.score) }));
+}
+
 /** How many memories match an FTS5 expression under the filters. */
 export function countFtsHits(db: DatabaseSync, match: string, filters: RecallFilters): number {
   const { where, values } = filterSql(filters);
@@ -172,5 +196,22 @@ export function selectFilteredVersions(
      WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where}`,
   ).all(JSON.stringify(ids), ...values) as Row[];
   for (const row of rows) found.set(Number(row.id), Number(row.version));
+  return found;
+}
+
+/** Memories passing the filters that follow one of `ids`: follower id → the id it follows. */
+export function selectFollowers(
+  db: DatabaseSync,
+  ids: readonly number[],
+  filters: RecallFilters,
+): Map<number, number> {
+  const found = new Map<number, number>();
+  if (ids.length === 0) return found;
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT m.id AS id, m.follows AS follows FROM memories m
+     WHERE m.follows IN (SELECT value FROM json_each(?)) AND ${where}`,
+  ).all(JSON.stringify(ids), ...values) as Row[];
+  for (const row of rows) found.set(Number(row.id), Number(row.follows));
   return found;
 }

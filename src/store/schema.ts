@@ -241,6 +241,39 @@ CREATE TABLE scan_queue (
 CREATE INDEX scan_queue_pending ON scan_queue(status, score DESC, id);
 `;
 
+// Sequences (SPEC §6 episode context): a memory may name the memory it follows, a
+// conversation turn the one it answers, a document section the one before it.
+const SEQUENCES = `
+ALTER TABLE memories ADD COLUMN follows INTEGER REFERENCES memories(id);
+CREATE INDEX memories_by_follows ON memories(follows) WHERE follows IS NOT NULL;
+`;
+
+// A word-level index with English (Porter) stemming next to the trigram one: the trigram
+// index matches substrings in any script, this one scores whole words and their inflections
+// ("painted" finds "paints") with a real per-word BM25.
+const WORD_FTS_TABLES = `
+CREATE VIRTUAL TABLE memories_words USING fts5(
+  subject, tags, content,
+  content = 'memories', content_rowid = 'id',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_words_insert AFTER INSERT ON memories BEGIN
+  INSERT INTO memories_words(rowid, subject, tags, content)
+  VALUES (new.id, new.subject, new.tags, new.content);
+END;
+CREATE TRIGGER memories_words_delete AFTER DELETE ON memories BEGIN
+  INSERT INTO memories_words(memories_words, rowid, subject, tags, content)
+  VALUES ('delete', old.id, old.subject, old.tags, old.content);
+END;
+CREATE TRIGGER memories_words_update AFTER UPDATE OF subject, tags, content ON memories BEGIN
+  INSERT INTO memories_words(memories_words, rowid, subject, tags, content)
+  VALUES ('delete', old.id, old.subject, old.tags, old.content);
+  INSERT INTO memories_words(rowid, subject, tags, content)
+  VALUES (new.id, new.subject, new.tags, new.content);
+END;
+INSERT INTO memories_words(memories_words) VALUES ('rebuild');
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -281,6 +314,16 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "conflict groups, notices and the scheduled scan",
     apply(connection) {
       connection.db.exec(CONFLICTS);
+    },
+  },
+  {
+    generation: 5,
+    kind: "additive",
+    description: "memory sequences (follows) and the stemmed word index",
+    apply(connection) {
+      connection.db.exec(SEQUENCES);
+      // Without FTS5 there is no trigram index either; recall stays on LIKE.
+      if (getMeta(connection, "fts") === "trigram") connection.db.exec(WORD_FTS_TABLES);
     },
   },
 ];
@@ -377,12 +420,15 @@ export function prepareSchema(connection: SqliteConnection): SchemaState {
 export function repairFtsIfNeeded(connection: SqliteConnection): boolean {
   if (getMeta(connection, "fts") !== "trigram") return false;
   const count = (sql: string) => Number((connection.db.prepare(sql).get() as { n: number }).n);
-  if (
-    count("SELECT count(*) AS n FROM memories") ===
-      count("SELECT count(*) AS n FROM memories_fts_docsize")
-  ) return false;
+  const memories = count("SELECT count(*) AS n FROM memories");
+  const stale = ["memories_fts", "memories_words"].filter((table) =>
+    count(`SELECT count(*) AS n FROM ${table}_docsize`) !== memories
+  );
+  if (stale.length === 0) return false;
   connection.write(() => {
-    connection.db.exec("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')");
+    for (const table of stale) {
+      connection.db.exec(`INSERT INTO ${table}(${table}) VALUES ('rebuild')`);
+    }
   });
   return true;
 }

@@ -45,6 +45,8 @@ export interface MemoryRecord {
   client: string;
   metadata: Record<string, unknown>;
   supersededBy: number | null;
+  /** The memory this one continues (a reply's question, a section's predecessor). */
+  follows: number | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -97,6 +97,30 @@ Deno.test("e2e: every bad input gets a clear error and leaves the database uncha
         error: "identity_mismatch",
         field: "agent_id",
       },
+      {
+        args: {
+          action: "remember",
+          data: { content: "c", subject: "s", workspace: "w", follows: 0 },
+        },
+        error: "invalid_input",
+        field: "follows",
+      },
+      {
+        args: {
+          action: "remember",
+          data: { content: "c", subject: "s", workspace: "w", follows: 987654 },
+        },
+        error: "not_found",
+        field: "follows",
+      },
+      {
+        args: {
+          action: "remember",
+          data: { content: "c", subject: "s", workspace: "elsewhere", follows: id },
+        },
+        error: "invalid_input",
+        field: "follows",
+      },
       { args: { action: "find", data: { limit: 101 } }, error: "invalid_input", field: "limit" },
       { args: { action: "find", data: { limit: "5" } }, error: "invalid_input", field: "limit" },
       { args: { action: "find", data: { offset: -1 } }, error: "invalid_input", field: "offset" },

@@ -181,3 +181,36 @@ Deno.test("e2e: batch_find, batch_read, tags_only, status and help", async () =>
     home.cleanup();
   }
 });
+
+Deno.test("e2e: turns stored with follows: the answer is recalled through its question", async () => {
+  const home = makeTempHome();
+  const server = await startServer(home);
+  try {
+    const question = await server.call("remember", {
+      content: "Caroline: Where did you go camping last summer?",
+      subject: "chat",
+      workspace: "friends",
+    });
+    const answer = await server.call("remember", {
+      content: "Melanie: Up near Lake Tahoe, by the water. The kids swam every day.",
+      subject: "chat",
+      workspace: "friends",
+      follows: question.data.memory_id,
+    });
+    assert.equal(answer.ok, true, JSON.stringify(answer.data));
+    const found = await server.call("find", {
+      query: "where did they go camping",
+      workspace: "friends",
+    });
+    const ids = found.data.results.map((r: { memory_id: number }) => r.memory_id);
+    assert.deepEqual(ids, [question.data.memory_id, answer.data.memory_id]);
+    const carried = found.data.results[1];
+    assert.equal(carried.follows, question.data.memory_id);
+    assert.equal(carried.ranked_by_follows, question.data.memory_id);
+    const read = await server.call("read", { memory_id: answer.data.memory_id });
+    assert.equal(read.data.follows, question.data.memory_id);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});

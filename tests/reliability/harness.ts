@@ -82,7 +82,8 @@ export function fullSnapshot(dbPath: string): string {
   return withDatabase(dbPath, (db) => {
     const tables = (db.prepare(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-         AND name NOT LIKE 'memories_fts%' AND name NOT LIKE 'memory_row_vec%'
+         AND name NOT LIKE 'memories_fts%' AND name NOT LIKE 'memories_words%'
+         AND name NOT LIKE 'memory_row_vec%'
          AND name != 'jobs' ORDER BY name`,
     ).all() as { name: string }[]).map((row) => row.name);
     return tables.map((table) =>
@@ -111,6 +112,9 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
   const writable = new DatabaseSync(dbPath, { timeout: 15_000 });
   try {
     writable.exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
+    writable.exec(
+      "INSERT INTO memories_words(memories_words, rank) VALUES ('integrity-check', 1)",
+    );
   } finally {
     writable.close();
   }
@@ -120,6 +124,11 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     const memories = count("SELECT count(*) AS n FROM memories");
     assert.equal(count("SELECT count(*) AS n FROM memories_fts_docsize"), memories, "FTS rows");
+    assert.equal(
+      count("SELECT count(*) AS n FROM memories_words_docsize"),
+      memories,
+      "word index rows",
+    );
     assert.equal(
       count(
         `SELECT count(*) AS n FROM memory_rows r JOIN memories m ON m.id = r.memory_id

@@ -4,6 +4,7 @@ import { MemaError } from "../../src/errors/mod.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { openStore, SCHEMA_GENERATION } from "../../src/store/mod.ts";
+import { MIGRATIONS, setMeta } from "../../src/store/schema.ts";
 import { openConnection } from "../../src/store/sqlite_connection.ts";
 import { openTestContext } from "../helpers/context.ts";
 
@@ -109,6 +110,13 @@ Deno.test("an out-of-step full-text index is rebuilt at open", async () => {
     const reopened = await openStore(path, { cacheDir: `${dir}/cache` });
     assert.equal(reopened.ftsHits('"walrus"', { statuses: ["active"] }, 5).length, 1);
     reopened.close();
+    // The word index on its own, too.
+    const again = new DatabaseSync(path);
+    again.exec("INSERT INTO memories_words(memories_words) VALUES ('delete-all')");
+    again.close();
+    const repaired = await openStore(path, { cacheDir: `${dir}/cache` });
+    assert.equal(repaired.wordHits('"fact"', { statuses: ["active"] }, 5).length, 1);
+    repaired.close();
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
@@ -148,6 +156,45 @@ Deno.test("a write retries while another process holds the write lock", async ()
     assert.equal(rows.length, 2);
     assert.ok(waited > 50, `waited ${waited} ms`);
     waiter.close();
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a generation-4 database is upgraded in place: sequences and the word index", async () => {
+  const dir = tempDir();
+  const path = `${dir}/old.sqlite3`;
+  try {
+    // Build the file exactly as generation 4 left it, with one stored memory.
+    const connection = openConnection(path, {});
+    connection.write(() => {
+      for (const migration of MIGRATIONS.filter((m) => m.generation <= 4)) {
+        migration.apply(connection);
+      }
+      setMeta(connection, "schema_generation", "4");
+      connection.db.exec(
+        `INSERT INTO memories (subject, content, content_sha, workspace, workspace_canonical,
+           source_type, ingest_time, agent_id, client, created_at, updated_at)
+         VALUES ('hobby', 'Caroline paints sunsets.', 'x', 'w', 'w', 'agent_generated',
+           '2025-01-01T00:00:00.000Z', 'a', 'c', '2025-01-01T00:00:00.000Z',
+           '2025-01-01T00:00:00.000Z')`,
+      );
+    });
+    connection.close();
+
+    const store = await openStore(path, { cacheDir: `${dir}/cache` });
+    try {
+      assert.deepEqual(store.schema.migrated, [5]);
+      assert.equal(store.schema.generation, SCHEMA_GENERATION);
+      const old = store.getMemory(1);
+      assert.equal(old?.follows, null);
+      // The word index was filled from the rows already there.
+      assert.deepEqual(store.wordHits('"painted"', { statuses: ["active"] }, 5).map((h) => h.id), [
+        1,
+      ]);
+    } finally {
+      store.close();
+    }
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
