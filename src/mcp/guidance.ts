@@ -8,7 +8,7 @@
 export const AGENT_ONBOARDING =
   `You have a long-term memory: the mema MCP tools. Use them instead of re-reading notes.
 
-What to store (memory remember): durable facts that will matter in a later session — decisions, preferences, conventions, names and roles, deadlines, versions, addresses, how-tos, open todos (tag them "todo"). One fact or one coherent note per memory, verbatim (do not paraphrase what the user said), with a short subject, the project as workspace ("default" for facts that hold everywhere), a few tags, and event_time when the fact became true. Do not store secrets, passwords or tokens, nor chit-chat.
+What to store (memory remember): durable facts that will matter in a later session — decisions, preferences, conventions, names and roles, deadlines, versions, addresses, how-tos, open todos (tag them "todo"). One fact or one coherent note per memory, verbatim (do not paraphrase what the user said), with a short subject, the project as workspace ("default" for facts that hold everywhere), a few tags, and event_time when the fact became true. Do not store secrets, passwords or tokens, nor chit-chat. When you store a conversation turn by turn or a document section by section, pass follows: <memory_id of the previous turn or section>, so a reply is found through the question it answers.
 
 When to search (memory find / batch_find): at the start of a task, before you answer from memory, and before storing (search first, then update the existing memory rather than adding a near-copy). Results are previews; read a span or use content_mode "hits" for the exact passages. The size block tells you what the answer cost.
 

@@ -40,6 +40,20 @@ export type BackupEntry =
   | { id: string; at: string; caller: CallerIdentity; action: "remember"; input: RememberInput }
   | { id: string; at: string; caller: CallerIdentity; action: "update"; input: UpdateInput };
 
+/**
+ * Replays a saved remember. Its `follows` was not checked when it was saved (the
+ * database could not be written); a link that no longer resolves is a recall hint
+ * lost, not a reason to lose the acknowledged fact, so the fact is stored without it.
+ */
+function replayRemember(ctx: ServiceContext, input: RememberInput): number {
+  try {
+    return rememberMemory(ctx, { ...input, authorized: true }).memoryId;
+  } catch (error) {
+    if (!(error instanceof MemaError) || error.field !== "follows") throw error;
+    return rememberMemory(ctx, { ...input, follows: undefined, authorized: true }).memoryId;
+  }
+}
+
 /** Where the backup goes: beside the database unless configured otherwise. */
 export function defaultBackupPath(dbPath: string): string {
   return `${dbPath}.backup.jsonl`;
@@ -181,7 +195,7 @@ export function replayBackup(
       const memoryId = ctx.store.write(() => {
         if (ctx.store.replayOutcome(entry.id)) return undefined;
         const id = entry.action === "remember"
-          ? rememberMemory(as, { ...entry.input, authorized: true }).memoryId
+          ? replayRemember(as, entry.input)
           : updateMemory(as, { ...entry.input, authorized: true }).memoryId;
         ctx.store.logReplay({
           entryId: entry.id,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
 import { AuthorizationRequired } from "../../src/govern/authorization.ts";
 import { contentSha } from "../../src/memory/content_hash.ts";
+import { replayBackup } from "../../src/memory/backup.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openTestContext, snapshotDatabase } from "../helpers/context.ts";
 
@@ -141,6 +142,29 @@ Deno.test("remember rejects bad input and writes nothing", async () => {
       );
     }
     assert.equal(snapshotDatabase(t.dbPath), before);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("a backed-up remember whose follows no longer resolves is replayed without the link", async () => {
+  const t = await openTestContext();
+  try {
+    const backupPath = `${t.dir}/mema.sqlite3.backup.jsonl`;
+    t.ctx.settings.backupPath = backupPath;
+    const entry = {
+      id: "entry-1",
+      at: "2025-01-01T00:00:00.000Z",
+      caller: t.ctx.caller,
+      action: "remember",
+      input: { content: "Melanie: Lake Tahoe.", subject: "chat", workspace: "w", follows: 4242 },
+    };
+    Deno.writeTextFileSync(backupPath, JSON.stringify(entry) + "\n");
+    const report = replayBackup(t.ctx, { dryRun: false, authorized: true, limit: 10, offset: 0 });
+    assert.deepEqual([report.applied, report.rejected], [1, 0]);
+    const stored = t.store.getMemory(report.items[0].memoryId!);
+    assert.equal(stored?.content, "Melanie: Lake Tahoe.");
+    assert.equal(stored?.follows, null);
   } finally {
     t.cleanup();
   }
