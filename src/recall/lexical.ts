@@ -12,7 +12,7 @@
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
-import { LIKE_POOL, SURFACE_POOL } from "./constants.ts";
+import { LIKE_POOL, SURFACE_POOL, WORD_POOL_SHARE } from "./constants.ts";
 import { codePoints, isCjk, isStopword, textTokens } from "./tokens.ts";
 
 /** One FTS5 phrase, quoted so no query text is read as FTS syntax. */
@@ -78,7 +78,9 @@ export function lexicalCandidates(
   const wordScores = new Map<number, number>();
   if (options.words && options.words.length > 0) {
     const match = options.words.map(ftsPhrase).join(" OR ");
-    for (const hit of store.wordHits(match, filters, pool)) wordScores.set(hit.id, hit.bm25);
+    for (const hit of store.wordHits(match, filters, Math.ceil(pool * WORD_POOL_SHARE))) {
+      wordScores.set(hit.id, hit.bm25);
+    }
   }
   const ids = [...new Set([...bm25.keys(), ...wordScores.keys()])];
   const seen = new Set(ids);
