@@ -15,7 +15,11 @@
  *   configured): `find` (embedding included) and `remember`;
  * - database size (main file + WAL) and peak RSS of the benchmark process and the server.
  *
- *   deno run -A bench/scale.ts [--sizes 1000,10000,100000] [--queries 300] [--seed 7]
+ *   deno run -A bench/scale.ts [--sizes 1000,10000,100000] [--queries 300] [--seed 7] [--drain]
+ *
+ * `--drain` measures the MCP sample a second time once the server's background job queue
+ * (conflict detection and embedding of what the bulk ingest stored) is empty, so request cost
+ * and queueing behind background work are reported apart.
  *
  * Prints a table and writes bench/results/scale.json. Never asserts timings.
  * @module
@@ -52,6 +56,8 @@ interface SizeOptions {
   queries: number;
   rememberSample: number;
   mcpSample: number;
+  /** Also measure MCP once the background job queue is empty. */
+  drain: boolean;
   seed: number;
   modelsDir: string;
 }
@@ -65,6 +71,35 @@ function toInput(note: GeneratedNote): RememberInput {
     eventTime: note.eventTime,
     sourceType: "agent_generated",
   };
+}
+
+/** `find` then `remember` timings through MCP (warm-up queries not counted). */
+async function mcpSample(
+  server: Awaited<ReturnType<typeof startMemaServer>>,
+  queries: readonly string[],
+  notes: NoteGenerator,
+  size: number,
+): Promise<{ findMs: number[]; rememberMs: number[] }> {
+  const findMs: number[] = [];
+  const rememberMs: number[] = [];
+  for (const [index, query] of queries.slice(0, size + WARMUP_QUERIES).entries()) {
+    const { ms } = await timedAsync(() => server.call("memory", "find", { query, limit: 10 }));
+    if (index >= WARMUP_QUERIES) findMs.push(ms);
+  }
+  for (let i = 0; i < size; i++) {
+    const note = notes.next();
+    const { ms } = await timedAsync(() =>
+      server.call("memory", "remember", {
+        subject: note.subject,
+        content: note.content,
+        workspace: note.workspace,
+        tags: note.tags,
+        event_time: note.eventTime,
+      })
+    );
+    rememberMs.push(ms);
+  }
+  return { findMs, rememberMs };
 }
 
 /** Runs one size in this process and returns its measurements. */
@@ -175,30 +210,26 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
     let mcp: Record<string, unknown>;
     try {
       const indexState = await server.waitForIndex();
-      const mcpFindMs: number[] = [];
-      const mcpRememberMs: number[] = [];
-      const sample = queries.slice(0, options.mcpSample + WARMUP_QUERIES);
-      for (const [index, query] of sample.entries()) {
-        const { ms } = await timedAsync(() => server.call("memory", "find", { query, limit: 10 }));
-        if (index >= WARMUP_QUERIES) mcpFindMs.push(ms);
-      }
-      for (let i = 0; i < options.mcpSample; i++) {
-        const note = notes.next();
-        const { ms } = await timedAsync(() =>
-          server.call("memory", "remember", {
-            subject: note.subject,
-            content: note.content,
-            workspace: note.workspace,
-            tags: note.tags,
-            event_time: note.eventTime,
-          })
-        );
-        mcpRememberMs.push(ms);
+      // First while the server still works through the jobs the bulk ingest queued (what a
+      // freshly imported library feels like), then, with --drain, once the queue is empty.
+      const busy = await mcpSample(server, queries, notes, options.mcpSample);
+      let quiet: Record<string, unknown> | undefined;
+      if (options.drain) {
+        const drained = await timedAsync(() => server.waitForJobs());
+        log(`job backlog drained in ${(drained.ms / 1000).toFixed(1)} s (${drained.value})`);
+        const sample = await mcpSample(server, queries, notes, options.mcpSample);
+        quiet = {
+          drain_s: Number((drained.ms / 1000).toFixed(1)),
+          drained: drained.value,
+          find_ms: summarize(sample.findMs),
+          remember_ms: summarize(sample.rememberMs),
+        };
       }
       mcp = {
         index_state: indexState,
-        find_ms: summarize(mcpFindMs),
-        remember_ms: summarize(mcpRememberMs),
+        find_ms: summarize(busy.findMs),
+        remember_ms: summarize(busy.rememberMs),
+        quiet,
         server_peak_rss_mb: Number(((server.peakRss() ?? NaN) / 2 ** 20).toFixed(1)),
       };
     } finally {
@@ -255,6 +286,7 @@ async function main(): Promise<void> {
       queries: { type: "string", default: "300" },
       "remember-sample": { type: "string", default: "300" },
       "mcp-sample": { type: "string", default: "100" },
+      drain: { type: "boolean", default: false },
       seed: { type: "string", default: "7" },
       "models-dir": { type: "string" },
       child: { type: "string" },
@@ -268,6 +300,7 @@ async function main(): Promise<void> {
     queries: Number(values.queries),
     rememberSample: Number(values["remember-sample"]),
     mcpSample: Number(values["mcp-sample"]),
+    drain: values.drain,
     seed: Number(values.seed),
     modelsDir,
   };
@@ -297,6 +330,7 @@ async function main(): Promise<void> {
         values.seed,
         "--models-dir",
         modelsDir,
+        ...(values.drain ? ["--drain"] : []),
       ],
       stdout: "piped",
       stderr: "inherit",
@@ -322,6 +356,9 @@ async function main(): Promise<void> {
     memories: r.size,
     "MCP find p50/p95 ms": `${r.mcp.find_ms.p50} / ${r.mcp.find_ms.p95}`,
     "MCP remember p50/p95 ms": `${r.mcp.remember_ms.p50} / ${r.mcp.remember_ms.p95}`,
+    "after drain: find / remember p50/p95 ms": r.mcp.quiet
+      ? `${r.mcp.quiet.find_ms.p50} / ${r.mcp.quiet.find_ms.p95}; ${r.mcp.quiet.remember_ms.p50} / ${r.mcp.quiet.remember_ms.p95} (drained in ${r.mcp.quiet.drain_s} s)`
+      : "not measured (--drain)",
     "server peak RSS MB": r.mcp.server_peak_rss_mb,
     "ingest/s (batched)": r.ingest_per_s,
     "evidence rows": r.rebuild_evidence.rows,

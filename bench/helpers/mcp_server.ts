@@ -26,6 +26,8 @@ export interface MemaServer {
   call(tool: string, verb: string, data: unknown): Promise<any>;
   /** Waits until the vector index is no longer filling (or `timeoutMs` passes). */
   waitForIndex(timeoutMs?: number): Promise<string>;
+  /** Waits until no background job is pending or running; "drained" or "timeout". */
+  waitForJobs(timeoutMs?: number): Promise<string>;
   /** The server's peak RSS so far (Linux), read before closing. */
   peakRss(): number | undefined;
   close(): Promise<void>;
@@ -103,6 +105,20 @@ export async function startMemaServer(options: {
         const state = status.data?.state ?? "unknown";
         if (state !== "indexing" || Date.now() > deadline) return state;
         await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    },
+    async waitForJobs(timeoutMs = 1_800_000): Promise<string> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const status = await call("memory", "status", {});
+        const jobs = (status.data?.jobs ?? {}) as Record<string, Record<string, number>>;
+        const open = Object.values(jobs).reduce(
+          (sum, byStatus) => sum + (byStatus.pending ?? 0) + (byStatus.running ?? 0),
+          0,
+        );
+        if (open === 0) return "drained";
+        if (Date.now() > deadline) return "timeout";
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     },
     peakRss: () => transport.pid ? peakRssBytes(transport.pid) : undefined,
