@@ -87,11 +87,11 @@ export function matchStrength(text: string, term: string): number {
 
 interface Fields {
   memory: MemoryRecord;
-  subject: string;
-  content: string;
   tagTokens: Set<string>;
-  /** Query terms the memory holds, with their {@link matchStrength}. */
+  /** Query terms the memory holds anywhere, with their {@link matchStrength}. */
   strengths: Map<string, number>;
+  /** The same for the subject alone. */
+  subjectStrengths: Map<string, number>;
 }
 
 /**
@@ -113,9 +113,12 @@ export function rankCandidates(
     const content = memory.content.normalize("NFKC").toLowerCase();
     const tagTokens = new Set(memory.tags.flatMap((tag) => [tag, ...textTokens(tag)]));
     const strengths = new Map<string, number>();
+    const subjectStrengths = new Map<string, number>();
     for (const term of terms) {
+      const inSubject = matchStrength(subject, term);
+      if (inSubject > 0) subjectStrengths.set(term, inSubject);
       const strength = Math.max(
-        matchStrength(subject, term),
+        inSubject,
         matchStrength(content, term),
         ...memory.tags.map((tag) => matchStrength(tag, term)),
       );
@@ -125,16 +128,16 @@ export function rankCandidates(
     for (const term of strengths.keys()) {
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
-    fields.push({ memory, subject, content, tagTokens, strengths });
+    fields.push({ memory, tagTokens, strengths, subjectStrengths });
   }
   const pool = fields.length;
   const weights = new Map(
     terms.map((term) => [term, Math.log(1 + pool / (documentFrequency.get(term) ?? 1))]),
   );
   const ranked: RankedMemory[] = [];
-  for (const { memory, subject, tagTokens, strengths } of fields) {
+  for (const { memory, tagTokens, strengths, subjectStrengths } of fields) {
     const coverage = weightedShare(terms, weights, (term) => strengths.get(term) ?? 0);
-    const subjectShare = weightedShare(terms, weights, (term) => matchStrength(subject, term));
+    const subjectShare = weightedShare(terms, weights, (term) => subjectStrengths.get(term) ?? 0);
     const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term) ? 1 : 0);
     const text = options.text.get(memory.id) ?? 0;
     const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +

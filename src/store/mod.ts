@@ -191,12 +191,12 @@ export class Store {
   }
 
   ftsHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
-    return recall.selectFtsHits(this.#connection.db, match, filters, limit);
+    return recall.selectFtsHits(this.#connection.db, "memories_fts", match, filters, limit);
   }
 
   /** Hits of the stemmed word index; present whenever `capabilities.fts` is. */
   wordHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
-    return recall.selectWordHits(this.#connection.db, match, filters, limit);
+    return recall.selectFtsHits(this.#connection.db, "memories_words", match, filters, limit);
   }
 
   countFtsHits(match: string, filters: RecallFilters): number {

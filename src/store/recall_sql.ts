@@ -43,42 +43,25 @@ export function filterSql(filters: RecallFilters): FilterSql {
   return { where: clauses.join(" AND "), values };
 }
 
-/** Best full-text matches for an FTS5 MATCH expression, best first. */
+/** The two full-text indexes over subject, tags and content (generation 5 adds the second). */
+export type FtsIndex = "memories_fts" | "memories_words";
+
+/**
+ * Best matches for an FTS5 MATCH expression in one index, best first: the trigram
+ * index (`memories_fts`) or the stemmed word index (`memories_words`).
+ */
 export function selectFtsHits(
   db: DatabaseSync,
+  index: FtsIndex,
   match: string,
   filters: RecallFilters,
   limit: number,
 ): LexicalHit[] {
   const { where, values } = filterSql(filters);
   const rows = db.prepare(
-    `SELECT m.id AS id, bm25(memories_fts, ?, ?, ?) AS score
-     FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-     WHERE memories_fts MATCH ? AND ${where}
-     ORDER BY score LIMIT ?`,
-  ).all(
-    BM25_WEIGHTS.subject,
-    BM25_WEIGHTS.tags,
-    BM25_WEIGHTS.content,
-    match,
-    ...values,
-    limit,
-  ) as Row[];
-  return rows.map((row) => ({ id: Number(row.id), bm25: Number(row.score) }));
-}
-
-/** Best matches in the stemmed word index (`memories_words`), best first. */
-export function selectWordHits(
-  db: DatabaseSync,
-  match: string,
-  filters: RecallFilters,
-  limit: number,
-): LexicalHit[] {
-  const { where, values } = filterSql(filters);
-  const rows = db.prepare(
-    `SELECT m.id AS id, bm25(memories_words, ?, ?, ?) AS score
-     FROM memories_words JOIN memories m ON m.id = memories_words.rowid
-     WHERE memories_words MATCH ? AND ${where}
+    `SELECT m.id AS id, bm25(${index}, ?, ?, ?) AS score
+     FROM ${index} JOIN memories m ON m.id = ${index}.rowid
+     WHERE ${index} MATCH ? AND ${where}
      ORDER BY score LIMIT ?`,
   ).all(
     BM25_WEIGHTS.subject,

@@ -91,29 +91,33 @@ CREATE INDEX audit_by_memory ON audit(memory_id);
 `;
 
 // External-content FTS5 over the memories table, kept in step by triggers so the
-// index changes in the same transaction as the row. Trigram makes CJK and
-// substring matches work without a language-specific tokenizer.
-const FTS_TABLES = `
-CREATE VIRTUAL TABLE memories_fts USING fts5(
+// index changes in the same transaction as the row.
+function ftsIndexSql(name: string, tokenize: string): string {
+  return `
+CREATE VIRTUAL TABLE ${name} USING fts5(
   subject, tags, content,
   content = 'memories', content_rowid = 'id',
-  tokenize = 'trigram remove_diacritics 1'
+  tokenize = '${tokenize}'
 );
-CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-  INSERT INTO memories_fts(rowid, subject, tags, content)
+CREATE TRIGGER ${name}_insert AFTER INSERT ON memories BEGIN
+  INSERT INTO ${name}(rowid, subject, tags, content)
   VALUES (new.id, new.subject, new.tags, new.content);
 END;
-CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, subject, tags, content)
+CREATE TRIGGER ${name}_delete AFTER DELETE ON memories BEGIN
+  INSERT INTO ${name}(${name}, rowid, subject, tags, content)
   VALUES ('delete', old.id, old.subject, old.tags, old.content);
 END;
-CREATE TRIGGER memories_fts_update AFTER UPDATE OF subject, tags, content ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, subject, tags, content)
+CREATE TRIGGER ${name}_update AFTER UPDATE OF subject, tags, content ON memories BEGIN
+  INSERT INTO ${name}(${name}, rowid, subject, tags, content)
   VALUES ('delete', old.id, old.subject, old.tags, old.content);
-  INSERT INTO memories_fts(rowid, subject, tags, content)
+  INSERT INTO ${name}(rowid, subject, tags, content)
   VALUES (new.id, new.subject, new.tags, new.content);
 END;
 `;
+}
+
+// Trigram makes CJK and substring matches work without a language-specific tokenizer.
+const FTS_TABLES = ftsIndexSql("memories_fts", "trigram remove_diacritics 1");
 
 // Derived evidence rows (SPEC §3) and the durable job queue (SPEC §7). Rows are
 // rebuilt from `memories`; the vec0 table over their embeddings is created when
@@ -251,28 +255,8 @@ CREATE INDEX memories_by_follows ON memories(follows) WHERE follows IS NOT NULL;
 // A word-level index with English (Porter) stemming next to the trigram one: the trigram
 // index matches substrings in any script, this one scores whole words and their inflections
 // ("painted" finds "paints") with a real per-word BM25.
-const WORD_FTS_TABLES = `
-CREATE VIRTUAL TABLE memories_words USING fts5(
-  subject, tags, content,
-  content = 'memories', content_rowid = 'id',
-  tokenize = 'porter unicode61 remove_diacritics 2'
-);
-CREATE TRIGGER memories_words_insert AFTER INSERT ON memories BEGIN
-  INSERT INTO memories_words(rowid, subject, tags, content)
-  VALUES (new.id, new.subject, new.tags, new.content);
-END;
-CREATE TRIGGER memories_words_delete AFTER DELETE ON memories BEGIN
-  INSERT INTO memories_words(memories_words, rowid, subject, tags, content)
-  VALUES ('delete', old.id, old.subject, old.tags, old.content);
-END;
-CREATE TRIGGER memories_words_update AFTER UPDATE OF subject, tags, content ON memories BEGIN
-  INSERT INTO memories_words(memories_words, rowid, subject, tags, content)
-  VALUES ('delete', old.id, old.subject, old.tags, old.content);
-  INSERT INTO memories_words(rowid, subject, tags, content)
-  VALUES (new.id, new.subject, new.tags, new.content);
-END;
-INSERT INTO memories_words(memories_words) VALUES ('rebuild');
-`;
+const WORD_FTS_TABLES = ftsIndexSql("memories_words", "porter unicode61 remove_diacritics 2") +
+  "INSERT INTO memories_words(memories_words) VALUES ('rebuild');\n";
 
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
