@@ -40,7 +40,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     let kicks = 0;
     let processed = 0;
     for (;;) {
-      const receipt = kickScan(ctx, {
+      const receipt = await kickScan(ctx, {
         assess: stages.assess,
         logPath: scanLogPath(config.dbPath),
         maxMemories: values["max-memories"] ? Number(values["max-memories"]) : undefined,

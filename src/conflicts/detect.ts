@@ -240,7 +240,7 @@ export async function detectConflicts(
     );
   }
   const recorded: number[] = [];
-  store.write(() => {
+  await store.write(() => {
     found.suspects.forEach((pair, index) => {
       const verdict = verdicts[index];
       if (verdict?.verdict === "no_conflict") return;

@@ -16,7 +16,7 @@
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { updateMemory } from "../memory/update.ts";
+import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import { SOURCE_TYPES } from "../store/mod.ts";
@@ -218,17 +218,17 @@ export interface JudgeInput {
 }
 
 /** Decides a conflict: a chosen value and a plan (→ applying), or not a conflict. */
-export function judgeConflict(
+export async function judgeConflict(
   ctx: ServiceContext,
   input: JudgeInput,
-): {
+): Promise<{
   conflictId: number;
   revision: number;
   status: string;
   plan: PlanStep[];
   chosenValue: string | null;
-} {
-  return ctx.store.write(() => {
+}> {
+  return await ctx.store.write(() => {
     const group = loadGroup(ctx, input.conflictId);
     checkRevision(group, input.expectedRevision);
     if (group.status !== "open") {
@@ -330,7 +330,10 @@ export interface ApplyResult {
  * lacks the chosen value, the memory changed) is marked failed: the group
  * stays applying and the answer says replan_conflict.
  */
-export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): ApplyResult {
+export async function applyConflictAction(
+  ctx: ServiceContext,
+  input: ApplyInput,
+): Promise<ApplyResult> {
   const prepared = ctx.store.read(() => {
     const group = loadApplying(ctx, input);
     const index = group.plan.findIndex((step) => step.memory_id === input.memoryId);
@@ -361,7 +364,7 @@ export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): App
   const chosen = group.chosenValue ?? "";
   let failure: string | undefined;
   try {
-    ctx.store.write(() => {
+    await ctx.store.write(() => {
       const memory = ctx.store.getMemory(step.memory_id);
       if (!memory) throw new MemaError("not_found", `memory ${step.memory_id} no longer exists`);
       const original = group.members.find((m) => m.memory_id === memory.id)!;
@@ -393,7 +396,7 @@ export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): App
             },
           );
         }
-        updateMemory(ctx, {
+        updateInTransaction(ctx, {
           memoryId: memory.id,
           edit,
           reason: `conflict ${group.id}: update to "${chosen}"`,
@@ -405,7 +408,7 @@ export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): App
           `\n\n[Superseded ${
             nowIso().slice(0, 10)
           }: the current value is "${chosen}" (conflict ${group.id}).]`;
-        updateMemory(ctx, {
+        updateInTransaction(ctx, {
           memoryId: memory.id,
           edit: { kind: "new_content", content: memory.content + note },
           reason: `conflict ${group.id}: superseded by "${chosen}"`,
@@ -437,7 +440,7 @@ export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): App
       throw error;
     }
     failure = error.reason;
-    ctx.store.write(() => {
+    await ctx.store.write(() => {
       const now = nowIso();
       const plan = group.plan.map((s, i) =>
         i === index ? { ...s, status: "failed" as const, error: failure } : s
@@ -463,7 +466,7 @@ export function applyConflictAction(ctx: ServiceContext, input: ApplyInput): App
 }
 
 /** Replaces the plan of an applying group (keeping finished steps and the plan history). */
-export function replanConflict(
+export async function replanConflict(
   ctx: ServiceContext,
   input: {
     conflictId: number;
@@ -473,8 +476,8 @@ export function replanConflict(
     reason?: string;
     authorized?: boolean;
   },
-): { conflictId: number; revision: number; plan: PlanStep[] } {
-  return ctx.store.write(() => {
+): Promise<{ conflictId: number; revision: number; plan: PlanStep[] }> {
+  return await ctx.store.write(() => {
     const group = loadApplying(ctx, input);
     requireAuthorization(input.authorized, {
       action: "replan_conflict",
@@ -504,11 +507,11 @@ export function replanConflict(
 }
 
 /** Closes a group whose every step is done. */
-export function resolveConflict(
+export async function resolveConflict(
   ctx: ServiceContext,
   input: { conflictId: number; expectedRevision: number; authorized?: boolean },
-): { conflictId: number; revision: number; status: "resolved" } {
-  return ctx.store.write(() => {
+): Promise<{ conflictId: number; revision: number; status: "resolved" }> {
+  return await ctx.store.write(() => {
     const group = loadApplying(ctx, input);
     const open = group.plan.filter((s) => s.status !== "done");
     if (open.length > 0) {

@@ -38,14 +38,17 @@ export function presentNotice(notice: NoticeRecord): Record<string, unknown> {
 }
 
 /** Pending notices for a response, marked delivered. */
-export function takeNotices(store: Store, limit = NOTICES_PER_RESPONSE): Record<string, unknown>[] {
+export async function takeNotices(
+  store: Store,
+  limit = NOTICES_PER_RESPONSE,
+): Promise<Record<string, unknown>[]> {
   try {
     // Most responses have nothing to deliver: look before taking the write lock.
     const any = store.read(() =>
       store.conflicts.notices({ statuses: ["pending"], limit: 1, offset: 0 })
     );
     if (any.length === 0) return [];
-    return store.write(() => {
+    return await store.write(() => {
       const pending = store.conflicts.notices({ statuses: ["pending"], limit, offset: 0 });
       if (pending.length === 0) return [];
       store.conflicts.setNoticeStatus(pending.map((n) => n.id), {
@@ -62,7 +65,7 @@ export function takeNotices(store: Store, limit = NOTICES_PER_RESPONSE): Record<
 }
 
 /** The `notice` task. */
-export function manageNotices(
+export async function manageNotices(
   store: Store,
   input: {
     action: "list" | "read" | "dismiss" | "resolve";
@@ -70,7 +73,7 @@ export function manageNotices(
     status?: NoticeStatus;
     limit?: number;
   },
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   if (input.action === "list") {
     const statuses: NoticeStatus[] = input.status ? [input.status] : ["pending", "delivered"];
     const notices = store.read(() =>
@@ -83,7 +86,7 @@ export function manageNotices(
       field: "notice_id",
     });
   }
-  return store.write(() => {
+  return await store.write(() => {
     const notice = store.conflicts.notice(input.noticeId!);
     if (!notice) {
       throw new MemaError("not_found", `notice ${input.noticeId} does not exist`, {

@@ -59,7 +59,7 @@ export interface ScanReceipt {
   logged: boolean;
 }
 
-function currentRound(ctx: ServiceContext): RoundState {
+async function currentRound(ctx: ServiceContext): Promise<RoundState> {
   const saved = ctx.store.getMeta(ROUND_KEY);
   if (saved) return JSON.parse(saved) as RoundState;
   const full = ctx.store.getMeta(LAST_FULL_KEY) === undefined ||
@@ -72,17 +72,17 @@ function currentRound(ctx: ServiceContext): RoundState {
     processed: 0,
     queued: 0,
   };
-  ctx.store.write(() => ctx.store.setMeta(ROUND_KEY, JSON.stringify(round)));
+  await ctx.store.write(() => ctx.store.setMeta(ROUND_KEY, JSON.stringify(round)));
   return round;
 }
 
 /** Runs one bounded step of the current round (starting one when none is open). */
-export function kickScan(
+export async function kickScan(
   ctx: ServiceContext,
   options: { assess: PairAssessor; logPath: string; maxMemories?: number; timeBudgetS?: number },
-): ScanReceipt {
+): Promise<ScanReceipt> {
   const { store } = ctx;
-  const round = currentRound(ctx);
+  const round = await currentRound(ctx);
   const full = round.mode === "full";
   const deadline = Date.now() + (options.timeBudgetS ?? SCAN_DEFAULT_SECONDS) * 1000;
   const limit = options.maxMemories ?? SCAN_DEFAULT_MEMORIES;
@@ -94,7 +94,7 @@ export function kickScan(
     );
     if (!next) break;
     // The closure may run again after SQLITE_BUSY, so it only computes; state changes after commit.
-    const advanced = store.write(() => {
+    const advanced = await store.write(() => {
       const memory = store.getMemory(next.id);
       const added = memory && memory.status === "active" &&
           memory.content.length <= DETECT_MAX_CONTENT_CHARS
@@ -125,7 +125,7 @@ export function kickScan(
   let logged = false;
   if (pending === 0) {
     const finishedAt = nowIso();
-    store.write(() => {
+    await store.write(() => {
       store.setMeta(ROUND_KEY, "");
       if (full) {
         store.setMeta(LAST_FULL_KEY, finishedAt);
@@ -265,13 +265,14 @@ export function scanQueuePage(
 }
 
 /** Applies the agent's decisions on queue items. */
-export function scanQueueSubmit(
+export async function scanQueueSubmit(
   ctx: ServiceContext,
   input: { decisions: { itemId: number; status: "confirmed" | "dismissed"; reason?: string }[] },
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const { store } = ctx;
-  const outcomes = input.decisions.map((decision) =>
-    store.write(() => {
+  const outcomes: Record<string, unknown>[] = [];
+  for (const decision of input.decisions) {
+    const outcome = await store.write((): Record<string, unknown> => {
       const item = store.conflicts.queueItemById(decision.itemId);
       if (!item) return { item_id: decision.itemId, outcome: "not_found" };
       if (item.status !== "pending") return { item_id: item.id, outcome: `already_${item.status}` };
@@ -317,8 +318,9 @@ export function scanQueueSubmit(
         conflictId,
       });
       return { item_id: item.id, outcome: "confirmed", conflict_id: conflictId ?? null };
-    })
-  );
+    });
+    outcomes.push(outcome);
+  }
   return { outcomes, queue_backlog: store.read(() => store.conflicts.backlog().scanQueuePending) };
 }
 
@@ -378,7 +380,7 @@ export function scanDuplicates(
 }
 
 /** Records a conflict the agent found itself (or marks a set of memories as not conflicting). */
-export function recordConflict(
+export async function recordConflict(
   ctx: ServiceContext,
   input: {
     memoryIds: number[];
@@ -387,7 +389,7 @@ export function recordConflict(
     reason?: string;
     authorized?: boolean;
   },
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const ids = [...new Set(input.memoryIds)].sort((a, b) => a - b);
   if (ids.length < 2) {
     throw new MemaError("invalid_input", "a conflict needs at least two different memories", {
@@ -403,7 +405,7 @@ export function recordConflict(
     });
   }
   const { store } = ctx;
-  return store.write(() => {
+  return await store.write(() => {
     const members = ids.map((id, index) => {
       const memory = store.getMemory(id);
       if (!memory || memory.status === "deleted") {

@@ -40,9 +40,9 @@ export async function checkWithinWait(
   options: { stages: DetectionStages; waitMs: number },
 ): Promise<DetectionReport | undefined> {
   if (options.waitMs <= 0) return undefined;
-  const running = detectConflicts(ctx, memory.id, options.stages).then((report) => {
+  const running = detectConflicts(ctx, memory.id, options.stages).then(async (report) => {
     // Done here, so the queued job for this version need not run it again.
-    ctx.store.write(() =>
+    await ctx.store.write(() =>
       ctx.store.finishPendingJob({
         kind: DETECT_JOB_KIND,
         dedupeKey: checkKey(memory.id, memory.version),

@@ -196,7 +196,7 @@ export class SemanticIndex {
       this.#space = space;
       // An empty index belongs to the first model that uses it; a different recorded
       // space is a mismatch that only rebuild_evidence resolves.
-      this.#store.write(() => {
+      await this.#store.write(() => {
         if (this.#store.getMeta(SPACE_KEY) !== undefined) return;
         this.#store.recreateVecTable(model.dim);
         this.#store.setMeta(SPACE_KEY, space);
@@ -231,7 +231,7 @@ export class SemanticIndex {
       const rows = this.#store.rowsToEmbed(space, Math.min(EMBED_BATCH_ROWS, maxRows - done));
       if (rows.length === 0) break;
       const vectors = await model.embedder.embed(rows.map((row) => row.text), "passage");
-      this.#store.write(() =>
+      await this.#store.write(() =>
         this.#store.writeRowVectors(
           space,
           rows.map((row, i) => ({ rowId: row.id, vector: vectors[i] })),
@@ -276,14 +276,14 @@ export class SemanticIndex {
     const space = spaceId(model);
     this.#space = space;
     if (this.#store.getMeta(SPACE_KEY) !== space || !this.#store.vecTableExists()) {
-      this.#store.write(() => {
+      await this.#store.write(() => {
         this.#store.recreateVecTable(model.dim);
         this.#store.setMeta(SPACE_KEY, space);
       });
       this.invalidate();
     }
     this.#opened ??= Promise.resolve(model);
-    if (!this.#rowsComplete && backfillRows(this.#store, options.batchSize) === 0) {
+    if (!this.#rowsComplete && await backfillRows(this.#store, options.batchSize) === 0) {
       this.#rowsComplete = true;
     }
     const embeddedNow = await this.embedPendingRows(options.batchSize);
@@ -313,10 +313,10 @@ export class SemanticIndex {
 }
 
 /** Writes rows for memories that have none for their current version (older databases). */
-export function backfillRows(store: Store, limit: number): number {
+export async function backfillRows(store: Store, limit: number): Promise<number> {
   const ids = store.read(() => store.memoriesMissingRows(limit));
   for (const id of ids) {
-    store.write(() => {
+    await store.write(() => {
       const memory = store.getMemory(id);
       if (memory) refreshEvidence(store, memory);
     });

@@ -18,7 +18,7 @@ import { backfillRows, type SemanticIndex } from "./semantic.ts";
 /** Runs the embed job: backfill rows, then embed until nothing is left. */
 export async function runEvidenceJob(store: Store, semantic: SemanticIndex): Promise<void> {
   // Each batch commits on its own; between batches, requests get a turn.
-  while (backfillRows(store, ROW_BACKFILL_BATCH) > 0) {
+  while (await backfillRows(store, ROW_BACKFILL_BATCH) > 0) {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await semantic.embedPendingRows();
@@ -36,7 +36,7 @@ export function startEvidenceWorker(
   const state = semantic.describe().state;
   const missingRows = store.read(() => store.memoriesMissingRows(1)).length > 0;
   if (missingRows || state === "indexing") {
-    store.write(() =>
+    store.writeBlocking(() =>
       enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
     );
   }

@@ -12,7 +12,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { updateMemory } from "../memory/update.ts";
+import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { requireAuthorization } from "./authorization.ts";
@@ -51,12 +51,12 @@ export interface RetireResult {
  * Takes a memory out of default recall: `superseded` when another memory
  * replaces it (`supersededBy`), otherwise `retired`.
  */
-export function retireMemory(
+export async function retireMemory(
   ctx: ServiceContext,
   input: { memoryId: number; supersededBy?: number; reason?: string; authorized?: boolean },
-): RetireResult {
+): Promise<RetireResult> {
   const reason = checkReason(input.reason);
-  return ctx.store.write(() => {
+  return await ctx.store.write(() => {
     const memory = liveMemory(ctx, input.memoryId, "memory_id");
     if (input.supersededBy !== undefined) {
       if (input.supersededBy === memory.id) {
@@ -106,7 +106,7 @@ export interface MergeResult {
  * came from in `metadata.merged_from`, and `mergedContent`, when given,
  * becomes the survivor's next version (the old text stays in its history).
  */
-export function mergeMemories(
+export async function mergeMemories(
   ctx: ServiceContext,
   input: {
     survivorId: number;
@@ -115,7 +115,7 @@ export function mergeMemories(
     reason?: string;
     authorized?: boolean;
   },
-): MergeResult {
+): Promise<MergeResult> {
   const reason = checkReason(input.reason);
   const losers = [...new Set(input.loserIds)];
   if (losers.length === 0) {
@@ -128,7 +128,7 @@ export function mergeMemories(
       field: "loser_ids",
     });
   }
-  return ctx.store.write(() => {
+  return await ctx.store.write(() => {
     const survivor = liveMemory(ctx, input.survivorId, "survivor_id");
     const records = losers.map((id, index) => liveMemory(ctx, id, `loser_ids.${index}`));
     requireAuthorization(input.authorized, {
@@ -142,7 +142,7 @@ export function mergeMemories(
     });
     let version = survivor.version;
     if (input.mergedContent !== undefined) {
-      version = updateMemory(ctx, {
+      version = updateInTransaction(ctx, {
         memoryId: survivor.id,
         edit: { kind: "new_content", content: input.mergedContent },
         reason: `merge of ${losers.join(", ")}: ${reason}`,
@@ -179,11 +179,11 @@ export function mergeMemories(
 }
 
 /** Promotes a memory to `user_confirmed` and locks it. */
-export function confirmMemory(
+export async function confirmMemory(
   ctx: ServiceContext,
   input: { memoryId: number; reason?: string; authorized?: boolean },
-): { memoryId: number; sourceType: "user_confirmed"; protectionLevel: "locked" } {
-  return ctx.store.write(() => {
+): Promise<{ memoryId: number; sourceType: "user_confirmed"; protectionLevel: "locked" }> {
+  return await ctx.store.write(() => {
     const memory = liveMemory(ctx, input.memoryId, "memory_id");
     requireAuthorization(input.authorized, {
       action: "confirm",

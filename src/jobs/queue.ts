@@ -38,12 +38,12 @@ export function enqueueJob(store: Store, job: NewJob, now = new Date()): number 
 }
 
 /** Claims ready jobs for `owner` in one transaction. */
-export function claimJobs(
+export async function claimJobs(
   store: Store,
   claim: { kinds: readonly string[]; owner: string; limit: number; leaseMs?: number },
   now = new Date(),
-): JobRecord[] {
-  return store.write(() =>
+): Promise<JobRecord[]> {
+  return await store.write(() =>
     store.claimJobs({
       kinds: claim.kinds,
       owner: claim.owner,
@@ -55,8 +55,8 @@ export function claimJobs(
 }
 
 /** Marks a job done; false when its lease had expired and another worker took it. */
-export function completeJob(store: Store, job: JobRecord, owner: string): boolean {
-  return store.write(() => store.finishJob(job.id, owner, new Date().toISOString()));
+export async function completeJob(store: Store, job: JobRecord, owner: string): Promise<boolean> {
+  return await store.write(() => store.finishJob(job.id, owner, new Date().toISOString()));
 }
 
 /** Delay before attempt `attempts + 1`. */
@@ -65,14 +65,14 @@ export function retryDelayMs(attempts: number): number {
 }
 
 /** Records a failure: back to pending after a backoff, or poisoned after the last attempt. */
-export function failJob(
+export async function failJob(
   store: Store,
   job: JobRecord,
   failure: { owner: string; error: unknown },
   now = new Date(),
-): JobStatus | undefined {
+): Promise<JobStatus | undefined> {
   const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
-  return store.write(() =>
+  return await store.write(() =>
     store.failJob({
       id: job.id,
       owner: failure.owner,

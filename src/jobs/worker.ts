@@ -53,7 +53,7 @@ export function startJobWorker(
   let lastPrune = 0;
 
   async function round(): Promise<number> {
-    const jobs = claimJobs(store, {
+    const jobs = await claimJobs(store, {
       kinds,
       owner,
       limit: JOB_CLAIM_BATCH,
@@ -66,9 +66,9 @@ export function startJobWorker(
       await yieldToEventLoop();
       try {
         await handlers[job.kind](job);
-        completeJob(store, job, owner);
+        await completeJob(store, job, owner);
       } catch (error) {
-        const status = failJob(store, job, { owner, error });
+        const status = await failJob(store, job, { owner, error });
         logWarn(
           `job ${job.id} (${job.kind}) failed on attempt ${job.attempts}: ${error}${
             status === "poisoned" ? "; giving up" : ""
@@ -78,7 +78,7 @@ export function startJobWorker(
     }
     if (Date.now() - lastPrune > JOB_DONE_RETENTION_MS / 24) {
       lastPrune = Date.now();
-      store.write(() =>
+      await store.write(() =>
         store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString())
       );
     }

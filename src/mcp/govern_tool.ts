@@ -102,8 +102,8 @@ const GOVERN_ACTIONS = {
 type Data<A extends keyof typeof GOVERN_ACTIONS> = z.output<typeof GOVERN_ACTIONS[A]["schema"]>;
 
 const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
-  retire(runtime, data) {
-    const result = retireMemory(runtime.ctx, {
+  async retire(runtime, data) {
+    const result = await retireMemory(runtime.ctx, {
       memoryId: data.memory_id,
       supersededBy: data.superseded_by,
       reason: data.reason,
@@ -116,8 +116,8 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       superseded_by: result.supersededBy,
     };
   },
-  merge_memories(runtime, data) {
-    const result = mergeMemories(runtime.ctx, {
+  async merge_memories(runtime, data) {
+    const result = await mergeMemories(runtime.ctx, {
       survivorId: data.survivor_id,
       loserIds: data.loser_ids,
       mergedContent: data.merged_content,
@@ -131,8 +131,8 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       merged_ids: result.mergedIds,
     };
   },
-  confirm(runtime, data) {
-    const result = confirmMemory(runtime.ctx, {
+  async confirm(runtime, data) {
+    const result = await confirmMemory(runtime.ctx, {
       memoryId: data.memory_id,
       reason: data.reason,
       authorized: data.authorized,
@@ -144,8 +144,8 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       protection_level: result.protectionLevel,
     };
   },
-  apply_conflict_action(runtime, data) {
-    const result = applyConflictAction(runtime.ctx, {
+  async apply_conflict_action(runtime, data) {
+    const result = await applyConflictAction(runtime.ctx, {
       conflictId: data.conflict_id,
       expectedRevision: data.expected_revision,
       memoryId: data.memory_id,
@@ -164,8 +164,8 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       error: result.error ?? null,
     };
   },
-  replan_conflict(runtime, data) {
-    const result = replanConflict(runtime.ctx, {
+  async replan_conflict(runtime, data) {
+    const result = await replanConflict(runtime.ctx, {
       conflictId: data.conflict_id,
       expectedRevision: data.expected_revision,
       applyPlan: data.apply_plan,
@@ -180,8 +180,8 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       plan: result.plan,
     };
   },
-  resolve_conflict(runtime, data) {
-    const result = resolveConflict(runtime.ctx, {
+  async resolve_conflict(runtime, data) {
+    const result = await resolveConflict(runtime.ctx, {
       conflictId: data.conflict_id,
       expectedRevision: data.expected_revision,
       authorized: data.authorized,

@@ -235,7 +235,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       follows: data.follows,
       authorized: data.authorized,
     };
-    const outcome = writeOrBackup(
+    const outcome = await writeOrBackup(
       runtime.ctx,
       { action: "remember", input },
       () => rememberMemory(runtime.ctx, input),
@@ -409,7 +409,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       expectedContentHash: data.expected_content_hash,
       authorized: data.authorized,
     };
-    const outcome = writeOrBackup(
+    const outcome = await writeOrBackup(
       runtime.ctx,
       { action: "update", input },
       () => updateMemory(runtime.ctx, input),
@@ -438,8 +438,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     return response;
   },
 
-  judge(runtime, data) {
-    const result = judgeConflict(runtime.ctx, {
+  async judge(runtime, data) {
+    const result = await judgeConflict(runtime.ctx, {
       conflictId: data.conflict_id,
       expectedRevision: data.expected_revision,
       verdict: data.verdict,

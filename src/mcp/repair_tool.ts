@@ -188,8 +188,8 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       fix: report.fix ?? null,
     };
   },
-  cleanup_history(runtime, data) {
-    const result = cleanupHistory(runtime.ctx, {
+  async cleanup_history(runtime, data) {
+    const result = await cleanupHistory(runtime.ctx, {
       memoryId: data.memory_id,
       versions: data.versions,
       olderThanDays: data.older_than_days,
@@ -202,8 +202,8 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       kept_versions: result.keptVersions,
     };
   },
-  replay_backup(runtime, data) {
-    const report = replayBackup(runtime.ctx, {
+  async replay_backup(runtime, data) {
+    const report = await replayBackup(runtime.ctx, {
       dryRun: data.dry_run ?? true,
       authorized: data.authorized,
       limit: data.limit ?? 1000,
@@ -228,9 +228,9 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       })),
     };
   },
-  scan_pipeline(runtime, data) {
+  async scan_pipeline(runtime, data) {
     const settings = conflictSettings(runtime);
-    const receipt = kickScan(runtime.ctx, {
+    const receipt = await kickScan(runtime.ctx, {
       assess: settings.stages.assess,
       logPath: settings.scanLogPath,
       maxMemories: data.max_memories,
@@ -250,14 +250,14 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
         : { tool: "memory_repair", task: "scan_pipeline", data: { action: "kick" } },
     };
   },
-  scan_queue(runtime, data) {
+  async scan_queue(runtime, data) {
     if (data.action === "page") {
       return scanQueuePage(runtime.ctx, { pageSize: data.page_size, pageToken: data.page_token });
     }
     if (!data.decisions) {
       throw new MemaError("invalid_input", "submit needs decisions", { field: "decisions" });
     }
-    return scanQueueSubmit(runtime.ctx, {
+    return await scanQueueSubmit(runtime.ctx, {
       decisions: data.decisions.map((d) => ({
         itemId: d.item_id,
         status: d.status,
@@ -268,8 +268,8 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
   scan_duplicates(runtime, data) {
     return scanDuplicates(runtime.ctx, { limit: data.limit });
   },
-  record_conflict(runtime, data) {
-    return recordConflict(runtime.ctx, {
+  async record_conflict(runtime, data) {
+    return await recordConflict(runtime.ctx, {
       memoryIds: data.memory_ids,
       valueGroups: data.value_groups,
       status: data.status ?? "open",
@@ -277,8 +277,8 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       authorized: data.authorized,
     });
   },
-  notice(runtime, data) {
-    return manageNotices(runtime.ctx.store, {
+  async notice(runtime, data) {
+    return await manageNotices(runtime.ctx.store, {
       action: data.action,
       noticeId: data.notice_id,
       status: data.status,

@@ -113,7 +113,7 @@ export async function callVerbTool(
       ]);
     }
     const envelope = successEnvelope(result, state, [...warnings, ...extra]);
-    const notices = takeNotices(runtime.ctx.store);
+    const notices = await takeNotices(runtime.ctx.store);
     if (notices.length > 0) envelope.notices = notices;
     return envelope;
   } catch (error) {

@@ -22,8 +22,8 @@ import {
   readTextIfExists,
 } from "../platform/mod.ts";
 import type { CallerIdentity, ServiceContext } from "./context.ts";
-import { type RememberInput, rememberMemory } from "./remember.ts";
-import { type UpdateInput, updateMemory } from "./update.ts";
+import { type RememberInput, rememberInTransaction } from "./remember.ts";
+import { type UpdateInput, updateInTransaction } from "./update.ts";
 
 /** SQLite failures that mean "this file cannot take writes now", not "bad input". */
 const UNWRITABLE =
@@ -47,10 +47,10 @@ export type BackupEntry =
  */
 function replayRemember(ctx: ServiceContext, input: RememberInput): number {
   try {
-    return rememberMemory(ctx, { ...input, authorized: true }).memoryId;
+    return rememberInTransaction(ctx, { ...input, authorized: true }).memoryId;
   } catch (error) {
     if (!(error instanceof MemaError) || error.field !== "follows") throw error;
-    return rememberMemory(ctx, { ...input, follows: undefined, authorized: true }).memoryId;
+    return rememberInTransaction(ctx, { ...input, follows: undefined, authorized: true }).memoryId;
   }
 }
 
@@ -68,13 +68,13 @@ export type WriteOutcome<T> =
  * Runs a write; if the database cannot be written, saves it to the backup
  * file instead. Bad input still fails normally: only storage failures divert.
  */
-export function writeOrBackup<T>(
+export async function writeOrBackup<T>(
   ctx: ServiceContext,
   entry: { action: "remember"; input: RememberInput } | { action: "update"; input: UpdateInput },
-  write: () => T,
-): WriteOutcome<T> {
+  write: () => Promise<T>,
+): Promise<WriteOutcome<T>> {
   try {
-    return { kind: "written", result: write() };
+    return { kind: "written", result: await write() };
   } catch (error) {
     if (!isUnwritableError(error) || !ctx.settings.backupPath) throw error;
     const path = ctx.settings.backupPath;
@@ -151,10 +151,10 @@ export interface ReplayReport {
  * approval and applies each pending entry as its original caller, logging it
  * in the same transaction, so running it again applies nothing.
  */
-export function replayBackup(
+export async function replayBackup(
   ctx: ServiceContext,
   input: { dryRun: boolean; authorized?: boolean; limit: number; offset: number },
-): ReplayReport {
+): Promise<ReplayReport> {
   const path = ctx.settings.backupPath;
   if (!path) throw new MemaError("invalid_input", "no backup file is configured");
   const { entries, unreadableLines } = readBackup(path);
@@ -192,11 +192,11 @@ export function replayBackup(
   for (const entry of pending) {
     const as: ServiceContext = { ...ctx, caller: entry.caller };
     try {
-      const memoryId = ctx.store.write(() => {
+      const memoryId = await ctx.store.write(() => {
         if (ctx.store.replayOutcome(entry.id)) return undefined;
         const id = entry.action === "remember"
           ? replayRemember(as, entry.input)
-          : updateMemory(as, { ...entry.input, authorized: true }).memoryId;
+          : updateInTransaction(as, { ...entry.input, authorized: true }).memoryId;
         ctx.store.logReplay({
           entryId: entry.id,
           at: nowIso(),
@@ -222,7 +222,7 @@ export function replayBackup(
       if (!(error instanceof MemaError)) throw error;
       // The entry cannot apply any more (say its expected_version is stale): log it so it is
       // reported once and not retried forever.
-      ctx.store.write(() =>
+      await ctx.store.write(() =>
         ctx.store.logReplay({
           entryId: entry.id,
           at: nowIso(),
@@ -242,7 +242,7 @@ export function replayBackup(
     }
   }
   if (report.applied + report.rejected > 0) {
-    ctx.store.write(() =>
+    await ctx.store.write(() =>
       ctx.store.appendAudit({
         at: nowIso(),
         action: "replay_backup",

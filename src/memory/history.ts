@@ -116,16 +116,16 @@ export function memoryHistory(
  * Deletes earlier versions of a memory (with approval). The current version
  * is never deleted; `olderThanDays` selects versions replaced before then.
  */
-export function cleanupHistory(
+export async function cleanupHistory(
   ctx: ServiceContext,
   input: { memoryId: number; versions?: number[]; olderThanDays?: number; authorized?: boolean },
-): { memoryId: number; removedVersions: number[]; keptVersions: number[] } {
+): Promise<{ memoryId: number; removedVersions: number[]; keptVersions: number[] }> {
   if ((input.versions === undefined) === (input.olderThanDays === undefined)) {
     throw new MemaError("invalid_input", "give exactly one of versions or older_than_days", {
       field: "versions",
     });
   }
-  return ctx.store.write(() => {
+  return await ctx.store.write(() => {
     const memory = ctx.store.getMemory(input.memoryId);
     if (!memory || memory.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { rememberMemory } from "./src/memory/remember.ts";
- * // const { memoryId } = rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
+ * // const { memoryId } = await rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
  * ```
  * @module
  */
@@ -106,7 +106,21 @@ function checkFollows(ctx: ServiceContext, follows: number, workspaceCanonical: 
  * is already active in the same workspace is not stored twice: the existing id
  * comes back with `duplicateReplay: true`.
  */
-export function rememberMemory(ctx: ServiceContext, input: RememberInput): RememberResult {
+export async function rememberMemory(
+  ctx: ServiceContext,
+  input: RememberInput,
+): Promise<RememberResult> {
+  const store = prepareRemember(ctx, input);
+  return await ctx.store.write(store);
+}
+
+/** {@linkcode rememberMemory} for a caller already inside a write transaction. */
+export function rememberInTransaction(ctx: ServiceContext, input: RememberInput): RememberResult {
+  return prepareRemember(ctx, input)();
+}
+
+/** Validates and normalizes the input; returns the transaction body that stores it. */
+function prepareRemember(ctx: ServiceContext, input: RememberInput): () => RememberResult {
   if (input.content.trim() === "") {
     throw new MemaError("invalid_input", "content must not be empty", { field: "content" });
   }
@@ -155,7 +169,7 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
   const status = input.status ?? "active";
   const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
 
-  return ctx.store.write(() => {
+  return () => {
     if (input.follows !== undefined) checkFollows(ctx, input.follows, workspaceCanonical);
     const existing = ctx.store.findActiveByContent(workspaceCanonical, sha);
     if (existing) {
@@ -191,5 +205,5 @@ export function rememberMemory(ctx: ServiceContext, input: RememberInput): Remem
     refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     if (status === "active") scheduleConflictCheck(ctx.store, memoryId, 1);
     return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
-  });
+  };
 }

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { updateMemory } from "./src/memory/update.ts";
- * // updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
+ * // await updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
  * ```
  * @module
  */
@@ -146,7 +146,18 @@ function sameTags(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Changes a memory atomically; a failed check writes nothing. */
-export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateResult {
+export async function updateMemory(ctx: ServiceContext, input: UpdateInput): Promise<UpdateResult> {
+  const apply = prepareUpdate(ctx, input);
+  return await ctx.store.write(apply);
+}
+
+/** {@linkcode updateMemory} for a caller already inside a write transaction. */
+export function updateInTransaction(ctx: ServiceContext, input: UpdateInput): UpdateResult {
+  return prepareUpdate(ctx, input)();
+}
+
+/** Validates the input; returns the transaction body that applies it. */
+function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateResult {
   if (input.reason !== undefined && input.reason.length > REASON_MAX_CHARS) {
     throw new MemaError("invalid_input", `reason is longer than ${REASON_MAX_CHARS} characters`, {
       field: "reason",
@@ -160,7 +171,7 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
     : normalizeTags(input.newTags, "new_tags");
   if (input.edit.kind === "new_content") checkContentSize(input.edit.content, "new_content");
 
-  return ctx.store.write(() => {
+  return () => {
     const current = ctx.store.getMemory(input.memoryId);
     if (!current || current.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
@@ -282,5 +293,5 @@ export function updateMemory(ctx: ServiceContext, input: UpdateInput): UpdateRes
       scheduleConflictCheck(ctx.store, current.id, version);
     }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
-  });
+  };
 }

@@ -140,9 +140,20 @@ export class Store {
     this.schema = init.schema;
   }
 
-  /** Runs `fn` in one write transaction (all or nothing). */
-  write<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in one write transaction (all or nothing). Waiting for another
+   * process's lock never blocks this thread; `fn` itself must be synchronous.
+   */
+  write<T>(fn: () => T): Promise<T> {
     return this.#connection.write(fn);
+  }
+
+  /**
+   * {@linkcode Store.write} for code that runs before or outside request serving
+   * (one-shot CLI commands): waits for the lock on this thread.
+   */
+  writeBlocking<T>(fn: () => T): T {
+    return this.#connection.writeBlocking(fn);
   }
 
   /** Runs `fn` against one consistent snapshot. */

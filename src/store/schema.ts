@@ -358,7 +358,7 @@ export interface SchemaState {
  * `schema_mismatch` error that says what to run.
  */
 export function prepareSchema(connection: SqliteConnection): SchemaState {
-  return connection.write(() => {
+  return connection.writeBlocking(() => {
     const generation = readGeneration(connection);
     if (generation === undefined) {
       throw new MemaError(
@@ -409,7 +409,7 @@ export function repairFtsIfNeeded(connection: SqliteConnection): boolean {
     count(`SELECT count(*) AS n FROM ${table}_docsize`) !== memories
   );
   if (stale.length === 0) return false;
-  connection.write(() => {
+  connection.writeBlocking(() => {
     for (const table of stale) {
       connection.db.exec(`INSERT INTO ${table}(${table}) VALUES ('rebuild')`);
     }

@@ -6,14 +6,14 @@
  * ```ts
  * import { openConnection } from "./src/store/sqlite_connection.ts";
  * const connection = openConnection("/tmp/x.sqlite3", { busyTimeoutMs: 5000 });
- * connection.write(() => connection.db.exec("select 1"));
+ * await connection.write(() => connection.db.exec("select 1"));
  * ```
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { sleepSync } from "../platform/mod.ts";
-import { BUSY_RETRY_ATTEMPTS, BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS } from "./constants.ts";
+import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./constants.ts";
 
 /** Options for {@linkcode openConnection}. */
 export interface ConnectionOptions {
@@ -40,45 +40,89 @@ export class SqliteConnection {
   readonly db: DatabaseSync;
   readonly readOnly: boolean;
   #depth = 0;
+  /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
+  readonly #busyTimeoutMs: number;
+  #currentBusyTimeoutMs: number;
 
-  constructor(db: DatabaseSync, readOnly: boolean) {
+  constructor(db: DatabaseSync, options: { readOnly: boolean; busyTimeoutMs: number }) {
     this.db = db;
-    this.readOnly = readOnly;
+    this.readOnly = options.readOnly;
+    this.#busyTimeoutMs = options.busyTimeoutMs;
+    this.#currentBusyTimeoutMs = options.busyTimeoutMs;
   }
 
   /**
-   * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT`. On SQLITE_BUSY the whole
-   * transaction is rolled back and `fn` runs again after a jittered backoff, so
-   * `fn` must only touch the database and its own locals.
+   * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT` and resolves with its result.
+   * Waiting for another process's write lock never blocks this thread: the lock
+   * is tried without SQLite's busy handler and, while it is taken, the call
+   * sleeps with a timer so other requests keep being served. After
+   * {@linkcode WRITE_LOCK_WAIT_MS} it fails with `storage_busy`. `fn` runs
+   * synchronously once the lock is held, so two calls of one process never
+   * interleave inside a transaction; on SQLITE_BUSY mid-transaction everything is
+   * rolled back and `fn` runs again, so it must only touch the database and its
+   * own locals.
    */
-  write<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
+  async write<T>(fn: () => T): Promise<T> {
+    if (this.#depth > 0) return checkSynchronous(fn());
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      try {
-        this.db.exec("BEGIN IMMEDIATE");
-      } catch (error) {
-        if (isBusyError(error) && attempt < BUSY_RETRY_ATTEMPTS) {
-          backoff(attempt);
-          continue;
-        }
-        throw storageError(error);
-      }
-      this.#depth++;
-      try {
-        const result = fn();
-        this.db.exec("COMMIT");
-        return result;
-      } catch (error) {
-        rollbackQuietly(this.db);
-        if (isBusyError(error) && attempt < BUSY_RETRY_ATTEMPTS) {
-          backoff(attempt);
-          continue;
-        }
-        throw storageError(error);
-      } finally {
-        this.#depth--;
-      }
+      const outcome = this.#tryWrite(fn);
+      if (outcome.done) return outcome.value;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw storageError(outcome.error);
+      await sleep(Math.min(remaining, backoffMs(attempt)));
     }
+  }
+
+  /**
+   * The same transaction, waiting for the lock synchronously (SQLite's busy
+   * handler, then blocking retries). Only for work that runs before any request
+   * is served: opening and migrating the database, one-shot CLI commands.
+   */
+  writeBlocking<T>(fn: () => T): T {
+    if (this.#depth > 0) return checkSynchronous(fn());
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+      const outcome = this.#tryWrite(fn, Math.max(0, deadline - Date.now()));
+      if (outcome.done) return outcome.value;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw storageError(outcome.error);
+      sleepSync(Math.min(remaining, backoffMs(attempt)));
+    }
+  }
+
+  /** One attempt: the result, or the busy error that says "try again later". */
+  #tryWrite<T>(
+    fn: () => T,
+    lockWaitMs = 0,
+  ): { done: true; value: T } | { done: false; error: unknown } {
+    try {
+      this.#setBusyTimeout(lockWaitMs);
+      this.db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      if (isBusyError(error)) return { done: false, error };
+      throw storageError(error);
+    } finally {
+      this.#setBusyTimeout(this.#busyTimeoutMs);
+    }
+    this.#depth++;
+    try {
+      const value = checkSynchronous(fn());
+      this.db.exec("COMMIT");
+      return { done: true, value };
+    } catch (error) {
+      rollbackQuietly(this.db);
+      if (isBusyError(error)) return { done: false, error };
+      throw storageError(error);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  #setBusyTimeout(ms: number): void {
+    if (ms === this.#currentBusyTimeoutMs) return;
+    this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(ms)}`);
+    this.#currentBusyTimeoutMs = ms;
   }
 
   /** Runs `fn` in one read transaction so it sees a single snapshot. */
@@ -107,9 +151,22 @@ function rollbackQuietly(db: DatabaseSync): void {
   }
 }
 
-function backoff(attempt: number): void {
+/** Jittered exponential backoff: half the ceiling plus a random share of the other half. */
+function backoffMs(attempt: number): number {
   const ceiling = Math.min(BUSY_RETRY_MAX_MS, BUSY_RETRY_BASE_MS * 2 ** (attempt - 1));
-  sleepSync(ceiling / 2 + Math.random() * ceiling / 2);
+  return ceiling / 2 + Math.random() * ceiling / 2;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A transaction body must finish before COMMIT; a promise here would commit half of it. */
+function checkSynchronous<T>(value: T): T {
+  if (value instanceof Promise) {
+    throw new Error("a write transaction body must be synchronous (it returned a promise)");
+  }
+  return value;
 }
 
 function storageError(error: unknown): unknown {
@@ -145,5 +202,5 @@ export function openConnection(path: string, options: ConnectionOptions = {}): S
     db.close();
     throw error;
   }
-  return new SqliteConnection(db, readOnly);
+  return new SqliteConnection(db, { readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
 }
