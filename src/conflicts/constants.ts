@@ -50,11 +50,28 @@ export const RULE_MIN_SHARED_WORDS = 1;
 export const RULE_MAX_VALUE_WORDS = 4;
 
 /**
- * Relative gap under which two unit-normalized amounts count as equal. 2.5% absorbs the
- * decimal/binary prefix ambiguity (1 GB = 1000 MB or 1024 MB, 2.4% apart) and rounding in
- * restatements ("1.5 hours" / "90 minutes" are exact, "33%" / "a third" are not parsed at all).
+ * Relative gap under which two unit-normalized amounts count as equal, for the dimensions in
+ * {@linkcode RULE_TOLERANT_DIMENSIONS} only. 2.5% absorbs the decimal/binary prefix ambiguity
+ * (1 GB = 1000 MB or 1024 MB, 2.4% apart) and rounding in restatements ("1 year" / "52 weeks",
+ * "$20" / "$20.40").
  */
 export const RULE_AMOUNT_TOLERANCE = 0.025;
+
+/**
+ * Dimensions (or `prefix:` families) compared with {@linkcode RULE_AMOUNT_TOLERANCE}: only those
+ * whose amounts go through a unit conversion or are routinely rounded when restated — sizes,
+ * durations, money. Everything else compares exactly: a percentage is itself the fact (an SLA
+ * of 99.9% vs 99.5% is 0.4% apart and a different promise), so are counts ("40 replicas" /
+ * "41 replicas"), bare numbers and identifiers ("ticket 1201"), versions and times of day
+ * (14:00 / 14:15 are 1.8% apart in minutes after midnight).
+ */
+export const RULE_TOLERANT_DIMENSIONS: readonly string[] = ["bytes", "duration", "money:"];
+
+/**
+ * Relative gap still "equal" in an exact dimension: float rounding only, so "1.1k" (computed
+ * 1100.0000000000002) matches "1,100". Far below any difference a person would write.
+ */
+export const RULE_EXACT_EPSILON = 1e-9;
 
 /**
  * Pair score = overlap · W_OVERLAP + subject overlap · W_SUBJECT + signal · W_SIGNAL (+ bonus),

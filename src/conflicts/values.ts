@@ -14,7 +14,11 @@
  * ```
  * @module
  */
-import { RULE_AMOUNT_TOLERANCE } from "./constants.ts";
+import {
+  RULE_AMOUNT_TOLERANCE,
+  RULE_EXACT_EPSILON,
+  RULE_TOLERANT_DIMENSIONS,
+} from "./constants.ts";
 
 /** A value found in a sentence. */
 export interface SentenceValue {
@@ -368,7 +372,11 @@ export function comparable(a: SentenceValue, b: SentenceValue): boolean {
   return a.dimension === b.dimension;
 }
 
-/** True when two comparable values are equal after normalization. */
+/**
+ * True when two comparable values are equal after normalization. Versions and dates compare by
+ * component; sizes, durations and money within a rounding tolerance; every other amount
+ * (percentages, counts, bare numbers, times of day) exactly.
+ */
 export function sameValue(a: SentenceValue, b: SentenceValue): boolean {
   if (!comparable(a, b)) return false;
   if (a.parts && b.parts) {
@@ -384,7 +392,15 @@ export function sameValue(a: SentenceValue, b: SentenceValue): boolean {
   }
   if (a.amount === undefined || b.amount === undefined) return false;
   const scale = Math.max(Math.abs(a.amount), Math.abs(b.amount));
-  return scale === 0 || Math.abs(a.amount - b.amount) <= scale * RULE_AMOUNT_TOLERANCE;
+  return scale === 0 || Math.abs(a.amount - b.amount) <= scale * amountTolerance(a.dimension);
+}
+
+/** Relative tolerance of a dimension: a rounding margin for sizes, durations and money only. */
+export function amountTolerance(dimension: string): number {
+  const tolerant = RULE_TOLERANT_DIMENSIONS.some((family) =>
+    family.endsWith(":") ? dimension.startsWith(family) : dimension === family
+  );
+  return tolerant ? RULE_AMOUNT_TOLERANCE : RULE_EXACT_EPSILON;
 }
 
 function date(year: number, month: number, day: number): Partial<SentenceValue> | undefined {

@@ -205,3 +205,19 @@ Deno.test("scores order candidates and explain every decision", () => {
   assert.ok(pair("", "").reasons.length > 0);
   assert.equal(pair("", "").candidate, false);
 });
+
+Deno.test("number: close percentages, counts and identifiers are still different values", () => {
+  for (
+    const [a, b] of [
+      ["SLA is 99.9% monthly uptime.", "SLA is 99.5% monthly uptime."],
+      ["The cluster runs 40 replicas.", "The cluster runs 41 replicas."],
+      ["Ticket 1201 tracks the outage.", "Ticket 1202 tracks the outage."],
+      ["The standup starts at 14:00.", "The standup starts at 14:15."],
+      ["We target Node 1.10.", "We target Node 1.1."],
+    ]
+  ) {
+    const result = pair(a, b, "ops");
+    assert.equal(result.candidate, true, `${a} / ${b}: ${result.reasons}`);
+    assert.ok(result.kind === "number" || result.kind === "date", result.kind);
+  }
+});

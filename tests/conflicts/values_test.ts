@@ -60,3 +60,25 @@ Deno.test("counts carry their noun; identifiers keep their digits", () => {
   assert.equal(extractValues("runs in us-east-1").length, 0);
   assert.equal(only("port 8080").dimension, "scalar");
 });
+
+Deno.test("percentages, counts, identifiers and times compare exactly", () => {
+  // Issue 12 item 11: 99.9% and 99.5% are 0.4% apart, inside the old 2.5% tolerance.
+  assert.ok(!same("99.9%", "99.5%"));
+  assert.ok(!same("99.99 percent", "99.9 percent"));
+  assert.ok(same("99.9%", "99.9 percent"));
+  assert.ok(!same("40 replicas", "41 replicas"), "a count is exact");
+  assert.ok(same("1.1k replicas", "1,100 replicas"), "float rounding is not a difference");
+  assert.ok(!same("ticket 1201", "ticket 1202"), "an identifier is exact");
+  assert.ok(!same("14:00", "14:15"), "a time of day is exact");
+  assert.ok(!same("version 1.10", "version 1.1"));
+  assert.ok(!same("v1.10", "v1.1"));
+  // A bare decimal is a number, not a version: 1.10 and 1.1 are the same amount.
+  assert.ok(same("upgrade to 1.10", "upgrade to 1.1"));
+});
+
+Deno.test("money, durations and sizes keep their tolerance", () => {
+  assert.ok(same("$20", "$20.40"), "money within 2.5% is a rounding");
+  assert.ok(same("1 year", "52 weeks"), "364 and 365 days are a rounding");
+  assert.ok(same("1 GB", "1000 MB"));
+  assert.ok(!same("$20", "$25"));
+});
