@@ -5,16 +5,24 @@
  *
  * ```sh
  * deno run -A scripts/compile.ts [--output dist/mema] [--no-check] [--json] [--max-payload-mb 120]
+ *                                [--check-only]
  * ```
  *
- * On a machine where `deno compile` cannot download its `denort` base runtime, set
- * `DENORT_BIN` to the `deno` binary: the output is then not runnable (it starts as the Deno
- * CLI), but the module graph, the embedded files and the payload size are real, which is what
- * CI checks. The payload is the output's size minus the base runtime's size; it is measured
- * only when `DENORT_BIN` names the base (the real `denort` lives zipped in Deno's cache).
+ * `deno compile` downloads its `denort` base runtime from dl.deno.land once (then it is in
+ * Deno's cache). When that download fails, this script says so in one message with the fix
+ * instead of Deno's error chain and backtrace. `DENORT_BIN` names a base runtime on disk
+ * instead: a real `denort` of the same Deno version gives a runnable binary. `--check-only`
+ * sets `DENORT_BIN` to the running `deno` CLI: the output is then NOT runnable (it starts as
+ * the Deno CLI, not as mema), but the module graph, the embedded files and the payload size
+ * are real, which is what CI checks. Every build is run once (`<output> version`) and the
+ * report says whether it is runnable, and why not.
+ *
+ * The payload is the output's size minus the base runtime's size; it is measured only when
+ * `DENORT_BIN` names the base (the real `denort` lives zipped in Deno's cache).
  *
  * Exit codes: 0 built and checked, 1 compile failed, a native file is missing from the
- * binary, or the payload is over the limit; 2 bad arguments.
+ * binary, the payload is over the limit, or the binary does not run although it was built
+ * on a real base runtime; 2 bad arguments.
  *
  * @module
  */
@@ -25,13 +33,24 @@ import { hostPlatform, type NativeFile, planShipping } from "./compile_plan.ts";
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 
 /**
- * The CI budget for what the binary adds to the base runtime. Measured at 106 MB on
- * linux-x64 (libonnxruntime 46 MB, libvips 19 MB, JavaScript ~40 MB) after the excludes.
+ * The CI budget for what the binary adds to the base runtime. Measured at 90 MB on
+ * linux-x64 (libonnxruntime 46 MB, libvips 19 MB, JavaScript and the rest ~25 MB) after the
+ * excludes.
  */
 export const PAYLOAD_LIMIT_MB = 120;
 
 /** Bytes compared per native file to prove it is embedded (raw, uncompressed in the VFS). */
 const SAMPLE_BYTES = 256;
+
+/**
+ * How long `<output> version` may take before the build counts as not runnable. The real
+ * binary answers in well under a second; the bound only stops a base runtime that waits
+ * for input (stdin is closed anyway) from hanging the build.
+ */
+const RUN_CHECK_TIMEOUT_MS = 60_000;
+
+/** Where `deno compile` gets the base runtime; named in the messages. */
+const DENORT_HOST = "dl.deno.land";
 
 /** What one build produced; printed as JSON with `--json`. */
 export interface CompileReport {
@@ -49,7 +68,63 @@ export interface CompileReport {
   natives: (NativeFile & { embedded: boolean })[];
   missingNatives: string[];
   compileMs: number;
+  /** `<output> version` printed `mema …`; undefined when nothing was built. */
+  runnable?: boolean;
+  /** Why the output does not run as mema, when it does not. */
+  notRunnable?: string;
   problems: string[];
+}
+
+/** Deno's error chain without the backtrace that follows it. */
+function withoutBacktrace(log: string): string {
+  const at = log.indexOf("Stack backtrace:");
+  return (at >= 0 ? log.slice(0, at) : log).trim();
+}
+
+/**
+ * One message for a `deno compile` that failed while setting up its base runtime (the
+ * `denort` download, or the file `DENORT_BIN` names), with the fix; undefined for any other
+ * failure (those keep Deno's own message: a broken module graph needs its details).
+ */
+export function explainBaseRuntimeFailure(
+  log: string,
+  baseRuntime: string | undefined,
+): string | undefined {
+  const chain = withoutBacktrace(log);
+  const causes = [...chain.matchAll(/^\s*\d+: (.+)$/gm)].map((m) => m[1].trim());
+  if (!causes.some((cause) => /setting up base binary|denort/i.test(cause))) return undefined;
+  const cause = causes.at(-1) ?? "unknown cause";
+  if (baseRuntime !== undefined) {
+    return [
+      `deno compile could not use DENORT_BIN=${baseRuntime} as its base runtime (${cause}).`,
+      "Fix: point DENORT_BIN at an unzipped denort of this Deno version, or unset it on a " +
+      `machine that can reach ${DENORT_HOST}.`,
+    ].join("\n  ");
+  }
+  const url = /https?:\/\/[^\s)]+/.exec(chain)?.[0] ?? `https://${DENORT_HOST}/`;
+  return [
+    `deno compile could not download its base runtime (denort) from ${url} (${cause}).`,
+    `Fix: build on a machine that can reach ${DENORT_HOST} (Deno caches the runtime after the`,
+    "first download), or fetch that zip elsewhere, unzip it and set DENORT_BIN=/path/to/denort.",
+    "To check only the module graph, the embedded files and the size (the output is then NOT",
+    `runnable): npx -y deno@${Deno.version.deno} task compile --check-only`,
+  ].join("\n  ");
+}
+
+/** Runs the built binary once; true when it answers `version` as mema. */
+async function runsAsMema(output: string): Promise<boolean> {
+  try {
+    const result = await new Deno.Command(output, {
+      args: ["version"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(RUN_CHECK_TIMEOUT_MS),
+    }).output();
+    return result.code === 0 && new TextDecoder().decode(result.stdout).startsWith("mema ");
+  } catch {
+    return false;
+  }
 }
 
 function stripAnsi(text: string): string {
@@ -97,7 +172,10 @@ export async function compileBinary(options: {
   output: string;
   typeCheck: boolean;
   payloadLimitBytes: number;
+  /** A base runtime on disk (`DENORT_BIN`); default: the environment's `DENORT_BIN`. */
+  baseRuntime?: string;
 }): Promise<CompileReport> {
+  const denort = options.baseRuntime ?? (Deno.env.get("DENORT_BIN") || undefined);
   await ensureNodeModules();
   const target = hostPlatform();
   const plan = planShipping(ROOT, target);
@@ -121,7 +199,7 @@ export async function compileBinary(options: {
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...(denort === undefined ? {} : { DENORT_BIN: denort }) },
   }).output();
   const compileMs = Math.round(performance.now() - started);
   const log = stripAnsi(
@@ -142,12 +220,14 @@ export async function compileBinary(options: {
     problems,
   };
   if (!result.success) {
-    problems.push(`deno compile failed (exit ${result.code}):\n${log.trim()}`);
+    problems.push(
+      explainBaseRuntimeFailure(log, denort) ??
+        `deno compile failed (exit ${result.code}):\n${withoutBacktrace(log)}`,
+    );
     return report;
   }
   report.outputBytes = Deno.statSync(options.output).size;
-  const denort = Deno.env.get("DENORT_BIN");
-  if (denort) {
+  if (denort !== undefined) {
     const bytes = Deno.statSync(denort).size;
     report.baseRuntime = { path: denort, bytes };
     report.payloadBytes = report.outputBytes - bytes;
@@ -164,6 +244,19 @@ export async function compileBinary(options: {
     native.embedded = sample !== undefined && binary.indexOf(sample) >= 0;
     if (!native.embedded) problems.push(`not embedded: ${native.role} (${native.path})`);
   }
+  report.runnable = await runsAsMema(options.output);
+  if (!report.runnable) {
+    if (denort !== undefined) {
+      report.notRunnable = [
+        `the output is NOT runnable: it was built on DENORT_BIN=${denort}, which is not a denort`,
+        "base runtime of this Deno version, so it starts as that program instead of as mema.",
+        "The module graph, the embedded files and the size are checked all the same. For a",
+        `runnable binary, build without DENORT_BIN on a machine that can reach ${DENORT_HOST}.`,
+      ].join("\n  ");
+    } else {
+      problems.push(`the built binary does not run: \`${options.output} version\` failed`);
+    }
+  }
   report.ok = problems.length === 0;
   return report;
 }
@@ -173,7 +266,12 @@ function megabytes(bytes: number | undefined): string {
 }
 
 function printReport(report: CompileReport): void {
-  console.log(`mema binary: ${report.output} (${report.target})`);
+  if (report.outputBytes === 0) {
+    for (const problem of report.problems) console.error(`compile: ${problem}`);
+    return;
+  }
+  const state = report.runnable ? "runnable" : "NOT runnable";
+  console.log(`mema binary: ${report.output} (${report.target}, ${state})`);
   console.log("| what | size |\n|---|---|");
   console.log(`| binary | ${megabytes(report.outputBytes)} |`);
   if (report.baseRuntime) {
@@ -202,12 +300,14 @@ async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // `deno task compile -- --json` passes the `--` through; it separates nothing here.
+      args: argv[0] === "--" ? argv.slice(1) : argv,
       options: {
         output: { type: "string", default: `${ROOT}/dist/mema` },
         "no-check": { type: "boolean", default: false },
         json: { type: "boolean", default: false },
         "max-payload-mb": { type: "string", default: String(PAYLOAD_LIMIT_MB) },
+        "check-only": { type: "boolean", default: false },
       },
       strict: true,
     }));
@@ -226,9 +326,11 @@ async function main(argv: string[]): Promise<number> {
     output,
     typeCheck: !values["no-check"],
     payloadLimitBytes: limit * 1e6,
+    baseRuntime: values["check-only"] ? Deno.execPath() : undefined,
   });
   if (values.json) console.log(JSON.stringify(report, null, 2));
   else printReport(report);
+  if (report.notRunnable) console.error(`compile: ${report.notRunnable}`);
   return report.ok ? 0 : 1;
 }
 

@@ -9,11 +9,15 @@
  *   `deno compile` that can get its `denort` base runtime (downloaded once into Deno's cache,
  *   or named by `DENORT_BIN`).
  * - `shim`: `deno install --global`, a small script that runs this checkout's `main.ts` under
- *   Deno with its own copy of `deno.json`/`deno.lock`. Works wherever Deno runs.
+ *   Deno with its own copy of `deno.json`/`deno.lock`. Works wherever Deno runs. The script
+ *   names a copy of the Deno that ran the install, `<root>/lib/mema/deno`, by absolute path:
+ *   never `deno` from PATH, because the Deno of `npx -y deno@…` is on PATH only while npx
+ *   runs, and its own file lives in npm's cache, which npm may clear.
  * - `auto` (default): `binary` when a one-line probe compiles and runs, else `shim`.
  *
- * Either way the installed command is run once (`mema version`) before this script reports
- * success, and a missing PATH entry is pointed out with the line to add.
+ * Either way the installed command is run once (`mema version`), with a PATH that has no
+ * Deno on it, before this script reports success, and a missing PATH entry is pointed out
+ * with the line to add.
  *
  * @module
  */
@@ -99,8 +103,26 @@ async function installBinary(binDir: string): Promise<string> {
   }
 }
 
+/**
+ * Copies the running Deno to `<root>/lib/mema/deno` and returns that path. A copy, not a link
+ * to `Deno.execPath()`: under npx that file is in npm's cache, which npm may evict; a hard
+ * link would survive that too but fails across file systems. Copied beside the target, then
+ * renamed over it, so a running `mema serve` keeps its old file.
+ */
+function pinDeno(root: string): string {
+  const dir = `${root}/lib/mema`;
+  Deno.mkdirSync(dir, { recursive: true });
+  const target = `${dir}/deno`;
+  const temporary = `${target}.tmp-${Deno.pid}`;
+  Deno.copyFileSync(Deno.execPath(), temporary);
+  Deno.chmodSync(temporary, 0o755);
+  Deno.renameSync(temporary, target);
+  return target;
+}
+
 async function installShim(root: string): Promise<string> {
-  const result = await run(Deno.execPath(), [
+  const deno = pinDeno(root);
+  const result = await run(deno, [
     "install",
     "--global",
     "--force",
@@ -115,15 +137,13 @@ async function installShim(root: string): Promise<string> {
   ], { cwd: ROOT });
   if (result.code !== 0) throw new Error(`deno install failed:\n${result.stderr}`);
   const target = `${root}/bin/mema`;
-  if (!onPath("deno")) {
-    // The shim runs `deno` from PATH; when Deno came through npx it is not there, so the
-    // shim names the binary that ran this script instead.
-    const shim = Deno.readTextFileSync(target);
-    Deno.writeTextFileSync(
-      target,
-      shim.replace(/^exec deno /m, `exec ${shellQuote(Deno.execPath())} `),
-    );
+  // `deno install` writes `exec deno …`, which looks Deno up on PATH at every start.
+  const shim = Deno.readTextFileSync(target);
+  const pinned = shim.replace(/^exec deno /m, `exec ${shellQuote(deno)} `);
+  if (pinned === shim) {
+    throw new Error(`unexpected shim from deno install (no "exec deno" line):\n${shim}`);
   }
+  Deno.writeTextFileSync(target, pinned);
   return target;
 }
 
@@ -131,16 +151,9 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'"'"'`)}'`;
 }
 
-function onPath(name: string, dir?: string): boolean {
+function onPath(dir: string): boolean {
   const entries = (Deno.env.get("PATH") ?? "").split(":").filter(Boolean);
-  if (dir !== undefined) return entries.some((entry) => entry.replace(/\/$/, "") === dir);
-  return entries.some((entry) => {
-    try {
-      return Deno.statSync(`${entry}/${name}`).isFile;
-    } catch {
-      return false;
-    }
-  });
+  return entries.some((entry) => entry.replace(/\/$/, "") === dir);
 }
 
 /** Installs `mema` under `root` and returns how and where. */
@@ -171,8 +184,9 @@ export async function installMema(options: { root: string; mode: InstallMode | "
       : undefined;
     path = await installShim(options.root);
   }
-  // Running the command once also fills the shim's own node_modules.
-  const check = await run(path, ["version"], { cwd: options.root });
+  // Running the command once also fills the shim's own node_modules. An empty PATH: the
+  // command must not depend on a `deno` that happens to be on this process's PATH (npx's).
+  const check = await run(path, ["version"], { cwd: options.root, env: { PATH: "" } });
   if (check.code !== 0 || !check.stdout.startsWith("mema ")) {
     throw new Error(
       `installed ${path}, but \`mema version\` failed:\n${check.stdout}${check.stderr}`,
@@ -185,7 +199,8 @@ async function main(argv: string[]): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // `deno task install -- --root DIR` passes the `--` through; it separates nothing here.
+      args: argv[0] === "--" ? argv.slice(1) : argv,
       options: {
         root: { type: "string" },
         mode: { type: "string", default: "auto" },
@@ -206,7 +221,7 @@ async function main(argv: string[]): Promise<number> {
     const result = await installMema({ root, mode: values.mode as InstallMode | "auto" });
     if (result.note) console.error(`install: ${result.note}`);
     console.log(`installed ${result.path} (${result.mode}): ${result.version}`);
-    if (!onPath("mema", `${root}/bin`)) {
+    if (!onPath(`${root}/bin`)) {
       console.log(`${root}/bin is not on PATH; add it, e.g.\n  export PATH="${root}/bin:$PATH"`);
     }
     return 0;

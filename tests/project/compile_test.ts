@@ -1,8 +1,10 @@
 /**
  * The single-binary build (SPEC §2): `scripts/compile.ts`, the same code `deno task compile`
- * runs, with `DENORT_BIN` pointed at the deno binary because the build machines cannot
- * download `denort`. The output is not runnable then, but a broken module graph fails the
- * compile, and the payload size and the embedded native files are real.
+ * runs, with `--check-only` (`DENORT_BIN` = the deno binary) because the build machines
+ * cannot download `denort`. The output is not runnable then, and the script must say so, but
+ * a broken module graph fails the compile, and the payload size and the embedded native
+ * files are real. Without a base runtime the script must explain the failed download in one
+ * message with the fix, not Deno's error chain.
  * @module
  */
 import assert from "node:assert/strict";
@@ -63,9 +65,10 @@ Deno.test({
           output,
           "--no-check",
           "--json",
+          "--check-only",
         ],
         cwd: ROOT,
-        env: { DENORT_BIN: Deno.execPath(), NO_COLOR: "1" },
+        env: { NO_COLOR: "1" },
         stdout: "piped",
         stderr: "piped",
       }).output();
@@ -89,8 +92,55 @@ Deno.test({
           report.natives.every((n: { embedded: boolean }) => n.embedded),
       );
       assert.equal(Deno.statSync(output).size, report.outputBytes);
+      assert.equal(report.baseRuntime.path, Deno.execPath());
+      // Built on the Deno CLI, the output is not mema, and the script says so.
+      assert.equal(report.runnable, false);
+      assert.match(report.notRunnable, /NOT runnable/);
+      assert.match(stderr, /compile: the output is NOT runnable: it was built on DENORT_BIN=/);
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("without a reachable denort download the build fails with one message and the fix", async () => {
+  // A fresh DENO_DIR has no cached denort, and the proxy refuses every connection.
+  const denoDir = Deno.makeTempDirSync({ prefix: "mema-deno-dir-" });
+  const out = Deno.makeTempDirSync({ prefix: "mema-compile-" });
+  try {
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        `${ROOT}/scripts/compile.ts`,
+        "--no-check",
+        "--output",
+        `${out}/mema`,
+      ],
+      cwd: ROOT,
+      clearEnv: true,
+      env: {
+        HOME: Deno.env.get("HOME") ?? out,
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        DENO_DIR: denoDir,
+        HTTPS_PROXY: "http://127.0.0.1:9",
+        NO_COLOR: "1",
+      },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(result.stdout);
+    const stderr = new TextDecoder().decode(result.stderr);
+    assert.equal(result.code, 1, stdout + stderr);
+    assert.match(stderr, /compile: deno compile could not download its base runtime \(denort\)/);
+    assert.match(stderr, /Fix: build on a machine that can reach dl\.deno\.land/);
+    assert.match(stderr, /DENORT_BIN=\/path\/to\/denort/);
+    assert.match(stderr, /task compile --check-only/);
+    assert.doesNotMatch(stderr, /Stack backtrace|Caused by/);
+    assert.equal(stdout, "", "no size table for a binary that was not built");
+  } finally {
+    Deno.removeSync(denoDir, { recursive: true });
+    Deno.removeSync(out, { recursive: true });
+  }
 });

@@ -1,7 +1,9 @@
 /**
  * `deno task install` (scripts/install.ts): the `deno install` shim route must leave a
- * runnable `mema` in `<root>/bin`, also when `deno` itself is not on PATH (Deno from npx).
- * The binary route needs a real `denort`, which the build machines cannot download.
+ * runnable `mema` in `<root>/bin`, also in a new shell whose PATH has no `deno` after the
+ * install ran under `npx -y deno@…` (whose Deno is on PATH only while npx runs and lives in
+ * npm's cache, which may be cleared). The binary route needs a real `denort`, which the
+ * build machines cannot download.
  * @module
  */
 import assert from "node:assert/strict";
@@ -48,25 +50,61 @@ Deno.test("the shim install puts a runnable mema into <root>/bin", async () => {
   }
 });
 
-Deno.test("without deno on PATH the shim names the deno that installed it", async () => {
+/** A PATH directory with only the basic tools a login shell has, and no `deno`. */
+function basicPath(): string {
+  const dir = Deno.makeTempDirSync({ prefix: "mema-user-path-" });
+  for (const tool of ["sh", "env", "ls", "cat"]) {
+    for (const source of [`/bin/${tool}`, `/usr/bin/${tool}`]) {
+      try {
+        Deno.statSync(source);
+        Deno.symlinkSync(source, `${dir}/${tool}`);
+        break;
+      } catch {
+        // not in this directory; try the next
+      }
+    }
+  }
+  return dir;
+}
+
+Deno.test("after an npx install, mema runs in a new shell without deno on PATH", async () => {
   const root = Deno.makeTempDirSync({ prefix: "mema-install-" });
-  const emptyPath = Deno.makeTempDirSync({ prefix: "mema-empty-path-" });
+  // Stands in for npx's cache: the Deno that runs the install, on PATH while it runs.
+  const npxCache = Deno.makeTempDirSync({ prefix: "mema-npx-cache-" });
+  const userPath = basicPath();
   try {
-    const installed = await run(Deno.execPath(), [
+    Deno.copyFileSync(Deno.execPath(), `${npxCache}/deno`);
+    Deno.chmodSync(`${npxCache}/deno`, 0o755);
+    const installed = await run(`${npxCache}/deno`, [
       "run",
       "--allow-all",
       `${ROOT}/scripts/install.ts`,
+      "--",
       "--mode",
       "shim",
       "--root",
       root,
-    ], { PATH: emptyPath });
+    ], { PATH: `${npxCache}:${userPath}` });
     assert.equal(installed.code, 0, installed.output);
-    const version = await run(`${root}/bin/mema`, ["version"], { PATH: emptyPath });
+    assert.match(installed.stdout, /\(shim\): mema /);
+    // npm clears its cache; the user opens a new shell whose PATH has no deno.
+    Deno.removeSync(npxCache, { recursive: true });
+    const which = await run(`${userPath}/sh`, ["-c", "command -v deno || echo none"], {
+      PATH: userPath,
+    });
+    assert.equal(which.stdout.trim(), "none", "deno must not be on the test's PATH");
+    const version = await run(`${userPath}/sh`, ["-c", "mema version"], {
+      PATH: `${root}/bin:${userPath}`,
+    });
     assert.equal(version.code, 0, version.output);
     assert.equal(version.stdout.trim(), `mema ${VERSION}`);
   } finally {
     Deno.removeSync(root, { recursive: true });
-    Deno.removeSync(emptyPath, { recursive: true });
+    Deno.removeSync(userPath, { recursive: true });
+    try {
+      Deno.removeSync(npxCache, { recursive: true });
+    } catch {
+      // removed by the test already
+    }
   }
 });
