@@ -1,5 +1,7 @@
 /**
- * `mema doctor [--json] [--deep] [--db PATH]`: exit 0 clean, 1 warnings, 2 criticals.
+ * `mema doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]`:
+ * exit 0 clean, 1 warnings, 2 criticals. `--client`/`--agent-id` check the identity one MCP
+ * client passes, exactly as `mema serve` would take it.
  * @module
  */
 import { parseArgs } from "node:util";
@@ -20,11 +22,18 @@ export async function doctorCommand(args: string[]): Promise<number> {
       deep: { type: "boolean", default: false },
       db: { type: "string" },
       config: { type: "string" },
+      client: { type: "string" },
+      "agent-id": { type: "string" },
     },
     strict: true,
   });
   const report = await runDoctor({
-    flags: { dbPath: values.db, configPath: values.config },
+    flags: {
+      dbPath: values.db,
+      configPath: values.config,
+      client: values.client,
+      agentId: values["agent-id"],
+    },
     deep: values.deep,
   });
   if (values.json) {

@@ -15,9 +15,10 @@ Usage:
       Serve streamable HTTP at http://HOST:PORT/mcp, one process for many
       clients; each request names itself in X-Mema-Client / X-Mema-Agent-Id.
       Loopback only, unless --allow-remote and MEMA_HTTP_TOKEN are both given.
-  mema doctor [--json] [--deep] [--db PATH] [--config PATH]
+  mema doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]
       Check config, identity, database and capabilities. Exit 0 healthy,
-      1 warnings, 2 critical problems.
+      1 warnings, 2 critical problems. --client/--agent-id check one MCP
+      client's identity as serve would take it.
   mema setup [--model ID] [--install] [--allow-unverified] [--config PATH]
       Check the environment and write the config file, without network.
       --model static-wink-100d builds the offline English model locally;

@@ -52,6 +52,11 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Identity is judged where doctor can see it: flags, environment, config file. MCP clients
+ * usually pass it in their own "env" block, which doctor cannot read, so no identity here is
+ * not a problem; half of one (a client without an agent id, or the reverse) is.
+ */
 function checkIdentity(config: MemaConfig, findings: Finding[]): void {
   if (config.client && config.agentId) {
     findings.push({
@@ -63,13 +68,27 @@ function checkIdentity(config: MemaConfig, findings: Finding[]): void {
     });
     return;
   }
+  if (!config.client && !config.agentId) {
+    findings.push({
+      check_id: "config.identity",
+      severity: "info",
+      title: "no identity here; each MCP client sets its own",
+      detail: "`mema serve` over stdio needs MEMA_CLIENT and MEMA_AGENT_ID, usually from the " +
+        '"env" block of the client\'s MCP config, which doctor cannot see',
+      fix_hint: "to check one client's identity: mema doctor --client NAME --agent-id ID",
+    });
+    return;
+  }
+  const [set, missing] = config.client
+    ? [`client "${config.client}" (${config.sources.client})`, "agent id (MEMA_AGENT_ID)"]
+    : [`agent "${config.agentId}" (${config.sources.agentId})`, "client (MEMA_CLIENT)"];
   findings.push({
     check_id: "config.identity",
     severity: "warning",
-    title: "no client/agent identity",
-    detail: "`mema serve` refuses to start without MEMA_CLIENT and MEMA_AGENT_ID",
+    title: `half an identity: no ${missing}`,
+    detail: `${set} is set, but \`mema serve\` refuses to start without the ${missing} too`,
     fix_hint:
-      `set them in each MCP client's "env" block, or "client"/"agent_id" in ${config.configPath}`,
+      `set both in each MCP client's "env" block, or "client" and "agent_id" in ${config.configPath}`,
   });
 }
 
@@ -84,7 +103,8 @@ function checkDatabase(
     const creatable = !pathExists(dir) || isDirWritable(dir);
     findings.push({
       check_id: "database.exists",
-      severity: creatable ? "warning" : "critical",
+      // A fresh install: nothing is wrong until the file cannot be created.
+      severity: creatable ? "info" : "critical",
       title: "the database does not exist yet",
       detail: `${path} will be created by the first \`mema serve\``,
       fix_hint: creatable
@@ -359,15 +379,25 @@ function checkConflicts(
   }
   const memories = probe.counts.active ?? 0;
   const last = lastScanTime(config.dbPath);
-  const stale = last === undefined || Date.now() - Date.parse(last) > SCAN_STALE_DAYS * 86_400_000;
+  // Never scanned: the scan is overdue only once the database itself is older than the
+  // scan interval (a fresh install has had no time to run one). Databases from before
+  // `created_at` was recorded count as old.
+  const since = last ?? probe.createdAt;
+  const stale = since === undefined ||
+    !(Date.now() - Date.parse(since) <= SCAN_STALE_DAYS * 86_400_000);
+  const warn = stale && memories > 0;
+  let detail: string;
+  if (warn) {
+    detail = `no full scan in the last ${SCAN_STALE_DAYS} days over ${memories} active memories`;
+  } else if (memories === 0) detail = "no active memories to scan";
+  else if (last !== undefined) detail = "fresh";
+  else detail = `the database was created less than ${SCAN_STALE_DAYS} days ago (${since})`;
   findings.push({
     check_id: "conflicts.scan_freshness",
-    severity: stale && memories > 0 ? "warning" : "info",
+    severity: warn ? "warning" : "info",
     title: last === undefined ? "no full conflict scan has completed" : `last full scan ${last}`,
-    detail: stale && memories > 0
-      ? `no full scan in the last ${SCAN_STALE_DAYS} days over ${memories} active memories`
-      : "fresh",
-    fix_hint: stale && memories > 0 ? "run `mema scan` (add it to cron, hourly)" : undefined,
+    detail,
+    fix_hint: last === undefined || warn ? "run `mema scan` (add it to cron, hourly)" : undefined,
   });
 }
 

@@ -464,6 +464,8 @@ export interface DatabaseProbe {
   };
   /** Generation 4+: conflict backlog. */
   conflicts?: ReturnType<typeof conflicts.countConflictBacklog>;
+  /** When the schema was first prepared (ISO 8601); absent in older databases. */
+  createdAt?: string;
 }
 
 /** Opens `path` read-only and reads the facts doctor checks. Throws when it cannot be opened. */
@@ -521,6 +523,7 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
       quickCheck,
       evidence: evidenceFacts,
       conflicts: backlog,
+      createdAt: getMeta(connection, "created_at"),
     };
   } finally {
     connection.close();

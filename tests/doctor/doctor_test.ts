@@ -5,6 +5,7 @@ import { makeTempHome, runCli, startServer } from "../helpers/server.ts";
 interface Finding {
   check_id: string;
   severity: string;
+  detail?: string;
 }
 
 async function doctor(
@@ -20,13 +21,88 @@ function severity(findings: Finding[], id: string): string | undefined {
   return findings.find((f) => f.check_id === id)?.severity;
 }
 
-Deno.test("doctor: a fresh machine is a warning, never a crash", async () => {
+Deno.test("doctor: a fresh machine with no database yet is healthy", async () => {
   const home = makeTempHome();
   try {
     const { code, report } = await doctor(home);
+    assert.equal(code, 0, JSON.stringify(report.findings));
+    assert.equal(severity(report.findings, "database.exists"), "info");
+    assert.equal(severity(report.findings, "config.identity"), "info");
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: a fresh install after one remember exits 0 without identity here", async () => {
+  const home = makeTempHome();
+  try {
+    // The client passes identity in its own env block; doctor runs from a shell without it.
+    const server = await startServer(home, {
+      env: { MEMA_CLIENT: "cursor", MEMA_AGENT_ID: "cursor-main" },
+    });
+    try {
+      const stored = await server.call("remember", {
+        content: "Production deploys run on Tuesdays after 14:00 UTC.",
+        subject: "deploy schedule",
+        workspace: "billing-service",
+      });
+      assert.equal(stored.ok, true, JSON.stringify(stored));
+    } finally {
+      await server.close();
+    }
+    const { code, report } = await doctor(home);
+    assert.equal(code, 0, JSON.stringify(report.findings));
+    const freshness = report.findings.find((f) => f.check_id === "conflicts.scan_freshness");
+    assert.equal(freshness?.severity, "info");
+    assert.match(String(freshness?.detail), /created less than 14 days ago/);
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: a database older than the scan interval and never scanned warns", async () => {
+  const home = makeTempHome();
+  try {
+    const server = await startServer(home);
+    try {
+      const stored = await server.call("remember", {
+        content: "The VPN moved to port 51820.",
+        subject: "vpn",
+        workspace: "ops",
+      });
+      assert.equal(stored.ok, true, JSON.stringify(stored));
+    } finally {
+      await server.close();
+    }
+    const db = new DatabaseSync(home.dbPath);
+    db.exec("UPDATE meta SET value = '2020-01-01T00:00:00.000Z' WHERE key = 'created_at'");
+    db.close();
+    const { code, report } = await doctor(home);
     assert.equal(code, 1);
-    assert.equal(severity(report.findings, "database.exists"), "warning");
-    assert.equal(severity(report.findings, "config.identity"), "warning");
+    assert.equal(severity(report.findings, "conflicts.scan_freshness"), "warning");
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("doctor: identity from --client/--agent-id is checked; half an identity warns", async () => {
+  const home = makeTempHome();
+  try {
+    let result = await doctor(home, {}, ["--client", "cursor", "--agent-id", "cursor-main"]);
+    assert.equal(result.code, 0, JSON.stringify(result.report.findings));
+    const identity = result.report.findings.find((f) => f.check_id === "config.identity");
+    assert.match(
+      String(identity?.detail),
+      /client "cursor" \(flag\), agent "cursor-main" \(flag\)/,
+    );
+
+    result = await doctor(home, { MEMA_CLIENT: "cursor" });
+    assert.equal(result.code, 1);
+    assert.equal(severity(result.report.findings, "config.identity"), "warning");
+
+    const bad = await runCli(home, ["doctor", "--client", "has space", "--agent-id", "a"]);
+    assert.equal(bad.code, 2, bad.stdout + bad.stderr);
+    assert.match(bad.stdout, /--client/);
   } finally {
     home.cleanup();
   }
