@@ -28,6 +28,11 @@ export const NO_EMBEDDING_WARNING =
 /** The vector side's state, as the semantic index reports it. */
 export interface VectorCapability {
   state: "off" | "unavailable" | "mismatch" | "indexing" | "ready";
+  /**
+   * True when find uses the vector channel (ready, or filling but covering enough of the
+   * library); a filling index below that leaves `mode` lexical.
+   */
+  searchable: boolean;
   warning?: string;
   fix?: string;
 }
@@ -43,7 +48,10 @@ export function describeCapabilities(
       "the full-text index (FTS5) is unavailable in this SQLite build: recall uses slow LIKE matching",
     );
   }
-  const hybrid = vector?.state === "ready" || vector?.state === "indexing";
+  // Hybrid only once vectors cover the library: an index still filling searches a fraction
+  // of it by meaning while claiming to search all of it.
+  const hybrid = vector?.searchable === true &&
+    (vector.state === "ready" || vector.state === "indexing");
   // The semantic index words its own sqlite-vec problem when a model is configured.
   if (!store.vec && (vector === undefined || vector.state === "off")) {
     warnings.push(

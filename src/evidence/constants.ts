@@ -82,3 +82,12 @@ export const ROW_BACKFILL_BATCH = 200;
  * the first calls go first, the model loads after (SPEC §7: never during the handshake).
  */
 export const EVIDENCE_WORKER_START_DELAY_MS = 1000;
+
+/**
+ * Share of the current rows that must have been embedded (a vector, or marked as having none)
+ * before `find` uses the vector channel and `mode` says `hybrid`. Below it, recall by meaning
+ * would silently miss most of the library while claiming to search it, so find stays lexical
+ * and says how far the index is. 95% rather than 100% so the few rows of the latest writes,
+ * embedded within a second by the worker, do not flip every response back to lexical.
+ */
+export const HYBRID_MIN_COVERAGE = 0.95;

@@ -21,7 +21,13 @@ import {
   openEmbeddingModel,
 } from "../models/embedding_model.ts";
 import type { Store } from "../store/mod.ts";
-import { DESCRIBE_CACHE_MS, EMBED_BATCH_ROWS, EMBED_JOB_KIND } from "./constants.ts";
+import { hasDirection } from "../models/vectors.ts";
+import {
+  DESCRIBE_CACHE_MS,
+  EMBED_BATCH_ROWS,
+  EMBED_JOB_KIND,
+  HYBRID_MIN_COVERAGE,
+} from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
 
 /** Vector recall's state, the last step of doctor's vector chain. */
@@ -35,6 +41,11 @@ export interface SemanticReport {
   indexedSpace?: string;
   rows: number;
   embeddedRows: number;
+  /**
+   * True when `find` uses the vector channel: the index is ready, or still filling but with at
+   * least {@linkcode HYBRID_MIN_COVERAGE} of the rows embedded. `mode` is `hybrid` only then.
+   */
+  searchable: boolean;
   warning?: string;
   fix?: string;
 }
@@ -115,7 +126,12 @@ export class SemanticIndex {
     const store = this.#store;
     const indexedSpace = store.getMeta(SPACE_KEY);
     const counts = store.countEvidence(indexedSpace);
-    const base = { rows: counts.rows, embeddedRows: counts.embedded, indexedSpace };
+    const base = {
+      rows: counts.rows,
+      embeddedRows: counts.embedded,
+      indexedSpace,
+      searchable: false,
+    };
     if (!this.#config.modelId) {
       return {
         ...base,
@@ -164,23 +180,38 @@ export class SemanticIndex {
       };
     }
     if (indexedSpace === undefined || counts.embedded < counts.rows) {
+      // An empty library is covered; an unclaimed index with rows has nothing embedded yet.
+      const searchable = counts.rows === 0 ||
+        (indexedSpace !== undefined && counts.embedded >= HYBRID_MIN_COVERAGE * counts.rows);
+      const progress =
+        `semantic index building: ${counts.embedded} of ${counts.rows} rows embedded`;
       return {
         ...base,
         state: "indexing",
         modelId,
         space: expected ?? indexedSpace,
-        warning: counts.rows > 0
-          ? `vector index is being built: ${counts.embedded} of ${counts.rows} rows embedded`
-          : undefined,
+        searchable,
+        warning: counts.rows === 0
+          ? undefined
+          : searchable
+          ? progress
+          : `${progress}; find matches words, not meaning, until ${
+            Math.round(HYBRID_MIN_COVERAGE * 100)
+          }% are`,
       };
     }
-    return { ...base, state: "ready", modelId, space: indexedSpace };
+    return { ...base, state: "ready", modelId, space: indexedSpace, searchable: true };
   }
 
-  /** True when find may use the vector channel (ready, or still filling). */
+  /** True when the model and index can be used: rows may be embedded (ready, or filling). */
   usable(): boolean {
     const state = this.describe().state;
     return state === "ready" || state === "indexing";
+  }
+
+  /** True when find may use the vector channel (see {@linkcode SemanticReport.searchable}). */
+  searchable(): boolean {
+    return this.describe().searchable;
   }
 
   /** Loads the model once; the first load also claims an empty index for its space. */
@@ -207,13 +238,17 @@ export class SemanticIndex {
     return model;
   }
 
-  /** The query's vector, or undefined when the vector channel is not usable. */
+  /**
+   * The query's vector, or undefined when find must not use the vector channel: the index is
+   * not searchable yet, or the query has no direction (no word the model knows), so it
+   * contributes nothing rather than matching everything.
+   */
   async embedQuery(query: string): Promise<Float32Array | undefined> {
-    if (!this.usable()) return undefined;
+    if (!this.searchable()) return undefined;
     const model = await this.#model();
-    if (this.describe().state === "mismatch") return undefined;
+    if (!this.searchable()) return undefined;
     const [vector] = await model.embedder.embed([query], "query");
-    return vector;
+    return hasDirection(vector) ? vector : undefined;
   }
 
   /**
@@ -234,7 +269,11 @@ export class SemanticIndex {
       await this.#store.write(() =>
         this.#store.writeRowVectors(
           space,
-          rows.map((row, i) => ({ rowId: row.id, vector: vectors[i] })),
+          // A row without a direction is marked embedded with no vector, never stored as zero.
+          rows.map((row, i) => ({
+            rowId: row.id,
+            vector: hasDirection(vectors[i]) ? vectors[i] : null,
+          })),
         )
       );
       done += rows.length;

@@ -16,7 +16,9 @@
  *   the read-only virtual file system of a compiled binary).
  * - Mean pooling divides by the number of tokens and normalizing divides by the norm, so a
  *   text without tokens or without one known word comes back as NaN; it is returned as the
- *   zero vector instead, which is "no evidence" to every caller.
+ *   zero vector instead. The zero vector has no direction: callers check
+ *   {@linkcode hasDirection} and neither store nor search with it (cosine against it is 0/0,
+ *   which sqlite-vec reports as a NULL distance, i.e. "similarity 1").
  *
  * @example
  * ```ts
@@ -35,6 +37,9 @@
 import { MemaError } from "../errors/mod.ts";
 import { pathExists } from "../platform/mod.ts";
 import { importTransformers } from "./transformers_runtime.ts";
+import { MIN_VECTOR_NORM } from "./vectors.ts";
+
+export { hasDirection } from "./vectors.ts";
 
 /** What a text is embedded as; decides which prefix (e.g. "query: ") is prepended. */
 export type EmbedKind = "query" | "passage";
@@ -73,7 +78,8 @@ export interface Embedder {
   readonly loaded: boolean;
   /**
    * One vector per text, in order. A text without a single known token gives the zero
-   * vector. Calls are queued, so at most one batch runs at a time per embedder.
+   * vector (see {@linkcode hasDirection}). Calls are queued, so at most one batch runs at a
+   * time per embedder.
    */
   embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]>;
   /** Releases the model; the next `embed` loads it again. */
@@ -108,7 +114,8 @@ interface FeatureExtractor {
  * transformers.js does the same through its Tensor proxy (a property lookup per element and
  * index arithmetic per value in `normalize`): 93% of embedding time with the static model
  * (bench/scale.ts profile, 10k memories), now ~5%. A text whose pooled vector is not finite
- * or has no norm (no tokens, no known word) gives the zero vector.
+ * or has a norm under {@linkcode MIN_VECTOR_NORM} (no tokens, no known word) gives the zero
+ * vector.
  */
 export function poolBatch(
   hidden: RawTensor,
@@ -137,7 +144,7 @@ export function poolBatch(
     let norm = 0;
     for (let k = 0; k < dim; k++) norm += vector[k] * vector[k];
     norm = Math.sqrt(norm);
-    if (!Number.isFinite(norm) || (options.normalize && norm === 0)) {
+    if (!Number.isFinite(norm) || norm < MIN_VECTOR_NORM) {
       vectors.push(new Float32Array(dim));
       continue;
     }

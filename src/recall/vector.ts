@@ -10,6 +10,7 @@
  * ```
  * @module
  */
+import { hasDirection } from "../models/vectors.ts";
 import type { RecallFilters, Store } from "../store/mod.ts";
 import {
   VECTOR_HIT_ROW_MARGIN,
@@ -29,13 +30,19 @@ export interface VectorHit {
   rowIds: number[];
 }
 
-/** Vector hits for a query, best first, each memory once. */
+/**
+ * Vector hits for a query, best first, each memory once. A query vector without a direction
+ * (no word the model knows) finds nothing, and a distance that is not a finite number (a
+ * zero vector stored by an older build) is never read as a similarity.
+ */
 export function vectorCandidates(
   store: Store,
   vector: Float32Array,
   options: { filters: RecallFilters; floor: number },
 ): VectorHit[] {
-  const nearest = store.nearestRows(vector, VECTOR_K_ROWS);
+  if (!hasDirection(vector)) return [];
+  const nearest = store.nearestRows(vector, VECTOR_K_ROWS)
+    .filter(({ distance }) => Number.isFinite(distance));
   if (nearest.length === 0) return [];
   const rows = new Map(store.rowsById(nearest.map((n) => n.rowId)).map((row) => [row.id, row]));
   const memoryIds = [...new Set([...rows.values()].map((row) => row.memoryId))];
@@ -47,7 +54,8 @@ export function vectorCandidates(
       continue;
     }
     const entry = byMemory.get(row.memoryId) ?? { cosines: [], rowIds: [] };
-    entry.cosines.push(1 - distance);
+    // Float rounding can put a same-direction row a hair below distance 0.
+    entry.cosines.push(Math.min(1, 1 - distance));
     entry.rowIds.push(rowId);
     byMemory.set(row.memoryId, entry);
   }

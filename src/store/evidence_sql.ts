@@ -117,11 +117,16 @@ export function selectRowsToEmbed(
   return rows.map(toRow);
 }
 
-/** Stores vectors for rows; a row that changed meanwhile (deleted) is skipped. */
+/**
+ * Stores vectors for rows; a row that changed meanwhile (deleted) is skipped. A row whose
+ * vector is `null` (its text has no word the model knows, so no direction) is marked embedded
+ * in `space` with no vec0 entry: it counts toward coverage, is not retried, and can never be
+ * a nearest neighbour. Its next content version or a change of space embeds it again.
+ */
 export function writeRowVectors(
   db: DatabaseSync,
   space: string,
-  vectors: readonly { rowId: number; vector: Float32Array }[],
+  vectors: readonly { rowId: number; vector: Float32Array | null }[],
 ): number {
   const exists = db.prepare("SELECT 1 FROM memory_rows WHERE id = ?");
   const remove = db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`);
@@ -131,23 +136,43 @@ export function writeRowVectors(
   for (const { rowId, vector } of vectors) {
     if (exists.get(rowId) === undefined) continue;
     remove.run(BigInt(rowId));
-    insert.run(BigInt(rowId), vector);
+    if (vector !== null) insert.run(BigInt(rowId), vector);
     mark.run(space, rowId);
     written++;
   }
   return written;
 }
 
-/** Nearest rows to `vector`: row id and cosine distance (0 = same direction). */
+/** sqlite-vec refuses a KNN query with k above this. */
+const VEC_MAX_K = 4096;
+
+/**
+ * Nearest rows to `vector`: row id and cosine distance (0 = same direction), at most `k`.
+ * A zero vector stored before zero vectors were skipped has a NULL (NaN) distance to every
+ * query, and sqlite-vec ranks those first; they are dropped and the query repeated once with
+ * room for them, so they neither match nor crowd out real neighbours.
+ */
 export function selectNearestRows(
   db: DatabaseSync,
   vector: Float32Array,
   k: number,
 ): { rowId: number; distance: number }[] {
-  const rows = db.prepare(
+  const query = db.prepare(
     `SELECT rowid, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
-  ).all(vector, k) as Row[];
-  return rows.map((row) => ({ rowId: Number(row.rowid), distance: Number(row.distance) }));
+  );
+  const nearest = (limit: number) => {
+    const rows = query.all(vector, limit) as Row[];
+    const valid = rows.filter((row) => row.distance !== null && Number.isFinite(row.distance));
+    return { full: rows.length === limit, invalid: rows.length - valid.length, valid };
+  };
+  let found = nearest(k);
+  if (found.invalid > 0 && found.full && k < VEC_MAX_K) {
+    found = nearest(Math.min(VEC_MAX_K, k + found.invalid));
+  }
+  return found.valid.slice(0, k).map((row) => ({
+    rowId: Number(row.rowid),
+    distance: Number(row.distance),
+  }));
 }
 
 /** Reads rows by id. */

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
-import { createEmbedder, type Embedder, type EmbedderOptions } from "../../src/models/embedder.ts";
+import {
+  createEmbedder,
+  type Embedder,
+  type EmbedderOptions,
+  hasDirection,
+  poolBatch,
+} from "../../src/models/embedder.ts";
 import { buildStaticModel } from "../../src/models/static_model.ts";
 
 // One model for the whole file: building takes under a second, loading ~0.1 s.
@@ -76,6 +82,25 @@ Deno.test("unknown words map to [UNK], a zero row that leaves the mean's directi
     assert.ok(cosine(known, withUnknown) > 0.9999, `${cosine(known, withUnknown)}`);
     assert.deepEqual(onlyUnknown, new Float32Array(100), "no known word: the zero vector");
   });
+});
+
+Deno.test("a vector without a direction: zero, near-zero or not finite", async () => {
+  await withEmbedder({}, async (embedder) => {
+    const [known, unknown] = await embedder.embed(
+      ["car broke down", "zzqxvw blorftastic"],
+      "query",
+    );
+    assert.equal(hasDirection(known), true);
+    assert.equal(hasDirection(unknown), false);
+  });
+  assert.equal(hasDirection(Float32Array.of(1e-9, 0, 0)), false);
+  assert.equal(hasDirection(Float32Array.of(NaN, 1, 0)), false);
+  assert.equal(hasDirection(undefined), false);
+  // Unnormalized pooling of tokens whose mean is float noise gives the zero vector too.
+  const hidden = { dims: [1, 2, 3], data: Float32Array.of(1e-9, 0, 0, -1e-9, 1e-12, 0) };
+  const mask = { dims: [1, 2], data: [1, 1] };
+  const [pooled] = poolBatch(hidden, mask, { pooling: "mean", normalize: false });
+  assert.deepEqual(pooled, new Float32Array(3));
 });
 
 Deno.test("empty and whitespace-only texts give the zero vector, alone and in a batch", async () => {
