@@ -7,13 +7,13 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { loadConfig, requireIdentity } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { LineStdioTransport } from "../mcp/stdio.ts";
 import { createRuntime } from "../mcp/runtime.ts";
-import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntilSignal } from "../mcp/http.ts";
-import { logInfo } from "../platform/mod.ts";
+import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
+import { settlesWithin } from "../platform/deadline.ts";
+import { logInfo, logWarn } from "../platform/mod.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -23,8 +23,14 @@ import { SemanticIndex } from "../evidence/semantic.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { openStore } from "../store/mod.ts";
 import { reportFailure } from "./output.ts";
+import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
+import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
 
-/** Runs `mema serve`; resolves with the exit code when the client disconnects. */
+/**
+ * Runs `mema serve`; resolves with the exit code when the client disconnects
+ * or on SIGINT/SIGTERM, after stopping the transport, the job worker and the
+ * store, each within a bound (src/cli/serve_constants.ts).
+ */
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -40,6 +46,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     },
     strict: true,
   });
+  const stop = listenForStop();
   let store;
   let worker: JobWorker | undefined;
   try {
@@ -86,21 +93,24 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
     });
     const conflictsSettings = runtime.conflicts!;
-    worker = startEvidenceWorker(store, semantic, {
+    const jobWorker = startEvidenceWorker(store, semantic, {
       [DETECT_JOB_KIND]: async (job) => {
         await detectConflicts(runtime.ctx, Number(job.payload.memory_id), conflictsSettings.stages);
       },
     });
+    worker = jobWorker;
+    // The job in progress gets the transport's grace period to finish; no new one starts.
+    void stop.requested.then(() => jobWorker.stop());
     if (http) {
-      await serveHttpUntilSignal(runtime, {
+      await serveHttpUntil(runtime, {
         ...http,
         describe: (url) =>
           `serving ${config.dbPath} over streamable HTTP at ${url} (${runtime.capabilities().mode})`,
-      });
+      }, stop.requested);
       return 0;
     }
     const server = createMcpServer(runtime);
-    const transport = new StdioServerTransport();
+    const transport = new LineStdioTransport();
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
     });
@@ -110,12 +120,17 @@ export async function serveCommand(args: string[]): Promise<number> {
     logInfo(
       `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId} (${runtime.capabilities().mode})`,
     );
+    void stop.requested.then(() => server.close());
     await closed;
     return 0;
   } catch (error) {
     return reportFailure(error);
   } finally {
-    await worker?.stop();
+    stop.dispose();
+    if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
+      logWarn("stopping without the background job in progress; it runs again on the next start");
+    }
     store?.close();
+    exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
   }
 }

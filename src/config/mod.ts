@@ -26,6 +26,9 @@ export const DEFAULT_HTTP_HOST = "127.0.0.1";
 /** The HTTP port unless told otherwise (SPEC §10). */
 export const DEFAULT_HTTP_PORT = 8000;
 
+/** Upper bound of the HTTP time settings (10 minutes): beyond it a setting is a typo. */
+const HTTP_MS_MAX = 600_000;
+
 const identityName = (max: number) =>
   z.string().min(1).max(max).regex(IDENTITY_PATTERN, "use only letters, digits and . _ : @ -");
 
@@ -44,6 +47,8 @@ const configFileSchema = z.object({
   http_host: z.string().min(1).optional(),
   http_port: z.number().int().min(0).max(65_535).optional(),
   http_token: z.string().min(1).optional(),
+  http_shutdown_grace_ms: z.number().int().min(0).max(HTTP_MS_MAX).optional(),
+  http_body_timeout_ms: z.number().int().min(1).max(HTTP_MS_MAX).optional(),
   backup_jsonl: z.string().min(1).optional(),
   notice_sync_wait_ms: z.number().int().min(0).max(60_000).optional(),
   judge_model: z.string().min(1).nullable().optional(),
@@ -77,8 +82,17 @@ export interface MemaConfig {
   manifestPath?: string;
   /** How `mema serve` talks to clients. */
   transport: "stdio" | "http";
-  /** The HTTP transport's address and bearer token (checked when the server binds). */
-  http: { host: string; port: number; token?: string };
+  /**
+   * The HTTP transport's address and bearer token (checked when the server
+   * binds), and its time bounds (undefined: the transport's defaults).
+   */
+  http: {
+    host: string;
+    port: number;
+    token?: string;
+    shutdownGraceMs?: number;
+    bodyTimeoutMs?: number;
+  };
   /** Where writes go when the database cannot be written. */
   backupPath: string;
   /** How long a write response waits for conflict detection (0 = never). */
@@ -117,6 +131,8 @@ const ENV_NAMES = {
   manifestPath: ["MEMA_MANIFEST"],
   transport: ["MEMA_TRANSPORT"],
   httpToken: ["MEMA_HTTP_TOKEN"],
+  httpShutdownGraceMs: ["MEMA_HTTP_SHUTDOWN_GRACE_MS"],
+  httpBodyTimeoutMs: ["MEMA_HTTP_BODY_TIMEOUT_MS"],
   backupPath: ["MEMA_BACKUP_JSONL", "MEMORY_ARBITER_BACKUP_JSONL"],
   judgeModel: ["MEMA_JUDGE_MODEL"],
   noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
@@ -216,6 +232,24 @@ function noticeWait(
   return value;
 }
 
+/** A millisecond setting from the environment, else the file's value. */
+function msSetting(
+  env: { name: string; value: string } | undefined,
+  file: number | undefined,
+  min: number,
+): number | undefined {
+  if (env === undefined) return file;
+  const value = /^\d+$/.test(env.value) ? Number(env.value) : NaN;
+  if (!(value >= min && value <= HTTP_MS_MAX)) {
+    throw new MemaError(
+      "config_invalid",
+      `${env.name} must be an integer from ${min} to ${HTTP_MS_MAX} (ms) (got "${env.value}")`,
+      { field: env.name },
+    );
+  }
+  return value;
+}
+
 /** Resolves the configuration from defaults, the config file, the environment and flags. */
 export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   const flags = options.flags ?? {};
@@ -274,13 +308,17 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   const transport = flags.transport ??
     (envTransport ? checkTransport(envTransport.value, envTransport.name) : undefined) ??
     file.transport ?? "stdio";
-  const http = {
+  const http: MemaConfig["http"] = {
     host: flags.httpHost ?? file.http_host ?? DEFAULT_HTTP_HOST,
     port: flags.httpPort !== undefined
       ? checkPort(flags.httpPort, "--port")
       : file.http_port ?? DEFAULT_HTTP_PORT,
     token: fromEnv(ENV_NAMES.httpToken)?.value ?? file.http_token,
   };
+  const grace = msSetting(fromEnv(ENV_NAMES.httpShutdownGraceMs), file.http_shutdown_grace_ms, 0);
+  if (grace !== undefined) http.shutdownGraceMs = grace;
+  const bodyTimeout = msSetting(fromEnv(ENV_NAMES.httpBodyTimeoutMs), file.http_body_timeout_ms, 1);
+  if (bodyTimeout !== undefined) http.bodyTimeoutMs = bodyTimeout;
   return {
     configPath,
     configFileFound,

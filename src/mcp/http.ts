@@ -10,7 +10,7 @@
  * ```ts
  * import { serveHttp } from "./src/mcp/http.ts";
  * // const http = serveHttp(runtime, { host: "127.0.0.1", port: 8000 });
- * // console.error(http.url); await http.shutdown();
+ * // console.error(http.url); await http.shutdown(10_000);
  * ```
  * @module
  */
@@ -19,9 +19,12 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import type { CallerIdentity } from "../memory/context.ts";
+import { settlesWithin } from "../platform/deadline.ts";
 import { logInfo, logWarn } from "../platform/mod.ts";
 import {
   HTTP_BODY_LIMIT_BYTES,
+  HTTP_BODY_TIMEOUT_MS,
+  HTTP_CLOSE_WAIT_MS,
   HTTP_MCP_PATH,
   HTTP_SHUTDOWN_GRACE_MS,
   HTTP_TOKEN_MAX_CHARS,
@@ -49,6 +52,23 @@ export interface HttpServeOptions {
   token?: string;
   /** Accept a non-loopback bind and non-loopback peers (requires `token`). */
   allowRemote?: boolean;
+  /** How long a request body may take to arrive; default {@linkcode HTTP_BODY_TIMEOUT_MS}. */
+  bodyTimeoutMs?: number;
+  /** How long shutdown waits for in-flight requests; default {@linkcode HTTP_SHUTDOWN_GRACE_MS}. */
+  shutdownGraceMs?: number;
+}
+
+/** How a shutdown went. */
+export interface ShutdownReport {
+  /** Requests whose handler was still running when the grace period ran out: cut off. */
+  cutOff: number;
+  /**
+   * True when every request had been answered but some connection was still
+   * open at the end of the grace period (an answer still being delivered, or a
+   * client that stopped mid-body and keeps its socket after its 408). The
+   * listener is closed; those sockets close when the process exits.
+   */
+  connectionsLeftOpen: boolean;
 }
 
 /** A listening HTTP transport. */
@@ -60,8 +80,14 @@ export interface HttpTransport {
   finished: Promise<void>;
   /** Requests being handled right now. */
   inFlight(): number;
-  /** Stops accepting requests and resolves once in-flight ones have finished. */
-  shutdown(): Promise<void>;
+  /**
+   * Refuses new requests (503) and waits up to `graceMs` for the in-flight
+   * ones. When they all finish, the server shuts down gracefully (the last
+   * answers are delivered); when some are still running at the end of the
+   * grace period, every connection is closed at once. Never waits on a client
+   * beyond `graceMs`.
+   */
+  shutdown(graceMs?: number): Promise<ShutdownReport>;
 }
 
 const TOKEN_ALPHABET = /^[A-Za-z0-9._~+/=-]+$/;
@@ -99,6 +125,10 @@ export function resolveHttpOptions(
     token: config.http.token,
     allowRemote: flags.allowRemote === true,
   };
+  if (config.http.shutdownGraceMs !== undefined) {
+    options.shutdownGraceMs = config.http.shutdownGraceMs;
+  }
+  if (config.http.bodyTimeoutMs !== undefined) options.bodyTimeoutMs = config.http.bodyTimeoutMs;
   checkBindPolicy(options);
   return options;
 }
@@ -158,6 +188,8 @@ function jsonRpcError(
 function refusalResponse(refusal: Refusal): Response {
   const headers: Record<string, string> = {};
   if (refusal.status === 401) headers["www-authenticate"] = 'Bearer realm="mema"';
+  // The body was not read to its end, so the connection cannot carry another request.
+  if (refusal.status === 408 || refusal.status === 413) headers.connection = "close";
   return jsonRpcError(refusal.status, refusal.message, { headers });
 }
 
@@ -201,6 +233,8 @@ export interface HttpHandlerOptions {
   allowRemote?: boolean;
   /** The port the server listens on, which `Host` must name. */
   listenPort: () => number;
+  /** How long a request body may take to arrive; default {@linkcode HTTP_BODY_TIMEOUT_MS}. */
+  bodyTimeoutMs?: number;
 }
 
 /** Answers one HTTP request from a peer address. */
@@ -208,7 +242,8 @@ export type McpHttpHandler = (request: Request, peer: string) => Promise<Respons
 
 /**
  * The request pipeline, without the socket: peer → Host → Origin → path →
- * method → token → identity → body limit → JSON → a stateless MCP exchange.
+ * method → token → identity → body limit and deadline → JSON → a stateless
+ * MCP exchange.
  * Each refusal is exactly one status; nothing reaches the store before every
  * check has passed.
  */
@@ -217,6 +252,7 @@ export function createMcpHttpHandler(
   options: HttpHandlerOptions,
 ): McpHttpHandler {
   const allowRemote = options.allowRemote === true;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_BODY_TIMEOUT_MS;
   return async (request, peer) => {
     if (!allowRemote && !isLoopbackHost(peer)) {
       return jsonRpcError(403, "only clients on this machine may connect");
@@ -243,8 +279,17 @@ export function createMcpHttpHandler(
     if (!tokenCheck.ok) return refusalResponse(tokenCheck);
     const identity = readCallerHeaders(request.headers);
     if (!identity.ok) return refusalResponse(identity);
-    const body = await readBodyWithin(request, HTTP_BODY_LIMIT_BYTES);
-    if (!body.ok) return refusalResponse(body);
+    const body = await readBodyWithin(request, HTTP_BODY_LIMIT_BYTES, {
+      timeoutMs: bodyTimeoutMs,
+    });
+    if (!body.ok) {
+      if (body.status === 408) {
+        logWarn(
+          `cut off a client (${identity.caller.client}/${identity.caller.agentId} at ${peer}): request body not complete within ${bodyTimeoutMs} ms`,
+        );
+      }
+      return refusalResponse(body);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
@@ -270,12 +315,18 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
     token: options.token,
     allowRemote: options.allowRemote,
     listenPort: () => port,
+    bodyTimeoutMs: options.bodyTimeoutMs,
   });
+  // Aborting closes the listener and every connection at once, where
+  // `server.shutdown()` waits for each connection to end. Only one of the two
+  // may be used: aborting after `shutdown()` throws inside the runtime.
+  const abort = new AbortController();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     server = Deno.serve({
       hostname: options.host.replace(/^\[(.*)\]$/, "$1"),
       port: options.port,
+      signal: abort.signal,
       onListen: () => {},
       onError: (error) => {
         logWarn(`HTTP request failed: ${error instanceof Error ? error.stack : error}`);
@@ -305,20 +356,33 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
     );
   }
   port = server.addr.port;
-  let shutdownPromise: Promise<void> | undefined;
+  let shutdownPromise: Promise<ShutdownReport> | undefined;
   return {
     url: formatUrl(options.host, port),
     port,
     finished: server.finished,
     inFlight: () => inFlight,
-    shutdown() {
+    shutdown(graceMs = options.shutdownGraceMs ?? HTTP_SHUTDOWN_GRACE_MS) {
       stopping = true;
-      // Deno's own shutdown cuts off request bodies still being read, so wait
-      // for the handlers already running first; requests arriving meanwhile
-      // get 503 and are never started.
       shutdownPromise ??= (async () => {
-        if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
-        await server.shutdown();
+        const deadline = Date.now() + graceMs;
+        if (inFlight > 0) {
+          const idle = new Promise<void>((resolve) => idleWaiters.push(resolve));
+          await settlesWithin(idle, graceMs);
+        }
+        if (inFlight > 0) {
+          // A handler is still running (a client stalled mid-body, a call that
+          // hangs): nothing more is worth waiting for, so close everything now.
+          const cutOff = inFlight;
+          abort.abort();
+          await settlesWithin(server.finished, HTTP_CLOSE_WAIT_MS);
+          return { cutOff, connectionsLeftOpen: false };
+        }
+        // Every request is answered. A graceful shutdown closes the listener at
+        // once and lets the runtime deliver the last answers; it also waits for
+        // connections a client keeps open after its 408, which it may never end.
+        const closed = await settlesWithin(server.shutdown(), Math.max(0, deadline - Date.now()));
+        return { cutOff: 0, connectionsLeftOpen: !closed };
       })();
       return shutdownPromise;
     },
@@ -326,34 +390,30 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
 }
 
 /**
- * Serves until SIGINT or SIGTERM, then stops accepting requests and waits for
- * the in-flight ones (up to {@linkcode HTTP_SHUTDOWN_GRACE_MS}) before
- * resolving, so the caller can close the store after the last answer.
+ * Serves until `stop` resolves (the CLI resolves it on SIGINT or SIGTERM),
+ * then refuses new requests, waits for the in-flight ones up to the grace
+ * period ({@linkcode HTTP_SHUTDOWN_GRACE_MS} unless `shutdownGraceMs`), and
+ * closes every connection. Resolves once the server has stopped, so the
+ * caller can close the store after the last answer.
  */
-export async function serveHttpUntilSignal(
+export async function serveHttpUntil(
   runtime: McpRuntime,
   options: HttpServeOptions & { describe?: (url: string) => string },
+  stop: Promise<unknown>,
 ): Promise<void> {
   const http = serveHttp(runtime, options);
   logInfo(options.describe?.(http.url) ?? `serving MCP at ${http.url}`);
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  const graceOver = new Promise<void>((resolve) => {
-    const onSignal = () => {
-      if (graceTimer !== undefined) return;
-      logInfo(`shutting down: finishing ${http.inFlight()} in-flight request(s)`);
-      graceTimer = setTimeout(() => {
-        logWarn(`shutdown grace of ${HTTP_SHUTDOWN_GRACE_MS} ms over; closing anyway`);
-        resolve();
-      }, HTTP_SHUTDOWN_GRACE_MS);
-      void http.shutdown();
-    };
-    for (const signal of signals) Deno.addSignalListener(signal, onSignal);
-    http.finished.finally(() => {
-      for (const signal of signals) Deno.removeSignalListener(signal, onSignal);
-    });
-  });
-  await Promise.race([http.finished, graceOver]);
-  if (graceTimer !== undefined) clearTimeout(graceTimer);
+  await Promise.race([http.finished, stop]);
+  const graceMs = options.shutdownGraceMs ?? HTTP_SHUTDOWN_GRACE_MS;
+  logInfo(`shutting down: finishing ${http.inFlight()} in-flight request(s)`);
+  const { cutOff, connectionsLeftOpen } = await http.shutdown(graceMs);
+  if (cutOff > 0) {
+    logWarn(`shutdown grace of ${graceMs} ms over; cutting off ${cutOff} request(s)`);
+  }
+  if (connectionsLeftOpen) {
+    logWarn(
+      `shutdown grace of ${graceMs} ms over; connections clients keep open close with the process`,
+    );
+  }
   logInfo("HTTP server stopped");
 }

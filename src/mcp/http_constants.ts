@@ -38,10 +38,39 @@ export const HTTP_TOKEN_MIN_CHARS = 32;
 export const HTTP_TOKEN_MAX_CHARS = 512;
 
 /**
- * How long a SIGINT/SIGTERM shutdown waits for in-flight requests before it
- * closes the database anyway. A tool call is one synchronous SQLite
- * transaction plus, at worst, an embedding-model load of a few seconds; 10 s
- * covers that with room, and a call cut off after it had committed was
- * acknowledged by nothing, so no acknowledged write can be lost.
+ * How long a SIGINT/SIGTERM shutdown waits for the requests in flight before
+ * it closes every connection anyway (and the process exits). A tool call is a
+ * few synchronous SQLite transactions, a wait of at most 6 s for another
+ * process's write lock (then `storage_busy`) and, rarely, an embedding-model
+ * load of a few seconds; 10 s covers the usual worst case. A request cut off
+ * after its transaction committed was acknowledged by nothing (SQLite commits
+ * synchronously, before any answer is sent), so no acknowledged write is
+ * lost. `MEMA_HTTP_SHUTDOWN_GRACE_MS` or `http_shutdown_grace_ms` overrides it.
  */
 export const HTTP_SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * How long, after the grace period, shutdown waits for the aborted server to
+ * report it has stopped. Closing the listener and the sockets takes
+ * milliseconds; the bound only keeps a runtime fault from hanging the exit.
+ */
+export const HTTP_CLOSE_WAIT_MS = 250;
+
+/**
+ * How long a request's body may take to arrive, counted from the moment its
+ * headers are complete. The largest body (4 MiB) arrives in milliseconds over
+ * loopback and in 30 s at about 140 KB/s, far below any real link a remote
+ * client would use; a client that stalls mid-body (or sends a byte at a time)
+ * gets 408 and its handler is freed instead of holding the request open.
+ * `MEMA_HTTP_BODY_TIMEOUT_MS` or `http_body_timeout_ms` overrides it.
+ *
+ * There is no matching header timeout: `Deno.serve` (Deno 2.9) offers none
+ * and gives the program nothing to act on before a request's headers are
+ * complete, so a connection that never finishes its headers stays open until
+ * the client closes it or the server stops (shutdown closes it; it never
+ * delays the exit). Likewise, after a 408 the runtime keeps the socket open
+ * while it waits for the rest of the body: the handler is freed at once, the
+ * socket only when the client closes it or the process exits (a shutdown then
+ * runs to the end of its grace period, never beyond).
+ */
+export const HTTP_BODY_TIMEOUT_MS = 30_000;

@@ -153,13 +153,29 @@ export function checkBearerToken(authorization: string | null, token: string | u
 /** A request body read within the limit, or why it was refused. */
 export type BodyVerdict = { ok: true; text: string } | Refusal;
 
+/** How {@linkcode readBodyWithin} bounds a body besides its size. */
+export interface BodyReadOptions {
+  /**
+   * The whole body must arrive within this many milliseconds of the call;
+   * when it does not, reading stops and the request is refused with 408.
+   */
+  timeoutMs?: number;
+}
+
 /**
  * Reads the body as UTF-8 text, counting bytes as they arrive: a declared
  * `Content-Length` over the limit is refused unread, and a chunked body is cut
- * off as soon as it passes the limit (413). Invalid UTF-8 is refused (400)
- * rather than silently replaced, so no mangled text can reach storage.
+ * off as soon as it passes the limit (413). A body still incomplete after
+ * `timeoutMs` is abandoned (408), so a client that stalls cannot hold the
+ * request open; a body cut short by a closed connection is refused (400).
+ * Invalid UTF-8 is refused (400) rather than silently replaced, so no mangled
+ * text can reach storage.
  */
-export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyVerdict> {
+export async function readBodyWithin(
+  request: Request,
+  maxBytes: number,
+  options: BodyReadOptions = {},
+): Promise<BodyVerdict> {
   const tooLarge = refuse(413, `the request body must not exceed ${maxBytes} bytes`);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) {
@@ -168,17 +184,40 @@ export async function readBodyWithin(request: Request, maxBytes: number): Promis
   }
   if (request.body === null) return { ok: true, text: "" };
   const reader = request.body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = Symbol("late");
+  const deadline = options.timeoutMs === undefined
+    ? undefined
+    : new Promise<typeof late>((resolve) => {
+      timer = setTimeout(() => resolve(late), options.timeoutMs);
+    });
   const chunks: Uint8Array[] = [];
   let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return tooLarge;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array> | typeof late;
+      try {
+        next = deadline ? await Promise.race([reader.read(), deadline]) : await reader.read();
+      } catch {
+        // The client went away mid-body, or the server is closing its connections.
+        return refuse(400, "the request body could not be read: the connection closed");
+      }
+      if (next === late) {
+        // Not awaited: the runtime may only settle the cancel when the client moves.
+        reader.cancel().catch(() => {});
+        return refuse(408, `the request body did not arrive within ${options.timeoutMs} ms`);
+      }
+      const { done, value } = next;
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) {
+        await reader.cancel().catch(() => {});
+        return tooLarge;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(received);
   let offset = 0;
