@@ -8,11 +8,12 @@
  * - `binary`: the single executable from scripts/compile.ts, copied into place. Needs a
  *   `deno compile` that can get its `denort` base runtime (downloaded once into Deno's cache,
  *   or named by `DENORT_BIN`).
- * - `shim`: `deno install --global`, a small script that runs this checkout's `main.ts` under
- *   Deno with its own copy of `deno.json`/`deno.lock`. Works wherever Deno runs. The script
- *   names a copy of the Deno that ran the install, `<root>/lib/mema/deno`, by absolute path:
- *   never `deno` from PATH, because the Deno of `npx -y deno@…` is on PATH only while npx
- *   runs, and its own file lives in npm's cache, which npm may clear.
+ * - `shim`: a two-line shell script, `<root>/bin/mema`, that runs this checkout's `main.ts`
+ *   with this checkout's `deno.json` (so a `git pull` that changes dependencies is picked up,
+ *   and the checkout's `node_modules` is the only copy). It names a copy of the Deno that
+ *   ran the install, `<root>/lib/mema/deno`, by absolute path: never `deno` from PATH,
+ *   because the Deno of `npx -y deno@…` is on PATH only while npx runs, and its own file
+ *   lives in npm's cache, which npm may clear. Works wherever Deno runs.
  * - `auto` (default): `binary` when a one-line probe compiles and runs, else `shim`.
  *
  * Either way the installed command is run once (`mema version`), with a PATH that has no
@@ -120,30 +121,33 @@ function pinDeno(root: string): string {
   return target;
 }
 
-async function installShim(root: string): Promise<string> {
+/**
+ * Writes `<root>/bin/mema`. Not `deno install --global`: that script finds `deno` on PATH
+ * and runs with a copy of `deno.json` frozen at install time (plus its own copy of
+ * `node_modules`), which breaks as soon as the checkout's imports change.
+ */
+function installShim(root: string): string {
   const deno = pinDeno(root);
-  const result = await run(deno, [
-    "install",
-    "--global",
-    "--force",
-    "--allow-all",
-    "--name",
-    "mema",
-    "--config",
-    `${ROOT}/deno.json`,
-    "--root",
-    root,
-    `${ROOT}/main.ts`,
-  ], { cwd: ROOT });
-  if (result.code !== 0) throw new Error(`deno install failed:\n${result.stderr}`);
-  const target = `${root}/bin/mema`;
-  // `deno install` writes `exec deno …`, which looks Deno up on PATH at every start.
-  const shim = Deno.readTextFileSync(target);
-  const pinned = shim.replace(/^exec deno /m, `exec ${shellQuote(deno)} `);
-  if (pinned === shim) {
-    throw new Error(`unexpected shim from deno install (no "exec deno" line):\n${shim}`);
+  const binDir = `${root}/bin`;
+  Deno.mkdirSync(binDir, { recursive: true });
+  const target = `${binDir}/mema`;
+  const script = [
+    "#!/bin/sh",
+    `# mema from the checkout ${ROOT}, run by the Deno copied at install (scripts/install.ts)`,
+    `exec ${shellQuote(deno)} run --allow-all --config ${shellQuote(`${ROOT}/deno.json`)} ` +
+    `${shellQuote(`${ROOT}/main.ts`)} "$@"`,
+    "",
+  ].join("\n");
+  const temporary = `${target}.tmp-${Deno.pid}`;
+  Deno.writeTextFileSync(temporary, script);
+  Deno.chmodSync(temporary, 0o755);
+  Deno.renameSync(temporary, target);
+  // What `deno install --global` left there in earlier versions of this script.
+  try {
+    Deno.removeSync(`${binDir}/.mema`, { recursive: true });
+  } catch {
+    // none
   }
-  Deno.writeTextFileSync(target, pinned);
   return target;
 }
 
@@ -176,15 +180,15 @@ export async function installMema(options: { root: string; mode: InstallMode | "
       note = `the binary could not be built (${error instanceof Error ? error.message : error}); ` +
         "installed the deno shim instead";
       mode = "shim";
-      path = await installShim(options.root);
+      path = installShim(options.root);
     }
   } else {
     note = options.mode === "auto"
       ? "deno compile cannot get its denort base runtime here; installed the deno shim"
       : undefined;
-    path = await installShim(options.root);
+    path = installShim(options.root);
   }
-  // Running the command once also fills the shim's own node_modules. An empty PATH: the
+  // Running the command once also fills the checkout's node_modules if needed. An empty PATH: the
   // command must not depend on a `deno` that happens to be on this process's PATH (npx's).
   const check = await run(path, ["version"], { cwd: options.root, env: { PATH: "" } });
   if (check.code !== 0 || !check.stdout.startsWith("mema ")) {

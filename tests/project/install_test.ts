@@ -87,6 +87,10 @@ Deno.test("after an npx install, mema runs in a new shell without deno on PATH",
     ], { PATH: `${npxCache}:${userPath}` });
     assert.equal(installed.code, 0, installed.output);
     assert.match(installed.stdout, /\(shim\): mema /);
+    // The checkout's own deno.json, not a copy frozen at install time.
+    const shim = Deno.readTextFileSync(`${root}/bin/mema`);
+    assert.ok(shim.includes(`--config '${ROOT}/deno.json'`), shim);
+    assert.ok(shim.includes(`exec '${root}/lib/mema/deno' run`), shim);
     // npm clears its cache; the user opens a new shell whose PATH has no deno.
     Deno.removeSync(npxCache, { recursive: true });
     const which = await run(`${userPath}/sh`, ["-c", "command -v deno || echo none"], {
