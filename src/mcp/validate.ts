@@ -1,7 +1,9 @@
 /**
  * Strict validation of a verb's `data`: unknown fields are dropped with a
  * warning, near-misses of real field names are errors with `did_you_mean`,
- * and every schema failure becomes one clear `invalid_input` error.
+ * text that could not be stored verbatim (NUL, lone surrogates) and values
+ * nested too deep are refused wherever they sit, and every schema failure
+ * becomes one clear `invalid_input` error.
  *
  * @example
  * ```ts
@@ -13,6 +15,7 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
+import { checkVerbatimValue } from "../memory/normalize.ts";
 import { closestName } from "../text/closest_name.ts";
 
 /** Fields that carry identity; identity comes from the server, never from data. */
@@ -89,6 +92,9 @@ export function validateData<S extends z.ZodObject>(
     }
     warnings.push(`unknown field ignored: ${key}`);
   }
+  // One check for every tool and transport, before any service runs: every string the
+  // agent passes (keys included) must survive storage exactly, and nothing nests too deep.
+  for (const [key, value] of Object.entries(cleaned)) checkVerbatimValue(value, key);
   const result = schema.safeParse(cleaned, { reportInput: true });
   if (result.success) return { value: result.data, warnings };
   // A misspelled nested key also shows up as its real twin "missing": report the spelling.

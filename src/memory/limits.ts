@@ -16,6 +16,14 @@ export const TAGS_MAX_PER_CALL = 100;
 export const TAG_MAX_CHARS = 64;
 /** Largest metadata object, in UTF-8 bytes of its JSON. */
 export const METADATA_MAX_BYTES = 64 * 1024;
+/**
+ * Deepest nesting of objects and arrays in metadata (and in any other field),
+ * counting the metadata object itself as level 1. SQLite's JSON functions
+ * refuse nesting past 1,000 levels (the column's `json_valid` CHECK failed as
+ * a storage error); 32 is far beyond any real record of where a fact came
+ * from, and keeps every walk over the value shallow.
+ */
+export const METADATA_MAX_DEPTH = 32;
 /** Longest source_ref, in characters (a path, URL or message id). */
 export const SOURCE_REF_MAX_CHARS = 2048;
 /** Longest update reason, in characters. */

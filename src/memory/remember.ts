@@ -18,7 +18,14 @@ import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "./context.ts";
 import { METADATA_MAX_BYTES, SOURCE_REF_MAX_CHARS, SUBJECT_MAX_CHARS } from "./limits.ts";
-import { checkContentSize, normalizeTags, normalizeTime, utf8Bytes } from "./normalize.ts";
+import {
+  checkContentSize,
+  checkVerbatimText,
+  checkVerbatimValue,
+  normalizeTags,
+  normalizeTime,
+  utf8Bytes,
+} from "./normalize.ts";
 
 /** What an agent passes to remember. */
 export interface RememberInput {
@@ -52,6 +59,7 @@ export interface RememberResult {
 
 /** Checks the subject: one non-empty line within the limit. */
 export function checkSubject(subject: string, field: string): string {
+  checkVerbatimText(subject, field);
   const trimmed = subject.trim();
   if (trimmed === "") {
     throw new MemaError("invalid_input", `${field} must not be empty`, {
@@ -132,6 +140,7 @@ function prepareRemember(ctx: ServiceContext, input: RememberInput): () => Remem
     ? null
     : normalizeTime(input.eventTime, "event_time");
   const metadata = input.metadata ?? {};
+  checkVerbatimValue(metadata, "metadata");
   const metadataBytes = utf8Bytes(JSON.stringify(metadata));
   if (metadataBytes > METADATA_MAX_BYTES) {
     throw new MemaError(

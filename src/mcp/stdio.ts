@@ -1,0 +1,288 @@
+/**
+ * The MCP stdio transport: one JSON-RPC message per line on stdin and stdout.
+ *
+ * Written here rather than taken from the SDK because the SDK's
+ * `StdioServerTransport` (1.32.2) closes the whole session when a line passes
+ * its 10 MiB buffer (a legal 2 MiB content can be 12 MiB of JSON), drops a
+ * line that is not JSON without answering, and decodes invalid UTF-8 to
+ * U+FFFD. This one keeps serving after any bad line: an oversized frame is
+ * dropped as it arrives (never buffered past the limit) and answered with a
+ * JSON-RPC error, an unparsable or invalid line is answered with -32700 /
+ * -32600 whenever an `id` can be recovered from it, and every refusal is
+ * logged to stderr.
+ *
+ * @example
+ * ```ts
+ * import { LineStdioTransport } from "./src/mcp/stdio.ts";
+ * const transport = new LineStdioTransport();
+ * // await server.connect(transport);
+ * ```
+ * @module
+ */
+import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  ErrorCode,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { logWarn } from "../platform/mod.ts";
+import { STDIO_FRAME_MAX_BYTES, STDIO_ID_SCAN_BYTES } from "./stdio_constants.ts";
+
+/** What the transport reads from and writes to (process.stdin / process.stdout by default). */
+export interface StdioStreams {
+  input: Readable;
+  output: Writable;
+}
+
+/** Options for {@linkcode LineStdioTransport}. */
+export interface LineStdioOptions {
+  /** Largest frame in bytes; default {@linkcode STDIO_FRAME_MAX_BYTES}. */
+  maxFrameBytes?: number;
+}
+
+const NEWLINE = 0x0a;
+const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")`;
+/** `{"id":…` or `{"jsonrpc":"2.0","id":…` at the start of a frame. */
+const ID_AT_HEAD = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + ID_VALUE,
+);
+/** `"id":…}` (optionally followed by `"jsonrpc":"2.0"`) closing the frame. */
+const ID_AT_TAIL = new RegExp(
+  String.raw`"id"\s*:\s*` + ID_VALUE + String.raw`\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`,
+);
+
+/**
+ * The top-level `id` of a frame that could not be parsed, from its first and
+ * last bytes, or undefined. Best effort: a reply is only useful when it names
+ * the request the client is waiting on.
+ */
+export function recoverRequestId(head: string, tail: string): RequestId | undefined {
+  const match = ID_AT_HEAD.exec(head.slice(0, STDIO_ID_SCAN_BYTES)) ??
+    ID_AT_TAIL.exec(tail.slice(-STDIO_ID_SCAN_BYTES));
+  if (!match) return undefined;
+  try {
+    const value = JSON.parse(match[1]);
+    return typeof value === "string" || Number.isSafeInteger(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A line being received: its pieces while within the limit, only its ends once past it. */
+class PendingLine {
+  pieces: Uint8Array[] = [];
+  bytes = 0;
+  /** Set once the line passes the limit: its first bytes; `tail` keeps the latest. */
+  head?: Uint8Array;
+  tail: Uint8Array[] = [];
+  tailBytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get oversized(): boolean {
+    return this.head !== undefined;
+  }
+
+  add(piece: Uint8Array): void {
+    if (piece.byteLength === 0) return;
+    this.bytes += piece.byteLength;
+    if (!this.oversized && this.bytes <= this.maxBytes) {
+      this.pieces.push(piece);
+      return;
+    }
+    if (!this.oversized) {
+      const all = concat(this.pieces);
+      this.head = all.slice(0, STDIO_ID_SCAN_BYTES);
+      this.pieces = [];
+      this.keepTail(all);
+    }
+    this.keepTail(piece);
+  }
+
+  private keepTail(piece: Uint8Array): void {
+    const kept = piece.byteLength > STDIO_ID_SCAN_BYTES
+      ? piece.slice(piece.byteLength - STDIO_ID_SCAN_BYTES)
+      : piece.slice();
+    this.tail.push(kept);
+    this.tailBytes += kept.byteLength;
+    while (this.tailBytes - this.tail[0].byteLength >= STDIO_ID_SCAN_BYTES) {
+      this.tailBytes -= this.tail.shift()!.byteLength;
+    }
+  }
+
+  take(): Uint8Array {
+    return concat(this.pieces);
+  }
+
+  ends(): { head: string; tail: string } {
+    const decoder = new TextDecoder();
+    return { head: decoder.decode(this.head), tail: decoder.decode(concat(this.tail)) };
+  }
+}
+
+function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
+  const total = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const piece of pieces) {
+    out.set(piece, offset);
+    offset += piece.byteLength;
+  }
+  return out;
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  return bytes.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
+}
+
+/** The MCP stdio transport; see the module documentation. */
+export class LineStdioTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #maxFrameBytes: number;
+  #line: PendingLine;
+  #started = false;
+
+  constructor(
+    streams: StdioStreams = { input: process.stdin, output: process.stdout },
+    options: LineStdioOptions = {},
+  ) {
+    this.#input = streams.input;
+    this.#output = streams.output;
+    this.#maxFrameBytes = options.maxFrameBytes ?? STDIO_FRAME_MAX_BYTES;
+    this.#line = new PendingLine(this.#maxFrameBytes);
+  }
+
+  #onData = (chunk: Uint8Array | string): void => {
+    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
+    let from = 0;
+    for (;;) {
+      const end = bytes.indexOf(NEWLINE, from);
+      if (end < 0) {
+        this.#line.add(bytes.subarray(from));
+        return;
+      }
+      this.#line.add(bytes.subarray(from, end));
+      const line = this.#line;
+      this.#line = new PendingLine(this.#maxFrameBytes);
+      from = end + 1;
+      try {
+        this.#receive(line);
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  };
+
+  #onError = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  /** Starts reading stdin. */
+  start(): Promise<void> {
+    if (this.#started) throw new Error("the stdio transport is already started");
+    this.#started = true;
+    this.#input.on("data", this.#onData);
+    this.#input.on("error", this.#onError);
+    return Promise.resolve();
+  }
+
+  /** Writes one message as one line; resolves once stdout has taken it. */
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#output.write(JSON.stringify(message) + "\n")) resolve();
+      else this.#output.once("drain", () => resolve());
+    });
+  }
+
+  /** Stops reading stdin and reports the close. */
+  close(): Promise<void> {
+    this.#input.off("data", this.#onData);
+    this.#input.off("error", this.#onError);
+    if (this.#input.listenerCount("data") === 0) this.#input.pause();
+    this.#line = new PendingLine(this.#maxFrameBytes);
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  #receive(line: PendingLine): void {
+    if (line.oversized) {
+      const { head, tail } = line.ends();
+      this.#refuse(
+        recoverRequestId(head, tail),
+        ErrorCode.InvalidRequest,
+        `the frame is ${line.bytes} bytes; a frame may be at most ${this.#maxFrameBytes} bytes ` +
+          `(content itself is limited to 2 MiB)`,
+        {
+          error: "resource_limit_exceeded",
+          actual_bytes: line.bytes,
+          max_bytes: this.#maxFrameBytes,
+        },
+      );
+      return;
+    }
+    let bytes = line.take();
+    if (bytes.byteLength > 0 && bytes[bytes.byteLength - 1] === 0x0d) {
+      bytes = bytes.subarray(0, bytes.byteLength - 1);
+    }
+    if (isBlank(bytes)) return;
+    let text: string;
+    try {
+      // Invalid UTF-8 is refused, as HTTP refuses it: replacing it would store other text.
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      const loose = new TextDecoder().decode(bytes);
+      this.#refuse(
+        recoverRequestId(loose, loose),
+        ErrorCode.ParseError,
+        "parse error: the frame is not valid UTF-8",
+      );
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.#refuse(
+        recoverRequestId(text, text),
+        ErrorCode.ParseError,
+        "parse error: the frame is not valid JSON",
+      );
+      return;
+    }
+    const message = JSONRPCMessageSchema.safeParse(parsed);
+    if (!message.success) {
+      const id = (parsed as { id?: unknown } | null)?.id;
+      this.#refuse(
+        typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : undefined,
+        ErrorCode.InvalidRequest,
+        "invalid request: the frame is not a JSON-RPC 2.0 message",
+      );
+      return;
+    }
+    this.onmessage?.(message.data);
+  }
+
+  /** Logs a refused frame and answers it when the request it belongs to is known. */
+  #refuse(
+    id: RequestId | undefined,
+    code: number,
+    message: string,
+    data?: Record<string, unknown>,
+  ): void {
+    logWarn(`stdio: ${message}${id === undefined ? " (no id found; not answered)" : ""}`);
+    if (id === undefined) return;
+    void this.send({ jsonrpc: "2.0", id, error: { code, message, ...(data ? { data } : {}) } })
+      .catch((error) => this.onerror?.(error));
+  }
+}
