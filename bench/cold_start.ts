@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { SemanticIndex } from "../src/evidence/semantic.ts";
 import type { ServiceContext } from "../src/memory/context.ts";
-import { rememberMemory } from "../src/memory/remember.ts";
+import { rememberInTransaction } from "../src/memory/remember.ts";
 import { buildStaticModel } from "../src/models/static_model.ts";
 import { openStore } from "../src/store/mod.ts";
 import { serveCommand, serverEnv } from "./helpers/mcp_server.ts";
@@ -126,10 +126,10 @@ async function prepareDatabase(dir: string, memories: number, modelsDir: string)
     settings: { workspaceIsolation: "none", includeSize: true },
   };
   const notes = new NoteGenerator(11);
-  store.write(() => {
+  await store.write(() => {
     for (let i = 0; i < memories; i++) {
       const note = notes.next();
-      rememberMemory(ctx, {
+      rememberInTransaction(ctx, {
         subject: note.subject,
         content: note.content,
         workspace: note.workspace,

@@ -3,9 +3,9 @@
  * notes, Chinese facts and notes, mixed ones). Per size, in its own process (so peak RSS is
  * per size):
  *
- * - bulk ingest through `rememberMemory` in transactions of 1,000 (the real write path, one
- *   fsync per batch instead of per memory), then `remember` p50/p95 one call per
- *   transaction, as an agent's write is;
+ * - bulk ingest through `rememberInTransaction` (the body of `rememberMemory`, the real write
+ *   path) in transactions of 1,000 (one fsync per batch instead of per memory), then
+ *   `rememberMemory` p50/p95 one call per transaction, as an agent's write is;
  * - `rebuild_evidence` throughput (rows/s) with the built-in static model
  *   (`static-wink-100d`): `SemanticIndex.rebuild` batches of 500 (the MCP maximum) until
  *   complete, which is also how the vectors get there;
@@ -27,7 +27,11 @@
 import { parseArgs } from "node:util";
 import { SemanticIndex } from "../src/evidence/semantic.ts";
 import type { ServiceContext } from "../src/memory/context.ts";
-import { type RememberInput, rememberMemory } from "../src/memory/remember.ts";
+import {
+  type RememberInput,
+  rememberInTransaction,
+  rememberMemory,
+} from "../src/memory/remember.ts";
 import { buildStaticModel } from "../src/models/static_model.ts";
 import { VECTOR_K_ROWS } from "../src/recall/constants.ts";
 import { findMemories } from "../src/recall/find.ts";
@@ -121,14 +125,14 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
     const kept: GeneratedNote[] = [];
     const keepEvery = Math.max(1, Math.floor(options.size / (options.queries * 2)));
     let contentChars = 0;
-    const ingest = timed(() => {
+    const ingest = await timedAsync(async () => {
       for (let done = 0; done < bulk; done += INGEST_BATCH) {
-        store.write(() => {
+        await store.write(() => {
           for (let i = done; i < Math.min(bulk, done + INGEST_BATCH); i++) {
             const note = notes.next();
             contentChars += note.content.length;
             if (i % keepEvery === 0) kept.push(note);
-            rememberMemory(ctx, toInput(note));
+            rememberInTransaction(ctx, toInput(note));
           }
         });
       }
@@ -138,7 +142,7 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
     for (let i = 0; i < options.rememberSample; i++) {
       const note = notes.next();
       contentChars += note.content.length;
-      rememberMs.push(timed(() => rememberMemory(ctx, toInput(note))).ms);
+      rememberMs.push((await timedAsync(() => rememberMemory(ctx, toInput(note)))).ms);
     }
 
     const modelLoad = await timedAsync(() => semantic.embedQuery("warm up the model"));

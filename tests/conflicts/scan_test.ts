@@ -25,10 +25,10 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
   const t = await openTestContext();
   try {
     for (const [content, subject] of FACTS) {
-      rememberMemory(t.ctx, { content, subject, workspace: "acme" });
+      await rememberMemory(t.ctx, { content, subject, workspace: "acme" });
     }
     const logPath = `${t.dir}/scan_log.jsonl`;
-    const first = kickScan(t.ctx, { assess: assessPair, logPath, maxMemories: 2 });
+    const first = await kickScan(t.ctx, { assess: assessPair, logPath, maxMemories: 2 });
     assert.equal(first.mode, "full");
     assert.equal(first.processedThisKick, 2);
     assert.equal(first.complete, false);
@@ -38,10 +38,10 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     t.store.close();
     const store = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
     const ctx = { ...t.ctx, store };
-    let receipt = kickScan(ctx, { assess: assessPair, logPath, maxMemories: 2 });
+    let receipt = await kickScan(ctx, { assess: assessPair, logPath, maxMemories: 2 });
     assert.equal(receipt.roundId, first.roundId);
     while (!receipt.complete) {
-      receipt = kickScan(ctx, { assess: assessPair, logPath, maxMemories: 2 });
+      receipt = await kickScan(ctx, { assess: assessPair, logPath, maxMemories: 2 });
     }
     assert.ok(receipt.logged);
     assert.ok(receipt.queuedTotal >= 2, JSON.stringify(receipt));
@@ -50,18 +50,18 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     assert.equal(log[0].status, "complete");
     assert.equal(log[0].processed, FACTS.length);
 
-    const idle = kickScan(ctx, { assess: assessPair, logPath });
+    const idle = await kickScan(ctx, { assess: assessPair, logPath });
     assert.deepEqual([idle.mode, idle.processedThisKick, idle.complete, idle.logged], [
       "incremental",
       0,
       true,
       false,
     ]);
-    updateMemory(ctx, {
+    await updateMemory(ctx, {
       memoryId: 6,
       edit: { kind: "new_content", content: "Lunch is served at 12:30 on Fridays." },
     });
-    const changed = kickScan(ctx, { assess: assessPair, logPath });
+    const changed = await kickScan(ctx, { assess: assessPair, logPath });
     assert.equal(changed.processedThisKick, 1, "an incremental round scans only what changed");
 
     const page = scanQueuePage(ctx, { pageSize: 1 }) as {
@@ -76,7 +76,7 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     };
     assert.ok(!next.items.some((i) => i.item_id === page.items[0].item_id));
     const all = [page.items[0], ...next.items] as { item_id: number }[];
-    const submitted = scanQueueSubmit(ctx, {
+    const submitted = await scanQueueSubmit(ctx, {
       decisions: [
         { itemId: all[0].item_id, status: "confirmed" },
         ...all.slice(1).map((i) => ({ itemId: i.item_id, status: "dismissed" as const })),
@@ -87,7 +87,7 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     assert.equal(store.conflicts.get(submitted.outcomes[0].conflict_id!)?.source, "scan");
     const empty = scanQueuePage(ctx, {}) as { items: unknown[]; queue_backlog: number };
     assert.deepEqual([empty.items.length, empty.queue_backlog], [0, 0]);
-    const twice = scanQueueSubmit(ctx, {
+    const twice = await scanQueueSubmit(ctx, {
       decisions: [{ itemId: all[0].item_id, status: "dismissed" }],
     }) as {
       outcomes: { outcome: string }[];
@@ -103,17 +103,17 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
 Deno.test("scan: near-duplicates are listed and agents can record conflicts", async () => {
   const t = await openTestContext();
   try {
-    const a = rememberMemory(t.ctx, {
+    const a = (await rememberMemory(t.ctx, {
       content: "Deploys run on Tuesdays after lunch in the EU region.",
       subject: "deploys",
       workspace: "w",
-    }).memoryId;
-    const b = rememberMemory(t.ctx, {
+    })).memoryId;
+    const b = (await rememberMemory(t.ctx, {
       content: "Deploys run on Tuesdays after lunch in the EU region!",
       subject: "deploys 2",
       workspace: "w",
-    }).memoryId;
-    rememberMemory(t.ctx, {
+    })).memoryId;
+    await rememberMemory(t.ctx, {
       content: "The cafeteria closes at three.",
       subject: "food",
       workspace: "w",
@@ -124,14 +124,14 @@ Deno.test("scan: near-duplicates are listed and agents can record conflicts", as
     assert.deepEqual(duplicates.pairs.map((p) => p.memory_ids), [[a, b]]);
     assert.ok(duplicates.pairs[0].similarity >= 0.8);
 
-    const recorded = recordConflict(t.ctx, {
+    const recorded = await recordConflict(t.ctx, {
       memoryIds: [a, b],
       valueGroups: [{ value: "Tuesdays", memory_ids: [a, b] }],
       status: "open",
       reason: "same schedule stated twice",
     }) as { conflict_id: number };
     assert.equal(t.store.conflicts.get(recorded.conflict_id)?.source, "agent");
-    assert.throws(
+    await assert.rejects(
       () => recordConflict(t.ctx, { memoryIds: [a], status: "open" }),
       /at least two/,
     );

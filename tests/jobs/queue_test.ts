@@ -8,36 +8,47 @@ Deno.test("jobs are claimed once, retried with backoff, then poisoned", async ()
   const t = await openTestContext();
   try {
     const { store } = t;
-    const id = store.write(() =>
+    const id = (await store.write(() =>
       enqueueJob(store, { kind: "k", payload: { n: 1 }, maxAttempts: 2 })
-    )!;
+    ))!;
     const t0 = new Date();
-    const first = claimJobs(store, { kinds: ["k"], owner: "a", limit: 5 }, t0);
-    assert.deepEqual(first.map((j) => j.id), [id]);
+    const first = await claimJobs(store, { kinds: ["k"], owner: "a", limit: 5 }, t0);
+    assert.deepEqual(
+      first.map((j) =>
+        j.id
+      ),
+      [id],
+    );
     assert.equal(
-      claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, t0).length,
+      (await claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, t0)).length,
       0,
       "a leased job is not claimed twice",
     );
-    assert.equal(failJob(store, first[0], { owner: "a", error: new Error("boom") }, t0), "pending");
     assert.equal(
-      claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, t0).length,
+      await failJob(store, first[0], { owner: "a", error: new Error("boom") }, t0),
+      "pending",
+    );
+    assert.equal(
+      (await claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, t0)).length,
       0,
       "backoff delays the retry",
     );
     const later = new Date(t0.getTime() + retryDelayMs(1) + 1);
-    const second = claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, later);
+    const second = await claimJobs(store, { kinds: ["k"], owner: "b", limit: 5 }, later);
     assert.equal(second[0].attempts, 2);
-    assert.equal(failJob(store, second[0], { owner: "b", error: "again" }, later), "poisoned");
+    assert.equal(
+      await failJob(store, second[0], { owner: "b", error: "again" }, later),
+      "poisoned",
+    );
     const poisoned = store.getJob(id)!;
     assert.equal(poisoned.status, "poisoned");
     assert.equal(poisoned.lastError, "again");
     assert.equal(
-      claimJobs(
+      (await claimJobs(
         store,
         { kinds: ["k"], owner: "c", limit: 5 },
         new Date(later.getTime() + 3_600_000),
-      ).length,
+      )).length,
       0,
     );
   } finally {
@@ -49,21 +60,25 @@ Deno.test("a crashed worker's lease expires and another worker finishes the job"
   const t = await openTestContext();
   try {
     const { store } = t;
-    store.write(() => enqueueJob(store, { kind: "k", payload: {} }));
+    await store.write(() => enqueueJob(store, { kind: "k", payload: {} }));
     const t0 = new Date();
-    const [lost] = claimJobs(
+    const [lost] = await claimJobs(
       store,
       { kinds: ["k"], owner: "crashed", limit: 1, leaseMs: 1000 },
       t0,
     );
-    const [taken] = claimJobs(
+    const [taken] = await claimJobs(
       store,
       { kinds: ["k"], owner: "rescuer", limit: 1 },
       new Date(t0.getTime() + 1001),
     );
     assert.equal(taken.id, lost.id);
-    assert.equal(completeJob(store, lost, "crashed"), false, "the old owner cannot complete it");
-    assert.equal(completeJob(store, taken, "rescuer"), true);
+    assert.equal(
+      await completeJob(store, lost, "crashed"),
+      false,
+      "the old owner cannot complete it",
+    );
+    assert.equal(await completeJob(store, taken, "rescuer"), true);
     assert.equal(store.getJob(taken.id)!.status, "done");
   } finally {
     t.cleanup();
@@ -74,13 +89,17 @@ Deno.test("a pending job with the same key absorbs a duplicate; a running one do
   const t = await openTestContext();
   try {
     const { store } = t;
-    const a = store.write(() => enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} }));
+    const a = await store.write(() =>
+      enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
+    );
     assert.equal(
-      store.write(() => enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })),
+      await store.write(() => enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })),
       undefined,
     );
-    claimJobs(store, { kinds: ["k"], owner: "w", limit: 1 });
-    const b = store.write(() => enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} }));
+    await claimJobs(store, { kinds: ["k"], owner: "w", limit: 1 });
+    const b = await store.write(() =>
+      enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
+    );
     assert.ok(b !== undefined && b !== a);
   } finally {
     t.cleanup();
@@ -91,7 +110,7 @@ Deno.test("the worker drains the queue and survives a restart of the store", asy
   const t = await openTestContext();
   try {
     const { store } = t;
-    store.write(() => {
+    await store.write(() => {
       for (let i = 0; i < 20; i++) enqueueJob(store, { kind: "count", payload: { i } });
     });
     store.close();
@@ -115,7 +134,7 @@ Deno.test("two processes claiming from one queue run every job exactly once", as
   try {
     const { store } = t;
     const total = 200;
-    store.write(() => {
+    await store.write(() => {
       for (let i = 0; i < total; i++) enqueueJob(store, { kind: "race", payload: { i } });
     });
     const script = (name: string) => `
@@ -131,11 +150,11 @@ Deno.test("two processes claiming from one queue run every job exactly once", as
       const OWNER = ${JSON.stringify(name)};
       const done = [];
       for (;;) {
-        const jobs = claimJobs(store, { kinds: ["race"], owner: OWNER, limit: 3 });
+        const jobs = await claimJobs(store, { kinds: ["race"], owner: OWNER, limit: 3 });
         if (jobs.length === 0) break;
         for (const job of jobs) {
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); // work takes time
-          if (completeJob(store, job, OWNER)) done.push(job.payload.i);
+          if (await completeJob(store, job, OWNER)) done.push(job.payload.i);
         }
       }
       console.log(JSON.stringify(done));

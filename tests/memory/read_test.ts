@@ -8,7 +8,7 @@ Deno.test("read returns the whole content or an exact UTF-16 span", async () => 
   const t = await openTestContext();
   try {
     const content = "emoji 🚀 then 部署 and more";
-    const { memoryId } = rememberMemory(t.ctx, { content, subject: "s", workspace: "w" });
+    const { memoryId } = await rememberMemory(t.ctx, { content, subject: "s", workspace: "w" });
     assert.equal(readMemory(t.ctx, { memoryId }).content, content);
     const start = content.indexOf("🚀");
     const part = readMemory(t.ctx, { memoryId, span: { start, end: start + 2 } });
@@ -22,7 +22,7 @@ Deno.test("read returns the whole content or an exact UTF-16 span", async () => 
 Deno.test("read rejects spans outside the content and unknown ids", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       content: "0123456789",
       subject: "s",
       workspace: "w",
@@ -50,8 +50,8 @@ Deno.test("read rejects spans outside the content and unknown ids", async () => 
 Deno.test("batch read reports missing ids per entry and rejects spans of absent ids", async () => {
   const t = await openTestContext();
   try {
-    const a =
-      rememberMemory(t.ctx, { content: "first fact", subject: "a", workspace: "w" }).memoryId;
+    const a = (await rememberMemory(t.ctx, { content: "first fact", subject: "a", workspace: "w" }))
+      .memoryId;
     const entries = readMemories(t.ctx, {
       memoryIds: [a, 77],
       spans: { [a]: { start: 0, end: 5 } },

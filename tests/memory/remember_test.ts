@@ -10,7 +10,7 @@ Deno.test("remember stores content verbatim with provenance", async () => {
   const t = await openTestContext();
   try {
     const content = "  Deploys run on Tuesdays.\n\n| env | day |\n";
-    const result = rememberMemory(t.ctx, {
+    const result = await rememberMemory(t.ctx, {
       content,
       subject: " deploy day ",
       workspace: "My_Project",
@@ -40,13 +40,21 @@ Deno.test("remember stores content verbatim with provenance", async () => {
 Deno.test("identical content in the same workspace replays the existing id", async () => {
   const t = await openTestContext();
   try {
-    const first = rememberMemory(t.ctx, { content: "A fact.", subject: "a", workspace: "w" });
+    const first = await rememberMemory(t.ctx, { content: "A fact.", subject: "a", workspace: "w" });
     const before = snapshotDatabase(t.dbPath);
-    const again = rememberMemory(t.ctx, { content: "A fact.", subject: "other", workspace: "W" });
+    const again = await rememberMemory(t.ctx, {
+      content: "A fact.",
+      subject: "other",
+      workspace: "W",
+    });
     assert.equal(again.memoryId, first.memoryId);
     assert.equal(again.duplicateReplay, true);
     assert.equal(snapshotDatabase(t.dbPath), before);
-    const elsewhere = rememberMemory(t.ctx, { content: "A fact.", subject: "a", workspace: "x" });
+    const elsewhere = await rememberMemory(t.ctx, {
+      content: "A fact.",
+      subject: "a",
+      workspace: "x",
+    });
     assert.notEqual(elsewhere.memoryId, first.memoryId);
   } finally {
     t.cleanup();
@@ -57,7 +65,7 @@ Deno.test("user_confirmed memories need authorization and are locked", async () 
   const t = await openTestContext();
   try {
     const before = snapshotDatabase(t.dbPath);
-    assert.throws(
+    await assert.rejects(
       () =>
         rememberMemory(t.ctx, {
           content: "The user's name is Ada.",
@@ -69,7 +77,7 @@ Deno.test("user_confirmed memories need authorization and are locked", async () 
         error instanceof AuthorizationRequired && /user_confirmed/.test(error.message),
     );
     assert.equal(snapshotDatabase(t.dbPath), before);
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       authorized: true,
       content: "The user's name is Ada.",
       subject: "name",
@@ -86,7 +94,7 @@ Deno.test("user_confirmed memories need authorization and are locked", async () 
 Deno.test("remember rejects bad input and writes nothing", async () => {
   const t = await openTestContext();
   try {
-    rememberMemory(t.ctx, { content: "seed", subject: "seed", workspace: "w" });
+    await rememberMemory(t.ctx, { content: "seed", subject: "seed", workspace: "w" });
     const before = snapshotDatabase(t.dbPath);
     const cases: [Parameters<typeof rememberMemory>[1], string, string][] = [
       [{ content: "   ", subject: "s", workspace: "w" }, "invalid_input", "content"],
@@ -134,7 +142,7 @@ Deno.test("remember rejects bad input and writes nothing", async () => {
       ],
     ];
     for (const [input, code, field] of cases) {
-      assert.throws(
+      await assert.rejects(
         () => rememberMemory(t.ctx, input),
         (error: unknown) =>
           error instanceof MemaError && error.code === code && error.field === field,
@@ -160,7 +168,12 @@ Deno.test("a backed-up remember whose follows no longer resolves is replayed wit
       input: { content: "Melanie: Lake Tahoe.", subject: "chat", workspace: "w", follows: 4242 },
     };
     Deno.writeTextFileSync(backupPath, JSON.stringify(entry) + "\n");
-    const report = replayBackup(t.ctx, { dryRun: false, authorized: true, limit: 10, offset: 0 });
+    const report = await replayBackup(t.ctx, {
+      dryRun: false,
+      authorized: true,
+      limit: 10,
+      offset: 0,
+    });
     assert.deepEqual([report.applied, report.rejected], [1, 0]);
     const stored = t.store.getMemory(report.items[0].memoryId!);
     assert.equal(stored?.content, "Melanie: Lake Tahoe.");

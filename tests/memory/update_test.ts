@@ -5,8 +5,8 @@ import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { openTestContext, snapshotDatabase } from "../helpers/context.ts";
 
-function rejects(fn: () => unknown, code: string, field?: string): void {
-  assert.throws(fn, (error: unknown) => {
+async function rejects(fn: () => Promise<unknown>, code: string, field?: string): Promise<void> {
+  await assert.rejects(fn, (error: unknown) => {
     assert.ok(error instanceof MemaError, String(error));
     assert.equal(error.code, code, error.reason);
     if (field !== undefined) assert.equal(error.field, field, error.reason);
@@ -17,19 +17,19 @@ function rejects(fn: () => unknown, code: string, field?: string): void {
 Deno.test("each content mode bumps the version and keeps the old text in history", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       content: "Deploys on Tuesday. Freeze in December.",
       subject: "deploys",
       workspace: "w",
       tags: ["ops"],
     });
-    let r = updateMemory(t.ctx, {
+    let r = await updateMemory(t.ctx, {
       memoryId,
       edit: { kind: "replace_text", oldText: "Tuesday", newText: "Wednesday" },
       reason: "moved",
     });
     assert.equal(r.version, 2);
-    r = updateMemory(t.ctx, {
+    r = await updateMemory(t.ctx, {
       memoryId,
       edit: {
         kind: "patches",
@@ -41,7 +41,7 @@ Deno.test("each content mode bumps the version and keeps the old text in history
       expectedVersion: 2,
     });
     assert.equal(r.version, 3);
-    r = updateMemory(t.ctx, {
+    r = await updateMemory(t.ctx, {
       memoryId,
       edit: { kind: "new_content", content: "No deploys at all." },
       expectedContentHash: contentSha("Deploys on Thursday. Freeze in August."),
@@ -67,13 +67,13 @@ Deno.test("each content mode bumps the version and keeps the old text in history
 Deno.test("tags_only changes tags without history or a version bump, but audits", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       content: "Write the release notes",
       subject: "release notes",
       workspace: "w",
       tags: ["todo", "release"],
     });
-    const r = updateMemory(t.ctx, {
+    const r = await updateMemory(t.ctx, {
       memoryId,
       edit: { kind: "tags_only", addTags: ["Done"], removeTags: ["TODO"] },
     });
@@ -90,9 +90,16 @@ Deno.test("tags_only changes tags without history or a version bump, but audits"
 Deno.test("an update that changes nothing writes nothing", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, { content: "same", subject: "s", workspace: "w" });
+    const { memoryId } = await rememberMemory(t.ctx, {
+      content: "same",
+      subject: "s",
+      workspace: "w",
+    });
     const before = snapshotDatabase(t.dbPath);
-    const r = updateMemory(t.ctx, { memoryId, edit: { kind: "new_content", content: "same" } });
+    const r = await updateMemory(t.ctx, {
+      memoryId,
+      edit: { kind: "new_content", content: "same" },
+    });
     assert.equal(r.unchanged, true);
     assert.equal(r.version, 1);
     assert.equal(snapshotDatabase(t.dbPath), before);
@@ -104,19 +111,19 @@ Deno.test("an update that changes nothing writes nothing", async () => {
 Deno.test("failed updates leave the database unchanged", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       content: "alpha beta alpha",
       subject: "s",
       workspace: "w",
     });
-    rememberMemory(t.ctx, { content: "taken", subject: "t", workspace: "w" });
+    await rememberMemory(t.ctx, { content: "taken", subject: "t", workspace: "w" });
     const before = snapshotDatabase(t.dbPath);
-    rejects(
+    await rejects(
       () => updateMemory(t.ctx, { memoryId: 999, edit: { kind: "new_content", content: "x" } }),
       "not_found",
       "memory_id",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,
@@ -126,7 +133,7 @@ Deno.test("failed updates leave the database unchanged", async () => {
       "version_conflict",
       "expected_version",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,
@@ -136,7 +143,7 @@ Deno.test("failed updates leave the database unchanged", async () => {
       "version_conflict",
       "expected_content_hash",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,
@@ -145,7 +152,7 @@ Deno.test("failed updates leave the database unchanged", async () => {
       "invalid_input",
       "old_text",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,
@@ -154,7 +161,7 @@ Deno.test("failed updates leave the database unchanged", async () => {
       "invalid_input",
       "old_text",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,
@@ -166,15 +173,15 @@ Deno.test("failed updates leave the database unchanged", async () => {
       "invalid_input",
       "patches.1.old_text",
     );
-    rejects(
+    await rejects(
       () => updateMemory(t.ctx, { memoryId, edit: { kind: "new_content", content: "taken" } }),
       "duplicate_content",
     );
-    rejects(
+    await rejects(
       () => updateMemory(t.ctx, { memoryId, edit: { kind: "new_content", content: "  " } }),
       "invalid_input",
     );
-    rejects(
+    await rejects(
       () =>
         updateMemory(t.ctx, {
           memoryId,

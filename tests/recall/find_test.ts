@@ -32,7 +32,7 @@ async function library(): Promise<TestContext> {
     ["Coffee machine on floor 3 is broken.", "office", "default", [], "2025-03-06"],
   ];
   for (const [content, subject, workspace, tags, eventTime] of facts) {
-    rememberMemory(t.ctx, { content, subject, workspace, tags, eventTime });
+    await rememberMemory(t.ctx, { content, subject, workspace, tags, eventTime });
   }
   return t;
 }
@@ -114,13 +114,13 @@ Deno.test("pages are honest: has_more and total_estimate agree with the pages", 
   const t = await openTestContext();
   try {
     for (let i = 0; i < 25; i++) {
-      rememberMemory(t.ctx, {
+      await rememberMemory(t.ctx, {
         content: `Release note ${i}: fixed bug number ${i * 7}.`,
         subject: `release ${i}`,
         workspace: "w",
       });
     }
-    rememberMemory(t.ctx, { content: "Unrelated text", subject: "other", workspace: "w" });
+    await rememberMemory(t.ctx, { content: "Unrelated text", subject: "other", workspace: "w" });
     const seen = new Set<number>();
     let offset = 0;
     for (;;) {

@@ -18,7 +18,8 @@ async function conversation(link: boolean): Promise<{ t: TestContext; ids: numbe
   for (const content of turns) {
     const follows = link && ids.length > 0 ? ids[ids.length - 1] : undefined;
     ids.push(
-      rememberMemory(t.ctx, { content, subject: "chat", workspace: "family", follows }).memoryId,
+      (await rememberMemory(t.ctx, { content, subject: "chat", workspace: "family", follows }))
+        .memoryId,
     );
   }
   return { t, ids };
@@ -47,7 +48,7 @@ Deno.test("a reply that repeats none of the query's words is found through the t
     assert.ok(page.totalEstimate >= page.items.length);
 
     // A follower outside the filters stays out.
-    retireMemory(t.ctx, { memoryId: ids[1], reason: "test", authorized: true });
+    await retireMemory(t.ctx, { memoryId: ids[1], reason: "test", authorized: true });
     const after = findMemories(t.ctx, { query: QUERY, workspace: "family" });
     assert.ok(!after.items.some((item) => item.memory.id === ids[1]));
   } finally {
@@ -59,7 +60,7 @@ Deno.test("follows must name a stored memory of the same workspace, or nothing i
   const { t, ids } = await conversation(true);
   try {
     const before = snapshotDatabase(t.dbPath);
-    assert.throws(
+    await assert.rejects(
       () =>
         rememberMemory(t.ctx, {
           content: "orphan reply",
@@ -69,7 +70,7 @@ Deno.test("follows must name a stored memory of the same workspace, or nothing i
         }),
       (e: unknown) => e instanceof MemaError && e.code === "not_found" && e.field === "follows",
     );
-    assert.throws(
+    await assert.rejects(
       () =>
         rememberMemory(t.ctx, {
           content: "reply in another project",
@@ -89,24 +90,24 @@ Deno.test("follows must name a stored memory of the same workspace, or nothing i
 Deno.test("the word index ranks the whole word above substrings of other words", async () => {
   const t = await openTestContext();
   try {
-    const noise = rememberMemory(t.ctx, {
+    const noise = (await rememberMemory(t.ctx, {
       content: "We start the party early; the start of the party is at noon.",
       subject: "party plan",
       workspace: "w",
-    }).memoryId;
-    const art = rememberMemory(t.ctx, {
+    })).memoryId;
+    const art = (await rememberMemory(t.ctx, {
       content: "Melanie's favourite art is pottery.",
       subject: "hobby",
       workspace: "w",
-    }).memoryId;
+    })).memoryId;
     const page = findMemories(t.ctx, { query: "art", workspace: "w" });
     assert.deepEqual(page.items.map((item) => item.memory.id), [art, noise]);
     // Inflections meet through the stemmer: "painted" finds "paints".
-    const paints = rememberMemory(t.ctx, {
+    const paints = (await rememberMemory(t.ctx, {
       content: "Caroline paints sunsets.",
       subject: "hobby",
       workspace: "w",
-    }).memoryId;
+    })).memoryId;
     assert.equal(
       findMemories(t.ctx, { query: "who painted", workspace: "w" }).items[0]?.memory.id,
       paints,

@@ -76,7 +76,7 @@ Deno.test("a newer generation or a foreign SQLite file is refused with the way f
 Deno.test("the full-text index follows inserts and updates in the same transaction", async () => {
   const t = await openTestContext();
   try {
-    const { memoryId } = rememberMemory(t.ctx, {
+    const { memoryId } = await rememberMemory(t.ctx, {
       content: "zebra crossing",
       subject: "s",
       workspace: "w",
@@ -84,7 +84,10 @@ Deno.test("the full-text index follows inserts and updates in the same transacti
     assert.deepEqual(t.store.ftsHits('"zebra"', { statuses: ["active"] }, 5).map((h) => h.id), [
       memoryId,
     ]);
-    updateMemory(t.ctx, { memoryId, edit: { kind: "new_content", content: "giraffe crossing" } });
+    await updateMemory(t.ctx, {
+      memoryId,
+      edit: { kind: "new_content", content: "giraffe crossing" },
+    });
     assert.equal(t.store.ftsHits('"zebra"', { statuses: ["active"] }, 5).length, 0);
     assert.equal(t.store.ftsHits('"giraffe"', { statuses: ["active"] }, 5).length, 1);
   } finally {
@@ -102,7 +105,7 @@ Deno.test("an out-of-step full-text index is rebuilt at open", async () => {
       caller: { client: "c", agentId: "a" },
       settings: { workspaceIsolation: "none" as const, includeSize: true },
     };
-    rememberMemory(ctx, { content: "walrus facts", subject: "s", workspace: "w" });
+    await rememberMemory(ctx, { content: "walrus facts", subject: "s", workspace: "w" });
     store.close();
     const db = new DatabaseSync(path);
     db.exec("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')");
@@ -147,7 +150,7 @@ Deno.test("a write retries while another process holds the write lock", async ()
     // write succeeds only because the transaction is retried with backoff.
     const waiter = openConnection(path, { busyTimeoutMs: 50 });
     const started = performance.now();
-    waiter.write(() => waiter.db.exec("INSERT INTO meta(key, value) VALUES ('waiter', '1')"));
+    await waiter.write(() => waiter.db.exec("INSERT INTO meta(key, value) VALUES ('waiter', '1')"));
     const waited = performance.now() - started;
     reader.releaseLock();
     await holder.stdout.cancel();
@@ -167,7 +170,7 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
   try {
     // Build the file exactly as generation 4 left it, with one stored memory.
     const connection = openConnection(path, {});
-    connection.write(() => {
+    connection.writeBlocking(() => {
       for (const migration of MIGRATIONS.filter((m) => m.generation <= 4)) {
         migration.apply(connection);
       }
