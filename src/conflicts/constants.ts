@@ -153,3 +153,20 @@ export const JUDGE_DEFAULT_MAX_LENGTH = 512;
  * conflict.
  */
 export const JUDGE_BOTH_DIRECTIONS = true;
+
+/**
+ * Fewest words a row needs to be read as a claim ("The cache TTL is 5 minutes." has 6;
+ * "Thanks, Jon!" and "Cool!" have 2 and 1). Every pair of the corpus states its facts in
+ * three words or more ("Alex eats meat.").
+ */
+export const CLAIM_MIN_WORDS = 3;
+
+/**
+ * A free-word value ("Jira" vs "Linear", "tabs" vs "spaces") counts only inside a frame of
+ * at least this many shared words of three letters or more ("team tracks work", "priya
+ * prefers indentation"). Chat shares one word ("appreciate them a lot" / "appreciate your
+ * help") and made 231 such pairs per 300 LoCoMo turns; every value pair of the corpus has two.
+ */
+export const RULE_VALUE_MIN_FRAME_WORDS = 2;
+/** Longest free-word value on either side, in words ("GitHub Actions", "oat milk"). */
+export const RULE_VALUE_MAX_WORDS = 2;

@@ -15,6 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
+import { readClaim } from "./claims.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { lexicalCandidates } from "../recall/lexical.ts";
@@ -27,6 +28,7 @@ import {
   DETECT_MAX_PAIRS,
   DETECT_MAX_ROWS,
   DETECT_NEIGHBOURS,
+  DETECT_POSTINGS_BUDGET,
   DETECT_QUERY_TERMS,
   PREFILTER_SHARED_SHARE,
 } from "./constants_pipeline.ts";
@@ -78,16 +80,14 @@ export function pairKey(pair: SuspectPair): string {
 
 /** Memories in scope that share words with `memory` (its workspace plus the default pool). */
 export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
-  const terms = queryTerms(`${memory.subject} ${memory.content.slice(0, 2000)}`)
-    .slice(0, DETECT_QUERY_TERMS);
-  if (terms.length === 0) return [];
   const workspaces = memory.workspaceCanonical === DEFAULT_WORKSPACE
     ? undefined
     : [memory.workspaceCanonical, DEFAULT_WORKSPACE];
-  const found = lexicalCandidates(store, terms, {
+  const found = lexicalCandidates(store, `${memory.subject} ${memory.content.slice(0, 2000)}`, {
     filters: { statuses: ["active"], workspaces },
     pool: limit + 1,
-    count: false,
+    maxTerms: DETECT_QUERY_TERMS,
+    budget: DETECT_POSTINGS_BUDGET,
   });
   const records = store.getMemories(found.ids.filter((id) => id !== memory.id).slice(0, limit));
   return [...records.values()];
@@ -105,18 +105,36 @@ export function sharesEnough(a: ReadonlySet<string>, b: ReadonlySet<string>): bo
   return shared >= 1 && shared >= Math.ceil(PREFILTER_SHARED_SHARE * small.size);
 }
 
-/** The best suspect pair between two memories, if the rule stage finds one. */
+/** A row that states something, with its terms for the word-overlap pre-check. */
+export interface ClaimRow {
+  row: RowView;
+  terms: Set<string>;
+}
+
+/**
+ * The rows of a memory that are claims ({@link readClaim}): rows that state nothing
+ * (questions, exclamations) can never be half of a conflict, so they are never compared.
+ */
+export function claimRowsOf(store: Store, memory: MemoryRecord): ClaimRow[] {
+  return rowsOf(store, memory).slice(0, DETECT_MAX_ROWS)
+    .filter((row) => !readClaim(row.text).notAClaim)
+    .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
+}
+
+/**
+ * The best suspect pair between two memories, if the rule stage finds one. `rowsA` are
+ * `a`'s claim rows when the caller already has them (one memory against many neighbours).
+ */
 export function bestPair(
   store: Store,
   a: MemoryRecord,
   b: MemoryRecord,
-  stages: { assess: PairAssessor; budget: { pairs: number } },
+  stages: { assess: PairAssessor; budget: { pairs: number }; rowsA?: readonly ClaimRow[] },
 ): SuspectPair | undefined {
   let best: SuspectPair | undefined;
-  const rowsB = rowsOf(store, b).slice(0, DETECT_MAX_ROWS)
-    .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
-  for (const rowA of rowsOf(store, a).slice(0, DETECT_MAX_ROWS)) {
-    const termsA = new Set(queryTerms(rowA.text));
+  const rowsB = claimRowsOf(store, b);
+  if (rowsB.length === 0) return undefined;
+  for (const { row: rowA, terms: termsA } of stages.rowsA ?? claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
       // Cheap pre-check before the rule stage: rows about the same attribute share words.
       if (!sharesEnough(termsA, termsB)) continue;
@@ -220,10 +238,19 @@ export async function detectConflicts(
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return { suspects: [], checked: 0 };
     }
+    // A memory that claims nothing (chat: questions, exclamations, greetings) cannot
+    // contradict anything: no neighbour search at all.
+    const claims = claimRowsOf(store, memory);
+    if (claims.length === 0) return { suspects: [], checked: 0 };
     const budget = { pairs: DETECT_MAX_PAIRS };
     const suspects: SuspectPair[] = [];
-    for (const neighbour of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
-      const pair = bestPair(store, memory, neighbour, { assess: stages.assess, budget });
+    const query = { ...memory, content: claims.map(({ row }) => row.text).join("\n") };
+    for (const neighbour of neighboursOf(store, query, DETECT_NEIGHBOURS)) {
+      const pair = bestPair(store, memory, neighbour, {
+        assess: stages.assess,
+        budget,
+        rowsA: claims,
+      });
       if (pair) suspects.push(pair);
       if (budget.pairs <= 0) break;
     }
@@ -240,6 +267,10 @@ export async function detectConflicts(
     );
   }
   const recorded: number[] = [];
+  // Most writes have no suspect: no transaction (and no fsync) for them.
+  if (found.suspects.length === 0) {
+    return { memoryId, pairsChecked: found.checked, suspects: 0, recorded };
+  }
   await store.write(() => {
     found.suspects.forEach((pair, index) => {
       const verdict = verdicts[index];

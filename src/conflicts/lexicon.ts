@@ -217,6 +217,24 @@ export const ADDITION_PHRASES: readonly string[] = [
 ];
 
 /**
+ * Words that judge rather than state ("an awesome experience" / "a rewarding experience"):
+ * two rows that differ only in such words voice two feelings about one thing, which can both
+ * be true. Chat is full of them (LoCoMo stored turn by turn); recorded facts rarely differ
+ * only in one.
+ */
+export const EVALUATIVE_WORDS: ReadonlySet<string> = new Set(
+  (
+    "awesome amazing great good nice cool wonderful fantastic fabulous incredible terrific " +
+    "lovely beautiful gorgeous brilliant excellent awful terrible horrible bad sad happy glad " +
+    "fun funny exciting excited thrilled proud grateful thankful rewarding meaningful special " +
+    "important worth worthwhile tough hard difficult easy inspiring inspired uplifting " +
+    "cathartic fulfilling touching sweet kind super stunning impressive interesting boring " +
+    "scary hopeful definitely totally truly absolutely really so such quite pretty love loved " +
+    "like enjoy enjoyed cherish appreciate wow yeah yes sure okay ok thanks thank sorry"
+  ).split(/\s+/).filter((word) => word !== ""),
+);
+
+/**
  * Words that carry no attribute: articles, pronouns, auxiliaries, prepositions, hedges and
  * relative-time words (they locate a fact in time, which the value extractor and the
  * historical check handle). Values never reach this list: they are cut out before.

@@ -39,9 +39,15 @@ import {
   RULE_SCORE_WEIGHTS,
   RULE_SIGNAL_STRENGTH,
   RULE_UPDATE_PHRASE_BONUS,
+  RULE_VALUE_MAX_WORDS,
+  RULE_VALUE_MIN_FRAME_WORDS,
 } from "./constants.ts";
-import { SOFT_UPDATE_PHRASES } from "./lexicon.ts";
-import { readSentence, type SentenceShape, VALUE_SLOT } from "./sentence.ts";
+import { readClaim } from "./claims.ts";
+import { EVALUATIVE_WORDS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
+import { readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
+
+/** The evaluative words as the sentence reader stems them. */
+const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
 import { sameValue, type SentenceValue } from "./values.ts";
 
 /** One side of a pair: an evidence row and the subject of its memory. */
@@ -89,8 +95,18 @@ interface ValueComparison {
  * ```
  */
 export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
-  const left = readSentence(a.text, { eventTime: a.eventTime });
-  const right = readSentence(b.text, { eventTime: b.eventTime });
+  const sideA = readSide(a);
+  const sideB = readSide(b);
+  const notAClaim = sideA.notAClaim ?? sideB.notAClaim;
+  if (notAClaim || !sideA.shape || !sideB.shape) {
+    return {
+      candidate: false,
+      score: 0,
+      reasons: [`${sideA.notAClaim ? "a" : "b"}: ${notAClaim}`],
+    };
+  }
+  const left = sideA.shape;
+  const right = sideB.shape;
   const reasons: string[] = [];
   const drop = (reason: string, score = 0): PairAssessment => ({
     candidate: false,
@@ -186,6 +202,21 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     if (extraWords > RULE_MAX_VALUE_WORDS) {
       return drop(`the differing words are too long to be one value (${describe()})`);
     }
+    const frame = shared.filter((word) => word.length >= 3).length;
+    const longest = Math.max(leftOnly.words.length, rightOnly.words.length);
+    const judging = (words: readonly string[]) =>
+      words.length === 0 || words.every((word) => EVALUATIVE_STEMS.has(word));
+    if (!namedChange && (judging(leftOnly.words) || judging(rightOnly.words))) {
+      return drop(`the rows differ only in how they judge it (${describe()})`);
+    }
+    // A named change ("moved to", "switched to") already says a value was replaced.
+    const unframed = frame < RULE_VALUE_MIN_FRAME_WORDS || longest > RULE_VALUE_MAX_WORDS;
+    if (!namedChange && unframed) {
+      return drop(
+        `one differing phrase (${describe()}) in a frame of ${frame} shared words: ` +
+          `a value needs ${RULE_VALUE_MIN_FRAME_WORDS} and at most ${RULE_VALUE_MAX_WORDS} words a side`,
+      );
+    }
     kind = "value";
     opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
@@ -216,6 +247,27 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     reasons,
     ...(opposed ? { values: opposed } : {}),
   };
+}
+
+/**
+ * Rows read recently. Detection compares one new row with the rows of up to 20 neighbours,
+ * and the scan compares each row with many: reading a row (a dozen regular expressions) once
+ * instead of once per pair. Bounded; the oldest entry goes first.
+ */
+const READ_CACHE = new Map<string, { notAClaim?: string; shape?: SentenceShape }>();
+const READ_CACHE_MAX = 4096;
+
+function readSide(side: EvidenceSide): { notAClaim?: string; shape?: SentenceShape } {
+  const key = `${side.eventTime ?? ""}\u0000${side.text}`;
+  const cached = READ_CACHE.get(key);
+  if (cached) return cached;
+  const claim = readClaim(side.text);
+  const read = claim.notAClaim
+    ? { notAClaim: claim.notAClaim }
+    : { shape: readSentence(claim.text, { eventTime: side.eventTime }) };
+  if (READ_CACHE.size >= READ_CACHE_MAX) READ_CACHE.delete(READ_CACHE.keys().next().value!);
+  READ_CACHE.set(key, read);
+  return read;
 }
 
 function contentSet(shape: SentenceShape): Set<string> {

@@ -46,7 +46,6 @@ export async function checkWithinWait(
       ctx.store.finishPendingJob({
         kind: DETECT_JOB_KIND,
         dedupeKey: checkKey(memory.id, memory.version),
-        now: new Date().toISOString(),
       })
     );
     return report;

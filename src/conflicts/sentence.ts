@@ -136,6 +136,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   lower = consume(lower, HISTORICAL, (phrase) => historicalPhrases.push(phrase));
   const additions: string[] = [];
   lower = consume(lower, ADDITION, (phrase) => additions.push(phrase));
+  // "no matter how small" concedes, it does not negate.
+  lower = lower.replace(/\bno matter\b/g, " ");
   lower = consume(lower, NEGATION, () => {
     negated = !negated;
   });

@@ -170,7 +170,7 @@ function checkDatabase(
     });
   }
   const total = Object.values(probe.counts).reduce((a, b) => a + b, 0);
-  if (probe.fts !== "trigram") {
+  if (probe.fts !== "trigram" && probe.fts !== "words") {
     findings.push({
       check_id: "fts.available",
       severity: "warning",
@@ -183,9 +183,11 @@ function checkDatabase(
       check_id: "fts.consistency",
       severity: "warning",
       title: "the full-text index is out of step",
-      detail: `${probe.ftsRows} trigram and ${
-        probe.wordRows ?? "no"
-      } word-index rows for ${total} memories`,
+      detail: probe.fts === "words"
+        ? `${probe.ftsRows} index rows for ${total} memories`
+        : `${probe.ftsRows} trigram and ${
+          probe.wordRows ?? "no"
+        } word-index rows for ${total} memories`,
       fix_hint:
         "start `mema serve` once: it rebuilds the full-text index when it opens the database",
     });

@@ -56,7 +56,18 @@ export async function claimJobs(
 
 /** Marks a job done; false when its lease had expired and another worker took it. */
 export async function completeJob(store: Store, job: JobRecord, owner: string): Promise<boolean> {
-  return await store.write(() => store.finishJob(job.id, owner, new Date().toISOString()));
+  return await store.write(() => store.finishJob(job.id, owner));
+}
+
+/** Marks several jobs done in one transaction; the ids whose lease was lost are left out. */
+export async function completeJobs(
+  store: Store,
+  jobs: readonly JobRecord[],
+  owner: string,
+): Promise<number[]> {
+  if (jobs.length === 0) return [];
+  return await store.write(() => jobs.filter((job) => store.finishJob(job.id, owner)))
+    .then((done) => done.map((job) => job.id));
 }
 
 /** Delay before attempt `attempts + 1`. */

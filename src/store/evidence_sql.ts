@@ -66,9 +66,13 @@ export function replaceRows(
   hasVec: boolean,
 ): void {
   if (hasVec && vecTableExists(db)) {
-    db.prepare(
-      `DELETE FROM ${VEC_TABLE} WHERE rowid IN (SELECT id FROM memory_rows WHERE memory_id = ?)`,
-    ).run(memory.id);
+    // One point delete per row: `rowid IN (SELECT …)` made vec0 scan its whole table
+    // (10 ms at 5k vectors, 267 ms at 667k), even for a new memory that has no rows yet.
+    const ids = db.prepare("SELECT id FROM memory_rows WHERE memory_id = ?").all(memory.id) as {
+      id: number;
+    }[];
+    const remove = db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`);
+    for (const { id } of ids) remove.run(BigInt(id));
   }
   db.prepare("DELETE FROM memory_rows WHERE memory_id = ?").run(memory.id);
   const insert = db.prepare(

@@ -21,7 +21,9 @@ import * as evidence from "./evidence_sql.ts";
 import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
+import * as terms from "./terms_sql.ts";
 import {
+  FTS_WORDS,
   getMeta,
   prepareSchema,
   readGeneration,
@@ -162,7 +164,9 @@ export class Store {
   }
 
   insertMemory(memory: NewMemory): number {
-    return memories.insertMemory(this.#connection.db, memory);
+    const id = memories.insertMemory(this.#connection.db, memory);
+    if (this.capabilities.fts) terms.indexMemoryTerms(this.#connection.db, id, memory);
+    return id;
   }
 
   getMemory(id: number): MemoryRecord | undefined {
@@ -178,7 +182,13 @@ export class Store {
   }
 
   changeMemory(id: number, change: MemoryChange): void {
-    memories.updateMemoryRow(this.#connection.db, id, change);
+    const db = this.#connection.db;
+    const indexed = this.capabilities.fts &&
+      (change.subject !== undefined || change.content !== undefined || change.tags !== undefined);
+    const before = indexed ? memories.selectMemory(db, id) : undefined;
+    memories.updateMemoryRow(db, id, change);
+    const after = before ? memories.selectMemory(db, id) : undefined;
+    if (before && after) terms.indexMemoryTerms(db, id, after, before);
   }
 
   appendHistory(entry: HistoryEntry): void {
@@ -201,17 +211,14 @@ export class Store {
     return memories.countHistory(this.#connection.db);
   }
 
-  ftsHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
-    return recall.selectFtsHits(this.#connection.db, "memories_fts", match, filters, limit);
+  /** Best full-text matches of a MATCH expression over index tokens ({@link termMatch}). */
+  termHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
+    return terms.selectTermHits(this.#connection.db, match, filters, limit);
   }
 
-  /** Hits of the stemmed word index; present whenever `capabilities.fts` is. */
-  wordHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
-    return recall.selectFtsHits(this.#connection.db, "memories_words", match, filters, limit);
-  }
-
-  countFtsHits(match: string, filters: RecallFilters): number {
-    return recall.countFtsHits(this.#connection.db, match, filters);
+  /** How many memories hold each index token. */
+  tokenFrequencies(tokens: readonly string[]): Map<string, number> {
+    return terms.selectTokenFrequencies(this.#connection.db, tokens);
   }
 
   likeHits(
@@ -260,8 +267,8 @@ export class Store {
     return jobs.claimReadyJobs(this.#connection.db, claim);
   }
 
-  finishJob(id: number, owner: string, now: string): boolean {
-    return jobs.finishJob(this.#connection.db, id, owner, now);
+  finishJob(id: number, owner: string): boolean {
+    return jobs.finishJob(this.#connection.db, id, owner);
   }
 
   failJob(failure: Parameters<typeof jobs.failJobRow>[1]): jobs.JobStatus | undefined {
@@ -276,7 +283,7 @@ export class Store {
     return jobs.pruneDoneJobs(this.#connection.db, before);
   }
 
-  finishPendingJob(job: { kind: string; dedupeKey: string; now: string }): boolean {
+  finishPendingJob(job: { kind: string; dedupeKey: string }): boolean {
     return jobs.finishPendingJob(this.#connection.db, job);
   }
 
@@ -295,9 +302,10 @@ export class Store {
     return evidence.selectRowsToEmbed(this.#connection.db, space, limit);
   }
 
+  /** A `null` vector marks the row embedded without a vec0 entry (no direction). */
   writeRowVectors(
     space: string,
-    vectors: readonly { rowId: number; vector: Float32Array }[],
+    vectors: readonly { rowId: number; vector: Float32Array | null }[],
   ): number {
     return evidence.writeRowVectors(this.#connection.db, space, vectors);
   }
@@ -424,7 +432,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     const schema = prepareSchema(connection);
     if (repairFtsIfNeeded(connection)) logWarn(`rebuilt the full-text index of ${path}`);
     const capabilities: StoreCapabilities = {
-      fts: getMeta(connection, "fts") === "trigram",
+      fts: getMeta(connection, "fts") === FTS_WORDS,
       vec: false,
     };
     if (!options.skipVec) {
@@ -479,6 +487,7 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
     const fts = getMeta(connection, "fts");
     const counts = memories.countByStatus(connection.db);
     let ftsRows: number | undefined;
+    if (fts === FTS_WORDS) ftsRows = terms.countIndexedMemories(connection.db);
     if (fts === "trigram") {
       const row = connection.db.prepare("SELECT count(*) AS n FROM memories_fts_docsize").get() as {
         n: number;

@@ -4,8 +4,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { BM25_WEIGHTS } from "./constants.ts";
-import type { LexicalHit, RecallFilters } from "./types.ts";
+import type { RecallFilters } from "./types.ts";
 
 type Row = Record<string, unknown>;
 
@@ -41,47 +40,6 @@ export function filterSql(filters: RecallFilters): FilterSql {
     values.push(JSON.stringify(filters.sourceTypes));
   }
   return { where: clauses.join(" AND "), values };
-}
-
-/** The two full-text indexes over subject, tags and content (generation 5 adds the second). */
-export type FtsIndex = "memories_fts" | "memories_words";
-
-/**
- * Best matches for an FTS5 MATCH expression in one index, best first: the trigram
- * index (`memories_fts`) or the stemmed word index (`memories_words`).
- */
-export function selectFtsHits(
-  db: DatabaseSync,
-  index: FtsIndex,
-  match: string,
-  filters: RecallFilters,
-  limit: number,
-): LexicalHit[] {
-  const { where, values } = filterSql(filters);
-  const rows = db.prepare(
-    `SELECT m.id AS id, bm25(${index}, ?, ?, ?) AS score
-     FROM ${index} JOIN memories m ON m.id = ${index}.rowid
-     WHERE ${index} MATCH ? AND ${where}
-     ORDER BY score LIMIT ?`,
-  ).all(
-    BM25_WEIGHTS.subject,
-    BM25_WEIGHTS.tags,
-    BM25_WEIGHTS.content,
-    match,
-    ...values,
-    limit,
-  ) as Row[];
-  return rows.map((row) => ({ id: Number(row.id), bm25: Number(row.score) }));
-}
-
-/** How many memories match an FTS5 expression under the filters. */
-export function countFtsHits(db: DatabaseSync, match: string, filters: RecallFilters): number {
-  const { where, values } = filterSql(filters);
-  const row = db.prepare(
-    `SELECT count(*) AS n FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
-     WHERE memories_fts MATCH ? AND ${where}`,
-  ).get(match, ...values) as Row;
-  return Number(row.n);
 }
 
 function escapeLike(term: string): string {

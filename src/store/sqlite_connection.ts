@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { sleepSync } from "../platform/mod.ts";
 import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./constants.ts";
@@ -202,5 +202,29 @@ export function openConnection(path: string, options: ConnectionOptions = {}): S
     db.close();
     throw error;
   }
+  cacheStatements(db);
   return new SqliteConnection(db, { readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+}
+
+/** Statements kept prepared per connection; past this, the oldest is dropped. */
+const STATEMENT_CACHE_MAX = 256;
+
+/**
+ * Makes `db.prepare` reuse statements: the store's SQL is a small, fixed set of strings, and
+ * preparing one costs about as much as running it (11% of write-time conflict detection's
+ * time at 10k memories went to `prepare`). node:sqlite statements are re-runnable, and every
+ * use runs to completion before the next, so sharing one per SQL string is safe.
+ */
+function cacheStatements(db: DatabaseSync): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, StatementSync>();
+  db.prepare = (sql: string): StatementSync => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      if (cache.size >= STATEMENT_CACHE_MAX) cache.delete(cache.keys().next().value!);
+      statement = prepare(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
 }

@@ -107,5 +107,6 @@ export interface RecallFilters {
 /** A candidate from the full-text channel; lower bm25 is better. */
 export interface LexicalHit {
   id: number;
-  bm25: number;
+  /** Full-text relevance (BM25), larger is better. */
+  relevance: number;
 }

@@ -71,7 +71,7 @@ Deno.test("e2e: two server processes write one database concurrently without los
           version: number;
         }[]).map((r) => r.version);
       assert.deepEqual(versions, Array.from({ length: updatesA + updatesB }, (_, i) => i + 1));
-      const fts = db.prepare("SELECT count(*) AS n FROM memories_fts_docsize").get() as {
+      const fts = db.prepare("SELECT count(*) AS n FROM memories_terms_docsize").get() as {
         n: number;
       };
       assert.equal(fts.n, 2 * WRITES_PER_SERVER + 1);

@@ -16,6 +16,19 @@ async function detail(server: ServerSession, conflictId: number) {
   return response.data;
 }
 
+/**
+ * The notices that ride on the next responses: by default a write does not wait for its
+ * conflict check, so the verdict arrives with a later call.
+ */
+async function laterNotices(server: ServerSession): Promise<Record<string, unknown>[]> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const response = await server.call("status");
+    if (response.notices?.length) return response.notices as Record<string, unknown>[];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return [];
+}
+
 Deno.test("e2e: contradicting facts → notice → judge → apply (a failed step → replan) → resolve", async () => {
   const home = makeTempHome();
   const server = await startServer(home);
@@ -32,8 +45,10 @@ Deno.test("e2e: contradicting facts → notice → judge → apply (a failed ste
     );
     const idA = a.data.memory_id;
     const idB = b.data.memory_id;
-    assert.ok(b.notices?.length, "the write waited for detection and carries the notice");
-    const notice = b.notices![0] as {
+    assert.equal(b.notices, undefined, "by default the write does not wait for the check");
+    const notices = await laterNotices(server);
+    assert.ok(notices.length > 0, "the verdict rides on a later response");
+    const notice = notices[0] as {
       kind: string;
       conflict_id: number;
       memory_ids: number[];
@@ -162,7 +177,8 @@ Deno.test("e2e: contradicting facts → notice → judge → apply (a failed ste
 
 Deno.test("e2e: a dismissed notice never returns, and not_a_conflict closes a group", async () => {
   const home = makeTempHome();
-  const server = await startServer(home);
+  // notice_sync_wait_ms set: the write waits for its verdict and carries the notice.
+  const server = await startServer(home, { env: { MEMA_NOTICE_SYNC_WAIT_MS: "3000" } });
   try {
     await remember(server, "The staging database runs PostgreSQL 15.", "staging database");
     const second = await remember(

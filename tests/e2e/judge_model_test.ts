@@ -60,7 +60,8 @@ Deno.test("e2e: an installed NLI judge decides conflict notices and is recorded 
       JSON.stringify({ ...config, judge_thresholds: { conflict: 0, possible: 0 } }),
     );
 
-    const server = await startServer(home, { env });
+    // The write waits for its verdict (notice_sync_wait_ms), so the notice is on its answer.
+    const server = await startServer(home, { env: { ...env, MEMA_NOTICE_SYNC_WAIT_MS: "5000" } });
     try {
       await server.call("remember", {
         content: "The v2 release deadline is Friday, March 14.",

@@ -50,7 +50,9 @@ export function snapshotDatabase(dbPath: string): string {
     const parts = tables.map((table) =>
       JSON.stringify(db.prepare(`SELECT * FROM ${table} ORDER BY id`).all())
     );
-    const fts = db.prepare("SELECT count(*) AS n FROM memories_fts_docsize").get() as { n: number };
+    const fts = db.prepare("SELECT count(*) AS n FROM memories_terms_docsize").get() as {
+      n: number;
+    };
     parts.push(String(fts.n));
     return parts.join("\n");
   } finally {

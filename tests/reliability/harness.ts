@@ -12,6 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { envelopeOf } from "../helpers/http_server.ts";
 import { type Envelope, MAIN, type TempHome } from "../helpers/server.ts";
+import { indexTokens } from "../../src/text/index_terms.ts";
+import { scopeToken } from "../../src/store/terms_sql.ts";
 
 /** A stdio server whose process the test may kill. */
 export interface KillableServer {
@@ -82,7 +84,7 @@ export function fullSnapshot(dbPath: string): string {
   return withDatabase(dbPath, (db) => {
     const tables = (db.prepare(
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-         AND name NOT LIKE 'memories_fts%' AND name NOT LIKE 'memories_words%'
+         AND name NOT LIKE 'memories_terms%'
          AND name NOT LIKE 'memory_row_vec%'
          AND name != 'jobs' ORDER BY name`,
     ).all() as { name: string }[]).map((row) => row.name);
@@ -111,10 +113,7 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
   // background jobs, so wait for the write lock like any other writer.
   const writable = new DatabaseSync(dbPath, { timeout: 15_000 });
   try {
-    writable.exec("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)");
-    writable.exec(
-      "INSERT INTO memories_words(memories_words, rank) VALUES ('integrity-check', 1)",
-    );
+    writable.exec("INSERT INTO memories_terms(memories_terms, rank) VALUES ('integrity-check', 1)");
   } finally {
     writable.close();
   }
@@ -123,12 +122,8 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
     assert.deepEqual(integrity.map((row) => row.integrity_check), ["ok"]);
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     const memories = count("SELECT count(*) AS n FROM memories");
-    assert.equal(count("SELECT count(*) AS n FROM memories_fts_docsize"), memories, "FTS rows");
-    assert.equal(
-      count("SELECT count(*) AS n FROM memories_words_docsize"),
-      memories,
-      "word index rows",
-    );
+    assert.equal(count("SELECT count(*) AS n FROM memories_terms_docsize"), memories, "FTS rows");
+    assertTermsMatchContent(db);
     assert.equal(
       count(
         `SELECT count(*) AS n FROM memory_rows r JOIN memories m ON m.id = r.memory_id
@@ -184,4 +179,46 @@ export function runSeed(label: string): number {
   const seed = fixed ? Number(fixed) : Date.now() % 1_000_000_007;
   console.error(`${label}: seed ${seed} (replay with MEMA_RELIABILITY_SEED=${seed})`);
   return seed;
+}
+
+/**
+ * The word index holds exactly the tokens of every memory's current subject, tags and
+ * content: the index is contentless, so FTS5's integrity check cannot compare it with the
+ * text; this does, token by token.
+ */
+function assertTermsMatchContent(db: DatabaseSync): void {
+  db.exec(
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_instance USING fts5vocab(main, memories_terms, 'instance')",
+  );
+  const indexed = new Map<number, string[]>();
+  for (
+    const row of db.prepare("SELECT doc, term FROM temp.terms_instance").all() as {
+      doc: number;
+      term: string;
+    }[]
+  ) {
+    indexed.set(Number(row.doc), [...(indexed.get(Number(row.doc)) ?? []), row.term]);
+  }
+  const memories = db.prepare(
+    "SELECT id, subject, tags, content, workspace_canonical FROM memories",
+  ).all() as {
+    id: number;
+    subject: string;
+    tags: string;
+    content: string;
+    workspace_canonical: string;
+  }[];
+  for (const memory of memories) {
+    const expected = [
+      ...indexTokens(memory.subject),
+      ...indexTokens((JSON.parse(memory.tags) as string[]).join(" ")),
+      ...indexTokens(memory.content),
+      scopeToken(memory.workspace_canonical),
+    ].sort();
+    assert.deepEqual(
+      (indexed.get(Number(memory.id)) ?? []).sort(),
+      expected,
+      `memory ${memory.id}`,
+    );
+  }
 }
