@@ -32,12 +32,12 @@ import {
   rememberInTransaction,
   rememberMemory,
 } from "../src/memory/remember.ts";
-import { buildStaticModel } from "../src/models/static_model.ts";
 import { VECTOR_K_ROWS } from "../src/recall/constants.ts";
 import { findMemories } from "../src/recall/find.ts";
 import { openStore } from "../src/store/mod.ts";
 import { startMemaServer } from "./helpers/mcp_server.ts";
 import { type GeneratedNote, NoteGenerator } from "./helpers/notes.ts";
+import { ensureStaticModel, STATIC_MODEL_ID as MODEL_ID } from "./helpers/static_model.ts";
 import {
   fileBytes,
   machineFacts,
@@ -50,7 +50,6 @@ import {
   writeResult,
 } from "./helpers/stats.ts";
 
-const MODEL_ID = "static-wink-100d";
 const INGEST_BATCH = 1_000;
 const REBUILD_BATCH = 500;
 const WARMUP_QUERIES = 20;
@@ -273,15 +272,6 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
   }
 }
 
-async function ensureModel(modelsDir: string): Promise<void> {
-  try {
-    Deno.statSync(`${modelsDir}/${MODEL_ID}/onnx/model.onnx`);
-  } catch {
-    console.error(`building ${MODEL_ID} in ${modelsDir}`);
-    await buildStaticModel(`${modelsDir}/${MODEL_ID}`);
-  }
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
@@ -313,7 +303,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(result));
     return;
   }
-  await ensureModel(modelsDir);
+  await ensureStaticModel(modelsDir);
   const results: Record<string, unknown>[] = [];
   for (const size of values.sizes.split(",").map(Number)) {
     const child = await new Deno.Command(Deno.execPath(), {

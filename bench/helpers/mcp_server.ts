@@ -30,6 +30,8 @@ export interface MemaServer {
   waitForJobs(timeoutMs?: number): Promise<string>;
   /** The server's peak RSS so far (Linux), read before closing. */
   peakRss(): number | undefined;
+  /** The last lines the server wrote to stderr (only with `keepStderr`), to explain a crash. */
+  stderrTail(): string;
   close(): Promise<void>;
 }
 
@@ -73,13 +75,19 @@ export async function startMemaServer(options: {
   home: string;
   dbPath: string;
   env?: Record<string, string>;
+  /** Keep the server's stderr (its last 8 KiB) for `stderrTail`. */
+  keepStderr?: boolean;
 }): Promise<MemaServer> {
   const { command, args } = serveCommand();
   const transport = new StdioClientTransport({
     command,
     args,
     env: serverEnv(options),
-    stderr: "ignore",
+    stderr: options.keepStderr ? "pipe" : "ignore",
+  });
+  let stderrTail = "";
+  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+    stderrTail = (stderrTail + String(chunk)).slice(-8_192);
   });
   const client = new Client({ name: "mema-bench", version: "0" });
   await client.connect(transport);
@@ -122,6 +130,7 @@ export async function startMemaServer(options: {
       }
     },
     peakRss: () => transport.pid ? peakRssBytes(transport.pid) : undefined,
+    stderrTail: () => stderrTail,
     close: () => client.close(),
   };
 }

@@ -1,0 +1,766 @@
+/**
+ * Side by side with a peer (issue 11): the same LoCoMo-derived library (chat turns replayed
+ * with renamed speakers, bench/helpers/locomo_library.ts) is built through MCP stdio in mema
+ * (lexical, and hybrid with the built-in static model) and in `@ai-devkit/memory` (an MCP
+ * memory server on SQLite FTS5, bench/helpers/ai_devkit.ts), at each size, in one run on one
+ * machine. Per size and server, each on a fresh database in a temporary directory:
+ *
+ * - ingest: the library one `remember` / `memory_storeKnowledge` call at a time (memories/s).
+ *   Above `--sequential-max` (default 10,000) the build takes a faster way, named in the
+ *   output: mema's bulk path when the server offers one, otherwise `--concurrency` calls in
+ *   flight at once (pipelined, default 8), for both servers. Hybrid then waits up to
+ *   `--index-wait-s` for its vectors (the state is printed);
+ * - `find` / `memory_searchKnowledge` p50/p95 over `--queries` renamed LoCoMo questions
+ *   (limit 10; `--warmup` queries first, not counted), right after the build (mema's
+ *   background jobs may still be running; their count is reported; `--drain` waits for them);
+ * - `remember` p50/p95 over `--remember-sample` new memories, one call at a time;
+ * - at the largest size, pathological queries (`--pathological-reps` timed repetitions after
+ *   one warm-up): 4,000 characters of library text, its first 500 characters (the peer's
+ *   maximum query length), 100 distinct short words, and a Chinese query that matches nothing;
+ * - disk bytes per memory: main file + WAL after the server exited and the WAL was
+ *   checkpointed (bench/helpers/disk.ts);
+ * - mema's bulk path, when `memory help` shows an action taking many facts in one call: the
+ *   same library into a fresh lexical database, `n/a` otherwise.
+ *
+ *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300]
+ *     [--remember-sample 200] [--systems mema_lexical,mema_hybrid,peer] [--drain] [--seed 7]
+ *     [--sequential-max 10000] [--concurrency 8] [--pathological-reps 5] [--index-wait-s 900]
+ *     [--models-dir DIR] [--peer-dir DIR] [--label side_by_side]
+ *
+ * Needs node and npm for the peer (installed once into $TMPDIR, see ai_devkit.ts). Prints one
+ * Markdown table per size (ratios are mema ÷ peer: above 1 means mema takes longer or more
+ * bytes; below 1 means fewer memories/s) and writes bench/results/side_by_side.json. Never
+ * asserts timings.
+ * @module
+ */
+import { parseArgs } from "node:util";
+import {
+  AI_DEVKIT_VERSION,
+  defaultAiDevkitDir,
+  ensureAiDevkit,
+  startAiDevkitServer,
+} from "./helpers/ai_devkit.ts";
+import { sqliteBytesAfterCheckpoint } from "./helpers/disk.ts";
+import {
+  buildLocomoLibrary,
+  type LibraryMemory,
+  type LocomoLibrary,
+} from "./helpers/locomo_library.ts";
+import { type MemaServer, startMemaServer } from "./helpers/mcp_server.ts";
+import { seededRandom } from "./helpers/notes.ts";
+import { ensureStaticModel, STATIC_MODEL_ID } from "./helpers/static_model.ts";
+import {
+  type LatencySummary,
+  machineFacts,
+  markdownTable,
+  summarize,
+  timedAsync,
+  writeResult,
+} from "./helpers/stats.ts";
+
+/** The workspace (mema) and scope (peer) every memory goes into. */
+const WORKSPACE = "locomo";
+const PEER_SCOPE = `project:${WORKSPACE}`;
+const FIND_LIMIT = 10;
+/** Facts per bulk call when the bulk schema states no maximum. */
+const BULK_BATCH_DEFAULT = 500;
+/** A query in a script the library does not contain. */
+const CJK_NO_MATCH = "量子纠缠的猫在月球上跳舞吗";
+const SYSTEMS = ["mema_lexical", "mema_hybrid", "peer"] as const;
+type SystemName = typeof SYSTEMS[number];
+const LABEL: Record<SystemName, string> = {
+  mema_lexical: "mema lexical",
+  mema_hybrid: `mema hybrid (${STATIC_MODEL_ID})`,
+  peer: `ai-devkit ${AI_DEVKIT_VERSION}`,
+};
+
+interface Options {
+  queries: number;
+  warmup: number;
+  rememberSample: number;
+  pathologicalReps: number;
+  sequentialMax: number;
+  concurrency: number;
+  indexWaitS: number;
+  drain: boolean;
+  seed: number;
+  modelsDir: string;
+  peerDir: string;
+  systems: SystemName[];
+}
+
+/** How mema takes many facts in one call, read from `memory help`. */
+interface BulkPath {
+  action: string;
+  field: string;
+  maxItems: number;
+  /** Item properties the schema lists (undefined: any). */
+  itemKeys?: Set<string>;
+  /** Top-level required properties other than `field`, filled from the first fact. */
+  topRequired: string[];
+}
+
+/** One server under test, whatever its tools are called. */
+interface Target {
+  remember(memory: LibraryMemory): Promise<void>;
+  /** Returns how many results came back. */
+  find(query: string): Promise<number>;
+  bulk?: (memories: LibraryMemory[]) => Promise<void>;
+  bulkBatch?: number;
+  /** Waits up to `timeoutMs` for the vector index (mema); returns its state. */
+  ready(timeoutMs: number): Promise<string>;
+  jobsOpen(): Promise<number | undefined>;
+  /** Active memories the server reports (mema), to check the build stored everything. */
+  countActive(): Promise<number | undefined>;
+  waitForJobs(): Promise<string>;
+  dbPath: string;
+  peakRss(): number | undefined;
+  /** What the server last wrote to stderr (mema), printed when a call fails. */
+  stderrTail(): string;
+  close(): Promise<void>;
+}
+
+interface PathologicalResult {
+  chars: number;
+  ms?: LatencySummary;
+  rejected?: string;
+}
+
+interface SystemResult {
+  system: SystemName;
+  ingest: {
+    mode: string;
+    memories: number;
+    seconds: number;
+    per_s: number;
+    /** Active memories the server reported afterwards (mema only). */
+    stored_active?: number;
+  };
+  index_state: string;
+  index_wait_s: number;
+  jobs_open_at_measure?: number;
+  drain?: string;
+  find_ms: LatencySummary;
+  find_results_mean: number;
+  remember_ms: LatencySummary;
+  pathological?: Record<string, PathologicalResult>;
+  disk: {
+    memories: number;
+    main_bytes: number;
+    wal_bytes: number;
+    bytes_per_memory: number;
+    checkpointed: boolean;
+  };
+  server_peak_rss_mb?: number;
+}
+
+interface BulkResult {
+  available: boolean;
+  action?: string;
+  batch?: number;
+  memories?: number;
+  seconds?: number;
+  per_s?: number;
+}
+
+function log(message: string): void {
+  console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+function mb(bytes: number | undefined): number | undefined {
+  return bytes === undefined ? undefined : Number((bytes / 2 ** 20).toFixed(1));
+}
+
+/** Runs `fn` over `items` with at most `concurrency` calls in flight. */
+async function runConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await fn(items[index], index);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker),
+  );
+}
+
+function memaRememberData(memory: LibraryMemory): Record<string, unknown> {
+  return {
+    subject: memory.subject,
+    content: memory.content,
+    workspace: WORKSPACE,
+    tags: memory.tags,
+    ...(memory.eventTime ? { event_time: memory.eventTime } : {}),
+  };
+}
+
+/** A JSON Schema as `memory help` publishes it (read loosely: only a few keys matter). */
+// deno-lint-ignore no-explicit-any
+type JsonSchema = any;
+
+/**
+ * Looks in `memory help` for an action with an array of fact objects (items with a
+ * `content` property): the bulk path, whatever it ends up being called.
+ */
+async function detectBulkPath(server: MemaServer): Promise<BulkPath | undefined> {
+  const help = await server.call("memory", "help", {});
+  const actions = (help.data?.actions ?? {}) as Record<string, { schema?: JsonSchema }>;
+  for (const [action, spec] of Object.entries(actions)) {
+    // A verb that takes either one fact or many may publish a union of object shapes.
+    const shapes: JsonSchema[] = [
+      spec.schema,
+      ...(spec.schema?.anyOf ?? []),
+      ...(spec.schema?.oneOf ?? []),
+    ];
+    for (const shape of shapes) {
+      for (const [field, property] of Object.entries<JsonSchema>(shape?.properties ?? {})) {
+        const items = property?.items;
+        if (property?.type !== "array" || items?.type !== "object") continue;
+        if (!items.properties?.content) continue;
+        return {
+          action,
+          field,
+          maxItems: typeof property.maxItems === "number" ? property.maxItems : BULK_BATCH_DEFAULT,
+          itemKeys: items.additionalProperties === false
+            ? new Set(Object.keys(items.properties))
+            : undefined,
+          topRequired: ((shape.required ?? []) as string[]).filter((key) => key !== field),
+        };
+      }
+    }
+  }
+  return undefined;
+}
+
+async function startMemaTarget(
+  dir: string,
+  env: Record<string, string>,
+  withBulk: boolean,
+): Promise<{ target: Target; bulkPath?: BulkPath }> {
+  const dbPath = `${dir}/mema.sqlite3`;
+  const server = await startMemaServer({ home: `${dir}/home`, dbPath, env, keepStderr: true });
+  const bulkPath = withBulk ? await detectBulkPath(server) : undefined;
+  const target: Target = {
+    async remember(memory) {
+      await server.call("memory", "remember", memaRememberData(memory));
+    },
+    async find(query) {
+      const envelope = await server.call("memory", "find", { query, limit: FIND_LIMIT });
+      return (envelope.data?.results ?? []).length;
+    },
+    ready: (timeoutMs) => server.waitForIndex(timeoutMs),
+    async jobsOpen() {
+      const status = await server.call("memory", "status", {});
+      const jobs = (status.data?.jobs ?? {}) as Record<string, Record<string, number>>;
+      return Object.values(jobs).reduce(
+        (sum, byStatus) => sum + (byStatus.pending ?? 0) + (byStatus.running ?? 0),
+        0,
+      );
+    },
+    waitForJobs: () => server.waitForJobs(),
+    async countActive() {
+      const status = await server.call("memory", "status", {});
+      return status.data?.memories?.active;
+    },
+    dbPath,
+    peakRss: () => server.peakRss(),
+    stderrTail: () => server.stderrTail(),
+    close: () => server.close(),
+  };
+  if (bulkPath) {
+    target.bulkBatch = bulkPath.maxItems;
+    target.bulk = async (memories) => {
+      const facts = memories.map((memory) => {
+        const data = memaRememberData(memory);
+        if (!bulkPath.itemKeys) return data;
+        return Object.fromEntries(
+          Object.entries(data).filter(([key]) => bulkPath.itemKeys!.has(key)),
+        );
+      });
+      const first = memaRememberData(memories[0]);
+      const top: Record<string, unknown> = { [bulkPath.field]: facts };
+      for (const key of bulkPath.topRequired) if (key in first) top[key] = first[key];
+      await server.call("memory", bulkPath.action, top);
+    };
+  }
+  return { target, bulkPath };
+}
+
+async function startPeerTarget(dir: string, peerDir: string): Promise<Target> {
+  const peer = await startAiDevkitServer({ home: `${dir}/home`, installDir: peerDir });
+  let checked = false;
+  return {
+    async remember(memory) {
+      await peer.store({
+        title: memory.subject,
+        content: memory.content,
+        tags: memory.tags,
+        scope: PEER_SCOPE,
+      });
+      if (!checked) {
+        // Its database must be the temporary one, never the user's ~/.ai-devkit/memory.db.
+        Deno.statSync(peer.dbPath);
+        checked = true;
+      }
+    },
+    async find(query) {
+      const found = await peer.search({ query, limit: FIND_LIMIT });
+      return found.results.length;
+    },
+    ready: () => Promise.resolve("n/a"),
+    jobsOpen: () => Promise.resolve(undefined),
+    waitForJobs: () => Promise.resolve("n/a"),
+    countActive: () => Promise.resolve(undefined),
+    dbPath: peer.dbPath,
+    peakRss: () => peer.peakRss(),
+    stderrTail: () => "",
+    close: () => peer.close(),
+  };
+}
+
+/** Builds `memories` into `target` the way `mode` says; returns the ingest figures. */
+async function ingest(
+  target: Target,
+  memories: readonly LibraryMemory[],
+  mode: "sequential" | "pipelined" | "bulk",
+  concurrency: number,
+  name: string,
+): Promise<SystemResult["ingest"]> {
+  const step = Math.max(1, Math.floor(memories.length / 10));
+  let done = 0;
+  const progress = (count: number) => {
+    const before = done;
+    done += count;
+    if (Math.floor(done / step) > Math.floor(before / step)) {
+      log(`${name}: ${done} / ${memories.length} stored`);
+    }
+  };
+  const { ms } = await timedAsync(async () => {
+    if (mode === "sequential") {
+      for (const memory of memories) {
+        await target.remember(memory);
+        progress(1);
+      }
+    } else if (mode === "pipelined") {
+      await runConcurrently(memories, concurrency, async (memory) => {
+        await target.remember(memory);
+        progress(1);
+      });
+    } else {
+      const batch = target.bulkBatch ?? BULK_BATCH_DEFAULT;
+      for (let start = 0; start < memories.length; start += batch) {
+        const slice = memories.slice(start, start + batch);
+        await target.bulk!(slice);
+        progress(slice.length);
+      }
+    }
+  });
+  const label = mode === "sequential"
+    ? "one call at a time"
+    : mode === "pipelined"
+    ? `pipelined, ${concurrency} calls in flight`
+    : `bulk, ${target.bulkBatch ?? BULK_BATCH_DEFAULT} per call`;
+  return {
+    mode: label,
+    memories: memories.length,
+    seconds: Number((ms / 1000).toFixed(1)),
+    per_s: Math.round(memories.length / (ms / 1000)),
+  };
+}
+
+/** The pathological queries, built from the library. */
+function pathologicalQueries(library: LocomoLibrary, seed: number): Record<string, string> {
+  let text = "";
+  for (const memory of library.memories) {
+    if (text.length >= 4_000) break;
+    text += (text ? " " : "") + memory.content;
+  }
+  const random = seededRandom(seed + 1);
+  const short = library.vocabulary.filter((word) => word.length >= 3 && word.length <= 4);
+  const pool = short.length >= 100 ? short : library.vocabulary;
+  const words = new Set<string>();
+  while (words.size < Math.min(100, pool.length)) {
+    words.add(pool[Math.floor(random() * pool.length)]);
+  }
+  return {
+    "4,000-character query": text.slice(0, 4_000),
+    "500-character query": text.slice(0, 500),
+    "100 distinct words": [...words].join(" "),
+    "CJK, no match": CJK_NO_MATCH,
+  };
+}
+
+async function measurePathological(
+  target: Target,
+  queries: Record<string, string>,
+  reps: number,
+): Promise<Record<string, PathologicalResult>> {
+  const out: Record<string, PathologicalResult> = {};
+  for (const [name, query] of Object.entries(queries)) {
+    try {
+      await target.find(query);
+      const ms: number[] = [];
+      for (let i = 0; i < reps; i++) ms.push((await timedAsync(() => target.find(query))).ms);
+      out[name] = { chars: query.length, ms: summarize(ms) };
+    } catch (error) {
+      // The peer answers an over-long query with a validation error; keep its message.
+      const text = String(error);
+      const message = /"message":\s*"([^"]+)"/.exec(text)?.[1] ?? text;
+      out[name] = { chars: query.length, rejected: message.slice(0, 200) };
+    }
+  }
+  return out;
+}
+
+/** Builds, measures and closes one server at one size. */
+async function runSystem(
+  system: SystemName,
+  size: number,
+  library: LocomoLibrary,
+  options: Options,
+  pathological: Record<string, string> | undefined,
+): Promise<{ result: SystemResult; bulkPath?: BulkPath }> {
+  const dir = Deno.makeTempDirSync({ prefix: `mema-sbs-${system}-${size}-` });
+  const name = `${size} ${system}`;
+  try {
+    let target: Target;
+    let bulkPath: BulkPath | undefined;
+    if (system === "peer") {
+      target = await startPeerTarget(dir, options.peerDir);
+    } else {
+      const env: Record<string, string> = system === "mema_hybrid"
+        ? { MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID, MEMA_MODELS_DIR: options.modelsDir }
+        : {};
+      ({ target, bulkPath } = await startMemaTarget(dir, env, true));
+    }
+    let result: SystemResult;
+    try {
+      const mode = size <= options.sequentialMax
+        ? "sequential"
+        : target.bulk
+        ? "bulk"
+        : "pipelined";
+      const built = await ingest(target, library.memories, mode, options.concurrency, name);
+      built.stored_active = await target.countActive();
+      log(`${name}: ingest ${built.per_s}/s (${built.mode}), active ${built.stored_active ?? "?"}`);
+      if (built.stored_active !== undefined && built.stored_active !== built.memories) {
+        log(`${name}: WARNING the server holds ${built.stored_active} of ${built.memories}`);
+      }
+      const index = await timedAsync(() => target.ready(options.indexWaitS * 1000));
+      let drain: string | undefined;
+      if (options.drain) {
+        const drained = await timedAsync(() => target.waitForJobs());
+        drain = `${drained.value} in ${(drained.ms / 1000).toFixed(1)} s`;
+        log(`${name}: jobs ${drain}`);
+      }
+      const jobsOpen = await target.jobsOpen();
+      const findMs: number[] = [];
+      let results = 0;
+      const queries = library.queries.slice(0, options.warmup + options.queries);
+      for (const [i, query] of queries.entries()) {
+        const { value, ms } = await timedAsync(() => target.find(query));
+        if (i < options.warmup) continue;
+        findMs.push(ms);
+        results += value;
+      }
+      log(`${name}: find done`);
+      const rememberMs: number[] = [];
+      for (const memory of library.extra) {
+        rememberMs.push((await timedAsync(() => target.remember(memory))).ms);
+      }
+      log(`${name}: remember done`);
+      const pathologicalResult = pathological
+        ? await measurePathological(target, pathological, options.pathologicalReps)
+        : undefined;
+      const rss = target.peakRss();
+      result = {
+        system,
+        ingest: built,
+        index_state: index.value,
+        index_wait_s: Number((index.ms / 1000).toFixed(1)),
+        jobs_open_at_measure: jobsOpen,
+        drain,
+        find_ms: summarize(findMs),
+        find_results_mean: Number((results / Math.max(1, findMs.length)).toFixed(2)),
+        remember_ms: summarize(rememberMs),
+        pathological: pathologicalResult,
+        disk: {
+          memories: 0,
+          main_bytes: 0,
+          wal_bytes: 0,
+          bytes_per_memory: 0,
+          checkpointed: false,
+        },
+        server_peak_rss_mb: mb(rss),
+      };
+    } catch (error) {
+      const tail = target.stderrTail();
+      if (tail) console.error(`${name}: the server's last stderr lines:\n${tail}`);
+      throw error;
+    } finally {
+      await target.close();
+    }
+    const disk = sqliteBytesAfterCheckpoint(target.dbPath);
+    const memories = library.memories.length + library.extra.length;
+    result.disk = {
+      memories,
+      main_bytes: disk.mainBytes,
+      wal_bytes: disk.walBytes,
+      bytes_per_memory: Math.round(disk.totalBytes / memories),
+      checkpointed: disk.checkpointed,
+    };
+    return { result, bulkPath };
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
+/** mema's bulk path on a fresh lexical database (when the server has one). */
+async function runBulk(size: number, library: LocomoLibrary): Promise<BulkResult> {
+  const dir = Deno.makeTempDirSync({ prefix: `mema-sbs-bulk-${size}-` });
+  try {
+    const { target, bulkPath } = await startMemaTarget(dir, {}, true);
+    try {
+      if (!bulkPath) return { available: false };
+      const built = await ingest(target, library.memories, "bulk", 1, `${size} mema bulk`);
+      return {
+        available: true,
+        action: `${bulkPath.action}.${bulkPath.field}`,
+        batch: bulkPath.maxItems,
+        memories: built.memories,
+        seconds: built.seconds,
+        per_s: built.per_s,
+      };
+    } finally {
+      await target.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
+// ---- the report ----
+
+function pair(summary: LatencySummary | undefined): string {
+  return summary ? `${summary.p50} / ${summary.p95}` : "—";
+}
+
+function ratio(a: number | undefined, b: number | undefined): string {
+  if (a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) {
+    return "—";
+  }
+  const value = a / b;
+  return `${value >= 10 ? value.toFixed(0) : value.toFixed(value >= 1 ? 1 : 2)}×`;
+}
+
+function pairRatio(a: LatencySummary | undefined, b: LatencySummary | undefined): string {
+  if (!a || !b) return "—";
+  return `${ratio(a.p50, b.p50)} / ${ratio(a.p95, b.p95)}`;
+}
+
+type SizeResult = {
+  size: number;
+  library: { memories: number; extra: number; content_chars_mean: number; queries: number };
+  systems: Partial<Record<SystemName, SystemResult>>;
+  bulk: BulkResult;
+};
+
+function sizeTable(r: SizeResult): string {
+  const lex = r.systems.mema_lexical;
+  const hyb = r.systems.mema_hybrid;
+  const peer = r.systems.peer;
+  const rows: Record<string, string>[] = [];
+  const row = (
+    metric: string,
+    cell: (s: SystemResult | undefined) => string,
+    ratios: (s: SystemResult | undefined) => string,
+  ) =>
+    rows.push({
+      metric,
+      "mema lexical": cell(lex),
+      [`mema hybrid`]: cell(hyb),
+      [LABEL.peer]: cell(peer),
+      "lexical ÷ peer": ratios(lex),
+      "hybrid ÷ peer": ratios(hyb),
+    });
+  const none = () => "—";
+  row(
+    "ingest, memories/s",
+    (s) => s ? `${s.ingest.per_s} (${s.ingest.mode})` : "—",
+    (s) => ratio(s?.ingest.per_s, peer?.ingest.per_s),
+  );
+  row(
+    "remember p50 / p95 ms",
+    (s) => pair(s?.remember_ms),
+    (s) => pairRatio(s?.remember_ms, peer?.remember_ms),
+  );
+  row("find p50 / p95 ms", (s) => pair(s?.find_ms), (s) => pairRatio(s?.find_ms, peer?.find_ms));
+  row("find results per query", (s) => s ? String(s.find_results_mean) : "—", none);
+  row(
+    "disk bytes per memory",
+    (s) => s ? `${s.disk.bytes_per_memory}${s.disk.checkpointed ? "" : " (no checkpoint)"}` : "—",
+    (s) => ratio(s?.disk.bytes_per_memory, peer?.disk.bytes_per_memory),
+  );
+  row(
+    "server peak RSS MB",
+    (s) => s?.server_peak_rss_mb?.toString() ?? "—",
+    (s) => ratio(s?.server_peak_rss_mb, peer?.server_peak_rss_mb),
+  );
+  rows.push({
+    metric: "bulk ingest, memories/s",
+    "mema lexical": r.bulk.available
+      ? `${r.bulk.per_s} (${r.bulk.action}, ${r.bulk.batch} per call)`
+      : "n/a",
+    "mema hybrid": hyb?.ingest.mode.startsWith("bulk") ? `${hyb.ingest.per_s}` : "—",
+    [LABEL.peer]: "n/a (no bulk tool)",
+    "lexical ÷ peer": "—",
+    "hybrid ÷ peer": "—",
+  });
+  row(
+    "mema jobs open when measured",
+    (s) => s?.jobs_open_at_measure?.toString() ?? (s ? "n/a" : "—"),
+    none,
+  );
+  row("vector index", (s) => {
+    if (!s || s.index_state === "n/a") return s ? "n/a" : "—";
+    return `${s.index_state} (waited ${s.index_wait_s} s)`;
+  }, none);
+  const names = Object.keys(lex?.pathological ?? hyb?.pathological ?? peer?.pathological ?? {});
+  for (const name of names) {
+    const cell = (s: SystemResult | undefined) => {
+      const p = s?.pathological?.[name];
+      if (!p) return "—";
+      return p.rejected ? `rejected (${p.rejected})` : pair(p.ms);
+    };
+    row(
+      `${name} p50 / p95 ms`,
+      cell,
+      (s) => pairRatio(s?.pathological?.[name]?.ms, peer?.pathological?.[name]?.ms),
+    );
+  }
+  return markdownTable(rows);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      sizes: { type: "string", default: "1000,10000,100000" },
+      queries: { type: "string", default: "300" },
+      warmup: { type: "string", default: "20" },
+      "remember-sample": { type: "string", default: "200" },
+      "pathological-reps": { type: "string", default: "5" },
+      "sequential-max": { type: "string", default: "10000" },
+      concurrency: { type: "string", default: "8" },
+      "index-wait-s": { type: "string", default: "900" },
+      systems: { type: "string", default: SYSTEMS.join(",") },
+      drain: { type: "boolean", default: false },
+      seed: { type: "string", default: "7" },
+      "models-dir": { type: "string" },
+      "peer-dir": { type: "string" },
+      label: { type: "string", default: "side_by_side" },
+    },
+    strict: true,
+  });
+  const systems = values.systems.split(",").map((s) => s.trim()) as SystemName[];
+  for (const system of systems) {
+    if (!SYSTEMS.includes(system)) throw new Error(`unknown system ${system}: ${SYSTEMS}`);
+  }
+  const modelsDir = values["models-dir"] ?? Deno.makeTempDirSync({ prefix: "mema-sbs-models-" });
+  const options: Options = {
+    queries: Number(values.queries),
+    warmup: Number(values.warmup),
+    rememberSample: Number(values["remember-sample"]),
+    pathologicalReps: Number(values["pathological-reps"]),
+    sequentialMax: Number(values["sequential-max"]),
+    concurrency: Number(values.concurrency),
+    indexWaitS: Number(values["index-wait-s"]),
+    drain: values.drain,
+    seed: Number(values.seed),
+    modelsDir,
+    peerDir: values["peer-dir"] ?? defaultAiDevkitDir(),
+    systems,
+  };
+  const sizes = values.sizes.split(",").map(Number);
+  const largest = Math.max(...sizes);
+  if (systems.includes("mema_hybrid")) await ensureStaticModel(modelsDir);
+  if (systems.includes("peer")) await ensureAiDevkit(options.peerDir);
+  const results: SizeResult[] = [];
+  try {
+    for (const size of sizes) {
+      const library = buildLocomoLibrary({
+        size,
+        extra: options.rememberSample,
+        seed: options.seed,
+      });
+      const pathological = size === largest
+        ? pathologicalQueries(library, options.seed)
+        : undefined;
+      log(
+        `size ${size}: ${library.memories.length} memories (+${library.extra.length}), ` +
+          `${library.queries.length} queries, mean ${library.contentCharsMean} chars`,
+      );
+      const sizeResult: SizeResult = {
+        size,
+        library: {
+          memories: library.memories.length,
+          extra: library.extra.length,
+          content_chars_mean: library.contentCharsMean,
+          queries: Math.min(options.queries, library.queries.length - options.warmup),
+        },
+        systems: {},
+        bulk: { available: false },
+      };
+      let bulkSeen: BulkPath | undefined;
+      for (const system of systems) {
+        const { result, bulkPath } = await runSystem(system, size, library, options, pathological);
+        sizeResult.systems[system] = result;
+        bulkSeen ??= bulkPath;
+      }
+      const lexical = sizeResult.systems.mema_lexical;
+      if (lexical?.ingest.mode.startsWith("bulk")) {
+        sizeResult.bulk = {
+          available: true,
+          action: bulkSeen ? `${bulkSeen.action}.${bulkSeen.field}` : undefined,
+          batch: bulkSeen?.maxItems,
+          memories: lexical.ingest.memories,
+          seconds: lexical.ingest.seconds,
+          per_s: lexical.ingest.per_s,
+        };
+      } else if (systems.some((s) => s !== "peer")) {
+        sizeResult.bulk = await runBulk(size, library);
+      }
+      results.push(sizeResult);
+      console.log(
+        `\n### ${size.toLocaleString("en-US")} memories (LoCoMo turns, renamed speakers; ` +
+          `${sizeResult.library.content_chars_mean} characters mean; through MCP stdio)\n`,
+      );
+      console.log(sizeTable(sizeResult));
+    }
+  } finally {
+    if (!values["models-dir"]) Deno.removeSync(modelsDir, { recursive: true });
+  }
+  const machine = machineFacts();
+  console.log(
+    `\nratios are mema ÷ ai-devkit: above 1 = mema slower / bigger, below 1 for memories/s = ` +
+      `mema slower. find limit ${FIND_LIMIT}; ${options.queries} queries after ${options.warmup} ` +
+      `warm-up; remember sample ${options.rememberSample}; pathological queries at ` +
+      `${largest.toLocaleString("en-US")} (${options.pathologicalReps} reps after one warm-up).`,
+  );
+  console.log(`machine: ${JSON.stringify(machine)}`);
+  const { modelsDir: _m, peerDir: _p, ...reported } = options;
+  const path = writeResult(values.label, {
+    machine,
+    peer: `@ai-devkit/memory@${AI_DEVKIT_VERSION}`,
+    options: reported,
+    results,
+  });
+  console.log(`wrote ${path}`);
+}
+
+if (import.meta.main) await main();
