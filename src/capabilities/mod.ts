@@ -43,6 +43,11 @@ export function describeCapabilities(
   vector?: VectorCapability,
 ): CapabilityState {
   const warnings: string[] = [];
+  if (store.readOnly) {
+    warnings.push(
+      `the database is read-only (${store.readOnly}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail. Make it writable, restart mema, then run memory_repair {"task": "replay_backup"}`,
+    );
+  }
   if (!store.fts) {
     warnings.push(
       "the full-text index (FTS5) is unavailable in this SQLite build: recall uses slow LIKE matching",
@@ -65,6 +70,7 @@ export function describeCapabilities(
     warnings.push(vector.fix ? `${vector.warning} (fix: ${vector.fix})` : vector.warning);
   }
   const mode: RetrievalCapability = hybrid ? "hybrid" : store.fts ? "lexical" : "like";
-  const degraded = !hybrid || !store.fts || vector?.state === "indexing";
+  const degraded = !hybrid || !store.fts || vector?.state === "indexing" ||
+    store.readOnly !== undefined;
   return { mode, degraded, warnings };
 }

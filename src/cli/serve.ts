@@ -21,6 +21,7 @@ import { scanLogPath } from "../conflicts/scan_log.ts";
 import { defaultStages, openJudge } from "../conflicts/stages.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
 import type { JobWorker } from "../jobs/worker.ts";
+import { backupRefusal } from "../memory/backup.ts";
 import { openStore } from "../store/mod.ts";
 import { reportFailure } from "./output.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
@@ -93,14 +94,23 @@ export async function serveCommand(args: string[]): Promise<number> {
       },
     });
     const conflictsSettings = runtime.conflicts!;
-    const jobWorker = startEvidenceWorker(store, semantic, {
-      [DETECT_JOB_KIND]: async (job) => {
-        await detectConflicts(runtime.ctx, Number(job.payload.memory_id), conflictsSettings.stages);
-      },
-    });
-    worker = jobWorker;
-    // The job in progress gets the transport's grace period to finish; no new one starts.
-    void stop.requested.then(() => jobWorker.stop());
+    if (store.capabilities.readOnly !== undefined) {
+      // Background jobs only write; a read-only database serves reads and saves writes.
+      warnReadOnly(config.dbPath, store.capabilities.readOnly, config.backupPath);
+    } else {
+      const jobWorker = startEvidenceWorker(store, semantic, {
+        [DETECT_JOB_KIND]: async (job) => {
+          await detectConflicts(
+            runtime.ctx,
+            Number(job.payload.memory_id),
+            conflictsSettings.stages,
+          );
+        },
+      });
+      worker = jobWorker;
+      // The job in progress gets the transport's grace period to finish; no new one starts.
+      void stop.requested.then(() => jobWorker.stop());
+    }
     if (http) {
       await serveHttpUntil(runtime, {
         ...http,
@@ -133,4 +143,14 @@ export async function serveCommand(args: string[]): Promise<number> {
     store?.close();
     exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
   }
+}
+
+/** Says at start-up that the database is read-only and where writes will go. */
+function warnReadOnly(dbPath: string, reason: string, backupPath: string): void {
+  const refusal = backupRefusal(backupPath);
+  logWarn(
+    refusal === undefined
+      ? `the database ${dbPath} is read-only (${reason}): serving reads; remember and update are saved to ${backupPath} for replay_backup`
+      : `the database ${dbPath} is read-only (${reason}) and the backup ${backupPath} cannot be written either (${refusal}): writes will fail; set backup_jsonl in the config file or MEMA_BACKUP_JSONL to a writable place`,
+  );
 }

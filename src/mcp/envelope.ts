@@ -12,6 +12,7 @@
  */
 import type { CapabilityState, RetrievalCapability } from "../capabilities/mod.ts";
 import { isMemaError, MemaError } from "../errors/mod.ts";
+import { isUnwritableError } from "../memory/backup.ts";
 import { logWarn } from "../platform/mod.ts";
 
 /** A tool response body. */
@@ -61,7 +62,17 @@ export function errorData(error: MemaError): Record<string, unknown> {
 export function errorEnvelope(error: unknown, state: CapabilityState): Envelope {
   let known: MemaError;
   if (isMemaError(error)) known = error;
-  else {
+  else if (isUnwritableError(error)) {
+    // A write that has no backup route (retire, merge, judge…) on a full or read-only database.
+    known = new MemaError(
+      "storage_error",
+      `the database cannot be written: ${(error as Error).message}`,
+      {
+        hint:
+          "nothing was written; free disk space or make the database writable (the warnings say why), then retry",
+      },
+    );
+  } else {
     logWarn(`unexpected error: ${error instanceof Error ? error.stack ?? error.message : error}`);
     known = new MemaError(
       "storage_error",

@@ -490,6 +490,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       history_versions: counts.history,
       capabilities: {
         mode: state.mode,
+        writable: store.capabilities.readOnly === undefined,
         fts: store.capabilities.fts,
         sqlite_vec: store.capabilities.vec
           ? { loaded: true, version: store.capabilities.vecVersion }

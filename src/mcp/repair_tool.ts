@@ -15,6 +15,7 @@ import {
   scanQueueSubmit,
 } from "../conflicts/scan.ts";
 import { cleanupHistory } from "../memory/history.ts";
+import type { UpdateInput } from "../memory/update.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
@@ -53,7 +54,7 @@ const REPAIR_TASKS = {
   },
   replay_backup: {
     description:
-      "Apply writes saved to the JSONL backup while the database was unwritable. dry_run (default true) lists them; a real run needs authorized and applies each entry exactly once.",
+      "Apply writes saved to the JSONL backup while the database was unwritable. dry_run (default true) lists them; a real run needs authorized and applies each entry exactly once. A saved update whose memory changed since is not applied: outcome conflict, with current_version and the saved_change to redo by hand.",
     schema: z.object({
       dry_run: z.boolean().optional(),
       authorized: z.boolean().optional(),
@@ -216,16 +217,23 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       pending: report.pending,
       applied: report.applied,
       rejected: report.rejected,
+      conflicts: report.conflicts,
       already_replayed: report.alreadyReplayed,
       unreadable_lines: report.unreadableLines,
-      entries: report.items.map((item) => ({
-        entry_id: item.entryId,
-        action: item.action,
-        saved_at: item.at,
-        outcome: item.outcome,
-        memory_id: item.memoryId ?? null,
-        reason: item.reason ?? null,
-      })),
+      entries: report.items.map((item) => {
+        const entry: Record<string, unknown> = {
+          entry_id: item.entryId,
+          action: item.action,
+          saved_at: item.at,
+          outcome: item.outcome,
+          memory_id: item.memoryId ?? null,
+          reason: item.reason ?? null,
+        };
+        if (item.currentVersion !== undefined) entry.current_version = item.currentVersion;
+        if (item.basedOnVersion !== undefined) entry.based_on_version = item.basedOnVersion;
+        if (item.savedChange) entry.saved_change = presentSavedChange(item.savedChange);
+        return entry;
+      }),
     };
   },
   async scan_pipeline(runtime, data) {
@@ -312,3 +320,27 @@ export const REPAIR_VERB_TOOL: VerbTool = {
     "Repairs touch derived data only (rows, vectors); facts and their history are never changed.",
   ],
 };
+
+/** A saved update in the update action's own field names, so it can be sent again as is. */
+function presentSavedChange(input: UpdateInput): Record<string, unknown> {
+  const change: Record<string, unknown> = { memory_id: input.memoryId };
+  const edit = input.edit;
+  if (edit.kind === "new_content") change.new_content = edit.content;
+  if (edit.kind === "replace_text") {
+    [change.old_text, change.new_text] = [edit.oldText, edit.newText];
+  }
+  if (edit.kind === "patches") {
+    change.patches = edit.patches.map((p) => ({ old_text: p.oldText, new_text: p.newText }));
+  }
+  if (edit.kind === "tags_only") {
+    Object.assign(change, {
+      tags_only: true,
+      add_tags: edit.addTags,
+      remove_tags: edit.removeTags,
+    });
+  }
+  if (input.newSubject !== undefined) change.new_subject = input.newSubject;
+  if (input.newTags !== undefined) change.new_tags = input.newTags;
+  if (input.reason !== undefined) change.reason = input.reason;
+  return change;
+}

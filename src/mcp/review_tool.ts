@@ -105,6 +105,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       capabilities: {
         mode: state.mode,
         degraded: state.degraded,
+        writable: store.capabilities.readOnly === undefined,
         vector_state: vector?.state ?? "off",
         embedded_rows: vector?.embeddedRows ?? 0,
         rows: vector?.rows ?? 0,

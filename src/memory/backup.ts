@@ -3,7 +3,9 @@
  * be written (disk full, read-only, I/O error), a write that would be lost is
  * appended, synced, to a JSONL file instead, and `replay_backup` applies it
  * later exactly once (each entry's id is logged in the same transaction that
- * applies it).
+ * applies it). A saved update records the version it was based on and is applied
+ * only to that version; if the memory changed since, replay reports a conflict
+ * and keeps the saved change (report, notice, backup file) instead of overwriting.
  *
  * @example
  * ```ts
@@ -18,12 +20,22 @@ import {
   appendLineDurable,
   dirName,
   ensureDir,
+  isDirWritable,
   nowIso,
+  pathExists,
   readTextIfExists,
+  writeRefusal,
 } from "../platform/mod.ts";
 import type { CallerIdentity, ServiceContext } from "./context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
-import { type UpdateInput, updateInTransaction } from "./update.ts";
+import type { MemoryRecord, Store } from "../store/mod.ts";
+import { CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
+import {
+  checkExpectations,
+  type MemoryEdit,
+  type UpdateInput,
+  updateInTransaction,
+} from "./update.ts";
 
 /** SQLite failures that mean "this file cannot take writes now", not "bad input". */
 const UNWRITABLE =
@@ -59,6 +71,17 @@ export function defaultBackupPath(dbPath: string): string {
   return `${dbPath}.backup.jsonl`;
 }
 
+/**
+ * Why a write could not be saved to the backup at `path` now (the file, or the
+ * nearest existing directory on its way, cannot be written), or undefined when it could.
+ */
+export function backupRefusal(path: string): string | undefined {
+  if (pathExists(path)) return writeRefusal(path);
+  let dir = dirName(path);
+  while (!pathExists(dir) && dirName(dir) !== dir) dir = dirName(dir);
+  return isDirWritable(dir) ? undefined : `${dir} cannot be written`;
+}
+
 /** The result of a write that may have gone to the backup. */
 export type WriteOutcome<T> =
   | { kind: "written"; result: T }
@@ -79,7 +102,9 @@ export async function writeOrBackup<T>(
     if (!isUnwritableError(error) || !ctx.settings.backupPath) throw error;
     const path = ctx.settings.backupPath;
     const saved = {
-      ...entry,
+      ...(entry.action === "update"
+        ? { ...entry, input: pinBaseVersion(ctx, entry.input) }
+        : entry),
       id: crypto.randomUUID(),
       at: nowIso(),
       caller: ctx.caller,
@@ -93,11 +118,42 @@ export async function writeOrBackup<T>(
         `the database cannot be written (${
           (error as Error).message
         }) and neither can the backup ${path}: ${backupError}`,
-        { hint: "free disk space or fix permissions; nothing was stored", cause: error },
+        {
+          hint: sameDirectory(path, ctx.store.path)
+            ? "the backup file lies beside the database, on the same disk: set backup_jsonl in the config file (or MEMA_BACKUP_JSONL) to a writable place on another disk, or free space / fix permissions; nothing was stored"
+            : "free disk space or fix permissions of the backup file (backup_jsonl / MEMA_BACKUP_JSONL); nothing was stored",
+          cause: error,
+        },
       );
     }
     return { kind: "backed_up", entryId: saved.id, path, cause: (error as Error).message };
   }
+}
+
+/**
+ * Pins the version a saved update is based on. The agent's own `expected_version`
+ * stays; without one, the version current now (the database still reads when it
+ * cannot be written) becomes it, so replay applies the change only to the version
+ * the agent saw. A stale expectation fails now, as it would have if the database
+ * could be written. When even reading fails, nothing is pinned and replay falls
+ * back to comparing the memory's last change with the time the entry was saved.
+ */
+function pinBaseVersion(ctx: ServiceContext, input: UpdateInput): UpdateInput {
+  let current: MemoryRecord | undefined;
+  try {
+    current = ctx.store.read(() => ctx.store.getMemory(input.memoryId));
+  } catch {
+    return input;
+  }
+  if (!current) return input;
+  checkExpectations(current, input);
+  return input.expectedVersion === undefined
+    ? { ...input, expectedVersion: current.version }
+    : input;
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  return dirName(a) === dirName(b);
 }
 
 /** Reads the backup; a torn last line (crash mid-append) is reported, not fatal. */
@@ -128,9 +184,14 @@ export interface ReplayItem {
   entryId: string;
   action: string;
   at: string;
-  outcome: "pending" | "applied" | "rejected" | "already_replayed";
+  outcome: "pending" | "applied" | "rejected" | "conflict" | "already_replayed";
   memoryId?: number;
   reason?: string;
+  /** A conflict: the memory's version now, and the version the saved change was based on. */
+  currentVersion?: number;
+  basedOnVersion?: number | null;
+  /** The saved update as the agent sent it, on every update that was not applied. */
+  savedChange?: UpdateInput;
 }
 
 /** What replay_backup did (or, on a dry run, would do). */
@@ -141,6 +202,8 @@ export interface ReplayReport {
   pending: number;
   applied: number;
   rejected: number;
+  /** Updates not applied because the memory changed after they were saved. */
+  conflicts: number;
   alreadyReplayed: number;
   unreadableLines: number[];
   items: ReplayItem[];
@@ -166,6 +229,7 @@ export async function replayBackup(
     pending: 0,
     applied: 0,
     rejected: 0,
+    conflicts: 0,
     alreadyReplayed: 0,
     unreadableLines,
     items: [],
@@ -189,11 +253,23 @@ export async function replayBackup(
         `This writes ${pending.length} saved change(s) from ${path} into the database, as the agents that made them. Entries already replayed are skipped.`,
     });
   }
+  if (pending.length > 0 && ctx.store.capabilities.readOnly) {
+    throw new MemaError(
+      "storage_error",
+      `the database was opened read-only (${ctx.store.capabilities.readOnly}); the ${pending.length} saved change(s) stay in ${path}`,
+      { hint: "make the database writable, restart mema, then run replay_backup again" },
+    );
+  }
   for (const entry of pending) {
     const as: ServiceContext = { ...ctx, caller: entry.caller };
+    const base = { entryId: entry.id, action: entry.action, at: entry.at };
     try {
-      const memoryId = await ctx.store.write(() => {
+      const item = await ctx.store.write((): ReplayItem | undefined => {
         if (ctx.store.replayOutcome(entry.id)) return undefined;
+        if (entry.action === "update") {
+          const conflict = overtaken(ctx.store, entry);
+          if (conflict) return recordConflict(ctx, entry, conflict);
+        }
         const id = entry.action === "remember"
           ? replayRemember(as, entry.input)
           : updateInTransaction(as, { ...entry.input, authorized: true }).memoryId;
@@ -204,23 +280,18 @@ export async function replayBackup(
           memoryId: id,
           detail: {},
         });
-        return id;
+        return { ...base, outcome: "applied", memoryId: id };
       });
-      if (memoryId === undefined) {
+      if (item === undefined) {
         report.alreadyReplayed++;
         continue;
       }
-      report.applied++;
-      report.items.push({
-        entryId: entry.id,
-        action: entry.action,
-        at: entry.at,
-        outcome: "applied",
-        memoryId,
-      });
+      if (item.outcome === "conflict") report.conflicts++;
+      else report.applied++;
+      report.items.push(item);
     } catch (error) {
       if (!(error instanceof MemaError)) throw error;
-      // The entry cannot apply any more (say its expected_version is stale): log it so it is
+      // The entry cannot apply any more (say its memory was retired): log it so it is
       // reported once and not retried forever.
       await ctx.store.write(() =>
         ctx.store.logReplay({
@@ -233,15 +304,14 @@ export async function replayBackup(
       );
       report.rejected++;
       report.items.push({
-        entryId: entry.id,
-        action: entry.action,
-        at: entry.at,
+        ...base,
         outcome: "rejected",
         reason: error.reason,
+        savedChange: entry.action === "update" ? entry.input : undefined,
       });
     }
   }
-  if (report.applied + report.rejected > 0) {
+  if (report.applied + report.rejected + report.conflicts > 0) {
     await ctx.store.write(() =>
       ctx.store.appendAudit({
         at: nowIso(),
@@ -250,9 +320,154 @@ export async function replayBackup(
         agentId: ctx.caller.agentId,
         client: ctx.caller.client,
         reason: null,
-        detail: { path, applied: report.applied, rejected: report.rejected },
+        detail: {
+          path,
+          applied: report.applied,
+          rejected: report.rejected,
+          conflicts: report.conflicts,
+        },
       })
     );
   }
   return report;
+}
+
+/** Why a saved update no longer applies to its memory as it is now. */
+interface Overtaken {
+  current: MemoryRecord;
+  basedOnVersion: number | null;
+  reason: string;
+}
+
+/**
+ * Checks a saved update against the memory as it is now: the version (and content
+ * hash) it was based on must still be current. An entry without either (the
+ * database could not even be read when it was saved, or an older build saved it)
+ * is overtaken when the memory changed after the entry was saved.
+ */
+function overtaken(
+  store: Store,
+  entry: BackupEntry & { action: "update" },
+): Overtaken | undefined {
+  const input = entry.input;
+  const current = store.getMemory(input.memoryId);
+  if (!current) return undefined; // the update itself reports not_found
+  const basedOnVersion = input.expectedVersion ?? null;
+  if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) {
+    return {
+      current,
+      basedOnVersion,
+      reason:
+        `memory ${current.id} is at version ${current.version}; this change was based on version ${input.expectedVersion}`,
+    };
+  }
+  if (
+    input.expectedContentHash !== undefined &&
+    input.expectedContentHash.toLowerCase() !== current.contentSha
+  ) {
+    return {
+      current,
+      basedOnVersion,
+      reason: `memory ${current.id} content changed after this change was saved`,
+    };
+  }
+  if (
+    input.expectedVersion === undefined && input.expectedContentHash === undefined &&
+    current.updatedAt > entry.at
+  ) {
+    return {
+      current,
+      basedOnVersion,
+      reason:
+        `memory ${current.id} was changed at ${current.updatedAt}, after this change was saved (${entry.at})`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Logs a conflicting entry as replayed (it is not retried) and leaves a notice for
+ * the agents, in the replay's transaction. Nothing is written to the memory.
+ */
+function recordConflict(
+  ctx: ServiceContext,
+  entry: BackupEntry & { action: "update" },
+  conflict: Overtaken,
+): ReplayItem {
+  const { current, basedOnVersion, reason } = conflict;
+  const now = nowIso();
+  ctx.store.logReplay({
+    entryId: entry.id,
+    at: now,
+    outcome: "rejected",
+    memoryId: current.id,
+    detail: { conflict: true, reason, current_version: current.version, saved: entry.input },
+  });
+  const path = ctx.settings.backupPath;
+  ctx.store.conflicts.insertNotice({
+    kind: "backup_replay_conflict",
+    severity: "info",
+    conflictId: null,
+    dedupeKey: `backup-replay:${entry.id}`,
+    title: `A change to memory ${current.id} saved during an outage was not applied`,
+    message:
+      `${reason}, so the change saved at ${entry.at} (backup entry ${entry.id} in ${path}) ` +
+      `was not applied over the newer version. Read memory ${current.id} and, if the saved change ` +
+      `still holds, make it again with update. The saved change: ${describeEdit(entry.input)}`,
+    payload: {
+      memory_ids: [current.id],
+      backup_entry_id: entry.id,
+      backup_path: path ?? null,
+      current_version: current.version,
+      based_on_version: basedOnVersion,
+      saved: entry.input,
+    },
+    createdAt: now,
+  });
+  return {
+    entryId: entry.id,
+    action: entry.action,
+    at: entry.at,
+    outcome: "conflict",
+    memoryId: current.id,
+    reason,
+    currentVersion: current.version,
+    basedOnVersion,
+    savedChange: entry.input,
+  };
+}
+
+/** A saved update in words, long texts cut to a preview. */
+function describeEdit(input: UpdateInput): string {
+  const quote = (text: string) =>
+    JSON.stringify(
+      text.length > CONFLICT_NOTICE_PREVIEW_CHARS
+        ? `${text.slice(0, CONFLICT_NOTICE_PREVIEW_CHARS)}… (${text.length} characters)`
+        : text,
+    );
+  const edit: MemoryEdit = input.edit;
+  const parts: string[] = [];
+  switch (edit.kind) {
+    case "new_content":
+      parts.push(`new_content ${quote(edit.content)}`);
+      break;
+    case "replace_text":
+      parts.push(`replace ${quote(edit.oldText)} with ${quote(edit.newText)}`);
+      break;
+    case "patches":
+      parts.push(
+        edit.patches.map((p) => `replace ${quote(p.oldText)} with ${quote(p.newText)}`).join("; "),
+      );
+      break;
+    case "tags_only":
+      parts.push(
+        `add tags ${JSON.stringify(edit.addTags)}, remove ${JSON.stringify(edit.removeTags)}`,
+      );
+      break;
+    case "metadata_only":
+      break;
+  }
+  if (input.newSubject !== undefined) parts.push(`new_subject ${quote(input.newSubject)}`);
+  if (input.newTags !== undefined) parts.push(`new_tags ${JSON.stringify(input.newTags)}`);
+  return parts.join("; ") || "(no change recorded)";
 }

@@ -113,7 +113,8 @@ function applyEdit(current: MemoryRecord, edit: MemoryEdit): string {
   }
 }
 
-function checkExpectations(current: MemoryRecord, input: UpdateInput): void {
+/** Throws `version_conflict` when the caller's expected version or content hash is stale. */
+export function checkExpectations(current: MemoryRecord, input: UpdateInput): void {
   if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) {
     throw new MemaError(
       "version_conflict",

@@ -82,6 +82,28 @@ export function isFileWritable(path: string): boolean {
   }
 }
 
+/**
+ * Why the file at `path` cannot be opened for writing ("Read-only file system
+ * (os error 30)", "Permission denied …"), or undefined when it can.
+ */
+export function writeRefusal(path: string): string | undefined {
+  try {
+    Deno.openSync(path, { write: true }).close();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The size of the file at `path` in bytes, or undefined when it does not exist. */
+export function fileSize(path: string): number | undefined {
+  try {
+    return Deno.statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The directory part of a path. */
 export function dirName(path: string): string {
   const index = path.lastIndexOf("/");
@@ -120,17 +142,76 @@ export function processId(): number {
 
 /**
  * Appends one line to a file and syncs it to disk before returning, so an
- * acknowledged append survives a crash.
+ * acknowledged append survives a crash. The line is all or nothing: when the
+ * write fails part way (disk full, I/O error) the bytes it got onto the file are
+ * cut off again before the error is thrown. A torn last line left by a process
+ * that died mid-append is skipped past (the new line starts on a fresh line), so
+ * it never swallows the next entry; readers report it as unreadable. Appenders
+ * of several processes take an exclusive lock on the file for the check, the
+ * write and the cut (without locks, as on some network file systems, nothing is
+ * cut: another process's line may follow).
  */
 export function appendLineDurable(path: string, line: string): void {
-  const file = Deno.openSync(path, { append: true, create: true });
+  const created = !pathExists(path);
+  const file = Deno.openSync(path, { read: true, append: true, create: true });
   try {
-    const bytes = new TextEncoder().encode(`${line}\n`);
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
-    file.syncSync();
+    const locked = lockQuietly(file);
+    const end = file.seekSync(0, Deno.SeekMode.End);
+    const bytes = new TextEncoder().encode(`${endsTorn(file, end) ? "\n" : ""}${line}\n`);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      file.syncSync();
+    } catch (error) {
+      // Unlocked, another process may have appended after `end`: leave the tail to be skipped.
+      if (locked) cutBackQuietly(file, end);
+      throw error;
+    }
   } finally {
     file.close();
+  }
+  // A new file's name lives in its directory: sync that too, or a crash can lose the file.
+  if (created) syncDirQuietly(dirName(path));
+}
+
+/** Takes an exclusive lock on the file; false where the file system has no locks. */
+function lockQuietly(file: Deno.FsFile): boolean {
+  try {
+    file.lockSync(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when the file has content that does not end with a newline. */
+function endsTorn(file: Deno.FsFile, end: number): boolean {
+  if (end === 0) return false;
+  const last = new Uint8Array(1);
+  file.seekSync(end - 1, Deno.SeekMode.Start);
+  return file.readSync(last) === 1 && last[0] !== 0x0a;
+}
+
+/** Truncates back to `size`; if even that fails, the next append skips past the tail. */
+function cutBackQuietly(file: Deno.FsFile, size: number): void {
+  try {
+    file.truncateSync(size);
+    file.syncSync();
+  } catch {
+    // The torn tail stays; appendLineDurable starts the next line after it.
+  }
+}
+
+function syncDirQuietly(dir: string): void {
+  try {
+    const handle = Deno.openSync(dir, { read: true });
+    try {
+      handle.syncSync();
+    } finally {
+      handle.close();
+    }
+  } catch {
+    // Not every platform can open a directory; the file itself is synced.
   }
 }
 

@@ -31,6 +31,7 @@ import {
   type SchemaState,
   setMeta,
 } from "./schema.ts";
+import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 import type {
   AuditEntry,
@@ -69,6 +70,8 @@ export interface StoreCapabilities {
   vec: boolean;
   vecVersion?: string;
   vecError?: string;
+  /** Set when the database could only be opened read-only: why, in words (see read_only.ts). */
+  readOnly?: string;
 }
 
 /** Options for {@linkcode openStore}. */
@@ -77,6 +80,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Skip loading sqlite-vec (tests of the degraded path). */
   skipVec?: boolean;
+  /** Internal: a read-write open failed with this because the database cannot be written. */
+  readOnlyCause?: unknown;
 }
 
 /** The conflict, notice and scan tables, bound to one connection. */
@@ -420,20 +425,31 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     }
   }
   let connection: SqliteConnection;
+  let readOnly: string | undefined;
   try {
+    if (options.readOnlyCause !== undefined) throw options.readOnlyCause;
     connection = openConnection(path, { busyTimeoutMs: options.busyTimeoutMs });
   } catch (error) {
-    throw new MemaError("storage_error", `cannot open the database ${path}: ${error}`, {
-      hint: "check that the file is a SQLite database and the directory is writable",
-      cause: error,
-    });
+    if (!isReadOnlyFailure(error)) {
+      throw new MemaError("storage_error", `cannot open the database ${path}: ${error}`, {
+        hint: "check that the file is a SQLite database and the directory is writable",
+        cause: error,
+      });
+    }
+    // A database that cannot be written still serves reads; writes go to the JSONL backup.
+    ({ connection, reason: readOnly } = openReadOnly(path, error, options));
   }
   try {
-    const schema = prepareSchema(connection);
-    if (repairFtsIfNeeded(connection)) logWarn(`rebuilt the full-text index of ${path}`);
+    const schema = readOnly === undefined
+      ? prepareSchema(connection)
+      : readOnlySchema(connection, path);
+    if (readOnly === undefined && repairFtsIfNeeded(connection)) {
+      logWarn(`rebuilt the full-text index of ${path}`);
+    }
     const capabilities: StoreCapabilities = {
       fts: getMeta(connection, "fts") === FTS_WORDS,
       vec: false,
+      readOnly,
     };
     if (!options.skipVec) {
       const vec = await loadVecExtension(connection.db, { cacheDir: options.cacheDir });
@@ -446,6 +462,10 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   } catch (error) {
     connection.close();
     if (error instanceof MemaError) throw error;
+    // Opened, but preparing it needed a write the file cannot take: open it read-only.
+    if (readOnly === undefined && isReadOnlyFailure(error)) {
+      return await openStore(path, { ...options, readOnlyCause: error });
+    }
     throw new MemaError("storage_error", `cannot prepare the database ${path}: ${error}`, {
       cause: error,
     });

@@ -1,0 +1,144 @@
+/**
+ * The JSONL backup's edges, through the real server with a real storage
+ * failure (a filled tmpfs, see tests/helpers/tmpfs.ts): a torn last line left
+ * by an earlier crash must not swallow the next acknowledged entry (issue 12
+ * item 5), and a saved update must not overwrite a newer version at replay
+ * (item 6).
+ */
+import assert from "node:assert/strict";
+import { type Envelope, makeTempHome, startServer } from "../helpers/server.ts";
+import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "../helpers/tmpfs.ts";
+
+const mountable = canMountTmpfs();
+
+/** A temp home whose database sits on a 3 MiB tmpfs and whose backup sits on the real disk. */
+function fillableHome() {
+  const home = makeTempHome();
+  const disk = `${home.dir}/ramdisk`;
+  Deno.mkdirSync(disk);
+  mountTmpfs(disk, "3m");
+  const backupPath = `${home.dir}/backup/mema.backup.jsonl`;
+  const env = { MEMA_DB_PATH: `${disk}/mema.sqlite3`, MEMA_BACKUP_JSONL: backupPath };
+  return {
+    home,
+    disk,
+    backupPath,
+    env,
+    async cleanup() {
+      await unmount(disk);
+      home.cleanup();
+    },
+  };
+}
+
+Deno.test({
+  name: "e2e: a torn backup line left by a crash does not swallow the next acknowledged entry",
+  ignore: !mountable,
+  async fn() {
+    const setup = fillableHome();
+    const server = await startServer(setup.home, { env: setup.env });
+    try {
+      assert.equal(
+        (await server.call("remember", { content: "Before.", subject: "b", workspace: "w" })).ok,
+        true,
+      );
+      fillDisk(setup.disk);
+      // An earlier process died mid-append: half a JSON line, no newline.
+      Deno.mkdirSync(`${setup.home.dir}/backup`, { recursive: true });
+      Deno.writeTextFileSync(setup.backupPath, '{"id":"torn-entry","action":"remem');
+
+      const saved: string[] = [];
+      for (const word of ["alpha", "beta"]) {
+        const response = await server.call("remember", {
+          content: `The ${word} fact, saved while the disk was full.`,
+          subject: word,
+          workspace: "w",
+          tags: ["outage"],
+        });
+        assert.equal(response.mode, "jsonl_backup", JSON.stringify(response.data));
+        assert.equal(response.data.saved, true);
+        saved.push(response.data.backup_id);
+      }
+      const lines = Deno.readTextFileSync(setup.backupPath).split("\n");
+      assert.equal(
+        lines[0],
+        '{"id":"torn-entry","action":"remem',
+        "the fragment stays its own line",
+      );
+      assert.equal(lines.at(-1), "", "every acknowledged entry ends with a newline");
+
+      Deno.removeSync(`${setup.disk}/filler`);
+      const dry = await server.repair("replay_backup", {});
+      assert.deepEqual(dry.data.unreadable_lines, [1]);
+      assert.equal(dry.data.pending, 2);
+      const replay = await server.repair("replay_backup", { dry_run: false, authorized: true });
+      assert.deepEqual([replay.data.applied, replay.data.rejected], [2, 0]);
+      assert.deepEqual(replay.data.unreadable_lines, [1]);
+      assert.deepEqual(
+        replay.data.entries.map((e: { entry_id: string }) => e.entry_id),
+        saved,
+      );
+      const found = await server.call("find", { query: "saved while the disk was full" });
+      assert.deepEqual(
+        found.data.results.map((r: { subject: string }) => r.subject).sort(),
+        ["alpha", "beta"],
+      );
+    } finally {
+      await server.close();
+      await setup.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "e2e: a saved update whose version was overtaken is a conflict at replay, not an overwrite",
+  ignore: !mountable,
+  async fn() {
+    const setup = fillableHome();
+    const server = await startServer(setup.home, { env: setup.env });
+    try {
+      const kept = await server.call("remember", {
+        content: "The release train leaves on Tuesdays.",
+        subject: "release day",
+        workspace: "w",
+      });
+      const id = kept.data.memory_id;
+      fillDisk(setup.disk);
+      const savedText = "The release train leaves on Wednesdays.";
+      const saved = await server.call("update", { memory_id: id, new_content: savedText });
+      assert.equal(saved.mode, "jsonl_backup", JSON.stringify(saved.data));
+      const entry = JSON.parse(Deno.readTextFileSync(setup.backupPath).trim());
+      assert.equal(entry.input.expectedVersion, 1, "the version read at save time is recorded");
+
+      Deno.removeSync(`${setup.disk}/filler`);
+      const newerText = "The release train leaves on Thursdays, from June.";
+      const newer = await server.call("update", { memory_id: id, new_content: newerText });
+      assert.equal(newer.data.version, 2);
+
+      const replay = await server.repair("replay_backup", { dry_run: false, authorized: true });
+      assert.equal(replay.ok, true, JSON.stringify(replay.data));
+      assert.deepEqual([replay.data.applied, replay.data.conflicts], [0, 1]);
+      const [item] = replay.data.entries;
+      assert.equal(item.outcome, "conflict");
+      assert.equal(item.memory_id, id);
+      assert.equal(item.current_version, 2);
+      assert.equal(item.based_on_version, 1);
+      assert.equal(item.saved_change.new_content, savedText, "the saved text is not lost");
+      const notice = (replay.notices as Envelope["data"][]).find(
+        (n: { kind: string }) => n.kind === "backup_replay_conflict",
+      );
+      assert.ok(notice, JSON.stringify(replay.notices));
+      assert.deepEqual(notice.memory_ids, [id]);
+      assert.ok(notice.message.includes(savedText));
+
+      const read = await server.call("read", { memory_id: id });
+      assert.equal(read.data.version, 2);
+      assert.equal(read.data.content, newerText, "the newer value is intact");
+      const again = await server.repair("replay_backup", { dry_run: false, authorized: true });
+      assert.deepEqual([again.data.applied, again.data.already_replayed], [0, 1]);
+    } finally {
+      await server.close();
+      await setup.cleanup();
+    }
+  },
+});
