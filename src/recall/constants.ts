@@ -33,6 +33,30 @@ export const QUERY_TERMS_MAX = 12;
  * whatever the library size. (TODO measure figures: filled in below.)
  */
 export const QUERY_POSTINGS_BUDGET = 20_000;
+/**
+ * The rerank's BM25 (src/recall/bm25.ts). The index picks the candidates with FTS5's BM25
+ * (k1 1.2, b 0.75, fixed); the rerank scores them again with these. Chat turns vary in
+ * length without saying more, so length normalization hurts: LoCoMo dev R@10 per
+ * conversation (conv-26 / conv-30 / conv-41), with follows and without:
+ * b 0 → 0.715 / 0.743 / 0.742, 0.658 / 0.693 / 0.704; b 0.15 → 0.715 / 0.749 / 0.741,
+ * 0.650 / 0.693 / 0.708; b 0.3 → 0.715 / 0.724 / 0.734; b 0.75 → 0.703 / 0.728 / 0.721,
+ * 0.630 / 0.697 / 0.690; FTS5's score alone → 0.725 / 0.726 / 0.719, 0.632 / 0.683 / 0.675.
+ * Leaving each conversation out in turn, the other two pick b = 0.15 every time.
+ */
+export const BM25_B = 0.15;
+/** BM25's term-frequency saturation; 0.8 and 1.6 were both lower at b 0.3 (0.727, 0.725). */
+export const BM25_K1 = 1.2;
+/**
+ * Term frequency credited when a query word begins a longer indexed word or the other way
+ * round ("camp" / "campfire", "workout" / "work"), the role the trigram index played.
+ * LoCoMo dev R@10 with / without follows at b 0.15: 0 → 0.729 / 0.675, 0.25 → 0.731 /
+ * 0.679, 0.5 → 0.730 / 0.682, 1 → 0.730 / 0.679.
+ */
+export const BM25_PREFIX_CREDIT = 0.5;
+/** Shortest word that counts as a prefix of another ("art" is not "artist"'s). */
+export const BM25_PREFIX_MIN_CHARS = 4;
+/** Memories whose tokens the rerank keeps (about 40 tokens each: a few MB at most). */
+export const MEMORY_TOKENS_CACHE_MAX = 20_000;
 /** LIKE candidates when FTS5 cannot serve the query. */
 export const LIKE_POOL = 500;
 

@@ -12,12 +12,15 @@ import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
-import type { MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
+import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
 import { carryToFollowers } from "./follows.ts";
 import { vectorCandidates } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
+import { indexQueryTerms } from "../text/index_terms.ts";
+import { bm25Scores } from "./bm25.ts";
+import { memoryTokens } from "./memory_tokens.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
 
@@ -128,7 +131,10 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
     const candidates = lexicalCandidates(ctx.store, query, { filters, pool });
     const records = ctx.store.getMemories(candidates.ids);
-    let ranked = rankCandidates([...records.values()], { terms, text: candidates.text, now });
+    const text = ctx.store.capabilities.fts
+      ? rerankText(ctx.store, query, [...records.values()])
+      : candidates.text;
+    let ranked = rankCandidates([...records.values()], { terms, text, now });
     let total = candidates.total;
     if (input.queryVector) {
       const fused = fuseWithVectors(ctx, ranked, {
@@ -156,6 +162,20 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     }
     return page;
   });
+}
+
+/** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */
+function rerankText(
+  store: ServiceContext["store"],
+  query: string,
+  records: readonly MemoryRecord[],
+): Map<number, number> {
+  const terms = indexQueryTerms(query).map((term) => term.tokens[0]);
+  return bm25Scores(
+    terms,
+    records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
+    { frequencies: store.tokenFrequencies(terms), documents: store.indexedMemories() },
+  );
 }
 
 /**

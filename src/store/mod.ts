@@ -226,6 +226,12 @@ export class Store {
     return terms.selectTokenFrequencies(this.#connection.db, tokens);
   }
 
+  /** How many memories the word index holds. */
+  indexedMemories(): number {
+    return terms.selectTokenFrequencies(this.#connection.db, [terms.ALL_DOCUMENTS_TOKEN])
+      .get(terms.ALL_DOCUMENTS_TOKEN) ?? 0;
+  }
+
   likeHits(
     terms: readonly string[],
     columns: recall.LikeColumns,

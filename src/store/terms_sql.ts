@@ -47,9 +47,13 @@ export function scopeToken(workspaceCanonical: string): string {
   return `0ws${createHash("sha256").update(workspaceCanonical).digest("hex").slice(0, 16)}`;
 }
 
+/** The pseudo-token whose frequency is the number of indexed memories. */
+export const ALL_DOCUMENTS_TOKEN = "";
+
 /** The distinct tokens a memory contributes to the document frequencies. */
 function documentTokens(fields: IndexedFields): Set<string> {
   return new Set([
+    ALL_DOCUMENTS_TOKEN,
     ...indexTokens(fields.subject),
     ...indexTokens(fields.tags.join(" ")),
     ...indexTokens(fields.content),

@@ -1,0 +1,32 @@
+/**
+ * A memory's index tokens (subject, tags, content), cached per memory version: a version
+ * never changes, and tokenizing 200 candidates per query (stemming every word) cost more
+ * than the query itself.
+ *
+ * @example
+ * ```ts
+ * import { memoryTokens } from "./src/recall/memory_tokens.ts";
+ * // memoryTokens(record) → ["carolin", "paint", "sunset"]
+ * ```
+ * @module
+ */
+import type { MemoryRecord } from "../store/mod.ts";
+import { indexTokens } from "../text/index_terms.ts";
+import { MEMORY_TOKENS_CACHE_MAX } from "./constants.ts";
+
+const cache = new Map<string, readonly string[]>();
+
+/** The index tokens of the memory's current version. */
+export function memoryTokens(memory: MemoryRecord): readonly string[] {
+  const key = `${memory.id}:${memory.version}:${memory.updatedAt}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const tokens = [
+    ...indexTokens(memory.subject),
+    ...indexTokens(memory.tags.join(" ")),
+    ...indexTokens(memory.content),
+  ];
+  if (cache.size >= MEMORY_TOKENS_CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, tokens);
+  return tokens;
+}
