@@ -8,6 +8,7 @@ import {
   BATCH_FIND_LIMIT_MAX,
   BATCH_FIND_QUERIES_MAX,
   BATCH_READ_MAX,
+  BATCH_REMEMBER_MAX,
   FIND_LIMIT_MAX,
   FIND_OFFSET_MAX,
   PATCHES_MAX,
@@ -50,34 +51,62 @@ const recallFilters = {
   ),
 };
 
+/** The fields of one fact to remember. */
+const rememberFields = {
+  content: z.string().describe("the fact, verbatim (≤ 2 MiB)"),
+  subject: z.string().describe("a short title"),
+  workspace: z.string().max(256).describe('project name, or "default" for global facts'),
+  tags: tagList.optional(),
+  source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
+  source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
+  event_time: isoTime.optional().describe("when the fact became true"),
+  confidence: z.number().min(0).max(1).optional(),
+  protection_level: z.enum(PROTECTION_LEVELS).optional(),
+  status: z.enum(["active", "pending"]).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  follows: z.number().int().positive().optional().describe(
+    "memory_id this one continues in the same workspace (the turn a reply answers, the previous section)",
+  ),
+  authorized: z.boolean().optional().describe(
+    "the user approved (needed for source_type user_confirmed)",
+  ),
+};
+
 /** Schemas per action. */
 export const MEMORY_ACTIONS = {
   remember: {
     description: "Store one fact verbatim with its provenance.",
-    schema: z.object({
-      content: z.string().describe("the fact, verbatim (≤ 2 MiB)"),
-      subject: z.string().describe("a short title"),
-      workspace: z.string().max(256).describe('project name, or "default" for global facts'),
-      tags: tagList.optional(),
-      source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
-      source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
-      event_time: isoTime.optional().describe("when the fact became true"),
-      confidence: z.number().min(0).max(1).optional(),
-      protection_level: z.enum(PROTECTION_LEVELS).optional(),
-      status: z.enum(["active", "pending"]).optional(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
-      follows: z.number().int().positive().optional().describe(
-        "memory_id this one continues in the same workspace (the turn a reply answers, the previous section)",
-      ),
-      authorized: z.boolean().optional().describe(
-        "the user approved (needed for source_type user_confirmed)",
-      ),
-    }),
+    schema: z.object(rememberFields),
     example: {
       content: "Production deploys run on Tuesdays after 14:00 UTC.",
       subject: "deploy schedule",
       workspace: "billing-service",
       tags: ["deploy", "ops"],
+    },
+  },
+  batch_remember: {
+    description:
+      `Store up to ${BATCH_REMEMBER_MAX} facts in one transaction (bulk import); one bad fact fails the call and stores nothing.`,
+    schema: z.object({
+      items: z.array(
+        z.object({
+          ...rememberFields,
+          follows_item: z.number().int().min(0).optional().describe(
+            "index of an earlier item of this call that this one continues",
+          ),
+        }),
+      ).min(1).max(BATCH_REMEMBER_MAX),
+    }),
+    example: {
+      items: [
+        { content: "Alice: we ship on Friday.", subject: "standup", workspace: "team" },
+        {
+          content: "Bob: then QA needs the build on Thursday.",
+          subject: "standup",
+          workspace: "team",
+          follows_item: 0,
+        },
+      ],
     },
   },
   find: {

@@ -7,13 +7,13 @@ import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
 import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
-import { writeOrBackup } from "../memory/backup.ts";
+import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
 import { hitSpansFor, type HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
-import { rememberMemory } from "../memory/remember.ts";
+import { type BatchRememberInput, rememberMany, rememberMemory } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import { batchFindMemories, type BatchItem, type FindInput, findMemories } from "../recall/find.ts";
 import { SCHEMA_GENERATION, type SourceType } from "../store/mod.ts";
@@ -250,6 +250,49 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     if (result.duplicateReplay) response.duplicate_replay = true;
     else await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
     return response;
+  },
+
+  async batch_remember(runtime, data) {
+    const inputs: BatchRememberInput[] = data.items.map((item) => ({
+      content: item.content,
+      subject: item.subject,
+      workspace: item.workspace,
+      tags: item.tags,
+      sourceType: item.source_type,
+      sourceRef: item.source_ref,
+      eventTime: item.event_time,
+      confidence: item.confidence,
+      protectionLevel: item.protection_level,
+      status: item.status,
+      metadata: item.metadata,
+      follows: item.follows,
+      followsItem: item.follows_item,
+      authorized: item.authorized,
+    }));
+    let results;
+    try {
+      results = await rememberMany(runtime.ctx, inputs);
+    } catch (error) {
+      // A batch is not diverted to the JSONL backup: it answers with an error and stores
+      // nothing, and the agent can fall back to remember, which the backup serves.
+      if (!isUnwritableError(error)) throw error;
+      throw new MemaError("storage_error", `the database cannot be written: ${error}`, {
+        hint: "nothing was stored; retry later, or store the facts one by one with remember " +
+          "(saved to the JSONL backup while the database is unwritable)",
+        cause: error,
+      });
+    }
+    return {
+      results: results.map((result, index) => ({
+        index,
+        memory_id: result.memoryId,
+        version: result.version,
+        workspace: result.workspace,
+        ...(result.duplicateReplay ? { duplicate_replay: true } : {}),
+      })),
+      stored: results.filter((result) => !result.duplicateReplay).length,
+      duplicates: results.filter((result) => result.duplicateReplay).length,
+    };
   },
 
   async find(runtime, data) {
@@ -520,6 +563,7 @@ const MEMORY_TOOL_DESCRIPTION =
   `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
 Call as {"action": ..., "data": {...}}. Actions:
 - remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version}
+- batch_remember {items: [remember data + follows_item?] (≤ 500, one transaction)} → {results, stored, duplicates}
 - find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
 - batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
 - read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}

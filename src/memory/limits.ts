@@ -48,3 +48,9 @@ export const BATCH_FIND_LIMIT_DEFAULT = 3;
 export const BATCH_READ_MAX = 50;
 /** Most ids in one batch_read returning full content. */
 export const BATCH_READ_FULL_MAX = 10;
+
+/**
+ * Facts per `batch_remember` call: one transaction (one fsync) for all of them. 500 short
+ * facts commit in well under a second, so the write lock is never held long.
+ */
+export const BATCH_REMEMBER_MAX = 500;

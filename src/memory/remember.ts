@@ -17,7 +17,12 @@ import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "./context.ts";
-import { METADATA_MAX_BYTES, SOURCE_REF_MAX_CHARS, SUBJECT_MAX_CHARS } from "./limits.ts";
+import {
+  BATCH_REMEMBER_MAX,
+  METADATA_MAX_BYTES,
+  SOURCE_REF_MAX_CHARS,
+  SUBJECT_MAX_CHARS,
+} from "./limits.ts";
 import {
   checkContentSize,
   checkVerbatimText,
@@ -120,6 +125,76 @@ export async function rememberMemory(
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);
   return await ctx.store.write(store);
+}
+
+/** One fact of a {@linkcode rememberMany} call. */
+export interface BatchRememberInput extends RememberInput {
+  /** The index of an earlier fact of the same call that this one continues. */
+  followsItem?: number;
+}
+
+/**
+ * Stores many facts in one transaction (the bulk path: `batch_remember`, imports). Every
+ * fact is validated first; one bad fact fails the call, naming it (`items.3.content`), and
+ * nothing is stored. Each fact answers as {@linkcode rememberMemory} would, duplicates
+ * included.
+ */
+export async function rememberMany(
+  ctx: ServiceContext,
+  inputs: readonly BatchRememberInput[],
+): Promise<RememberResult[]> {
+  if (inputs.length > BATCH_REMEMBER_MAX) {
+    throw new MemaError(
+      "resource_limit_exceeded",
+      `${inputs.length} facts in one call; the limit is ${BATCH_REMEMBER_MAX}`,
+      { field: "items", details: { actual: inputs.length, max: BATCH_REMEMBER_MAX } },
+    );
+  }
+  inputs.forEach((input, index) => {
+    if (input.followsItem === undefined) return;
+    if (input.follows !== undefined || input.followsItem < 0 || input.followsItem >= index) {
+      throw new MemaError(
+        "invalid_input",
+        `items.${index}.follows_item must name an earlier item of this call (0..${
+          index - 1
+        }), without follows`,
+        { field: `items.${index}.follows_item` },
+      );
+    }
+  });
+  // Validate every fact before the transaction; the bodies run inside it.
+  const prepared = inputs.map((input, index) =>
+    itemError(index, () => prepareRemember(ctx, input))
+  );
+  return await ctx.store.write(() => {
+    const results: RememberResult[] = [];
+    inputs.forEach((input, index) => {
+      const follows = input.followsItem === undefined
+        ? undefined
+        : results[input.followsItem].memoryId;
+      const store = follows === undefined
+        ? prepared[index]
+        : prepareRemember(ctx, { ...input, follows });
+      results.push(itemError(index, store));
+    });
+    return results;
+  });
+}
+
+/** Runs `fn`; a MemaError it throws names the batch item (`items.3.content`). */
+function itemError<T>(index: number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (!(error instanceof MemaError)) throw error;
+    throw new MemaError(error.code, `items.${index}: ${error.reason}`, {
+      field: `items.${index}${error.field ? `.${error.field}` : ""}`,
+      hint: error.hint,
+      didYouMean: error.didYouMean,
+      details: error.details,
+      cause: error,
+    });
+  }
 }
 
 /** {@linkcode rememberMemory} for a caller already inside a write transaction. */
