@@ -160,6 +160,7 @@ Deno.test("e2e: batch_find, batch_read, tags_only, status and help", async () =>
     const help = await server.call("help");
     assert.deepEqual(Object.keys(help.data.actions), [
       "remember",
+      "batch_remember",
       "find",
       "batch_find",
       "read",
