@@ -91,3 +91,10 @@ export const EVIDENCE_WORKER_START_DELAY_MS = 1000;
  * embedded within a second by the worker, do not flip every response back to lexical.
  */
 export const HYBRID_MIN_COVERAGE = 0.95;
+
+/**
+ * Most characters of rows embedded as one vector (src/evidence/chunks.ts). 400 characters
+ * is a short paragraph: well inside the 512 tokens of the small transformer models, and for
+ * the static model (a mean of word vectors) a fact of a few sentences reads as one.
+ */
+export const EMBED_CHUNK_CHARS = 400;

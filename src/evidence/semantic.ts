@@ -20,7 +20,8 @@ import {
   type OpenedModel,
   openEmbeddingModel,
 } from "../models/embedding_model.ts";
-import type { Store } from "../store/mod.ts";
+import type { EvidenceRowRecord, Store } from "../store/mod.ts";
+import { embeddingChunks } from "./chunks.ts";
 import { hasDirection } from "../models/vectors.ts";
 import {
   DESCRIBE_CACHE_MS,
@@ -263,20 +264,33 @@ export class SemanticIndex {
     if (this.#store.getMeta(SPACE_KEY) !== space) return 0;
     let done = 0;
     while (done < maxRows) {
-      const rows = this.#store.rowsToEmbed(space, Math.min(EMBED_BATCH_ROWS, maxRows - done));
+      const limit = Math.min(EMBED_BATCH_ROWS, maxRows - done);
+      const rows = this.#store.rowsToEmbed(space, limit);
       if (rows.length === 0) break;
-      const vectors = await model.embedder.embed(rows.map((row) => row.text), "passage");
+      const byMemory = new Map<number, EvidenceRowRecord[]>();
+      for (const row of rows) {
+        byMemory.set(row.memoryId, [...byMemory.get(row.memoryId) ?? [], row]);
+      }
+      // A full batch may end inside a memory: its rows wait for the next batch, whole.
+      if (rows.length === limit && byMemory.size > 1) {
+        byMemory.delete(rows[rows.length - 1].memoryId);
+      }
+      const chunks = [...byMemory.values()].flatMap(embeddingChunks);
+      const vectors = await model.embedder.embed(chunks.map((chunk) => chunk.text), "passage");
       await this.#store.write(() =>
         this.#store.writeRowVectors(
           space,
-          // A row without a direction is marked embedded with no vector, never stored as zero.
-          rows.map((row, i) => ({
-            rowId: row.id,
-            vector: hasDirection(vectors[i]) ? vectors[i] : null,
-          })),
+          chunks.flatMap((chunk, i) =>
+            chunk.rowIds.map((rowId) => ({
+              rowId,
+              // A chunk without a direction is marked embedded with no vector, never stored
+              // as zero; so are the chunk's rows other than its head.
+              vector: rowId === chunk.headRowId && hasDirection(vectors[i]) ? vectors[i] : null,
+            }))
+          ),
         )
       );
-      done += rows.length;
+      done += chunks.reduce((sum, chunk) => sum + chunk.rowIds.length, 0);
     }
     if (done > 0) this.invalidate();
     return done;
