@@ -170,7 +170,7 @@ function rerankText(
   query: string,
   records: readonly MemoryRecord[],
 ): Map<number, number> {
-  const terms = indexQueryTerms(query).map((term) => term.tokens[0]);
+  const terms = indexQueryTerms(query);
   return bm25Scores(
     terms,
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),

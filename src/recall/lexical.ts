@@ -7,12 +7,12 @@
  * @example
  * ```ts
  * import { termMatch } from "./src/recall/lexical.ts";
- * termMatch([{ word: "北京大学", tokens: ["北京", "京大", "大学"] }]); // "\"北京 京大 大学\""
+ * termMatch(["carolin", "北京"]); // "\"carolin\" OR \"北京\""
  * ```
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
-import { type IndexQueryTerm, indexQueryTerms } from "../text/index_terms.ts";
+import { indexQueryTerms } from "../text/index_terms.ts";
 import { LIKE_POOL, QUERY_POSTINGS_BUDGET, QUERY_TERMS_MAX } from "./constants.ts";
 import { queryTerms } from "./tokens.ts";
 
@@ -28,14 +28,15 @@ export interface LexicalCandidates {
   total: number;
 }
 
-/** A query term with how many memories hold it. */
-interface WeighedTerm extends IndexQueryTerm {
+/** A query token with how many memories hold it. */
+interface WeighedTerm {
+  token: string;
   frequency: number;
 }
 
-/** One FTS5 phrase per term (the tokens are mema's own: letters and digits only). */
-export function termMatch(terms: readonly IndexQueryTerm[]): string {
-  return terms.map((term) => `"${term.tokens.join(" ")}"`).join(" OR ");
+/** Any of the tokens, as FTS5 phrases (mema's tokens are letters and digits only). */
+export function termMatch(tokens: readonly string[]): string {
+  return tokens.map((token) => `"${token}"`).join(" OR ");
 }
 
 /**
@@ -68,13 +69,10 @@ export function pruneTerms(
   return { kept, pruned };
 }
 
-/** Document frequency of each term: its rarest token's (a phrase is at most that common). */
-function weigh(store: Store, terms: readonly IndexQueryTerm[]): WeighedTerm[] {
-  const frequencies = store.tokenFrequencies(terms.flatMap((term) => term.tokens));
-  return terms.map((term) => ({
-    ...term,
-    frequency: Math.min(...term.tokens.map((token) => frequencies.get(token) ?? 0)),
-  }));
+/** Each token with its document frequency. */
+function weigh(store: Store, tokens: readonly string[]): WeighedTerm[] {
+  const frequencies = store.tokenFrequencies(tokens);
+  return tokens.map((token) => ({ token, frequency: frequencies.get(token) ?? 0 }));
 }
 
 /** Collects lexical candidates for `query`, at most `pool` of them. */
@@ -92,7 +90,7 @@ export function lexicalCandidates(
   }
   const { kept, pruned } = pruneTerms(weigh(store, indexQueryTerms(query)), options);
   if (kept.length === 0) return { text: new Map(), ids: [], total: 0 };
-  const hits = store.termHits(termMatch(kept), filters, pool);
+  const hits = store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
   const exact = hits.length < pool && pruned.length === 0;

@@ -70,19 +70,7 @@ export function indexText(text: string): string {
   return indexTokens(text).join(" ");
 }
 
-/** One query term for the index: the word as typed and the tokens it must match in order. */
-export interface IndexQueryTerm {
-  word: string;
-  tokens: string[];
-}
-
-/** The distinct searchable terms of a query: one per word, one per bigram of a CJK run. */
-export function indexQueryTerms(query: string): IndexQueryTerm[] {
-  const seen = new Map<string, IndexQueryTerm>();
-  for (const word of textTokens(query)) {
-    for (const token of termTokens(word)) {
-      if (!seen.has(token)) seen.set(token, { word, tokens: [token] });
-    }
-  }
-  return [...seen.values()];
+/** The distinct index tokens of a query, in order: one per word, one per bigram of a CJK run. */
+export function indexQueryTerms(query: string): string[] {
+  return [...new Set(indexTokens(query))];
 }
