@@ -12,7 +12,14 @@
  */
 import { logWarn, processId } from "../platform/mod.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
-import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS, JOB_SLICE_MS } from "./constants.ts";
+import { servingRequests } from "./activity.ts";
+import {
+  JOB_CLAIM_BATCH,
+  JOB_DONE_RETENTION_MS,
+  JOB_PAUSE_WHILE_SERVING_MS,
+  JOB_POLL_MS,
+  JOB_SLICE_MS,
+} from "./constants.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
 /**
@@ -28,6 +35,10 @@ function yieldToEventLoop(): Promise<void> {
     };
     channel.port2.postMessage(undefined);
   });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Runs one job; throwing schedules a retry. */
@@ -92,6 +103,7 @@ export function startJobWorker(
         await completeJobs(store, finished, owner);
         finished = [];
         await yieldToEventLoop();
+        if (servingRequests()) await sleep(JOB_PAUSE_WHILE_SERVING_MS);
         sliceStarted = performance.now();
       }
     }

@@ -134,25 +134,37 @@ export function selectSupersededBy(db: DatabaseSync, memoryId: number): number[]
 
 /**
  * Active `todo` memories sharing at least one of `tags`, excluding `exclude`,
- * most shared tags first, then newest.
+ * most shared tags first, then newest. `todoMatch`, when the word index exists, is a MATCH
+ * expression for the todo tag's tokens in the tags column: the candidates come from the index
+ * instead of a scan of every memory's tags (18% of find's time at 10k memories).
  */
 export function selectLinkedTodos(
   db: DatabaseSync,
-  options: { tags: readonly string[]; exclude: readonly number[]; todoTag: string; limit: number },
+  options: {
+    tags: readonly string[];
+    exclude: readonly number[];
+    todoTag: string;
+    limit: number;
+    todoMatch?: string;
+  },
 ): { id: number; shared: number }[] {
   if (options.tags.length === 0) return [];
+  const candidates = options.todoMatch === undefined
+    ? ""
+    : "AND m.id IN (SELECT rowid FROM memories_terms WHERE memories_terms MATCH ?)";
   const rows = db.prepare(
     `SELECT m.id AS id,
        (SELECT count(*) FROM json_each(m.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))
          AS shared
      FROM memories m
-     WHERE m.status = 'active'
+     WHERE m.status = 'active' ${candidates}
        AND EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE t.value = ?)
        AND m.id NOT IN (SELECT value FROM json_each(?))
        AND shared > 0
      ORDER BY shared DESC, m.ingest_time DESC LIMIT ?`,
   ).all(
     JSON.stringify(options.tags),
+    ...(options.todoMatch === undefined ? [] : [options.todoMatch]),
     options.todoTag,
     JSON.stringify(options.exclude),
     options.limit,

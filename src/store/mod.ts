@@ -22,6 +22,7 @@ import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
+import { indexTokens } from "../text/index_terms.ts";
 import {
   FTS_WORDS,
   getMeta,
@@ -384,9 +385,13 @@ export class Store {
   }
 
   linkedTodos(
-    options: Parameters<typeof govern.selectLinkedTodos>[1],
+    options: Omit<Parameters<typeof govern.selectLinkedTodos>[1], "todoMatch">,
   ): { id: number; shared: number }[] {
-    return govern.selectLinkedTodos(this.#connection.db, options);
+    const tokens = indexTokens(options.todoTag);
+    const todoMatch = this.capabilities.fts && tokens.length > 0
+      ? `tags : (${tokens.map((token) => `"${token}"`).join(" AND ")})`
+      : undefined;
+    return govern.selectLinkedTodos(this.#connection.db, { ...options, todoMatch });
   }
 
   replayOutcome(entryId: string): string | undefined {
