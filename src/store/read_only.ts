@@ -22,7 +22,7 @@
 import { MemaError } from "../errors/mod.ts";
 import { dirName, fileSize, isDirWritable, pathExists, writeRefusal } from "../platform/mod.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
-import { readGeneration, type SchemaState } from "./schema.ts";
+import { notAMemaDatabase, readGeneration, type SchemaState } from "./schema.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 
 /** SQLite's words for "this file cannot be written here" (SQLITE_READONLY, SQLITE_CANTOPEN). */
@@ -98,11 +98,7 @@ export function openReadOnly(
 export function readOnlySchema(connection: SqliteConnection, path: string): SchemaState {
   const generation = readGeneration(connection);
   if (generation === undefined) {
-    throw new MemaError(
-      "schema_mismatch",
-      "this SQLite file is not a mema database (no schema generation in its meta table)",
-      { hint: "point MEMA_DB_PATH at a mema database or at a new file" },
-    );
+    throw notAMemaDatabase();
   }
   if (generation !== SCHEMA_GENERATION) {
     throw new MemaError(

@@ -379,6 +379,15 @@ export interface SchemaState {
   migrated: number[];
 }
 
+/** The error for a SQLite file without mema's schema generation. */
+export function notAMemaDatabase(): MemaError {
+  return new MemaError(
+    "schema_mismatch",
+    "this SQLite file is not a mema database (no schema generation in its meta table)",
+    { hint: "point MEMA_DB_PATH at a mema database or at a new file" },
+  );
+}
+
 /**
  * Brings the database to {@linkcode SCHEMA_GENERATION} or refuses with a
  * `schema_mismatch` error that says what to run.
@@ -387,11 +396,7 @@ export function prepareSchema(connection: SqliteConnection): SchemaState {
   return connection.writeBlocking(() => {
     const generation = readGeneration(connection);
     if (generation === undefined) {
-      throw new MemaError(
-        "schema_mismatch",
-        "this SQLite file is not a mema database (no schema generation in its meta table)",
-        { hint: "point MEMA_DB_PATH at a mema database or at a new file" },
-      );
+      throw notAMemaDatabase();
     }
     if (generation > SCHEMA_GENERATION) {
       throw new MemaError(
