@@ -6,11 +6,12 @@
 
 /**
  * Neighbour memories compared with a newly written one: the best BM25 matches of its claim
- * rows' rarest words. 10 instead of 20 halved the check's cost (in-process at 100k
- * memories: 263 → 438 checks/s); the tests' contradictions are all found among the first
- * 10, and chat opened fewer spurious conflicts (bench/chat_conflicts.ts: 11 → 7 of 1,451).
+ * rows' rarest words. Fewer neighbours, cheaper checks: 20 → 10 took in-process checks at
+ * 100k memories from 263 to 438 per second, 10 → 6 on the side-by-side library at 10k from
+ * 392 to 461; the tests' contradictions are all found among the first 6, and LoCoMo chat
+ * opened fewer spurious conflicts (bench/chat_conflicts.ts: 11 → 7 → 5 of 1,451 turns).
  */
-export const DETECT_NEIGHBOURS = 10;
+export const DETECT_NEIGHBOURS = 6;
 /** Query terms taken from the new memory to find its neighbours (its rarest). */
 export const DETECT_QUERY_TERMS = 12;
 /**

@@ -14,6 +14,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { yieldToRequests } from "../jobs/worker.ts";
 import {
   type LocatedModel,
   locateEmbeddingModel,
@@ -126,16 +127,13 @@ export class SemanticIndex {
   #describeNow(): SemanticReport {
     const store = this.#store;
     const indexedSpace = store.getMeta(SPACE_KEY);
-    const counts = store.countEvidence(indexedSpace);
-    const base = {
-      rows: counts.rows,
-      embeddedRows: counts.embedded,
-      indexedSpace,
-      searchable: false,
-    };
     if (!this.#config.modelId) {
+      // No model: nothing to count (every response reads this state).
       return {
-        ...base,
+        rows: 0,
+        embeddedRows: 0,
+        indexedSpace,
+        searchable: false,
         state: "off",
         warning:
           "semantic recall is off: no embedding model is configured, so find matches words, not meaning",
@@ -144,6 +142,14 @@ export class SemanticIndex {
       };
     }
     const modelId = this.#config.modelId;
+    const toEmbed = store.countRowsToEmbed(indexedSpace);
+    const counts = { rows: toEmbed.rows, embedded: toEmbed.rows - toEmbed.pending };
+    const base = {
+      rows: counts.rows,
+      embeddedRows: counts.embedded,
+      indexedSpace,
+      searchable: false,
+    };
     if (this.#locateError || !this.#located?.available) {
       return {
         ...base,
@@ -291,6 +297,7 @@ export class SemanticIndex {
         )
       );
       done += chunks.reduce((sum, chunk) => sum + chunk.rowIds.length, 0);
+      await yieldToRequests();
     }
     if (done > 0) this.invalidate();
     return done;

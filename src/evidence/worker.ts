@@ -15,11 +15,22 @@ import type { Store } from "../store/mod.ts";
 import { EMBED_JOB_KIND, EVIDENCE_WORKER_START_DELAY_MS, ROW_BACKFILL_BATCH } from "./constants.ts";
 import { backfillRows, type SemanticIndex } from "./semantic.ts";
 
-/** Runs the embed job: backfill rows, then embed until nothing is left. */
-export async function runEvidenceJob(store: Store, semantic: SemanticIndex): Promise<void> {
+/**
+ * Runs the embed job: backfill rows (until a pass finds none: `rows.complete`), then embed
+ * until nothing is left. Every write stores its memory's rows in its own transaction, so
+ * only a database from before rows existed needs the backfill, and its search for memories
+ * without rows reads the whole library (~50 ms at 100k): it is not repeated once it came
+ * back empty.
+ */
+export async function runEvidenceJob(
+  store: Store,
+  semantic: SemanticIndex,
+  rows: { complete: boolean } = { complete: false },
+): Promise<void> {
   // Each batch commits on its own; between batches, requests get a turn.
-  while (await backfillRows(store, ROW_BACKFILL_BATCH) > 0) {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+  while (!rows.complete) {
+    if (await backfillRows(store, ROW_BACKFILL_BATCH) === 0) rows.complete = true;
+    else await new Promise((resolve) => setTimeout(resolve, 0));
   }
   await semantic.embedPendingRows();
 }
@@ -40,8 +51,9 @@ export function startEvidenceWorker(
       enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
     );
   }
+  const rows = { complete: !missingRows };
   return startJobWorker(store, {
     ...otherHandlers,
-    [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic),
+    [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic, rows),
   }, { pollMs: EVIDENCE_WORKER_START_DELAY_MS });
 }

@@ -31,13 +31,3 @@ export const JOB_CLAIM_BATCH = 64;
 export const JOB_SLICE_MS = 8;
 /** Finished jobs are pruned after this long. */
 export const JOB_DONE_RETENTION_MS = 24 * 60 * 60_000;
-
-/**
- * A request within this many ms means agents are calling: background work then pauses
- * {@linkcode JOB_PAUSE_WHILE_SERVING_MS} after each slice, taking about a quarter of the thread
- * (8 ms of 33) instead of competing for all of it. Measured through MCP at 10k memories: bulk
- * ingest ran at 215 memories/s while the checks of earlier batches took the thread between calls.
- */
-export const JOB_FOREGROUND_WINDOW_MS = 50;
-/** Pause after a slice while requests are being served. */
-export const JOB_PAUSE_WHILE_SERVING_MS = 25;

@@ -12,33 +12,33 @@
  */
 import { logWarn, processId } from "../platform/mod.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
-import { servingRequests } from "./activity.ts";
-import {
-  JOB_CLAIM_BATCH,
-  JOB_DONE_RETENTION_MS,
-  JOB_PAUSE_WHILE_SERVING_MS,
-  JOB_POLL_MS,
-  JOB_SLICE_MS,
-} from "./constants.ts";
+import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS, JOB_SLICE_MS } from "./constants.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
 /**
- * Lets pending I/O (requests) run. A message-channel task, not `setTimeout(0)`: nested
- * timers are clamped to 4 ms, which capped draining at ~250 jobs a second.
+ * Lets pending I/O (requests) run. Only a timer lets the event loop poll I/O (a
+ * message-channel task alone starved stdin for seconds while a backlog drained), but a
+ * timer set from inside a timer's callback is clamped to 4 ms, which capped draining at ~250
+ * jobs a second: so the zero timer is set from a message-channel task, where it is not
+ * nested.
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
       channel.port1.close();
-      resolve();
+      setTimeout(resolve, 0);
     };
     channel.port2.postMessage(undefined);
   });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Gives requests a turn between two slices of background work. Long-running handlers (the
+ * embedding of a large backlog) call it between their batches.
+ */
+export function yieldToRequests(): Promise<void> {
+  return yieldToEventLoop();
 }
 
 /** Runs one job; throwing schedules a retry. */
@@ -102,8 +102,7 @@ export function startJobWorker(
       if (performance.now() - sliceStarted >= JOB_SLICE_MS) {
         await completeJobs(store, finished, owner);
         finished = [];
-        await yieldToEventLoop();
-        if (servingRequests()) await sleep(JOB_PAUSE_WHILE_SERVING_MS);
+        await yieldToRequests();
         sliceStarted = performance.now();
       }
     }

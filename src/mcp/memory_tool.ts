@@ -523,6 +523,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     }));
     const state = runtime.capabilities();
     const vector = semantic?.describe();
+    const evidence = store.read(() => store.countRowsToEmbed(vector?.indexedSpace));
+    const embedded = vector?.indexedSpace === undefined ? 0 : evidence.rows - evidence.pending;
     return {
       version: VERSION,
       database: store.path,
@@ -543,10 +545,10 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         embedding_space: vector?.space ?? vector?.indexedSpace ?? null,
       },
       evidence: {
-        rows: vector?.rows ?? 0,
-        embedded_rows: vector?.embeddedRows ?? 0,
-        coverage: vector && vector.rows > 0
-          ? Math.round((vector.embeddedRows / vector.rows) * 10_000) / 10_000
+        rows: evidence.rows,
+        embedded_rows: embedded,
+        coverage: evidence.rows > 0 && vector?.indexedSpace !== undefined
+          ? Math.round((embedded / evidence.rows) * 10_000) / 10_000
           : null,
       },
       jobs: counts.jobs,

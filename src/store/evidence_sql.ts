@@ -218,6 +218,28 @@ export function countEvidence(
   return { memories, memoriesWithRows: withRows, rows, embedded };
 }
 
+/**
+ * Rows, and rows without a vector in `space`, for the vector state every response reports:
+ * a count of the table (its smallest index) and three range scans of the rows not yet
+ * embedded, so the cost follows the backlog, not the library ({@link countEvidence}'s
+ * distinct and per-space counts took ~60 ms at 100k memories, paid every 500 ms).
+ */
+export function countRowsToEmbed(
+  db: DatabaseSync,
+  space: string | undefined,
+): { rows: number; pending: number } {
+  const rows = Number((db.prepare("SELECT count(*) AS n FROM memory_rows").get() as Row).n);
+  if (space === undefined) return { rows, pending: rows };
+  const pending = Number(
+    (db.prepare(
+      `SELECT (SELECT count(*) FROM memory_rows WHERE embedding_space IS NULL)
+            + (SELECT count(*) FROM memory_rows WHERE embedding_space < ?)
+            + (SELECT count(*) FROM memory_rows WHERE embedding_space > ?) AS n`,
+    ).get(space, space) as Row).n,
+  );
+  return { rows, pending };
+}
+
 /** Ids of live memories without rows of their current version (for rebuild). */
 export function selectMemoriesMissingRows(db: DatabaseSync, limit: number): number[] {
   const rows = db.prepare(

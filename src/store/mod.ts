@@ -334,6 +334,11 @@ export class Store {
     return evidence.selectRowsOfMemory(this.#connection.db, memoryId);
   }
 
+  /** Rows and rows not yet embedded in `space` (cheap: see evidence_sql.ts). */
+  countRowsToEmbed(space: string | undefined): { rows: number; pending: number } {
+    return evidence.countRowsToEmbed(this.#connection.db, space);
+  }
+
   countEvidence(space: string | undefined): ReturnType<typeof evidence.countEvidence> {
     return evidence.countEvidence(this.#connection.db, space);
   }
