@@ -3,7 +3,7 @@
  * static model, the embeddings) that a bulk import leaves behind, through MCP.
  *
  * The side-by-side benchmark's LoCoMo library (bench/helpers/locomo_library.ts) goes in with
- * `batch_remember` (500 per call); then the benchmark polls `status` every 100 ms until no
+ * `batch_remember` (500 per call); then the benchmark polls `status` every second until no
  * job is pending or running, with no other request in flight, and prints memories drained per
  * second for each size, lexical and with the static model.
  *
@@ -58,7 +58,7 @@ async function measure(
     const ingestMs = performance.now() - ingestStarted;
     const backlog = await openJobs(server);
     const drainStarted = performance.now();
-    while (await openJobs(server) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (await openJobs(server) > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
     const drainMs = performance.now() - drainStarted;
     return {
       size,

@@ -12,7 +12,14 @@
  */
 import { logWarn, processId } from "../platform/mod.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
-import { JOB_CLAIM_BATCH, JOB_DONE_RETENTION_MS, JOB_POLL_MS, JOB_SLICE_MS } from "./constants.ts";
+import {
+  JOB_CLAIM_BATCH,
+  JOB_DONE_RETENTION_MS,
+  JOB_PAUSE_WHILE_SERVING_MS,
+  JOB_POLL_MS,
+  JOB_SLICE_MS,
+} from "./constants.ts";
+import { servingRequests } from "./activity.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
 /**
@@ -34,11 +41,15 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 /**
- * Gives requests a turn between two slices of background work. Long-running handlers (the
- * embedding of a large backlog) call it between their batches.
+ * Gives requests a turn between two slices of background work, and steps back longer while
+ * requests are flowing ({@link servingRequests}). Long-running handlers (the embedding of a
+ * large backlog) call it between their batches.
  */
-export function yieldToRequests(): Promise<void> {
-  return yieldToEventLoop();
+export async function yieldToRequests(): Promise<void> {
+  await yieldToEventLoop();
+  if (servingRequests()) {
+    await new Promise((resolve) => setTimeout(resolve, JOB_PAUSE_WHILE_SERVING_MS));
+  }
 }
 
 /** Runs one job; throwing schedules a retry. */

@@ -3,6 +3,7 @@
  * per-verb validation, `help` with JSON Schemas, and one envelope per call.
  * @module
  */
+import { noteRequest } from "../jobs/activity.ts";
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { takeNotices } from "../conflicts/notices.ts";
@@ -84,6 +85,7 @@ export async function callVerbTool(
   args: Record<string, unknown> | undefined,
 ): Promise<Envelope> {
   const names = Object.keys(tool.verbs);
+  noteRequest();
   try {
     const verb = args?.[tool.verbKey];
     if (typeof verb !== "string" || verb === "") {

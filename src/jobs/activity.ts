@@ -1,0 +1,26 @@
+/**
+ * When the process last served a request. Background work reads it to step back while
+ * agents are calling: a bulk import or a burst of writes gets the thread first, and the
+ * backlog they leave (conflict checks, embeddings) drains when the calls stop.
+ *
+ * @example
+ * ```ts
+ * import { noteRequest, servingRequests } from "./src/jobs/activity.ts";
+ * noteRequest();
+ * servingRequests(); // true
+ * ```
+ * @module
+ */
+import { JOB_FOREGROUND_WINDOW_MS } from "./constants.ts";
+
+let lastRequestAt = Number.NEGATIVE_INFINITY;
+
+/** Records that a request is being served now. */
+export function noteRequest(): void {
+  lastRequestAt = performance.now();
+}
+
+/** True when a request was served within the last {@linkcode JOB_FOREGROUND_WINDOW_MS}. */
+export function servingRequests(): boolean {
+  return performance.now() - lastRequestAt < JOB_FOREGROUND_WINDOW_MS;
+}
