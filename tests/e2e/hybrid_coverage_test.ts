@@ -11,20 +11,11 @@ import {
   type ServerSession,
   startServer,
   type TempHome,
+  waitForVectorState,
 } from "../helpers/server.ts";
 
 function modelEnv(home: TempHome): Record<string, string> {
   return { MEMA_EMBEDDING_MODEL: "static-wink-100d", MEMA_MODELS_DIR: `${home.dir}/models` };
-}
-
-async function waitForState(server: ServerSession, wanted: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const status = await server.repair("semantic_control", { action: "status" });
-    assert.equal(status.ok, true, JSON.stringify(status.data));
-    if (status.data.state === wanted) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`vector state never became ${wanted}`);
 }
 
 const FACTS: [string, string][] = [
@@ -66,7 +57,7 @@ Deno.test("e2e: a query or a memory of words the model does not know never match
       workspace: "life",
     });
     assert.equal(junk.ok, true, JSON.stringify(junk.data));
-    await waitForState(server, "ready");
+    await waitForVectorState(server, "ready");
 
     const unknown = await server.call("find", { query: "qwyjibo snargle" });
     assert.equal(unknown.mode, "hybrid");
@@ -118,7 +109,7 @@ Deno.test("e2e: mode is lexical with a coverage warning until vectors cover the 
     if (coverage && coverage.embedded < 0.95 * coverage.rows) {
       assert.equal(early.data.capabilities.mode, "lexical");
     }
-    await waitForState(server, "ready");
+    await waitForVectorState(server, "ready");
     const ready = await server.call("find", { query: "automobile stopped working" });
     assert.equal(ready.mode, "hybrid");
     assert.ok(!ready.warnings.some((w) => BUILDING.test(w)), ready.warnings.join("; "));

@@ -1,18 +1,14 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { makeTempHome, type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
+import {
+  makeTempHome,
+  type ServerSession,
+  startServer,
+  type TempHome,
+  waitForVectorState,
+} from "../helpers/server.ts";
 
 const STATIC = { MEMA_EMBEDDING_MODEL: "static-wink-100d" };
-
-async function waitForState(server: ServerSession, wanted: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const status = await server.repair("semantic_control", { action: "status" });
-    assert.equal(status.ok, true, JSON.stringify(status.data));
-    if (status.data.state === wanted) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`vector state never became ${wanted}`);
-}
 
 async function seed(server: ServerSession): Promise<number> {
   const car = await server.call("remember", {
@@ -50,7 +46,7 @@ Deno.test("e2e: the static model finds a paraphrase that lexical recall misses",
   }
   const hybrid = await startServer(home, { env: modelEnv(home) });
   try {
-    await waitForState(hybrid, "ready");
+    await waitForVectorState(hybrid, "ready");
     const found = await hybrid.call("find", { query: "automobile stopped working" });
     assert.equal(found.mode, "hybrid");
     assert.equal(found.degraded, false, found.warnings.join("; "));
@@ -83,7 +79,7 @@ Deno.test("e2e: hits mode returns exact source slices with neighbouring rows", a
     ].join("\n");
     const id = (await server.call("remember", { content, subject: "release", workspace: "w" })).data
       .memory_id;
-    await waitForState(server, "ready");
+    await waitForVectorState(server, "ready");
     const response = await server.call("find", { query: "push the tag", content_mode: "hits" });
     const result = response.data.results.find((r: { memory_id: number }) => r.memory_id === id);
     assert.ok(result.hit_spans?.length > 0, JSON.stringify(result));
@@ -128,7 +124,7 @@ Deno.test("e2e: a changed embedding model marks the index mismatch until rebuild
   let carId: number;
   try {
     carId = await seed(server);
-    await waitForState(server, "ready");
+    await waitForVectorState(server, "ready");
   } finally {
     await server.close();
   }

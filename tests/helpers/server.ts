@@ -123,3 +123,14 @@ export async function runCli(
     stderr: new TextDecoder().decode(output.stderr),
   };
 }
+
+/** Polls `semantic_control status` until the vector state is `wanted` (15 s at most). */
+export async function waitForVectorState(server: ServerSession, wanted: string): Promise<void> {
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const status = await server.repair("semantic_control", { action: "status" });
+    if (!status.ok) throw new Error(JSON.stringify(status.data));
+    if (status.data.state === wanted) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`vector state never became ${wanted}`);
+}
