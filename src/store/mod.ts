@@ -242,14 +242,6 @@ export class Store {
     return recall.selectLikeHits(this.#connection.db, terms, columns, filters, limit);
   }
 
-  countLikeHits(
-    terms: readonly string[],
-    columns: recall.LikeColumns,
-    filters: RecallFilters,
-  ): number {
-    return recall.countLikeHits(this.#connection.db, terms, columns, filters);
-  }
-
   browse(
     filters: RecallFilters,
     page: { limit: number; offset: number },

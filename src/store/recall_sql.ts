@@ -84,22 +84,6 @@ export function selectLikeHits(
   return rows.map((row) => Number(row.id));
 }
 
-/** Counts memories matching a LIKE search (the `like` mode's honest total). */
-export function countLikeHits(
-  db: DatabaseSync,
-  terms: readonly string[],
-  columns: LikeColumns,
-  filters: RecallFilters,
-): number {
-  if (terms.length === 0) return 0;
-  const { where, values } = filterSql(filters);
-  const like = likeSql(terms, columns);
-  const row = db.prepare(
-    `SELECT count(*) AS n FROM memories m WHERE (${like.where}) AND ${where}`,
-  ).get(...like.values, ...values) as Row;
-  return Number(row.n);
-}
-
 /** A page of memories matching only the filters, newest first. */
 export function selectBrowsePage(
   db: DatabaseSync,
