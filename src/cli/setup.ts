@@ -40,11 +40,18 @@ async function environmentChecks(config: MemaConfig): Promise<Check[]> {
   try {
     let fts = true;
     try {
-      probe.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')");
+      // The word index's own shape (src/store/terms_sql.ts): contentless, deletable rows.
+      probe.exec(
+        "CREATE VIRTUAL TABLE t USING fts5(x, content='', contentless_delete=1, tokenize='unicode61')",
+      );
     } catch {
       fts = false;
     }
-    checks.push({ ok: fts, label: "SQLite FTS5 (trigram)", detail: fts ? "available" : "missing" });
+    checks.push({
+      ok: fts,
+      label: "SQLite FTS5 (word index)",
+      detail: fts ? "available" : "missing",
+    });
     try {
       probe.loadExtension(await extractVecExtension(config.cacheDir));
       checks.push({ ok: true, label: "sqlite-vec", detail: "loads" });

@@ -63,7 +63,8 @@ export const DETECT_MAX_ROWS = 64;
 /**
  * Memories longer than this (characters) are documents, not facts: conflict
  * detection skips them. Measured: a 2 MiB memory of repetitive text took 2.1 s
- * in the neighbour query alone (the trigram index's position lists), blocking
- * the server; 100k characters took 0.2 s.
+ * in the neighbour query alone (with the trigram index of generation 5), blocking
+ * the server; 100k characters took 0.2 s. A document also has more rows than a
+ * check compares (DETECT_MAX_ROWS).
  */
 export const DETECT_MAX_CONTENT_CHARS = 100_000;

@@ -18,7 +18,6 @@ import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "
 import { carryToFollowers } from "./follows.ts";
 import { vectorCandidates } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
-import { indexQueryTerms } from "../text/index_terms.ts";
 import { bm25Scores } from "./bm25.ts";
 import { memoryTokens } from "./memory_tokens.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
@@ -132,7 +131,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     const candidates = lexicalCandidates(ctx.store, query, { filters, pool });
     const records = ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts
-      ? rerankText(ctx.store, query, [...records.values()])
+      ? rerankText(ctx.store, candidates.frequencies, [...records.values()])
       : candidates.text;
     let ranked = rankCandidates([...records.values()], { terms, text, now });
     let total = candidates.total;
@@ -167,14 +166,13 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */
 function rerankText(
   store: ServiceContext["store"],
-  query: string,
+  frequencies: Map<string, number>,
   records: readonly MemoryRecord[],
 ): Map<number, number> {
-  const terms = indexQueryTerms(query);
   return bm25Scores(
-    terms,
+    [...frequencies.keys()],
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
-    { frequencies: store.tokenFrequencies(terms), documents: store.indexedMemories() },
+    { frequencies, documents: store.indexedMemories() },
   );
 }
 

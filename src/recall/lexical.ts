@@ -26,6 +26,8 @@ export interface LexicalCandidates {
    * term was pruned, otherwise a lower bound (the most frequent term's document count).
    */
   total: number;
+  /** Every index token of the query with its document frequency (pruned ones too). */
+  frequencies: Map<string, number>;
 }
 
 /** A query token with how many memories hold it. */
@@ -84,12 +86,14 @@ export function lexicalCandidates(
   const { filters, pool } = options;
   if (!store.capabilities.fts) {
     const terms = queryTerms(query);
-    if (terms.length === 0) return { text: new Map(), ids: [], total: 0 };
-    const ids = store.likeHits(terms, "all", filters, Math.max(pool, LIKE_POOL));
-    return { text: new Map(), ids, total: ids.length };
+    if (terms.length === 0) return { text: new Map(), ids: [], total: 0, frequencies: new Map() };
+    const ids = store.likeHits(terms, filters, Math.max(pool, LIKE_POOL));
+    return { text: new Map(), ids, total: ids.length, frequencies: new Map() };
   }
-  const { kept, pruned } = pruneTerms(weigh(store, indexQueryTerms(query)), options);
-  if (kept.length === 0) return { text: new Map(), ids: [], total: 0 };
+  const weighed = weigh(store, indexQueryTerms(query));
+  const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
+  const { kept, pruned } = pruneTerms(weighed, options);
+  if (kept.length === 0) return { text: new Map(), ids: [], total: 0, frequencies };
   const hits = store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
@@ -99,5 +103,6 @@ export function lexicalCandidates(
     text,
     ids: hits.map((hit) => hit.id),
     total: exact ? hits.length : Math.max(hits.length, mostFrequent),
+    frequencies,
   };
 }

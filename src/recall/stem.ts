@@ -1,6 +1,7 @@
 /**
- * A light English suffix stripper for query terms. The trigram index matches
- * substrings, so a stem only has to be a prefix that every inflection shares:
+ * A light English suffix stripper for the rerank's query terms. Coverage looks
+ * for terms as substrings of the text, so a stem only has to be a prefix that
+ * every inflection shares:
  * "painting" → "paint" finds "paints", "painted" and "painting".
  *
  * @example

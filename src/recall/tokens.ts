@@ -33,9 +33,9 @@ function cjkBigrams(run: string): string[] {
 }
 
 /**
- * Longest term used for matching, in code points. A trigram phrase query costs
- * one lookup per trigram, so a pasted 2,000-character token would cost 2,000;
- * its first 64 characters match a superset of the same memories.
+ * Longest term used for matching, in code points. The rerank scans each
+ * candidate for each term, so a pasted 2,000-character token is cut; its first
+ * 64 characters match a superset of the same memories.
  */
 const TERM_MAX_CODE_POINTS = 64;
 

@@ -49,7 +49,6 @@ import type {
 import { loadVecExtension } from "./vec_extension.ts";
 
 export * from "./types.ts";
-export type { LikeColumns } from "./recall_sql.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
 export type { AuditQuery, AuditRecord } from "./govern_sql.ts";
 export type {
@@ -233,13 +232,9 @@ export class Store {
       .get(terms.ALL_DOCUMENTS_TOKEN) ?? 0;
   }
 
-  likeHits(
-    terms: readonly string[],
-    columns: recall.LikeColumns,
-    filters: RecallFilters,
-    limit: number,
-  ): number[] {
-    return recall.selectLikeHits(this.#connection.db, terms, columns, filters, limit);
+  /** Memories whose subject, tags or content contain a term (only without FTS5). */
+  likeHits(terms: readonly string[], filters: RecallFilters, limit: number): number[] {
+    return recall.selectLikeHits(this.#connection.db, terms, filters, limit);
   }
 
   browse(

@@ -46,11 +46,8 @@ function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Which text columns a LIKE search looks in. */
-export type LikeColumns = "subject_tags" | "all";
-
-function likeSql(terms: readonly string[], columns: LikeColumns): FilterSql {
-  const fields = columns === "all" ? ["m.subject", "m.tags", "m.content"] : ["m.subject", "m.tags"];
+function likeSql(terms: readonly string[]): FilterSql {
+  const fields = ["m.subject", "m.tags", "m.content"];
   const ors: string[] = [];
   const values: string[] = [];
   for (const term of terms) {
@@ -63,20 +60,18 @@ function likeSql(terms: readonly string[], columns: LikeColumns): FilterSql {
 }
 
 /**
- * Memories whose subject/tags (or content too) contain any of `terms`,
- * newest first, bounded by `limit`. Used for short tokens the trigram index
- * cannot serve, and as the whole lexical channel when FTS5 is absent.
+ * Memories whose subject, tags or content contain any of `terms`, newest first,
+ * bounded by `limit`: the whole lexical channel when FTS5 is absent.
  */
 export function selectLikeHits(
   db: DatabaseSync,
   terms: readonly string[],
-  columns: LikeColumns,
   filters: RecallFilters,
   limit: number,
 ): number[] {
   if (terms.length === 0) return [];
   const { where, values } = filterSql(filters);
-  const like = likeSql(terms, columns);
+  const like = likeSql(terms);
   const rows = db.prepare(
     `SELECT m.id AS id FROM memories m WHERE (${like.where}) AND ${where}
      ORDER BY m.ingest_time DESC, m.id DESC LIMIT ?`,
