@@ -6,18 +6,22 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
-import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
-import { hitSpansFor, type HitView } from "../recall/hits.ts";
-import type { RankedMemory } from "../recall/rank.ts";
 import { type BatchRememberInput, rememberMany, rememberMemory } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
-import { batchFindMemories, type BatchItem, type FindInput, findMemories } from "../recall/find.ts";
-import { SCHEMA_GENERATION, type SourceType } from "../store/mod.ts";
-import { VERSION } from "../version.ts";
+import type { BatchItem, FindInput } from "../recall/find.ts";
+import type { SourceType } from "../store/mod.ts";
+import { type OpenConflictRef, openConflictsOf } from "../views/conflicts.ts";
+import {
+  batchFindPage,
+  findPage,
+  type LinkedOpenItem,
+  linkedOpenItems,
+} from "../views/recall_page.ts";
+import { statusView } from "../views/status.ts";
 import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
 import {
   type ContentMode,
@@ -110,22 +114,6 @@ function editFrom(data: Data<"update">): MemoryEdit {
   return { kind: "metadata_only" };
 }
 
-/** Query vectors when the evidence channel is usable; a failed model load degrades to lexical. */
-async function queryVectors(
-  runtime: McpRuntime,
-  queries: readonly string[],
-  warnings: string[],
-): Promise<(Float32Array | undefined)[] | undefined> {
-  const semantic = runtime.ctx.semantic;
-  if (!semantic?.usable()) return undefined;
-  try {
-    return await Promise.all(queries.map((query) => semantic.embedQuery(query)));
-  } catch (error) {
-    warnings.push(`semantic recall failed for this call, lexical results only: ${error}`);
-    return undefined;
-  }
-}
-
 /** Lets a write response wait (bounded) for write-time conflict detection. */
 async function waitForConflictCheck(
   runtime: McpRuntime,
@@ -139,19 +127,17 @@ async function waitForConflictCheck(
 }
 
 /** `conflict_signal` (SPEC §6): results that belong to an unresolved conflict say so. */
-function conflictSignals(
-  runtime: McpRuntime,
-  items: readonly RankedMemory[],
-): Map<number, Record<string, unknown>> {
-  const { store } = runtime.ctx;
-  const open = store.read(() => store.conflicts.openOf(items.map((item) => item.memory.id)));
-  return new Map(
-    [...open].map(([id, groups]) => [id, {
-      conflict_ids: groups.map((g) => g.conflictId),
-      status: groups[0].status,
-      hint: "judge the conflict before relying on this memory",
-    }]),
-  );
+function conflictSignal(
+  open: ReadonlyMap<number, readonly OpenConflictRef[]>,
+  memoryId: number,
+): Record<string, unknown> | undefined {
+  const groups = open.get(memoryId);
+  if (!groups) return undefined;
+  return {
+    conflict_ids: groups.map((g) => g.conflictId),
+    status: groups[0].status,
+    hint: "judge the conflict before relying on this memory",
+  };
 }
 
 /** The answer to a write that went to the JSONL backup. */
@@ -170,52 +156,14 @@ function backedUp(
   };
 }
 
-/** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
-function linkedOpenItems(
-  runtime: McpRuntime,
-  items: readonly RankedMemory[],
-): Record<string, unknown>[] {
-  const tags = [...new Set(items.flatMap((item) => item.memory.tags))]
-    .filter((tag) => tag !== TODO_TAG);
-  if (tags.length === 0) return [];
-  const { store } = runtime.ctx;
-  return store.read(() => {
-    const links = store.linkedTodos({
-      tags,
-      exclude: items.map((item) => item.memory.id),
-      todoTag: TODO_TAG,
-      limit: LINKED_OPEN_ITEMS_MAX,
-    });
-    const records = store.getMemories(links.map((link) => link.id));
-    return links.flatMap((link) => {
-      const memory = records.get(link.id);
-      return memory
-        ? [{
-          memory_id: memory.id,
-          subject: memory.subject,
-          tags: memory.tags,
-          shared_tags: memory.tags.filter((tag) => tags.includes(tag)),
-          workspace: memory.workspaceCanonical,
-        }]
-        : [];
-    });
-  });
-}
-
-function hitViews(
-  runtime: McpRuntime,
-  items: readonly RankedMemory[],
-  mode: ContentMode,
-  window: number | undefined,
-): Map<number, HitView> | undefined {
-  if (mode !== "hits") return undefined;
-  const { store } = runtime.ctx;
-  return store.read(() =>
-    new Map(items.map((item) => [
-      item.memory.id,
-      hitSpansFor(store, item, { window: window ?? HIT_WINDOW_DEFAULT }),
-    ]))
-  );
+function presentLinked(items: readonly LinkedOpenItem[]): Record<string, unknown>[] {
+  return items.map((item) => ({
+    memory_id: item.memoryId,
+    subject: item.subject,
+    tags: item.tags,
+    shared_tags: item.sharedTags,
+    workspace: item.workspace,
+  }));
 }
 
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
@@ -297,23 +245,16 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 
   async find(runtime, data) {
     const mode: ContentMode = data.content_mode ?? "preview";
-    const warnings: string[] = [];
-    const query = data.query?.trim() ?? "";
-    const vectors = query === "" ? undefined : await queryVectors(runtime, [query], warnings);
-    const page = findMemories(runtime.ctx, {
+    const { page, hits, conflicts, warnings } = await findPage(runtime.ctx, {
       ...findInput(data),
       query: data.query,
       limit: data.limit,
       offset: data.offset,
-      queryVector: vectors?.[0],
-      similarityFloor: runtime.ctx.semantic?.similarityFloor,
-    });
-    const hits = hitViews(runtime, page.items, mode, data.hit_window);
-    const signals = conflictSignals(runtime, page.items);
+    }, { withHits: mode === "hits", hitWindow: data.hit_window });
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
-        const signal = signals.get(item.memory.id);
+        const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
       },
     });
@@ -326,8 +267,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (page.hint) response.hint = page.hint;
     if (data.include_linked_open_items !== false) {
-      const linked = linkedOpenItems(runtime, page.items);
-      if (linked.length > 0) response.linked_open_items = linked;
+      const linked = linkedOpenItems(runtime.ctx, page.items);
+      if (linked.length > 0) response.linked_open_items = presentLinked(linked);
     }
     if (runtime.ctx.settings.includeSize) response.size = size;
     if (warnings.length > 0) response.warnings = warnings;
@@ -350,24 +291,19 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       }
       ids.add(q.id);
     }
-    const warnings: string[] = [];
-    const vectors = await queryVectors(runtime, queries.map((q) => q.query), warnings);
-    const page = batchFindMemories(runtime.ctx, {
+    // The batch answer has never carried the semantic-channel warning; kept as it was.
+    const { page, hits, conflicts } = await batchFindPage(runtime.ctx, {
       queries,
       filters: {
         ...findInput(data),
         limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT,
-        similarityFloor: runtime.ctx.semantic?.similarityFloor,
       },
       deduplicate: data.deduplicate ?? true,
-      queryVectors: vectors,
-    });
-    const hits = hitViews(runtime, page.items, mode, data.hit_window);
-    const signals = conflictSignals(runtime, page.items);
+    }, { withHits: mode === "hits", hitWindow: data.hit_window });
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
-        const signal = signals.get(item.memory.id);
+        const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
         const batch = item as BatchItem;
         result.matched_queries = batch.matchedQueries;
@@ -469,9 +405,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     else if (input.edit.kind !== "tags_only") {
       await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
     }
-    const open = runtime.ctx.store.read(() =>
-      runtime.ctx.store.conflicts.openOf([result.memoryId])
-    );
+    const open = openConflictsOf(runtime.ctx, [result.memoryId]);
     if (open.size > 0) {
       response.attention = {
         reason: "this memory belongs to an unresolved conflict",
@@ -515,44 +449,34 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   },
 
   status(runtime) {
-    const { store, semantic } = runtime.ctx;
-    const counts = store.read(() => ({
-      byStatus: store.countByStatus(),
-      history: store.countHistory(),
-      jobs: store.countJobs(),
-    }));
-    const state = runtime.capabilities();
-    const vector = semantic?.describe();
-    const evidence = store.read(() => store.countRowsToEmbed(vector?.indexedSpace));
-    const embedded = vector?.indexedSpace === undefined ? 0 : evidence.rows - evidence.pending;
+    const view = statusView(runtime.ctx);
+    const caps = view.store;
     return {
-      version: VERSION,
-      database: store.path,
-      schema_generation: SCHEMA_GENERATION,
+      version: view.version,
+      database: view.database,
+      schema_generation: view.schemaGeneration,
       started_at: runtime.startedAt,
-      identity: { client: runtime.ctx.caller.client, agent_id: runtime.ctx.caller.agentId },
-      memories: counts.byStatus,
-      history_versions: counts.history,
+      identity: { client: view.identity.client, agent_id: view.identity.agentId },
+      memories: view.memories,
+      history_versions: view.historyVersions,
       capabilities: {
-        mode: state.mode,
-        writable: store.capabilities.readOnly === undefined,
-        fts: store.capabilities.fts,
-        sqlite_vec: store.capabilities.vec
-          ? { loaded: true, version: store.capabilities.vecVersion }
-          : { loaded: false, error: store.capabilities.vecError },
-        embedding_model: vector?.modelId ?? null,
-        vector_state: vector?.state ?? "off",
-        embedding_space: vector?.space ?? vector?.indexedSpace ?? null,
+        mode: view.capabilities.mode,
+        writable: view.writable,
+        fts: caps.fts,
+        sqlite_vec: caps.vec
+          ? { loaded: true, version: caps.vecVersion }
+          : { loaded: false, error: caps.vecError },
+        embedding_model: view.vector.modelId,
+        vector_state: view.vector.state,
+        embedding_space: view.vector.space,
       },
       evidence: {
-        rows: evidence.rows,
-        embedded_rows: embedded,
-        coverage: evidence.rows > 0 && vector?.indexedSpace !== undefined
-          ? Math.round((embedded / evidence.rows) * 10_000) / 10_000
-          : null,
+        rows: view.evidence.rows,
+        embedded_rows: view.evidence.embeddedRows,
+        coverage: view.evidence.coverage,
       },
-      jobs: counts.jobs,
-      workspace_isolation: runtime.ctx.settings.workspaceIsolation,
+      jobs: view.jobs,
+      workspace_isolation: view.workspaceIsolation,
     };
   },
 

@@ -3,13 +3,12 @@
  * @module
  */
 import { z } from "zod";
-import { suggestResolution } from "../conflicts/lifecycle.ts";
-import { MemaError } from "../errors/mod.ts";
 import { memoryHistory } from "../memory/history.ts";
-import { readBackup } from "../memory/backup.ts";
-import { findMemories } from "../recall/find.ts";
-import { type ConflictStatus, SOURCE_TYPES } from "../store/mod.ts";
-import { VERSION } from "../version.ts";
+import { SOURCE_TYPES } from "../store/mod.ts";
+import { auditView } from "../views/audit.ts";
+import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
+import { overviewView } from "../views/overview.ts";
+import { expiredPage } from "../views/recall_page.ts";
 import { memoryHeader, presentResults } from "./present.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
@@ -74,45 +73,39 @@ const REVIEW_VIEWS = {
   },
 };
 
+/** The govern action behind each later lifecycle step. */
+const NEXT_GOVERN_ACTION: Record<Exclude<ConflictNextStep, "judge" | null>, string> = {
+  apply: "apply_conflict_action",
+  replan: "replan_conflict",
+  resolve: "resolve_conflict",
+};
+
 type Data<V extends keyof typeof REVIEW_VIEWS> = z.output<typeof REVIEW_VIEWS[V]["schema"]>;
 
 const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
   overview(runtime) {
-    const { store, semantic, settings } = runtime.ctx;
-    const counts = store.read(() => ({
-      overview: store.overviewCounts(),
-      history: store.countHistory(),
-      jobs: store.countJobs(),
-      audit: store.listAudit({ limit: 5, offset: 0 }),
-      backlog: store.conflicts.backlog(),
-    }));
-    const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;
-    const pendingBackup = backup
-      ? store.read(() => backup.entries.filter((e) => !store.replayOutcome(e.id)).length)
-      : 0;
-    const state = runtime.capabilities();
-    const vector = semantic?.describe();
+    const view = overviewView(runtime.ctx);
     return {
-      version: VERSION,
+      version: view.version,
       memories: {
-        by_status: counts.overview.byStatus,
-        by_source_type: counts.overview.bySource,
-        by_protection: counts.overview.byProtection,
-        by_workspace: counts.overview.byWorkspace,
+        by_status: view.memories.byStatus,
+        by_source_type: view.memories.bySourceType,
+        by_protection: view.memories.byProtection,
+        by_workspace: view.memories.byWorkspace,
       },
-      history_versions: counts.history,
-      conflicts: counts.backlog,
+      history_versions: view.historyVersions,
+      conflicts: view.conflicts,
       capabilities: {
-        mode: state.mode,
-        degraded: state.degraded,
-        writable: store.capabilities.readOnly === undefined,
-        vector_state: vector?.state ?? "off",
-        embedded_rows: vector?.embeddedRows ?? 0,
-        rows: vector?.rows ?? 0,
+        mode: view.capabilities.mode,
+        degraded: view.capabilities.degraded,
+        writable: view.capabilities.writable,
+        vector_state: view.capabilities.vectorState,
+        embedded_rows: view.capabilities.embeddedRows,
+        rows: view.capabilities.rows,
       },
-      jobs: counts.jobs,
-      backup: { path: settings.backupPath ?? null, pending_entries: pendingBackup },
-      recent_audit: counts.audit.rows.map((row) => ({
+      jobs: view.jobs,
+      backup: { path: view.backup.path, pending_entries: view.backup.pendingEntries },
+      recent_audit: view.recentAudit.map((row) => ({
         at: row.at,
         action: row.action,
         memory_id: row.memoryId,
@@ -155,11 +148,10 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
   },
 
   expired(runtime, data) {
-    const page = findMemories(runtime.ctx, {
+    const page = expiredPage(runtime.ctx, {
       query: data.query,
       workspace: data.workspace,
       sourceType: data.source_type ? [data.source_type] : undefined,
-      statuses: ["superseded", "retired"],
       limit: data.limit,
       offset: data.offset,
     });
@@ -178,21 +170,16 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
   },
 
   audit(runtime, data) {
-    const { store } = runtime.ctx;
-    const limit = data.limit ?? 50;
-    const offset = data.offset ?? 0;
-    const { rows, total } = store.read(() =>
-      store.listAudit({
-        memoryId: data.memory_id,
-        action: data.action,
-        agentId: data.agent_id,
-        after: data.after_time,
-        limit,
-        offset,
-      })
-    );
+    const view = auditView(runtime.ctx, {
+      memoryId: data.memory_id,
+      action: data.action,
+      agentId: data.agent_id,
+      afterTime: data.after_time,
+      limit: data.limit,
+      offset: data.offset,
+    });
     return {
-      entries: rows.map((row) => ({
+      entries: view.entries.map((row) => ({
         audit_id: row.id,
         at: row.at,
         action: row.action,
@@ -202,23 +189,19 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         reason: row.reason,
         detail: row.detail,
       })),
-      total,
-      has_more: offset + rows.length < total,
+      total: view.total,
+      has_more: view.hasMore,
     };
   },
 
   conflicts(runtime, data) {
-    const { store } = runtime.ctx;
-    const statuses: ConflictStatus[] = data.status === undefined || data.status === "unresolved"
-      ? ["open", "applying"]
-      : data.status === "all"
-      ? ["open", "applying", "resolved", "not_a_conflict"]
-      : [data.status];
-    const limit = data.limit ?? 20;
-    const offset = data.offset ?? 0;
-    const { rows, total } = store.read(() => store.conflicts.list({ statuses, limit, offset }));
+    const view = conflictList(runtime.ctx, {
+      status: data.status,
+      limit: data.limit,
+      offset: data.offset,
+    });
     return {
-      conflicts: rows.map((group) => ({
+      conflicts: view.conflicts.map((group) => ({
         conflict_id: group.id,
         status: group.status,
         revision: group.revision,
@@ -229,77 +212,60 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         chosen_value: group.chosenValue,
         created_at: group.createdAt,
       })),
-      total,
-      has_more: offset + rows.length < total,
+      total: view.total,
+      has_more: view.hasMore,
     };
   },
 
   conflict_detail(runtime, data) {
-    const { store } = runtime.ctx;
-    return store.read(() => {
-      const group = store.conflicts.get(data.conflict_id);
-      if (!group) {
-        throw new MemaError("not_found", `conflict ${data.conflict_id} does not exist`, {
-          field: "conflict_id",
-        });
-      }
-      const memories = store.getMemories(group.members.map((m) => m.memory_id));
-      const present = [...memories.values()];
-      const suggestion = present.length > 1 ? suggestResolution(group, present) : undefined;
-      return {
-        conflict_id: group.id,
-        status: group.status,
-        revision: group.revision,
-        source: group.source,
-        workspace: group.workspaceCanonical,
-        members: group.members.map((m) => {
-          const memory = memories.get(m.memory_id);
-          return {
-            ...(memory ? memoryHeader(memory) : { memory_id: m.memory_id }),
-            member_version: m.version,
-            changed_since: memory ? memory.version !== m.version : null,
-            row_text: m.row_text,
-            row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
-            content: memory?.content ?? null,
-            source_ref: memory?.sourceRef ?? null,
-            agent_id: memory?.agentId ?? null,
-          };
-        }),
-        value_groups: group.valueGroups,
-        detection: group.detection,
-        suggestion: suggestion
-          ? {
-            winner_memory_id: suggestion.winnerMemoryId,
-            chosen_value: suggestion.chosenValue,
-            explanation: suggestion.explanation,
-            plan: suggestion.plan,
-          }
-          : null,
-        chosen_value: group.chosenValue,
-        decided_by: group.decidedBy,
-        decision_reason: group.decisionReason,
-        plan: group.plan,
-        plan_history: group.planHistory,
-        resolution_memory_id: group.resolutionMemoryId,
-        next: group.status === "open"
-          ? {
-            tool: "memory",
-            action: "judge",
-            data: { conflict_id: group.id, expected_revision: group.revision },
-          }
-          : group.status === "applying"
-          ? {
-            tool: "memory_govern",
-            action: group.plan.some((s) => s.status === "failed")
-              ? "replan_conflict"
-              : group.plan.every((s) => s.status === "done")
-              ? "resolve_conflict"
-              : "apply_conflict_action",
-            data: { conflict_id: group.id, expected_revision: group.revision },
-          }
-          : null,
-      };
-    });
+    const { group, members, suggestion, nextStep } = conflictDetail(
+      runtime.ctx,
+      data.conflict_id,
+    );
+    return {
+      conflict_id: group.id,
+      status: group.status,
+      revision: group.revision,
+      source: group.source,
+      workspace: group.workspaceCanonical,
+      members: members.map(({ member: m, memory, changedSince }) => ({
+        ...(memory ? memoryHeader(memory) : { memory_id: m.memory_id }),
+        member_version: m.version,
+        changed_since: changedSince,
+        row_text: m.row_text,
+        row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
+        content: memory?.content ?? null,
+        source_ref: memory?.sourceRef ?? null,
+        agent_id: memory?.agentId ?? null,
+      })),
+      value_groups: group.valueGroups,
+      detection: group.detection,
+      suggestion: suggestion
+        ? {
+          winner_memory_id: suggestion.winnerMemoryId,
+          chosen_value: suggestion.chosenValue,
+          explanation: suggestion.explanation,
+          plan: suggestion.plan,
+        }
+        : null,
+      chosen_value: group.chosenValue,
+      decided_by: group.decidedBy,
+      decision_reason: group.decisionReason,
+      plan: group.plan,
+      plan_history: group.planHistory,
+      resolution_memory_id: group.resolutionMemoryId,
+      next: nextStep === null ? null : nextStep === "judge"
+        ? {
+          tool: "memory",
+          action: "judge",
+          data: { conflict_id: group.id, expected_revision: group.revision },
+        }
+        : {
+          tool: "memory_govern",
+          action: NEXT_GOVERN_ACTION[nextStep],
+          data: { conflict_id: group.id, expected_revision: group.revision },
+        },
+    };
   },
 
   help(_runtime, data) {

@@ -1,0 +1,52 @@
+/**
+ * The audit view: governance and tag changes, newest first, with paging.
+ *
+ * @example
+ * ```ts
+ * import { auditView } from "./src/views/audit.ts";
+ * // auditView(ctx, { memoryId: 12 }).entries
+ * ```
+ * @module
+ */
+import type { ServiceContext } from "../memory/context.ts";
+import type { AuditRecord } from "../store/mod.ts";
+
+/** Page size when the caller gives none. */
+export const AUDIT_PAGE_DEFAULT = 50;
+
+/** Which audit rows to show. */
+export interface AuditFilter {
+  memoryId?: number;
+  action?: string;
+  agentId?: string;
+  afterTime?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** One page of audit rows. */
+export interface AuditView {
+  entries: AuditRecord[];
+  total: number;
+  hasMore: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** Audit rows matching `filter`, newest first. */
+export function auditView(ctx: ServiceContext, filter: AuditFilter): AuditView {
+  const { store } = ctx;
+  const limit = filter.limit ?? AUDIT_PAGE_DEFAULT;
+  const offset = filter.offset ?? 0;
+  const { rows, total } = store.read(() =>
+    store.listAudit({
+      memoryId: filter.memoryId,
+      action: filter.action,
+      agentId: filter.agentId,
+      after: filter.afterTime,
+      limit,
+      offset,
+    })
+  );
+  return { entries: rows, total, hasMore: offset + rows.length < total, offset, limit };
+}

@@ -1,0 +1,121 @@
+/**
+ * Conflict views: the list of groups, one group side by side with its suggested plan and the
+ * next lifecycle step, and which memories belong to an unresolved conflict.
+ *
+ * @example
+ * ```ts
+ * import { conflictDetail } from "./src/views/conflicts.ts";
+ * // conflictDetail(ctx, 4).nextStep === "judge"
+ * ```
+ * @module
+ */
+import { type Suggestion, suggestResolution } from "../conflicts/lifecycle.ts";
+import { MemaError } from "../errors/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import type { ConflictMember, ConflictRecord, ConflictStatus, MemoryRecord } from "../store/mod.ts";
+
+/** Page size of the conflict list when the caller gives none. */
+export const CONFLICT_PAGE_DEFAULT = 20;
+
+/** Which groups the list shows; `unresolved` = open + applying, the default. */
+export type ConflictListStatus = ConflictStatus | "unresolved" | "all";
+
+/** A page of conflict groups, newest first. */
+export interface ConflictListView {
+  conflicts: ConflictRecord[];
+  total: number;
+  hasMore: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** Conflict groups by status. */
+export function conflictList(
+  ctx: ServiceContext,
+  input: { status?: ConflictListStatus; limit?: number; offset?: number },
+): ConflictListView {
+  const { store } = ctx;
+  const statuses: ConflictStatus[] = input.status === undefined || input.status === "unresolved"
+    ? ["open", "applying"]
+    : input.status === "all"
+    ? ["open", "applying", "resolved", "not_a_conflict"]
+    : [input.status];
+  const limit = input.limit ?? CONFLICT_PAGE_DEFAULT;
+  const offset = input.offset ?? 0;
+  const { rows, total } = store.read(() => store.conflicts.list({ statuses, limit, offset }));
+  return { conflicts: rows, total, hasMore: offset + rows.length < total, offset, limit };
+}
+
+/** One member of a group with the memory as it is now (absent when it no longer exists). */
+export interface ConflictMemberView {
+  member: ConflictMember;
+  memory?: MemoryRecord;
+  /** The memory moved on since detection (null when it is gone). */
+  changedSince: boolean | null;
+}
+
+/** What to do next with a group. */
+export type ConflictNextStep = "judge" | "apply" | "replan" | "resolve" | null;
+
+/** One conflict group side by side. */
+export interface ConflictDetailView {
+  group: ConflictRecord;
+  members: ConflictMemberView[];
+  /** The rule-based suggestion (needs at least two members that still exist). */
+  suggestion?: Suggestion;
+  nextStep: ConflictNextStep;
+}
+
+/** The lifecycle step a group waits for. */
+export function nextConflictStep(group: ConflictRecord): ConflictNextStep {
+  if (group.status === "open") return "judge";
+  if (group.status !== "applying") return null;
+  if (group.plan.some((s) => s.status === "failed")) return "replan";
+  if (group.plan.every((s) => s.status === "done")) return "resolve";
+  return "apply";
+}
+
+/** One conflict group, its members as they are now and the suggested plan. */
+export function conflictDetail(ctx: ServiceContext, conflictId: number): ConflictDetailView {
+  const { store } = ctx;
+  return store.read(() => {
+    const group = store.conflicts.get(conflictId);
+    if (!group) {
+      throw new MemaError("not_found", `conflict ${conflictId} does not exist`, {
+        field: "conflict_id",
+      });
+    }
+    const memories = store.getMemories(group.members.map((m) => m.memory_id));
+    const present = [...memories.values()];
+    const suggestion = present.length > 1 ? suggestResolution(group, present) : undefined;
+    return {
+      group,
+      members: group.members.map((member) => {
+        const memory = memories.get(member.memory_id);
+        return {
+          member,
+          memory,
+          changedSince: memory ? memory.version !== member.version : null,
+        };
+      }),
+      suggestion,
+      nextStep: nextConflictStep(group),
+    };
+  });
+}
+
+/** An unresolved conflict a memory belongs to. */
+export interface OpenConflictRef {
+  conflictId: number;
+  status: ConflictStatus;
+  revision: number;
+}
+
+/** For each of `memoryIds` that belongs to an unresolved conflict: those conflicts. */
+export function openConflictsOf(
+  ctx: ServiceContext,
+  memoryIds: readonly number[],
+): Map<number, OpenConflictRef[]> {
+  const { store } = ctx;
+  return store.read(() => store.conflicts.openOf(memoryIds));
+}

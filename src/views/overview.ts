@@ -1,0 +1,82 @@
+/**
+ * The overview: counts by status, trust and workspace, capability state, jobs, the conflict
+ * backlog, pending backup entries and the latest audit rows.
+ *
+ * @example
+ * ```ts
+ * import { overviewView } from "./src/views/overview.ts";
+ * // overviewView(ctx).memories.byStatus
+ * ```
+ * @module
+ */
+import type { CapabilityState } from "../capabilities/mod.ts";
+import { readBackup } from "../memory/backup.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import type { AuditRecord, Store } from "../store/mod.ts";
+import { VERSION } from "../version.ts";
+import { capabilityState } from "./status.ts";
+
+/** How many audit rows the overview shows. */
+export const OVERVIEW_RECENT_AUDIT = 5;
+
+/** The overview. */
+export interface OverviewView {
+  version: string;
+  memories: {
+    byStatus: Record<string, number>;
+    bySourceType: Record<string, number>;
+    byProtection: Record<string, number>;
+    byWorkspace: Record<string, number>;
+  };
+  historyVersions: number;
+  /** Conflict groups by status. */
+  conflicts: ReturnType<Store["conflicts"]["backlog"]>;
+  capabilities: CapabilityState & {
+    writable: boolean;
+    vectorState: string;
+    embeddedRows: number;
+    rows: number;
+  };
+  jobs: Record<string, Record<string, number>>;
+  backup: { path: string | null; pendingEntries: number };
+  recentAudit: AuditRecord[];
+}
+
+/** The overview of the database behind `ctx`. */
+export function overviewView(ctx: ServiceContext): OverviewView {
+  const { store, semantic, settings } = ctx;
+  const counts = store.read(() => ({
+    overview: store.overviewCounts(),
+    history: store.countHistory(),
+    jobs: store.countJobs(),
+    audit: store.listAudit({ limit: OVERVIEW_RECENT_AUDIT, offset: 0 }),
+    backlog: store.conflicts.backlog(),
+  }));
+  const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;
+  const pendingBackup = backup
+    ? store.read(() => backup.entries.filter((e) => !store.replayOutcome(e.id)).length)
+    : 0;
+  const state = capabilityState(ctx);
+  const vector = semantic?.describe();
+  return {
+    version: VERSION,
+    memories: {
+      byStatus: counts.overview.byStatus,
+      bySourceType: counts.overview.bySource,
+      byProtection: counts.overview.byProtection,
+      byWorkspace: counts.overview.byWorkspace,
+    },
+    historyVersions: counts.history,
+    conflicts: counts.backlog,
+    capabilities: {
+      ...state,
+      writable: store.capabilities.readOnly === undefined,
+      vectorState: vector?.state ?? "off",
+      embeddedRows: vector?.embeddedRows ?? 0,
+      rows: vector?.rows ?? 0,
+    },
+    jobs: counts.jobs,
+    backup: { path: settings.backupPath ?? null, pendingEntries: pendingBackup },
+    recentAudit: counts.audit.rows,
+  };
+}

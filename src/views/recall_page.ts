@@ -1,0 +1,171 @@
+/**
+ * A page of recall as users see it: the ranked memories plus what each answer carries besides
+ * them — hit spans, conflict signals (SPEC §6), linked open items (SPEC §6), and a warning when
+ * the semantic channel failed for this call.
+ *
+ * @example
+ * ```ts
+ * import { findPage } from "./src/views/recall_page.ts";
+ * // (await findPage(ctx, { query: "office address" })).page.items
+ * ```
+ * @module
+ */
+import type { ServiceContext } from "../memory/context.ts";
+import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
+import {
+  batchFindMemories,
+  type BatchFindPage,
+  type BatchQuery,
+  type FindInput,
+  findMemories,
+  type FindPage,
+} from "../recall/find.ts";
+import { hitSpansFor, type HitView } from "../recall/hits.ts";
+import type { RankedMemory } from "../recall/rank.ts";
+import { type OpenConflictRef, openConflictsOf } from "./conflicts.ts";
+
+/** A todo memory sharing meaningful tags with a recall page. */
+export interface LinkedOpenItem {
+  memoryId: number;
+  subject: string;
+  tags: string[];
+  sharedTags: string[];
+  workspace: string;
+}
+
+/** What decorates a page of results. */
+export interface RecallExtras {
+  /** Hit spans per memory id (only when asked for). */
+  hits?: Map<number, HitView>;
+  /** Unresolved conflicts per memory id (only memories that belong to one). */
+  conflicts: Map<number, OpenConflictRef[]>;
+  warnings: string[];
+}
+
+/** Options of a recall page. */
+export interface RecallPageOptions {
+  /** Cut hit spans around the matched terms, this many characters each side. */
+  hitWindow?: number;
+  withHits?: boolean;
+}
+
+/** Query vectors when the evidence channel is usable; a failed model load degrades to lexical. */
+async function queryVectors(
+  ctx: ServiceContext,
+  queries: readonly string[],
+  warnings: string[],
+): Promise<(Float32Array | undefined)[] | undefined> {
+  const semantic = ctx.semantic;
+  if (!semantic?.usable()) return undefined;
+  try {
+    return await Promise.all(queries.map((query) => semantic.embedQuery(query)));
+  } catch (error) {
+    warnings.push(`semantic recall failed for this call, lexical results only: ${error}`);
+    return undefined;
+  }
+}
+
+function hitViews(
+  ctx: ServiceContext,
+  items: readonly RankedMemory[],
+  window: number | undefined,
+): Map<number, HitView> {
+  const { store } = ctx;
+  return store.read(() =>
+    new Map(items.map((item) => [
+      item.memory.id,
+      hitSpansFor(store, item, { window: window ?? HIT_WINDOW_DEFAULT }),
+    ]))
+  );
+}
+
+function extras(
+  ctx: ServiceContext,
+  items: readonly RankedMemory[],
+  options: RecallPageOptions,
+  warnings: string[],
+): RecallExtras {
+  return {
+    hits: options.withHits ? hitViews(ctx, items, options.hitWindow) : undefined,
+    conflicts: openConflictsOf(ctx, items.map((item) => item.memory.id)),
+    warnings,
+  };
+}
+
+/** `find` with everything its answer carries. */
+export async function findPage(
+  ctx: ServiceContext,
+  input: Omit<FindInput, "queryVector" | "similarityFloor">,
+  options: RecallPageOptions = {},
+): Promise<{ page: FindPage } & RecallExtras> {
+  const warnings: string[] = [];
+  const query = input.query?.trim() ?? "";
+  const vectors = query === "" ? undefined : await queryVectors(ctx, [query], warnings);
+  const page = findMemories(ctx, {
+    ...input,
+    queryVector: vectors?.[0],
+    similarityFloor: ctx.semantic?.similarityFloor,
+  });
+  return { page, ...extras(ctx, page.items, options, warnings) };
+}
+
+/** `batch_find` with everything its answer carries. */
+export async function batchFindPage(
+  ctx: ServiceContext,
+  input: {
+    queries: BatchQuery[];
+    filters: Omit<FindInput, "query" | "offset" | "queryVector" | "similarityFloor">;
+    deduplicate: boolean;
+  },
+  options: RecallPageOptions = {},
+): Promise<{ page: BatchFindPage } & RecallExtras> {
+  const warnings: string[] = [];
+  const vectors = await queryVectors(ctx, input.queries.map((q) => q.query), warnings);
+  const page = batchFindMemories(ctx, {
+    queries: input.queries,
+    filters: { ...input.filters, similarityFloor: ctx.semantic?.similarityFloor },
+    deduplicate: input.deduplicate,
+    queryVectors: vectors,
+  });
+  return { page, ...extras(ctx, page.items, options, warnings) };
+}
+
+/** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
+export function linkedOpenItems(
+  ctx: ServiceContext,
+  items: readonly RankedMemory[],
+): LinkedOpenItem[] {
+  const tags = [...new Set(items.flatMap((item) => item.memory.tags))]
+    .filter((tag) => tag !== TODO_TAG);
+  if (tags.length === 0) return [];
+  const { store } = ctx;
+  return store.read(() => {
+    const links = store.linkedTodos({
+      tags,
+      exclude: items.map((item) => item.memory.id),
+      todoTag: TODO_TAG,
+      limit: LINKED_OPEN_ITEMS_MAX,
+    });
+    const records = store.getMemories(links.map((link) => link.id));
+    return links.flatMap((link) => {
+      const memory = records.get(link.id);
+      return memory
+        ? [{
+          memoryId: memory.id,
+          subject: memory.subject,
+          tags: memory.tags,
+          sharedTags: memory.tags.filter((tag) => tags.includes(tag)),
+          workspace: memory.workspaceCanonical,
+        }]
+        : [];
+    });
+  });
+}
+
+/** The expired view: search superseded and retired memories. */
+export function expiredPage(
+  ctx: ServiceContext,
+  input: Omit<FindInput, "status" | "statuses" | "queryVector" | "similarityFloor">,
+): FindPage {
+  return findMemories(ctx, { ...input, statuses: ["superseded", "retired"] });
+}

@@ -1,0 +1,91 @@
+/**
+ * The status view: counts, capability state, evidence coverage and jobs of one database.
+ *
+ * @example
+ * ```ts
+ * import { statusView } from "./src/views/status.ts";
+ * // statusView(ctx).memories.active
+ * ```
+ * @module
+ */
+import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
+import { VERSION } from "../version.ts";
+
+/** What the semantic index reports about itself (`undefined` when none is configured). */
+export interface VectorSummary {
+  state: string;
+  modelId: string | null;
+  space: string | null;
+  /** Rows with a current vector / rows in total, as the index counts them (cached). */
+  embeddedRows: number;
+  rows: number;
+  warning: string | null;
+  fix: string | null;
+}
+
+/** The status view. */
+export interface StatusView {
+  version: string;
+  database: string;
+  schemaGeneration: number;
+  identity: { client: string; agentId: string };
+  memories: Record<string, number>;
+  historyVersions: number;
+  capabilities: CapabilityState;
+  store: StoreCapabilities;
+  writable: boolean;
+  vector: VectorSummary;
+  evidence: { rows: number; embeddedRows: number; coverage: number | null };
+  jobs: Record<string, Record<string, number>>;
+  workspaceIsolation: string;
+}
+
+/** The capability state every response reports, computed from the context alone. */
+export function capabilityState(ctx: ServiceContext): CapabilityState {
+  return describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe());
+}
+
+/** Status of the database behind `ctx`. */
+export function statusView(ctx: ServiceContext): StatusView {
+  const { store, semantic } = ctx;
+  const counts = store.read(() => ({
+    byStatus: store.countByStatus(),
+    history: store.countHistory(),
+    jobs: store.countJobs(),
+  }));
+  const capabilities = capabilityState(ctx);
+  const vector = semantic?.describe();
+  const evidence = store.read(() => store.countRowsToEmbed(vector?.indexedSpace));
+  const embedded = vector?.indexedSpace === undefined ? 0 : evidence.rows - evidence.pending;
+  return {
+    version: VERSION,
+    database: store.path,
+    schemaGeneration: SCHEMA_GENERATION,
+    identity: { client: ctx.caller.client, agentId: ctx.caller.agentId },
+    memories: counts.byStatus,
+    historyVersions: counts.history,
+    capabilities,
+    store: store.capabilities,
+    writable: store.capabilities.readOnly === undefined,
+    vector: {
+      state: vector?.state ?? "off",
+      modelId: vector?.modelId ?? null,
+      space: vector?.space ?? vector?.indexedSpace ?? null,
+      embeddedRows: vector?.embeddedRows ?? 0,
+      rows: vector?.rows ?? 0,
+      warning: vector?.warning ?? null,
+      fix: vector?.fix ?? null,
+    },
+    evidence: {
+      rows: evidence.rows,
+      embeddedRows: embedded,
+      coverage: evidence.rows > 0 && vector?.indexedSpace !== undefined
+        ? Math.round((embedded / evidence.rows) * 10_000) / 10_000
+        : null,
+    },
+    jobs: counts.jobs,
+    workspaceIsolation: ctx.settings.workspaceIsolation,
+  };
+}
