@@ -75,7 +75,8 @@ try {
   store.close();
   Deno.removeSync(home, { recursive: true });
 }
-const corpus = scoreCorpus(await loadCorpus(), assessPair).overall;
+const corpus = scoreCorpus((await loadCorpus()).filter((pair) => pair.half === "held"), assessPair)
+  .overall;
 const summary = {
   turns,
   conflicts_opened: opened,
@@ -86,6 +87,6 @@ const summary = {
 console.log(markdownTable(rows));
 console.log(
   `\n${opened} conflicts opened over ${turns} turns: ${summary.per_100_turns} per 100 turns; ` +
-    `corpus precision ${corpus.precision.toFixed(3)}, recall ${corpus.recall.toFixed(3)}`,
+    `held-half corpus precision ${corpus.precision.toFixed(3)}, recall ${corpus.recall.toFixed(3)}`,
 );
 console.log(`wrote ${writeResult("chat_conflicts", { machine: machineFacts(), summary, rows })}`);

@@ -1,54 +1,74 @@
 /**
  * Measures the conflict rule stage (`src/conflicts/rules.ts`) on the labelled corpus
- * `tests/conflicts/corpus.json`: precision, recall and F1 overall and per category, and every
- * misclassified pair with the rule stage's reasons.
+ * `tests/conflicts/corpus.json`: precision, recall and F1 on the tune half and on the held half
+ * (the figure to report: the rules were never shaped on it), per domain, language and sentence
+ * frame, and every misclassified pair with the rule stage's reasons. The earlier corpus
+ * (`corpus_legacy.json`, tuned-on) is scored too, so a change that breaks its cases shows.
  *
  * ```sh
- * deno run -A bench/conflict_rules.ts          # table on stdout
- * deno run -A bench/conflict_rules.ts --json   # the same figures as JSON
+ * deno task bench:conflicts                 # held half: figures only
+ * deno task bench:conflicts --tune          # also list the tune half's mistakes
+ * deno task bench:conflicts --json          # the same figures as JSON
  * ```
  *
- * Per category, a conflict category reports recall (its pairs are all conflicts) and a
- * no-conflict category reports its false-positive rate; precision only means something over
- * the whole corpus.
+ * The held half's mistakes are never listed (`--show-held` does, for a final audit only):
+ * reading them is how a held set turns into a tuning set.
  * @module
  */
 import { assessPair } from "../src/conflicts/rules.ts";
-import { type CorpusPair, loadCorpus, scoreCorpus } from "../tests/conflicts/corpus.ts";
+import {
+  type CorpusPair,
+  type CorpusScore,
+  loadCorpus,
+  loadLegacyCorpus,
+  scoreCorpus,
+} from "../tests/conflicts/corpus.ts";
 
 const corpus: CorpusPair[] = await loadCorpus();
-const report = scoreCorpus(corpus, assessPair);
+const legacy: CorpusPair[] = await loadLegacyCorpus();
+const tune = scoreCorpus(corpus.filter((pair) => pair.half === "tune"), assessPair);
+const held = scoreCorpus(corpus.filter((pair) => pair.half === "held"), assessPair);
+const old = scoreCorpus(legacy, assessPair);
+
+function line(label: string, score: CorpusScore): string {
+  return `${label.padEnd(22)}${String(score.pairs).padStart(5)} pairs (${
+    String(score.positives).padStart(3)
+  } conflicts)  precision ${score.precision.toFixed(3)}  recall ${score.recall.toFixed(3)}  F1 ${
+    score.f1.toFixed(3)
+  }  (fp ${score.fp}, fn ${score.fn})`;
+}
 
 if (Deno.args.includes("--json")) {
-  console.log(JSON.stringify(report, null, 2));
+  console.log(JSON.stringify(
+    {
+      tune: { overall: tune.overall, groups: tune.groups },
+      held: { overall: held.overall, groups: held.groups },
+      legacy: old.overall,
+    },
+    null,
+    2,
+  ));
 } else {
-  const { overall } = report;
-  console.log(`conflict rule stage on ${corpus.length} pairs (${overall.positives} conflicts)`);
-  console.log(
-    `precision ${overall.precision.toFixed(3)}  recall ${overall.recall.toFixed(3)}  ` +
-      `F1 ${overall.f1.toFixed(3)}  (tp ${overall.tp}, fp ${overall.fp}, fn ${overall.fn}, ` +
-      `tn ${overall.tn})`,
-  );
-  for (const split of ["dev", "holdout"] as const) {
-    const part = scoreCorpus(corpus.filter((pair) => pair.split === split), assessPair).overall;
-    console.log(
-      `  ${split.padEnd(8)} ${part.tp + part.fp + part.fn + part.tn} pairs: precision ` +
-        `${part.precision.toFixed(3)}  recall ${part.recall.toFixed(3)}  F1 ${part.f1.toFixed(3)}`,
-    );
+  console.log(`conflict rule stage (no model) on ${corpus.length} pairs`);
+  console.log(line("held half", held.overall));
+  console.log(line("tune half", tune.overall));
+  console.log(line("legacy (tuned-on)", old.overall));
+  for (const [name, report] of [["held", held], ["tune", tune]] as const) {
+    console.log(`\n${name} half by group:`);
+    for (const key of Object.keys(report.groups).sort()) {
+      console.log(`  ${line(key, report.groups[key])}`);
+    }
   }
-  console.log("\ncategory              label        pairs  flagged  rate");
-  for (const row of report.categories) {
-    const rate = row.label === "conflict"
-      ? `recall ${row.rate.toFixed(2)}`
-      : `FP rate ${row.rate.toFixed(2)}`;
+  const show = [
+    ...(Deno.args.includes("--tune") ? tune.misclassified : []),
+    ...(Deno.args.includes("--tune") ? old.misclassified : []),
+    ...(Deno.args.includes("--show-held") ? held.misclassified : []),
+  ];
+  if (show.length > 0) console.log(`\nmisclassified (${show.length}):`);
+  for (const miss of show) {
     console.log(
-      `${row.category.padEnd(22)}${row.label.padEnd(13)}${String(row.pairs).padStart(5)}` +
-        `${String(row.flagged).padStart(9)}  ${rate}`,
+      `- ${miss.id} [${miss.half}, ${miss.label}] got ${miss.candidate ? "candidate" : "dropped"}`,
     );
-  }
-  console.log(`\nmisclassified (${report.misclassified.length}):`);
-  for (const miss of report.misclassified) {
-    console.log(`- ${miss.id} [${miss.label}] got ${miss.candidate ? "candidate" : "dropped"}`);
     console.log(`    a: ${miss.a}\n    b: ${miss.b}\n    why: ${miss.reasons.join("; ")}`);
   }
 }

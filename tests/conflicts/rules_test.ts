@@ -5,38 +5,40 @@
  */
 import assert from "node:assert/strict";
 import { assessPair, type EvidenceSide } from "../../src/conflicts/rules.ts";
-import { loadCorpus, scoreCorpus } from "./corpus.ts";
+import { loadCorpus, loadLegacyCorpus, scoreCorpus } from "./corpus.ts";
 
 function pair(a: string, b: string, subject = "notes"): ReturnType<typeof assessPair> {
   return assessPair({ subject, text: a }, { subject, text: b });
 }
 
-Deno.test("corpus: at least 60 labelled pairs of both kinds with unique ids", async () => {
+Deno.test("corpus: 300+ labelled pairs over ten domains and two languages, split in halves", async () => {
   const corpus = await loadCorpus();
-  assert.ok(corpus.length >= 60, `${corpus.length} pairs`);
+  assert.ok(corpus.length >= 300, `${corpus.length} pairs`);
   assert.equal(new Set(corpus.map((p) => p.id)).size, corpus.length);
-  const labels = new Set(corpus.map((p) => p.label));
-  assert.deepEqual([...labels].sort(), ["conflict", "no_conflict"]);
-  for (const p of corpus) {
-    assert.ok(p.a.text && p.b.text && p.category && p.note, p.id);
-    assert.ok(p.split === "dev" || p.split === "holdout", p.id);
-  }
+  assert.deepEqual([...new Set(corpus.map((p) => p.label))].sort(), ["conflict", "no_conflict"]);
+  assert.ok(new Set(corpus.map((p) => p.domain)).size >= 10);
+  assert.deepEqual([...new Set(corpus.map((p) => p.lang))].sort(), ["en", "zh"]);
+  const reworded = corpus.filter((p) => p.frame === "reworded").length;
+  assert.ok(reworded * 2 >= corpus.length, `${reworded} reworded`);
+  const held = corpus.filter((p) => p.half === "held").length;
+  assert.ok(held > corpus.length * 0.4 && held < corpus.length * 0.6, `${held} held`);
+  for (const p of corpus) assert.ok(p.a.text && p.b.text && p.note, p.id);
 });
 
-Deno.test("corpus: precision and recall stay at or above the measured figures", async () => {
+Deno.test("corpus: precision and recall on the held half stay above the floor", async () => {
   const corpus = await loadCorpus();
-  const { overall } = scoreCorpus(corpus, assessPair);
-  // Measured: precision 0.946, recall 0.959 (132 pairs).
-  assert.ok(overall.precision >= 0.9, `precision ${overall.precision}`);
-  assert.ok(overall.recall >= 0.95, `recall ${overall.recall}`);
-  const holdout = scoreCorpus(corpus.filter((p) => p.split === "holdout"), assessPair).overall;
-  // Measured on the held-out pairs: precision 0.933, recall 0.875.
-  assert.ok(holdout.precision >= 0.9, `holdout precision ${holdout.precision}`);
-  assert.ok(holdout.recall >= 0.85, `holdout recall ${holdout.recall}`);
+  const held = scoreCorpus(corpus.filter((p) => p.half === "held"), assessPair).overall;
+  // Measured (bench/conflict_rules.ts): precision 0.837, recall 0.507.
+  assert.ok(held.precision >= 0.8, `held precision ${held.precision}`);
+  assert.ok(held.recall >= 0.45, `held recall ${held.recall}`);
+  const legacy = scoreCorpus(await loadLegacyCorpus(), assessPair).overall;
+  // The earlier corpus (tuned-on): precision 0.959, recall 0.959.
+  assert.ok(legacy.precision >= 0.9, `legacy precision ${legacy.precision}`);
+  assert.ok(legacy.recall >= 0.9, `legacy recall ${legacy.recall}`);
 });
 
 Deno.test("corpus: the decision does not depend on which row comes first", async () => {
-  for (const p of await loadCorpus()) {
+  for (const p of [...await loadCorpus(), ...await loadLegacyCorpus()]) {
     assert.equal(assessPair(p.a, p.b).candidate, assessPair(p.b, p.a).candidate, p.id);
   }
 });
