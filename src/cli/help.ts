@@ -25,6 +25,9 @@ Usage:
       --install downloads a model (default multilingual-e5-small).
   mema scan [--db PATH] [--config PATH] [--max-memories N] [--quiet]
       Run the scheduled conflict scan until its round completes (for cron).
+  mema export DIR [--format md|jsonl] [--workspace W] [--include-history] [--db PATH]
+      Write the facts in force to DIR: one Markdown file per memory (with
+      frontmatter) or one JSONL file (--include-history adds every version).
   mema version
   mema help
 

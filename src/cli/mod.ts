@@ -9,6 +9,7 @@
  * @module
  */
 import { doctorCommand } from "./doctor.ts";
+import { exportCommand } from "./export.ts";
 import { helpCommand, USAGE, versionCommand } from "./help.ts";
 import { EXIT_USAGE, reportFailure } from "./output.ts";
 import { serveCommand } from "./serve.ts";
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
   doctor: doctorCommand,
   setup: setupCommand,
   scan: scanCommand,
+  export: exportCommand,
   version: versionCommand,
   "--version": versionCommand,
   help: helpCommand,

@@ -197,13 +197,30 @@ function itemError<T>(index: number, fn: () => T): T {
   }
 }
 
-/** {@linkcode rememberMemory} for a caller already inside a write transaction. */
-export function rememberInTransaction(ctx: ServiceContext, input: RememberInput): RememberResult {
-  return prepareRemember(ctx, input)();
+/** How an import restores a fact written elsewhere (never reachable from MCP data). */
+export interface RememberOrigin {
+  /** When the fact first entered mema (ISO 8601); default now. */
+  ingestTime?: string;
+}
+
+/**
+ * {@linkcode rememberMemory} for a caller already inside a write transaction. `origin`
+ * keeps the provenance of a fact brought back by `mema import`.
+ */
+export function rememberInTransaction(
+  ctx: ServiceContext,
+  input: RememberInput,
+  origin: RememberOrigin = {},
+): RememberResult {
+  return prepareRemember(ctx, input, origin)();
 }
 
 /** Validates and normalizes the input; returns the transaction body that stores it. */
-function prepareRemember(ctx: ServiceContext, input: RememberInput): () => RememberResult {
+function prepareRemember(
+  ctx: ServiceContext,
+  input: RememberInput,
+  origin: RememberOrigin = {},
+): () => RememberResult {
   if (input.content.trim() === "") {
     throw new MemaError("invalid_input", "content must not be empty", { field: "content" });
   }
@@ -251,6 +268,9 @@ function prepareRemember(ctx: ServiceContext, input: RememberInput): () => Remem
     : input.protectionLevel ?? "normal";
   const sha = contentSha(input.content);
   const status = input.status ?? "active";
+  const ingestTime = origin.ingestTime === undefined
+    ? undefined
+    : normalizeTime(origin.ingestTime, "ingest_time");
   const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
 
   return () => {
@@ -275,7 +295,7 @@ function prepareRemember(ctx: ServiceContext, input: RememberInput): () => Remem
       sourceType,
       sourceRef: input.sourceRef ?? null,
       eventTime,
-      ingestTime: now,
+      ingestTime: ingestTime ?? now,
       confidence: input.confidence ?? 0.5,
       protectionLevel,
       status,

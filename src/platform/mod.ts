@@ -234,3 +234,95 @@ const preloaded: Deno.DynamicLibrary<Record<string, never>>[] = [];
 export function preloadSharedLibrary(path: string): void {
   preloaded.push(Deno.dlopen(path, {}));
 }
+
+/** What a path names: a file, a directory, or nothing (missing or another kind). */
+export function pathKind(path: string): "file" | "directory" | undefined {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile ? "file" : info.isDirectory ? "directory" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entries of a directory with their kinds (symbolic links followed), sorted by name. */
+export function listEntries(path: string): { name: string; kind: "file" | "directory" }[] {
+  const entries: { name: string; kind: "file" | "directory" }[] = [];
+  for (const entry of Deno.readDirSync(path)) {
+    const kind = entry.isSymlink
+      ? pathKind(`${path}/${entry.name}`)
+      : entry.isFile
+      ? "file"
+      : entry.isDirectory
+      ? "directory"
+      : undefined;
+    if (kind) entries.push({ name: entry.name, kind });
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Reads a UTF-8 text file; invalid UTF-8 is an error, never silently replaced. */
+export function readTextStrict(path: string): string {
+  return new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(path));
+}
+
+/** Writes a UTF-8 text file atomically (temporary sibling, then rename). */
+export function writeTextAtomic(path: string, text: string): void {
+  writeBytesAtomic(path, new TextEncoder().encode(text));
+}
+
+/** True when stderr is a terminal (progress bars redraw there; logs get plain lines). */
+export function stderrIsTerminal(): boolean {
+  return Deno.stderr.isTerminal();
+}
+
+/** An absolute, normalized form of `path` (relative to the working directory). */
+export function absolutePath(path: string): string {
+  const joined = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+  const parts: string[] = [];
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+/** A text file written piece by piece that appears under its name only once complete. */
+export interface TextFileWriter {
+  write(text: string): void;
+  /** Syncs and renames the temporary file into place. */
+  commit(): void;
+  /** Removes the temporary file; the target is left as it was. */
+  abort(): void;
+}
+
+/** Starts writing `path` through a temporary sibling (see {@linkcode TextFileWriter}). */
+export function openTextWriter(path: string): TextFileWriter {
+  const temporary = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+  const file = Deno.openSync(temporary, { write: true, createNew: true });
+  const encoder = new TextEncoder();
+  let open = true;
+  const close = () => {
+    if (open) file.close();
+    open = false;
+  };
+  return {
+    write(text) {
+      const bytes = encoder.encode(text);
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    },
+    commit() {
+      file.syncSync();
+      close();
+      Deno.renameSync(temporary, path);
+    },
+    abort() {
+      close();
+      try {
+        Deno.removeSync(temporary);
+      } catch { /* already gone */ }
+    },
+  };
+}

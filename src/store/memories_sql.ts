@@ -16,7 +16,9 @@ import type {
 
 type Row = Record<string, unknown>;
 
-const MEMORY_COLUMNS = `id, subject, content, content_sha, tags, workspace, workspace_canonical,
+/** The `memories` columns every reader selects, in {@linkcode toMemoryRecord}'s terms. */
+export const MEMORY_COLUMNS =
+  `id, subject, content, content_sha, tags, workspace, workspace_canonical,
   source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
   agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
 

@@ -22,6 +22,7 @@ import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
+import * as portability from "./portability_sql.ts";
 import { indexTokens } from "../text/index_terms.ts";
 import {
   FTS_WORDS,
@@ -62,6 +63,7 @@ export type {
   ScanItem,
 } from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
+export type { MemoryPageQuery } from "./portability_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
 /** What this database can do; recall and the envelope's `mode` depend on it. */
@@ -392,6 +394,34 @@ export class Store {
 
   logReplay(entry: Parameters<typeof govern.insertReplay>[1]): void {
     govern.insertReplay(this.#connection.db, entry);
+  }
+
+  /** One page of memories in id order, for exports (keyset paging on `afterId`). */
+  memoryPage(query: portability.MemoryPageQuery): MemoryRecord[] {
+    return portability.selectMemoryPage(this.#connection.db, query);
+  }
+
+  /** How many memories {@linkcode Store.memoryPage} walks with these filters. */
+  countMemories(query: Omit<portability.MemoryPageQuery, "limit" | "afterId">): number {
+    return portability.countMemories(this.#connection.db, query);
+  }
+
+  /** The earlier versions of several memories, oldest first. */
+  historyOf(memoryIds: readonly number[]): Map<number, HistoryEntry[]> {
+    return portability.selectHistoryOf(this.#connection.db, memoryIds);
+  }
+
+  /** The active memory an import stored from `sourceRef` in a workspace, if any. */
+  findActiveBySourceRef(workspaceCanonical: string, sourceRef: string): MemoryRecord | undefined {
+    return portability.selectActiveBySourceRef(this.#connection.db, workspaceCanonical, sourceRef);
+  }
+
+  /**
+   * Inside a write transaction: runs `fn` so that, when it throws, only its own changes are
+   * undone (one imported file is all or nothing without failing the batch around it).
+   */
+  withinUnit<T>(fn: () => T): T {
+    return portability.withinSavepoint(this.#connection.db, fn);
   }
 
   getMeta(key: string): string | undefined {

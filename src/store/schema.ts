@@ -269,6 +269,13 @@ DROP TRIGGER IF EXISTS ${name}_update;
 DROP TABLE IF EXISTS ${name};
 `).join("");
 
+// `mema import` finds the memory a file or section was imported into by (workspace,
+// source_ref); without an index each lookup scanned the workspace (quadratic on 10k notes).
+const SOURCE_REF_INDEX = `
+CREATE INDEX memories_by_source_ref ON memories(workspace_canonical, source_ref)
+  WHERE status = 'active' AND source_ref IS NOT NULL;
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -331,6 +338,14 @@ export const MIGRATIONS: readonly Migration[] = [
       connection.db.exec(TERMS_TABLES);
       rebuildTermsIndex(connection.db);
       setMeta(connection, "fts", FTS_WORDS);
+    },
+  },
+  {
+    generation: 7,
+    kind: "additive",
+    description: "an index of active memories by source_ref (idempotent imports)",
+    apply(connection) {
+      connection.db.exec(SOURCE_REF_INDEX);
     },
   },
 ];

@@ -1,0 +1,123 @@
+/**
+ * `mema export DIR [--format md|jsonl] [--workspace W] [--include-history]`: the facts in
+ * force as one Markdown file per memory (`DIR/<workspace>/<id>-<subject>.md`) or one JSONL
+ * file (`DIR/memories.jsonl`, optionally with every earlier version). Files appear only once
+ * complete (written beside, then renamed).
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config/mod.ts";
+import { MemaError } from "../errors/mod.ts";
+import {
+  absolutePath,
+  ensureDir,
+  openTextWriter,
+  pathKind,
+  stderrIsTerminal,
+  type TextFileWriter,
+  writeTextAtomic,
+} from "../platform/mod.ts";
+import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
+import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
+import { openStore, type Store } from "../store/mod.ts";
+import { createCountProgress } from "./count_progress.ts";
+import { reportFailure } from "./output.ts";
+
+/** The name of the JSONL file inside the export directory. */
+export const JSONL_EXPORT_NAME = "memories.jsonl";
+
+/** Runs `mema export`. */
+export async function exportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      format: { type: "string", default: "md" },
+      workspace: { type: "string" },
+      "include-history": { type: "boolean", default: false },
+      db: { type: "string" },
+      config: { type: "string" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  let store: Store | undefined;
+  try {
+    if (positionals.length !== 1) {
+      throw new MemaError("invalid_input", "mema export needs exactly one directory", {
+        hint: "mema export ~/mema-export [--format md|jsonl]",
+      });
+    }
+    const format = values.format;
+    if (format !== "md" && format !== "jsonl") {
+      throw new MemaError("invalid_input", `--format must be md or jsonl, not "${format}"`, {
+        field: "format",
+      });
+    }
+    if (values["include-history"] && format === "md") {
+      throw new MemaError(
+        "invalid_input",
+        "--include-history needs --format jsonl (a Markdown file holds one version)",
+        { field: "include-history", hint: "mema export DIR --format jsonl --include-history" },
+      );
+    }
+    const dir = absolutePath(positionals[0]);
+    if (pathKind(dir) === "file") {
+      throw new MemaError("invalid_input", `${dir} is a file; export writes into a directory`);
+    }
+    const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
+    store = await openStore(config.dbPath, {
+      cacheDir: config.cacheDir,
+      busyTimeoutMs: config.busyTimeoutMs,
+      skipVec: true,
+    });
+    ensureDir(dir);
+    const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
+    const includeHistory = values["include-history"];
+    let writer: TextFileWriter | undefined;
+    if (format === "jsonl") {
+      writer = openTextWriter(`${dir}/${JSONL_EXPORT_NAME}`);
+      writer.write(`${jsonlHeader({ workspace: values.workspace, includeHistory })}\n`);
+    }
+    let memories = 0;
+    let versions = 0;
+    try {
+      for (let afterId = 0;;) {
+        const page = exportPage(store, {
+          workspace: values.workspace,
+          includeHistory,
+          afterId,
+          limit: EXPORT_PAGE_MEMORIES,
+        });
+        for (const memory of page.memories) {
+          if (writer) {
+            writer.write(`${jsonlLine(memory)}\n`);
+          } else {
+            const file = markdownFile(memory);
+            const path = `${dir}/${file.path}`;
+            ensureDir(path.slice(0, path.lastIndexOf("/")));
+            writeTextAtomic(path, file.text);
+          }
+          memories++;
+          versions += memory.history?.length ?? 0;
+        }
+        progress.update(memories, page.total);
+        if (!page.hasMore) break;
+        afterId = page.lastId;
+      }
+      writer?.commit();
+    } catch (error) {
+      writer?.abort();
+      throw error;
+    } finally {
+      progress.finish();
+    }
+    const target = writer ? `${dir}/${JSONL_EXPORT_NAME}` : dir;
+    const history = includeHistory ? ` and ${versions} earlier version(s)` : "";
+    console.log(`exported ${memories} memories${history} to ${target}`);
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  } finally {
+    store?.close();
+  }
+}

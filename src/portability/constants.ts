@@ -1,0 +1,37 @@
+/**
+ * Import and export tunables. Each number says where it came from.
+ * @module
+ */
+
+/**
+ * Memories per import write transaction. The same bound as `batch_remember`
+ * (BATCH_REMEMBER_MAX): at ~0.2 ms per short note a batch holds the write lock ~100 ms, so
+ * a server writing at the same time waits far less than its 6 s lock budget, and the
+ * per-commit fsync is paid once per 500 notes (bench/import_notes.ts).
+ */
+export const IMPORT_BATCH_MEMORIES = 500;
+
+/** Memories read per page while exporting to files: bounded memory on any library size. */
+export const EXPORT_PAGE_MEMORIES = 500;
+
+/** Characters of the subject kept in an exported file's name (long names break some tools). */
+export const EXPORT_FILE_SUBJECT_CHARS = 60;
+
+/** Largest page of the MCP `export` view, in memories (the `find` page limit). */
+export const MCP_EXPORT_PAGE_MAX = 100;
+
+/** Default page of the MCP `export` view, in memories. */
+export const MCP_EXPORT_PAGE_DEFAULT = 20;
+
+/**
+ * Characters of exported text one MCP `export` page returns before it stops (~64k tokens
+ * at 4 characters each: most of a large context window, never all of it). A single memory
+ * larger than this still comes whole, alone on its page: facts are never cut.
+ */
+export const MCP_EXPORT_PAGE_CHARS = 256 * 1024;
+
+/** File name extensions `mema import` reads as Markdown notes. */
+export const MARKDOWN_EXTENSIONS = [".md", ".markdown"] as const;
+
+/** The trust an imported note gets when neither it nor `--source-type` says otherwise. */
+export const IMPORT_DEFAULT_SOURCE_TYPE = "document_extracted";

@@ -1,0 +1,121 @@
+/**
+ * SQL for data that leaves and comes back (`mema export`, `mema import`): memories in pages
+ * by id, their history in bulk, and the active memory a source was imported into.
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { MEMORY_COLUMNS, toMemoryRecord } from "./memories_sql.ts";
+import type { HistoryEntry, MemoryRecord, MemoryStatus } from "./types.ts";
+
+type Row = Record<string, unknown>;
+
+/** Which memories a page walks. */
+export interface MemoryPageQuery {
+  statuses: readonly MemoryStatus[];
+  /** Canonical workspace names; undefined spans the library. */
+  workspaces?: readonly string[];
+  /** Only ids greater than this (the previous page's last id). */
+  afterId: number;
+  limit: number;
+}
+
+function pageWhere(query: Omit<MemoryPageQuery, "limit" | "afterId">): {
+  sql: string;
+  values: string[];
+} {
+  const clauses = ["status IN (SELECT value FROM json_each(?))"];
+  const values = [JSON.stringify(query.statuses)];
+  if (query.workspaces !== undefined) {
+    clauses.push("workspace_canonical IN (SELECT value FROM json_each(?))");
+    values.push(JSON.stringify(query.workspaces));
+  }
+  return { sql: clauses.join(" AND "), values };
+}
+
+/** One page of memories in id order (keyset paging: stable while others write). */
+export function selectMemoryPage(db: DatabaseSync, query: MemoryPageQuery): MemoryRecord[] {
+  const where = pageWhere(query);
+  const rows = db.prepare(
+    `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id > ? AND ${where.sql} ORDER BY id LIMIT ?`,
+  ).all(query.afterId, ...where.values, query.limit) as Row[];
+  return rows.map(toMemoryRecord);
+}
+
+/** How many memories a walk with these filters visits. */
+export function countMemories(
+  db: DatabaseSync,
+  query: Omit<MemoryPageQuery, "limit" | "afterId">,
+): number {
+  const where = pageWhere(query);
+  const row = db.prepare(`SELECT count(*) AS n FROM memories WHERE ${where.sql}`)
+    .get(...where.values) as { n: number };
+  return Number(row.n);
+}
+
+/** The history of several memories, each list oldest version first. */
+export function selectHistoryOf(
+  db: DatabaseSync,
+  memoryIds: readonly number[],
+): Map<number, HistoryEntry[]> {
+  const found = new Map<number, HistoryEntry[]>();
+  if (memoryIds.length === 0) return found;
+  const rows = db.prepare(
+    `SELECT memory_id, version, subject, content, content_sha, tags, status, changed_at,
+       changed_by, changed_by_client, reason
+     FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))
+     ORDER BY memory_id, version`,
+  ).all(JSON.stringify(memoryIds)) as Row[];
+  for (const row of rows) {
+    const entry: HistoryEntry = {
+      memoryId: Number(row.memory_id),
+      version: Number(row.version),
+      subject: String(row.subject),
+      content: String(row.content),
+      contentSha: String(row.content_sha),
+      tags: JSON.parse(String(row.tags)) as string[],
+      status: row.status as MemoryStatus,
+      changedAt: String(row.changed_at),
+      changedBy: String(row.changed_by),
+      changedByClient: String(row.changed_by_client),
+      reason: row.reason === null ? null : String(row.reason),
+    };
+    const list = found.get(entry.memoryId) ?? [];
+    list.push(entry);
+    found.set(entry.memoryId, list);
+  }
+  return found;
+}
+
+/** The active memory imported from `sourceRef` into a workspace (the newest, if several). */
+export function selectActiveBySourceRef(
+  db: DatabaseSync,
+  workspaceCanonical: string,
+  sourceRef: string,
+): MemoryRecord | undefined {
+  const row = db.prepare(
+    `SELECT ${MEMORY_COLUMNS} FROM memories
+     WHERE workspace_canonical = ? AND source_ref = ? AND status = 'active' AND source_ref IS NOT NULL
+     ORDER BY id DESC LIMIT 1`,
+  ).get(workspaceCanonical, sourceRef) as Row | undefined;
+  return row ? toMemoryRecord(row) : undefined;
+}
+
+let savepoints = 0;
+
+/**
+ * Runs `fn` inside a SAVEPOINT of the current write transaction: when it throws, only its own
+ * changes are undone and the error goes on to the caller; the transaction stays usable.
+ */
+export function withinSavepoint<T>(db: DatabaseSync, fn: () => T): T {
+  const name = `unit_${++savepoints}`;
+  db.exec(`SAVEPOINT ${name}`);
+  try {
+    const result = fn();
+    db.exec(`RELEASE ${name}`);
+    return result;
+  } catch (error) {
+    db.exec(`ROLLBACK TO ${name}`);
+    db.exec(`RELEASE ${name}`);
+    throw error;
+  }
+}
