@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
 import { readClaim } from "./claims.ts";
+import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { lexicalCandidates } from "../recall/lexical.ts";
@@ -170,16 +171,28 @@ export function recordSuspectPair(
   const key = pairKey(pair);
   const now = nowIso();
   const values = pair.assessment.values ?? { a: pair.rowA.text, b: pair.rowB.text };
+  // A pair already in an event is done; one that contradicts a member of an open event joins it.
+  if (ctx.store.conflicts.byKey(key) !== undefined) return undefined;
+  const sides: [EventSide, EventSide] = [
+    { member: member(pair.a, pair.rowA), value: writtenIn(pair.rowA.text, values.a) },
+    { member: member(pair.b, pair.rowB), value: writtenIn(pair.rowB.text, values.b) },
+  ];
+  const event = joinOpenEvent(ctx, { key, sides }, now);
+  if (event) {
+    const confident = options.verdict?.verdict === "conflict";
+    if (event.joined) noticeJoin(ctx, event.conflictId, event.joined, now, confident);
+    return event.joined ? event.conflictId : undefined;
+  }
   const conflictId = ctx.store.conflicts.insert({
     workspaceCanonical: pair.a.workspaceCanonical,
     status: "open",
     source: options.source,
     candidateKey: key,
-    members: [member(pair.a, pair.rowA), member(pair.b, pair.rowB)],
-    valueGroups: [
-      { value: values.a, memory_ids: [pair.a.id] },
-      { value: values.b, memory_ids: [pair.b.id] },
-    ],
+    members: sides.map((side) => ({ ...side.member, value: side.value })),
+    valueGroups: groupValues(sides.map((side) => ({
+      memoryId: side.member.memory_id,
+      value: side.value,
+    }))),
     detection: {
       rule: {
         kind: pair.assessment.kind ?? null,

@@ -18,8 +18,9 @@ import { requireAuthorization } from "../govern/authorization.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
-import type { ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
+import type { ConflictMember, ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import { SOURCE_TYPES } from "../store/mod.ts";
+import { sameStatedValue } from "./events.ts";
 
 /** The per-member actions of a plan. */
 export const PLAN_ACTIONS = [
@@ -47,8 +48,100 @@ function when(memory: MemoryRecord): string {
   return memory.eventTime ?? memory.ingestTime;
 }
 
+/** How the default plan treats members that state another value. */
+export interface PlanOptions {
+  /**
+   * Keep them as they are, as history (`preserve_historical_record`) instead of correcting
+   * them; only when the user asks for it (SPEC §8, as in the seed system).
+   */
+  preserveHistory?: boolean;
+}
+
+/** The value a member states in a group: its own as written, else its value group's. */
+export function statedValue(group: ConflictRecord, memoryId: number): string | undefined {
+  return group.members.find((m) => m.memory_id === memoryId)?.value ??
+    group.valueGroups.find((g) => g.memory_ids.includes(memoryId))?.value;
+}
+
+/** True when the member states the chosen value (as written, or in its value group). */
+export function holdsValue(group: ConflictRecord, memoryId: number, chosen: string): boolean {
+  const holders =
+    group.valueGroups.find((g) =>
+      [g.value, ...(g.variants ?? [])].some((written) => sameStatedValue(written, chosen))
+    )?.memory_ids ?? [];
+  if (holders.includes(memoryId)) return true;
+  const stated = statedValue(group, memoryId);
+  if (stated !== undefined && sameStatedValue(stated, chosen)) return true;
+  return group.members.find((m) => m.memory_id === memoryId)?.row_text.includes(chosen) ?? false;
+}
+
+/**
+ * The member's content with its stated value replaced by the chosen one, inside the row that
+ * disagreed; undefined when that cannot be done safely (the memory changed since detection,
+ * the row or the value is not found exactly once, or the value is a whole sentence and the
+ * chosen value is not one).
+ */
+export function correctedContent(
+  group: ConflictRecord,
+  member: ConflictMember,
+  memory: MemoryRecord,
+  chosen: string,
+): string | undefined {
+  const stated = statedValue(group, member.memory_id);
+  if (memory.version !== member.version || !stated?.trim() || !chosen.trim()) return undefined;
+  const content = memory.content;
+  const row = member.row_text;
+  let start = member.start_offset;
+  let end = member.end_offset;
+  if (start === null || end === null || content.slice(start, end) !== row) {
+    start = content.indexOf(row);
+    if (start < 0 || content.indexOf(row, start + 1) >= 0) return undefined;
+    end = start + row.length;
+  }
+  let corrected: string;
+  if (stated === row) {
+    // A whole-sentence value (a negation, a reworded claim): only a whole sentence replaces it.
+    if (!group.members.some((m) => m.row_text === chosen)) return undefined;
+    corrected = chosen;
+  } else {
+    const at = row.indexOf(stated);
+    if (at < 0 || row.indexOf(stated, at + 1) >= 0) return undefined;
+    corrected = row.slice(0, at) + chosen + row.slice(at + stated.length);
+  }
+  return content.slice(0, start) + corrected + content.slice(end);
+}
+
+/**
+ * The default plan for a chosen value (SPEC §8, as in the seed system): members stating it are
+ * the resolution; the others are corrected — `update_current_claim` (the chosen value put in
+ * place of theirs) where that can be done safely, else `append_superseded_context` (a note
+ * saying what the current value is) — or, when asked, kept as history.
+ */
+export function defaultPlan(
+  group: ConflictRecord,
+  members: readonly MemoryRecord[],
+  chosen: string,
+  options: PlanOptions = {},
+): { memory_id: number; action: PlanAction }[] {
+  return group.members.map((member) => {
+    const memory = members.find((m) => m.id === member.memory_id);
+    const action: PlanAction = holdsValue(group, member.memory_id, chosen)
+      ? "use_as_resolution"
+      : options.preserveHistory
+      ? "preserve_historical_record"
+      : memory && correctedContent(group, member, memory, chosen) !== undefined
+      ? "update_current_claim"
+      : "append_superseded_context";
+    return { memory_id: member.memory_id, action };
+  });
+}
+
 /** Suggests which value wins and a plan, with a human-readable explanation. */
-export function suggestResolution(group: ConflictRecord, members: MemoryRecord[]): Suggestion {
+export function suggestResolution(
+  group: ConflictRecord,
+  members: MemoryRecord[],
+  options: PlanOptions = {},
+): Suggestion {
   const ranked = [...members].sort((a, b) =>
     trustRank(a) - trustRank(b) || when(b).localeCompare(when(a)) || b.id - a.id
   );
@@ -64,16 +157,13 @@ export function suggestResolution(group: ConflictRecord, members: MemoryRecord[]
   } else {
     explanation = `equal trust and time; memory ${winner.id} was stored last`;
   }
-  const chosenValue = group.valueGroups.find((g) => g.memory_ids.includes(winner.id))?.value ??
+  const chosenValue = statedValue(group, winner.id) ??
     group.members.find((m) => m.memory_id === winner.id)?.row_text ?? "";
   return {
     winnerMemoryId: winner.id,
     chosenValue,
     explanation,
-    plan: members.map((m) => ({
-      memory_id: m.id,
-      action: m.id === winner.id ? "use_as_resolution" : "append_superseded_context",
-    })),
+    plan: defaultPlan(group, members, chosenValue, options),
   };
 }
 
@@ -173,9 +263,7 @@ function checkPlan(
     }
     seen.add(step.memory_id);
     if (step.action === "use_as_resolution") {
-      const holders = group.valueGroups.find((g) => g.value === chosen)?.memory_ids ?? [];
-      const row = group.members.find((m) => m.memory_id === step.memory_id)?.row_text ?? "";
-      if (!holders.includes(step.memory_id) && !row.includes(chosen)) {
+      if (!holdsValue(group, step.memory_id, chosen)) {
         throw new MemaError(
           "invalid_input",
           `memory ${step.memory_id} does not hold the chosen value, so it cannot be the resolution`,
@@ -214,20 +302,87 @@ export interface JudgeInput {
   ref?: string;
   reason?: string;
   applyPlan?: { memory_id: number; action: PlanAction }[];
+  /** Keep the other members as history instead of correcting them (default plan only). */
+  preserveHistory?: boolean;
+  /** Run the plan and resolve in the same call (needs `authorized`). */
+  apply?: boolean;
   authorized?: boolean;
 }
 
-/** Decides a conflict: a chosen value and a plan (→ applying), or not a conflict. */
-export async function judgeConflict(
-  ctx: ServiceContext,
-  input: JudgeInput,
-): Promise<{
+/** What `judge` did. */
+export interface JudgeResult {
   conflictId: number;
   revision: number;
   status: string;
   plan: PlanStep[];
   chosenValue: string | null;
-}> {
+  /** With `apply`: the step that failed (the group stays applying; replan it). */
+  error?: string;
+  actionRequired?: "replan_conflict";
+  /** With `apply`: members left carrying the replaced claim (annotated or kept as history). */
+  staleMemoryIds?: number[];
+}
+
+/**
+ * Decides a conflict: a chosen value and a plan (→ applying), or not a conflict. With
+ * `apply`, also runs every step and resolves (→ resolved) in the same call; a step that fails
+ * leaves the group applying with `replan_conflict` as the way forward, as step by step.
+ */
+export async function judgeConflict(
+  ctx: ServiceContext,
+  input: JudgeInput,
+): Promise<JudgeResult> {
+  const judged = await decide(ctx, input);
+  if (!input.apply || judged.status !== "applying") return judged;
+  return await runPlan(ctx, judged);
+}
+
+/** Runs every pending step of a freshly judged plan, then resolves (already authorized). */
+async function runPlan(ctx: ServiceContext, judged: JudgeResult): Promise<JudgeResult> {
+  let revision = judged.revision;
+  // The resolution first: the group names its resolution memory before others are corrected.
+  const order = [...judged.plan].sort((a, b) =>
+    Number(b.action === "use_as_resolution") - Number(a.action === "use_as_resolution")
+  );
+  for (const step of order) {
+    const done = await applyConflictAction(ctx, {
+      conflictId: judged.conflictId,
+      expectedRevision: revision,
+      memoryId: step.memory_id,
+      authorized: true,
+    });
+    revision = done.revision;
+    if (done.error !== undefined) {
+      const group = loadGroup(ctx, judged.conflictId);
+      return {
+        ...judged,
+        revision,
+        plan: group.plan,
+        error: `memory ${step.memory_id} (${step.action}): ${done.error}`,
+        actionRequired: "replan_conflict",
+      };
+    }
+  }
+  const resolved = await resolveConflict(ctx, {
+    conflictId: judged.conflictId,
+    expectedRevision: revision,
+    authorized: true,
+  });
+  const group = loadGroup(ctx, judged.conflictId);
+  return {
+    ...judged,
+    revision: resolved.revision,
+    status: resolved.status,
+    plan: group.plan,
+    staleMemoryIds: resolved.staleMemoryIds,
+  };
+}
+
+function describePlan(plan: readonly { memory_id: number; action: PlanAction }[]): string {
+  return plan.map((step) => `${step.action} on memory ${step.memory_id}`).join(", ");
+}
+
+async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResult> {
   return await ctx.store.write(() => {
     const group = loadGroup(ctx, input.conflictId);
     checkRevision(group, input.expectedRevision);
@@ -276,14 +431,26 @@ export async function judgeConflict(
     const members = group.members.map((m) => ctx.store.getMemory(m.memory_id)).filter((
       m,
     ): m is MemoryRecord => !!m);
-    const suggestion = suggestResolution(group, members);
-    const chosen = input.chosenValue ?? suggestion.chosenValue;
+    const options = { preserveHistory: input.preserveHistory };
+    const chosen = input.chosenValue ?? suggestResolution(group, members, options).chosenValue;
     if (chosen.trim() === "") {
       throw new MemaError("invalid_input", "chosen_value must not be empty", {
         field: "chosen_value",
       });
     }
-    const plan = checkPlan(group, input.applyPlan ?? suggestion.plan, chosen);
+    const plan = checkPlan(
+      group,
+      input.applyPlan ?? defaultPlan(group, members, chosen, options),
+      chosen,
+    );
+    if (input.apply) {
+      requireAuthorization(input.authorized, {
+        action: "judge",
+        memoryIds: plan.map((step) => step.memory_id),
+        impact: `This decides conflict ${group.id} ("${chosen}" is the current value), runs ` +
+          `its plan (${describePlan(plan)}) and closes it.`,
+      });
+    }
     const revision = commit(ctx, group, {
       status: "applying",
       chosenValue: chosen,
@@ -369,17 +536,24 @@ export async function applyConflictAction(
       if (!memory) throw new MemaError("not_found", `memory ${step.memory_id} no longer exists`);
       const original = group.members.find((m) => m.memory_id === memory.id)!;
       if (step.action === "update_current_claim") {
-        const edit = input.content !== undefined
-          ? { kind: "new_content" as const, content: input.content }
+        // Without the agent's edit, the chosen value is put in place of the member's own.
+        const derived = input.content === undefined && input.oldText === undefined
+          ? correctedContent(group, original, memory, chosen)
+          : undefined;
+        const content = input.content ?? derived;
+        const edit = content !== undefined
+          ? { kind: "new_content" as const, content }
           : input.oldText !== undefined && input.newText !== undefined
           ? { kind: "replace_text" as const, oldText: input.oldText, newText: input.newText }
           : undefined;
         if (!edit) {
           throw new MemaError(
             "invalid_input",
-            "update_current_claim needs content or old_text+new_text",
+            `update_current_claim needs content or old_text+new_text: "${chosen}" cannot ` +
+              `replace the value of memory ${memory.id} by itself`,
             {
               field: "content",
+              hint: "pass the corrected content, or replan with append_superseded_context",
             },
           );
         }
@@ -415,7 +589,7 @@ export async function applyConflictAction(
           authorized: true,
         });
       } else if (step.action === "use_as_resolution") {
-        if (!memory.content.includes(chosen) && !original.row_text.includes(chosen)) {
+        if (!memory.content.includes(chosen) && !holdsValue(group, memory.id, chosen)) {
           throw new MemaError("invalid_input", `memory ${memory.id} does not contain "${chosen}"`, {
             field: "memory_id",
           });
@@ -506,11 +680,17 @@ export async function replanConflict(
   });
 }
 
-/** Closes a group whose every step is done. */
+/**
+ * Closes a group whose every step is done. Members left carrying the replaced claim (annotated
+ * or kept as history) are recorded as such at their current version, with the members that
+ * hold the chosen value: recall ranks those above them (src/recall/stale.ts).
+ */
 export async function resolveConflict(
   ctx: ServiceContext,
   input: { conflictId: number; expectedRevision: number; authorized?: boolean },
-): Promise<{ conflictId: number; revision: number; status: "resolved" }> {
+): Promise<
+  { conflictId: number; revision: number; status: "resolved"; staleMemoryIds: number[] }
+> {
   return await ctx.store.write(() => {
     const group = loadApplying(ctx, input);
     const open = group.plan.filter((s) => s.status !== "done");
@@ -533,7 +713,28 @@ export async function resolveConflict(
       status: "resolved",
       now,
     });
-    audit(ctx, "resolve_conflict", group, { chosen_value: group.chosenValue });
-    return { conflictId: group.id, revision, status: "resolved" };
+    const holders = group.plan.filter((s) =>
+      s.action === "use_as_resolution" || s.action === "update_current_claim"
+    ).map((s) => s.memory_id);
+    const staleMemoryIds: number[] = [];
+    for (const step of group.plan) {
+      if (step.action === "use_as_resolution" || step.action === "update_current_claim") continue;
+      const memory = ctx.store.getMemory(step.memory_id);
+      if (!memory || memory.status === "deleted") continue;
+      ctx.store.conflicts.markStale({
+        memoryId: memory.id,
+        conflictId: group.id,
+        memoryVersion: memory.version,
+        holderIds: holders,
+        chosenValue: group.chosenValue ?? "",
+        now,
+      });
+      staleMemoryIds.push(memory.id);
+    }
+    audit(ctx, "resolve_conflict", group, {
+      chosen_value: group.chosenValue,
+      stale_memory_ids: staleMemoryIds,
+    });
+    return { conflictId: group.id, revision, status: "resolved", staleMemoryIds };
   });
 }

@@ -179,7 +179,8 @@ function queueSuspects(
     const pair = bestPair(ctx.store, memory, neighbour, { assess, budget });
     if (!pair) continue;
     const key = pairKey(pair);
-    if (ctx.store.conflicts.pairKeys(memory.id, neighbour.id).includes(key)) continue;
+    // Recorded before: as its own group, or as a pair that joined an event.
+    if (ctx.store.conflicts.byKey(key) !== undefined) continue;
     const [a, b] = pair.a.id < pair.b.id ? [pair.a, pair.b] : [pair.b, pair.a];
     const [rowA, rowB] = pair.a.id < pair.b.id ? [pair.rowA, pair.rowB] : [pair.rowB, pair.rowA];
     const added = ctx.store.conflicts.queueItem({

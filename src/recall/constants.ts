@@ -181,3 +181,13 @@ export const HIT_WINDOW_MAX = 5;
 export const TODO_TAG = "todo";
 /** Most linked open items on one page (SPEC §6). */
 export const LINKED_OPEN_ITEMS_MAX = 5;
+
+/**
+ * A member a resolved conflict left carrying the replaced claim (annotated as superseded, or
+ * kept as history) keeps this share of its score, and each member holding the chosen value
+ * takes at least the member's full score (issue 14: after resolution the loser ranked #2, or
+ * #1 for a question worded like it). Any share below 1 puts the holder above the stale member
+ * for every question that finds the stale one; 0.5 still ranks the stale member above weak
+ * matches, because for a question about its other content it remains a good answer.
+ */
+export const STALE_CLAIM_SHARE = 0.5;

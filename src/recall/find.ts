@@ -16,6 +16,7 @@ import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../s
 import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
 import { carryToFollowers } from "./follows.ts";
+import { demoteStaleClaims } from "./stale.ts";
 import { vectorCandidates } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
 import { bm25Scores } from "./bm25.ts";
@@ -148,6 +149,9 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     const carried = carryToFollowers(ctx.store, ranked, filters);
     ranked = carried.ranked;
     total += carried.added;
+    const resolved = demoteStaleClaims(ctx.store, ranked, filters);
+    ranked = resolved.ranked;
+    total += resolved.added;
     const items = ranked.slice(offset, offset + limit);
     const page: FindPage = {
       items,

@@ -17,6 +17,20 @@ export interface ConflictMember {
   row_text: string;
   start_offset: number | null;
   end_offset: number | null;
+  /** The member's value as written in its row, when the detector read one (events of issue 14). */
+  value?: string;
+}
+
+/**
+ * One value group of an event: the members that state the same value, however written
+ * ("3 days" and "72 hours" are one group). `value` is the first way it was written; `variants`
+ * every way members wrote it; `normalized` the comparable amount ("259200 s"), when it has one.
+ */
+export interface ValueGroup {
+  value: string;
+  memory_ids: number[];
+  variants?: string[];
+  normalized?: string;
 }
 
 /** One step of a resolution plan. */
@@ -41,7 +55,7 @@ export interface ConflictRecord {
   source: "write_time" | "scan" | "agent";
   candidateKey: string;
   members: ConflictMember[];
-  valueGroups: { value: string; memory_ids: number[] }[];
+  valueGroups: ValueGroup[];
   detection: Json;
   chosenValue: string | null;
   decidedBy: string | null;
@@ -150,6 +164,9 @@ export interface ConflictChange {
   plan?: PlanStep[];
   planHistory?: Json[];
   resolutionMemoryId?: number | null;
+  /** A member joining the event (its `conflict_members` row is added too). */
+  members?: ConflictMember[];
+  valueGroups?: ValueGroup[];
   now: string;
 }
 
@@ -176,9 +193,98 @@ export function updateConflict(
   if (change.resolutionMemoryId !== undefined) {
     column("resolution_memory_id", change.resolutionMemoryId);
   }
-  return db.prepare(
+  if (change.members !== undefined) column("members", JSON.stringify(change.members));
+  if (change.valueGroups !== undefined) column("value_groups", JSON.stringify(change.valueGroups));
+  const updated = db.prepare(
     `UPDATE conflicts SET ${sets.join(", ")} WHERE id = ? AND revision = ?`,
   ).run(...values, id, expectedRevision).changes > 0;
+  if (updated && change.members !== undefined) {
+    const member = db.prepare("INSERT OR IGNORE INTO conflict_members VALUES (?, ?)");
+    for (const m of change.members) member.run(id, m.memory_id);
+  }
+  return updated;
+}
+
+/**
+ * Keys a pair of rows to the event it went into; false when the key is already taken
+ * (by this or another event, or by a group recorded under that candidate key).
+ */
+export function insertConflictKey(db: DatabaseSync, key: string, conflictId: number): boolean {
+  const taken = db.prepare("SELECT 1 FROM conflicts WHERE candidate_key = ?").get(key);
+  if (taken !== undefined) return false;
+  return db.prepare(
+    "INSERT INTO conflict_keys (candidate_key, conflict_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+  ).run(key, conflictId).changes > 0;
+}
+
+/** The event a pair key belongs to (its own group or the event it joined), if any. */
+export function selectConflictByKey(db: DatabaseSync, key: string): number | undefined {
+  const row = (db.prepare("SELECT id FROM conflicts WHERE candidate_key = ?").get(key) ??
+    db.prepare("SELECT conflict_id AS id FROM conflict_keys WHERE candidate_key = ?").get(key)) as
+      | Row
+      | undefined;
+  return row ? Number(row.id) : undefined;
+}
+
+/** A member a resolution left carrying the replaced claim (see {@link insertStaleClaim}). */
+export interface StaleClaim {
+  memoryId: number;
+  conflictId: number;
+  memoryVersion: number;
+  holderIds: number[];
+  chosenValue: string;
+}
+
+/** Records that `memoryId` at `memoryVersion` still carries the claim a resolution replaced. */
+export function insertStaleClaim(
+  db: DatabaseSync,
+  claim: StaleClaim & { now: string },
+): void {
+  db.prepare(
+    `INSERT INTO stale_claims (memory_id, conflict_id, memory_version, holder_ids, chosen_value,
+       created_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT(memory_id, conflict_id) DO UPDATE SET memory_version = excluded.memory_version,
+       holder_ids = excluded.holder_ids, chosen_value = excluded.chosen_value`,
+  ).run(
+    claim.memoryId,
+    claim.conflictId,
+    claim.memoryVersion,
+    JSON.stringify(claim.holderIds),
+    claim.chosenValue,
+    claim.now,
+  );
+}
+
+/**
+ * Of `memoryIds`, those whose current version still carries a replaced claim (an edit since
+ * the resolution ends it: the memory says something new), with the memories holding the
+ * chosen value.
+ */
+export function selectStaleClaims(
+  db: DatabaseSync,
+  memoryIds: readonly number[],
+): Map<number, StaleClaim[]> {
+  const found = new Map<number, StaleClaim[]>();
+  if (memoryIds.length === 0) return found;
+  const rows = db.prepare(
+    `SELECT s.memory_id AS memory_id, s.conflict_id AS conflict_id,
+       s.memory_version AS memory_version, s.holder_ids AS holder_ids,
+       s.chosen_value AS chosen_value
+     FROM stale_claims s CROSS JOIN memories m ON m.id = s.memory_id
+     WHERE s.memory_id IN (SELECT value FROM json_each(?)) AND m.version = s.memory_version`,
+  ).all(JSON.stringify(memoryIds)) as Row[];
+  for (const row of rows) {
+    const list = found.get(Number(row.memory_id)) ?? [];
+    list.push({
+      memoryId: Number(row.memory_id),
+      conflictId: Number(row.conflict_id),
+      memoryVersion: Number(row.memory_version),
+      holderIds: JSON.parse(String(row.holder_ids)),
+      chosenValue: String(row.chosen_value),
+    });
+    found.set(Number(row.memory_id), list);
+  }
+  return found;
 }
 
 /**
@@ -210,16 +316,6 @@ export function selectOpenConflictsOf(
     found.set(Number(row.memory_id), list);
   }
   return found;
-}
-
-/** Candidate keys of every group involving both memories (any status). */
-export function selectPairKeys(db: DatabaseSync, a: number, b: number): string[] {
-  const rows = db.prepare(
-    `SELECT c.candidate_key AS k FROM conflicts c
-     WHERE EXISTS (SELECT 1 FROM conflict_members x WHERE x.conflict_id = c.id AND x.memory_id = ?)
-       AND EXISTS (SELECT 1 FROM conflict_members y WHERE y.conflict_id = c.id AND y.memory_id = ?)`,
-  ).all(a, b) as Row[];
-  return rows.map((row) => String(row.k));
 }
 
 /** Notice lifecycle: pending → delivered (once) → dismissed/resolved. */

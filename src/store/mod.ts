@@ -61,6 +61,8 @@ export type {
   NoticeStatus,
   PlanStep,
   ScanItem,
+  StaleClaim,
+  ValueGroup,
 } from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
@@ -97,7 +99,11 @@ function conflictTables(db: DatabaseSync) {
     update: (id: number, expectedRevision: number, change: conflicts.ConflictChange) =>
       conflicts.updateConflict(db, id, expectedRevision, change),
     openOf: (memoryIds: readonly number[]) => conflicts.selectOpenConflictsOf(db, memoryIds),
-    pairKeys: (a: number, b: number) => conflicts.selectPairKeys(db, a, b),
+    addKey: (key: string, conflictId: number) => conflicts.insertConflictKey(db, key, conflictId),
+    byKey: (key: string) => conflicts.selectConflictByKey(db, key),
+    markStale: (claim: Parameters<typeof conflicts.insertStaleClaim>[1]) =>
+      conflicts.insertStaleClaim(db, claim),
+    staleClaimsOf: (memoryIds: readonly number[]) => conflicts.selectStaleClaims(db, memoryIds),
     backlog: () => conflicts.countConflictBacklog(db),
     insertNotice: (notice: Parameters<typeof conflicts.insertNotice>[1]) =>
       conflicts.insertNotice(db, notice),

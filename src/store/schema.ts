@@ -276,6 +276,27 @@ CREATE INDEX memories_by_source_ref ON memories(workspace_canonical, source_ref)
   WHERE status = 'active' AND source_ref IS NOT NULL;
 `;
 
+// Conflict events (issue 14): every pair that went into an event is keyed here, so a pair
+// that joined an open event is never opened again as its own conflict; and the members a
+// resolution left carrying the replaced claim (annotated or kept as history), at the version
+// the resolution left them, with the members that hold the chosen value: recall ranks the
+// holders above them for the questions that find them.
+const CONFLICT_EVENTS = `
+CREATE TABLE conflict_keys (
+  candidate_key TEXT PRIMARY KEY,
+  conflict_id INTEGER NOT NULL REFERENCES conflicts(id)
+);
+CREATE TABLE stale_claims (
+  memory_id INTEGER NOT NULL REFERENCES memories(id),
+  conflict_id INTEGER NOT NULL REFERENCES conflicts(id),
+  memory_version INTEGER NOT NULL,
+  holder_ids TEXT NOT NULL CHECK (json_valid(holder_ids)),
+  chosen_value TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (memory_id, conflict_id)
+);
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -346,6 +367,14 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "an index of active memories by source_ref (idempotent imports)",
     apply(connection) {
       connection.db.exec(SOURCE_REF_INDEX);
+    },
+  },
+  {
+    generation: 8,
+    kind: "additive",
+    description: "conflict events (pair keys) and the claims a resolution replaced",
+    apply(connection) {
+      connection.db.exec(CONFLICT_EVENTS);
     },
   },
 ];
