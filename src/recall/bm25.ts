@@ -43,7 +43,9 @@ export function bm25Scores(
   terms: readonly string[],
   candidates: readonly TokenizedCandidate[],
   library: { frequencies: ReadonlyMap<string, number>; documents: number },
+  options: { b?: number } = {},
 ): Map<number, number> {
+  const b = options.b ?? BM25_B;
   const scores = new Map<number, number>();
   if (candidates.length === 0) return scores;
   const averageLength = candidates.reduce((sum, c) => sum + c.tokens.length, 0) /
@@ -55,7 +57,7 @@ export function bm25Scores(
   }));
   let best = 0;
   for (const candidate of candidates) {
-    const norm = BM25_K1 * (1 - BM25_B + BM25_B * candidate.tokens.length / (averageLength || 1));
+    const norm = BM25_K1 * (1 - b + b * candidate.tokens.length / (averageLength || 1));
     let score = 0;
     for (const term of terms) {
       const tf = termFrequency(term, candidate.tokens);

@@ -169,6 +169,22 @@ export const HYBRID_VECTOR_WEIGHT = 0.75;
  *   plateau; each of the three conversations is above 0.70 from 0.6 to 0.8.
  */
 export const FOLLOWS_CARRY = 0.7;
+/**
+ * How far down a sequence a hit lends its score, and the share each further hop passes
+ * on (hop 2 gets 0.7 × 0.85 of the hit's score). A reply is often two turns after the
+ * question ("That must have been breathtaking!" sits between the meteor shower and how it
+ * felt). Leaving each LoCoMo conversation out in turn (bench/locomo_levers.ts --grid), R@10
+ * conv-26 / conv-30 / conv-41 with follows: 1 hop → 0.710 / 0.736 / 0.747; 2 hops, share
+ * 0.5 / 0.7 / 0.85 → 0.713 / 0.736 / 0.747, 0.713 / 0.736 / 0.754, 0.723 / 0.736 / 0.754;
+ * 3 hops, 0.7 / 0.85 → 0.713 / 0.736 / 0.754, 0.723 / 0.736 / 0.751. The two training
+ * conversations pick 2 hops each time (share 0.7 once, 0.85 twice); held out: 0.713 /
+ * 0.736 / 0.754, no conversation lower than with one hop. Carrying backwards too (to the
+ * memory a hit follows, share 0.3 / 0.5 / 0.7) → 0.710 / 0.743 / 0.747, 0.707 / 0.730 /
+ * 0.741, 0.700 / 0.740 / 0.741: held out no better than without (off).
+ */
+export const FOLLOWS_HOPS = 2;
+/** See {@link FOLLOWS_HOPS}. */
+export const FOLLOWS_HOP_SHARE = 0.85;
 
 /** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
 export const HITS_FULL_COVERAGE = 0.5;

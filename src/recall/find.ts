@@ -23,6 +23,7 @@ import { bm25Scores } from "./bm25.ts";
 import { memoryTokens } from "./memory_tokens.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
+import { type RecallTuning, recallTuning } from "./tuning.ts";
 
 /** What an agent may ask of find. */
 export interface FindInput {
@@ -43,6 +44,8 @@ export interface FindInput {
   queryVector?: Float32Array;
   /** Cosine floor for memories only the evidence channel found. */
   similarityFloor?: number;
+  /** Lever overrides for benchmarks (src/recall/tuning.ts); absent in every real call. */
+  tuning?: Partial<RecallTuning>;
 }
 
 /** How the page was produced. */
@@ -96,6 +99,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
   const offset = input.offset ?? 0;
   const query = input.query?.trim() ?? "";
   const now = Date.now();
+  const tuning = recallTuning(input.tuning);
 
   return ctx.store.read((): FindPage => {
     if (query === "") {
@@ -132,10 +136,11 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     const candidates = lexicalCandidates(ctx.store, query, { filters, pool });
     const records = ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts
-      ? rerankText(ctx.store, candidates.frequencies, [...records.values()])
+      ? rerankText(ctx.store, candidates.frequencies, [...records.values()], tuning)
       : candidates.text;
     let ranked = rankCandidates([...records.values()], { terms, text, now });
     let total = candidates.total;
+
     if (input.queryVector) {
       const fused = fuseWithVectors(ctx, ranked, {
         vector: input.queryVector,
@@ -146,7 +151,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       total += fused.vectorOnly;
       ranked = fused.ranked;
     }
-    const carried = carryToFollowers(ctx.store, ranked, filters);
+    const carried = carryToFollowers(ctx.store, ranked, filters, tuning);
     ranked = carried.ranked;
     total += carried.added;
     const resolved = demoteStaleClaims(ctx.store, ranked, filters);
@@ -172,11 +177,13 @@ function rerankText(
   store: ServiceContext["store"],
   frequencies: Map<string, number>,
   records: readonly MemoryRecord[],
+  tuning: RecallTuning,
 ): Map<number, number> {
   return bm25Scores(
     [...frequencies.keys()],
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
     { frequencies, documents: store.indexedMemories() },
+    { b: tuning.bm25B },
   );
 }
 

@@ -12,48 +12,63 @@
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
-import { FOLLOWS_CARRY } from "./constants.ts";
 import type { RankedMemory } from "./rank.ts";
+import type { RecallTuning } from "./tuning.ts";
 
 /**
  * Re-scores the followers of every positively scored candidate: a follower's score
- * becomes the larger of its own and {@link FOLLOWS_CARRY} times the score of the
- * memory it follows. One hop only, from the scores before carrying, so a long
- * sequence does not pass one hit down its whole length. Followers must pass the
- * same filters; those that were not candidates join the list.
+ * becomes the larger of its own and `followsCarry` times the score of the memory it
+ * follows; the follower's own follower gets `followsHopShare` of that, up to
+ * `followsHops` memories down the sequence (one indexed query per hop), always from the
+ * scores before carrying, so a long sequence does not pass one hit down its whole length.
+ * Every memory reached must pass the same filters; those that were not candidates join the list.
  */
 export function carryToFollowers(
   store: Store,
   ranked: readonly RankedMemory[],
   filters: RecallFilters,
+  tuning: Pick<RecallTuning, "followsCarry" | "followsHops" | "followsHopShare">,
 ): { ranked: RankedMemory[]; added: number } {
   const scored = ranked.filter((item) => item.score > 0);
-  const followers = store.followersOf(scored.map((item) => item.memory.id), filters);
-  if (followers.size === 0) return { ranked: [...ranked], added: 0 };
+  // Each link: the memory reached, the hit it owes its score to, the score it is lent.
+  const links: { to: number; from: number; score: number }[] = [];
+  if (tuning.followsCarry > 0) {
+    // Forwards, hop by hop: each hop lends a share of what the previous hop received.
+    let frontier = new Map(scored.map((item) => [item.memory.id, {
+      origin: item.memory.id,
+      score: tuning.followsCarry * item.score,
+    }]));
+    const reached = new Set(frontier.keys());
+    for (let hop = 1; hop <= tuning.followsHops && frontier.size > 0; hop++) {
+      const followers = store.followersOf([...frontier.keys()], filters);
+      const next = new Map<number, { origin: number; score: number }>();
+      for (const [to, from] of followers) {
+        const lender = frontier.get(from)!;
+        links.push({ to, from: lender.origin, score: lender.score });
+        if (reached.has(to)) continue;
+        reached.add(to);
+        next.set(to, { origin: lender.origin, score: lender.score * tuning.followsHopShare });
+      }
+      frontier = next;
+    }
+  }
+  if (links.length === 0) return { ranked: [...ranked], added: 0 };
   const byId = new Map(ranked.map((item) => [item.memory.id, { ...item }]));
-  const baseScore = new Map(ranked.map((item) => [item.memory.id, item.score]));
-  const missing = [...followers.keys()].filter((id) => !byId.has(id));
-  const records = store.getMemories(missing);
+  const records = store.getMemories([...new Set(links.map((link) => link.to))]
+    .filter((id) => !byId.has(id)));
   let added = 0;
-  for (const [followerId, followedId] of followers) {
-    const carried = FOLLOWS_CARRY * (baseScore.get(followedId) ?? 0);
-    const existing = byId.get(followerId);
+  for (const { to, from, score } of links) {
+    const existing = byId.get(to);
     if (existing) {
-      if (carried > existing.score) {
-        existing.score = carried;
-        existing.carriedFrom = followedId;
+      if (score > existing.score) {
+        existing.score = score;
+        existing.carriedFrom = from;
       }
       continue;
     }
-    const memory = records.get(followerId);
+    const memory = records.get(to);
     if (!memory) continue;
-    byId.set(followerId, {
-      memory,
-      score: carried,
-      coverage: 0,
-      matchedTerms: [],
-      carriedFrom: followedId,
-    });
+    byId.set(to, { memory, score, coverage: 0, matchedTerms: [], carriedFrom: from });
     added++;
   }
   const out = [...byId.values()];

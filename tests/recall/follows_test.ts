@@ -43,8 +43,11 @@ Deno.test("a reply that repeats none of the query's words is found through the t
     assert.equal(reply.carriedFrom, ids[0]);
     assert.equal(reply.memory.follows, ids[0]);
     assert.ok(reply.score < page.items[0].score);
-    // One hop only: the turn after the reply gains nothing from the question.
-    assert.ok(!page.items.some((item) => item.memory.id === ids[2]));
+    // Two hops: the turn after the reply gets less, the one after that nothing.
+    const second = page.items.find((item) => item.memory.id === ids[2]);
+    assert.equal(second?.carriedFrom, ids[0]);
+    assert.ok(second.score < reply.score);
+    assert.ok(!page.items.some((item) => item.memory.id === ids[3]));
     assert.ok(page.totalEstimate >= page.items.length);
 
     // A follower outside the filters stays out.

@@ -1,0 +1,200 @@
+/**
+ * LoCoMo recall levers, in process: the dev conversations are stored once (every turn a
+ * memory, `follows` = the previous turn of its session, as bench/locomo_recall.ts does
+ * through MCP), then every question is asked with `find` under each lever setting. Prints
+ * R@10 per conversation and per category for the shipped setting, the ablation (each lever
+ * switched off in turn; "no follows" switches the sequence carry off) and, for each
+ * lever's value grid, the leave-one-conversation-out choice: for each conversation, the
+ * value the other two conversations score best, and what it scores on the one left out.
+ *
+ *   deno run -A bench/locomo_levers.ts [--data PATH] [--grid] [--misses FILE]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { rememberMemory } from "../src/memory/remember.ts";
+import { findMemories } from "../src/recall/find.ts";
+import { DEFAULT_TUNING, type RecallTuning } from "../src/recall/tuning.ts";
+import { openStore } from "../src/store/mod.ts";
+import type { ServiceContext } from "../src/memory/context.ts";
+import {
+  loadLocomo,
+  LOCOMO_DEV,
+  type QuestionScore,
+  scoredQuestions,
+  scoreRanking,
+  scoreTable,
+  sessionTurns,
+} from "./helpers/locomo.ts";
+
+/** One asked question and where its score comes from. */
+interface Asked {
+  conversation: string;
+  question: string;
+  category: string;
+  evidence: Set<string>;
+}
+
+/** Each lever's "off" value: the ablation. */
+const ABLATION: [string, Partial<RecallTuning>][] = [
+  ["follows hop 2", { followsHops: 1 }],
+];
+
+/** The sequence carry off: the "without follows" figures. */
+const NO_FOLLOWS: Partial<RecallTuning> = { followsCarry: 0 };
+
+/** Values tried per lever for the leave-one-conversation-out choice. */
+const GRID: [string, Partial<RecallTuning>[]][] = [
+  [
+    "follows hops",
+    [
+      { followsHops: 1 },
+      ...[2, 3].flatMap((hops) =>
+        [0.5, 0.7, 0.85].map((share) => ({ followsHops: hops, followsHopShare: share }))
+      ),
+    ],
+  ],
+];
+
+async function buildLibrary(path: string) {
+  const data = loadLocomo(path);
+  const dir = Deno.makeTempDirSync({ prefix: "mema-levers-" });
+  const store = await openStore(`${dir}/locomo.sqlite3`, { cacheDir: `${dir}/cache` });
+  const ctx: ServiceContext = {
+    store,
+    caller: { client: "bench", agentId: "locomo" },
+    settings: { workspaceIsolation: "none", includeSize: true },
+  };
+  const dia = new Map<number, string>();
+  const asked: Asked[] = [];
+  for (const conversation of data) {
+    let previous: { session: number; id: number } | undefined;
+    for (const { turn, time, session, content, diaId } of sessionTurns(conversation)) {
+      const follows = previous?.session === session ? previous.id : undefined;
+      const { memoryId } = await rememberMemory(ctx, {
+        content,
+        subject: `${turn.speaker} in session ${session}`,
+        workspace: conversation.sample_id,
+        eventTime: time,
+        sourceType: "document_extracted",
+        sourceRef: `locomo:${conversation.sample_id}:${turn.dia_id}`,
+        follows,
+      });
+      dia.set(memoryId, diaId);
+      previous = { session, id: memoryId };
+    }
+    for (const { question, category, evidence } of scoredQuestions(conversation)) {
+      asked.push({
+        conversation: conversation.sample_id,
+        question: question.question,
+        category,
+        evidence,
+      });
+    }
+  }
+  const cleanup = () => {
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  };
+  return { ctx, dia, asked, conversations: data.map((c) => c.sample_id), cleanup };
+}
+
+type Library = Awaited<ReturnType<typeof buildLibrary>>;
+
+/** Scores every question under one setting. */
+function run(library: Library, tuning: Partial<RecallTuning>): (QuestionScore & Asked)[] {
+  return library.asked.map((item) => {
+    const page = findMemories(library.ctx, {
+      query: item.question,
+      workspace: item.conversation,
+      workspaceOnly: true,
+      limit: 10,
+      tuning,
+    });
+    const ranked = page.items.map((entry) => library.dia.get(entry.memory.id));
+    return { ...item, ...scoreRanking(ranked, item.evidence, item.category) };
+  });
+}
+
+const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+const f3 = (value: number) => value.toFixed(3);
+
+function perConversation(library: Library, scores: (QuestionScore & Asked)[]): number[] {
+  return library.conversations.map((id) =>
+    mean(scores.filter((s) => s.conversation === id).map((s) => s.r10))
+  );
+}
+
+function row(library: Library, label: string, scores: (QuestionScore & Asked)[]): string {
+  const table = scoreTable(scores);
+  const cell = (category: string) =>
+    table.find((entry) => entry.category === category)?.recall_at_10.toFixed(3) ?? "-";
+  return `| ${label} | ${cell("overall")} | ${
+    perConversation(library, scores).map(f3).join(" | ")
+  } | ${["multi-hop", "temporal", "open-domain", "single-hop"].map(cell).join(" | ")} | ${
+    table[0].mrr.toFixed(3)
+  } |`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      data: { type: "string", default: LOCOMO_DEV },
+      grid: { type: "boolean", default: false },
+      misses: { type: "string" },
+      tuning: { type: "string", default: "{}" },
+    },
+  });
+  const library = await buildLibrary(values.data);
+  const base: Partial<RecallTuning> = JSON.parse(values.tuning);
+  try {
+    const header = `| setting | R@10 | ${library.conversations.join(" | ")} | multi-hop | ` +
+      `temporal | open-domain | single-hop | MRR |`;
+    const rule = `|${"---|".repeat(header.split("|").length - 2)}`;
+    console.log(`LoCoMo dev, ${library.asked.length} questions, R@10 (in process)`);
+    console.log(`shipped levers: ${JSON.stringify({ ...DEFAULT_TUNING, ...base })}`);
+    console.log(header);
+    console.log(rule);
+    const shipped = run(library, base);
+    console.log(row(library, "shipped", shipped));
+    console.log(row(library, "shipped, no follows", run(library, { ...base, ...NO_FOLLOWS })));
+    for (const [label, off] of ABLATION) {
+      console.log(row(library, `${label} off`, run(library, { ...base, ...off })));
+      console.log(
+        row(library, `${label} off, no follows`, run(library, { ...base, ...off, ...NO_FOLLOWS })),
+      );
+    }
+    if (values.misses) {
+      const lines = shipped.filter((s) => s.r10 < 1).map((s) =>
+        `${s.conversation}\t${s.category}\t${s.r10.toFixed(2)}\t${s.question}\t${[...s.evidence]}`
+      );
+      Deno.writeTextFileSync(values.misses, lines.join("\n") + "\n");
+    }
+    if (!values.grid) return;
+    for (const [lever, settings] of GRID) {
+      console.log(`\n${lever}: R@10 per conversation for each value, then the held-out choice`);
+      const results = settings.map((setting) => {
+        const scores = run(library, { ...base, ...setting });
+        return { setting, scores, per: perConversation(library, scores) };
+      });
+      for (const result of results) {
+        console.log(`  ${JSON.stringify(result.setting)}: ${result.per.map(f3).join(" / ")}`);
+      }
+      for (const [fold, held] of library.conversations.entries()) {
+        const trainScore = (r: (typeof results)[number]) =>
+          mean(r.scores.filter((s) => s.conversation !== held).map((s) => s.r10));
+        const best = results.reduce((top, r) => trainScore(r) > trainScore(top) ? r : top);
+        console.log(
+          `  leave ${held} out: ${JSON.stringify(best.setting)} (train ${
+            f3(trainScore(best))
+          }) → held out ${f3(best.per[fold])}`,
+        );
+      }
+    }
+  } finally {
+    library.cleanup();
+  }
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,38 @@
+/**
+ * The recall levers as one value, so a benchmark can switch each off (the ablation) or try
+ * other values (leave-one-conversation-out selection) through `find` itself. Defaults are
+ * the constants of `constants.ts`; nothing user-facing sets a lever.
+ *
+ * @example
+ * ```ts
+ * import { recallTuning } from "./src/recall/tuning.ts";
+ * recallTuning({ followsCarry: 0 }).followsCarry; // 0
+ * ```
+ * @module
+ */
+import { BM25_B, FOLLOWS_CARRY, FOLLOWS_HOP_SHARE, FOLLOWS_HOPS } from "./constants.ts";
+
+/** Every lever of the rerank that the LoCoMo benchmark measures. */
+export interface RecallTuning {
+  /** Share of a hit's score lent to the memory that follows it (0: off). */
+  followsCarry: number;
+  /** How many memories down a sequence a hit lends its score. */
+  followsHops: number;
+  /** Share of what one hop received that the next hop receives. */
+  followsHopShare: number;
+  /** BM25 length normalization of the rerank. */
+  bm25B: number;
+}
+
+/** The levers as shipped. */
+export const DEFAULT_TUNING: Readonly<RecallTuning> = {
+  followsCarry: FOLLOWS_CARRY,
+  followsHops: FOLLOWS_HOPS,
+  followsHopShare: FOLLOWS_HOP_SHARE,
+  bm25B: BM25_B,
+};
+
+/** The shipped levers with `overrides` applied. */
+export function recallTuning(overrides: Partial<RecallTuning> = {}): RecallTuning {
+  return { ...DEFAULT_TUNING, ...overrides };
+}
