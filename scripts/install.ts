@@ -134,7 +134,10 @@ function installShim(root: string): string {
   const script = [
     "#!/bin/sh",
     `# mema from the checkout ${ROOT}, run by the Deno copied at install (scripts/install.ts)`,
-    `exec ${shellQuote(deno)} run --allow-all --config ${shellQuote(`${ROOT}/deno.json`)} ` +
+    // --quiet: Deno's own progress lines would reach cron's mail and clients' logs.
+    `exec ${shellQuote(deno)} run --quiet --allow-all --config ${
+      shellQuote(`${ROOT}/deno.json`)
+    } ` +
     `${shellQuote(`${ROOT}/main.ts`)} "$@"`,
     "",
   ].join("\n");

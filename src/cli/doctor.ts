@@ -4,8 +4,9 @@
  * client passes, exactly as `mema serve` would take it.
  * @module
  */
-import { parseArgs } from "node:util";
 import { type Finding, runDoctor } from "../doctor/mod.ts";
+import { VERSION } from "../version.ts";
+import { type CommandSpec, parseCommandArgs } from "./command.ts";
 
 const MARK: Record<Finding["severity"], string> = {
   info: "ok  ",
@@ -13,40 +14,74 @@ const MARK: Record<Finding["severity"], string> = {
   critical: "CRIT",
 };
 
+/**
+ * Version of `mema doctor --json`'s layout (documented in the README). Bumped when a field is
+ * removed or changes meaning; new fields may appear within a version.
+ */
+export const DOCTOR_JSON_SCHEMA_VERSION = 1;
+
+const STATUS = ["healthy", "warnings", "critical"] as const;
+
+/** `mema doctor --json` (schema version 1). */
+export interface DoctorJson {
+  schema_version: number;
+  mema_version: string;
+  status: (typeof STATUS)[number];
+  exit_code: number;
+  database?: string;
+  config?: string;
+  findings: Finding[];
+}
+
+/** `mema doctor`: its help and flags. */
+export const doctorSpec: CommandSpec = {
+  name: "doctor",
+  summary: "check config, identity, database and capabilities",
+  usage: ["doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]"],
+  description: [
+    "Prints one line per check (ok, WARN, CRIT) with a fix. A fresh, healthy install exits 0,",
+    "so `mema doctor` can gate CI. --json prints one object whose layout is versioned by its",
+    '"schema_version" field (see the README).',
+  ].join("\n"),
+  flags: {
+    json: { type: "boolean", help: "print the findings as JSON (schema_version 1)" },
+    deep: { type: "boolean", help: "also run PRAGMA quick_check over the database file" },
+    db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
+    config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
+    client: {
+      type: "string",
+      value: "NAME",
+      help: "check this client's identity as serve takes it",
+    },
+    "agent-id": { type: "string", value: "ID", help: "with --client: the agent id to check" },
+  },
+  exitCodes: { 0: "healthy", 1: "warnings", 2: "critical problems (or a bad command line)" },
+  run: doctorCommand,
+};
+
 /** Runs `mema doctor` and returns its exit code. */
 export async function doctorCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      json: { type: "boolean", default: false },
-      deep: { type: "boolean", default: false },
-      db: { type: "string" },
-      config: { type: "string" },
-      client: { type: "string" },
-      "agent-id": { type: "string" },
-    },
-    strict: true,
-  });
+  const flags = parseCommandArgs(doctorSpec, args);
   const report = await runDoctor({
     flags: {
-      dbPath: values.db,
-      configPath: values.config,
-      client: values.client,
-      agentId: values["agent-id"],
+      dbPath: flags.string("db"),
+      configPath: flags.string("config"),
+      client: flags.string("client"),
+      agentId: flags.string("agent-id"),
     },
-    deep: values.deep,
+    deep: flags.boolean("deep"),
   });
-  if (values.json) {
-    console.log(JSON.stringify(
-      {
-        exit_code: report.exitCode,
-        database: report.dbPath,
-        config: report.configPath,
-        findings: report.findings,
-      },
-      null,
-      2,
-    ));
+  if (flags.boolean("json")) {
+    const json: DoctorJson = {
+      schema_version: DOCTOR_JSON_SCHEMA_VERSION,
+      mema_version: VERSION,
+      status: STATUS[report.exitCode],
+      exit_code: report.exitCode,
+      database: report.dbPath,
+      config: report.configPath,
+      findings: report.findings,
+    };
+    console.log(JSON.stringify(json, null, 2));
     return report.exitCode;
   }
   for (const finding of report.findings) {

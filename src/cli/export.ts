@@ -5,7 +5,6 @@
  * complete (written beside, then renamed).
  * @module
  */
-import { parseArgs } from "node:util";
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import {
@@ -21,25 +20,49 @@ import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
+import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
 /** The name of the JSONL file inside the export directory. */
 export const JSONL_EXPORT_NAME = "memories.jsonl";
 
+/** `mema export`: its help and flags. */
+export const exportSpec: CommandSpec = {
+  name: "export",
+  summary: "write the facts in force out as Markdown files or one JSONL file",
+  usage: ["export DIR [--format md|jsonl] [--workspace W] [--include-history] [--db PATH]"],
+  description: [
+    "One Markdown file per memory (DIR/<workspace>/<id>-<subject>.md, with frontmatter), or",
+    "with --format jsonl one file, DIR/memories.jsonl (--include-history adds every version).",
+    "Files appear only once complete. Export only reads the database.",
+  ].join("\n"),
+  positionals: [{ name: "DIR", help: "the directory to write into (created if missing)" }],
+  flags: {
+    format: { type: "string", value: "md|jsonl", help: "file format (default md)" },
+    workspace: { type: "string", value: "W", help: "export one workspace only" },
+    "include-history": { type: "boolean", help: "with --format jsonl: every earlier version" },
+    db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
+    config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
+  },
+  exitCodes: {
+    0: "exported",
+    1: "the export failed (the reason is on stderr)",
+    2: "bad command line",
+  },
+  run: exportCommand,
+};
+
 /** Runs `mema export`. */
 export async function exportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      format: { type: "string", default: "md" },
-      workspace: { type: "string" },
-      "include-history": { type: "boolean", default: false },
-      db: { type: "string" },
-      config: { type: "string" },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const flags = parseCommandArgs(exportSpec, args);
+  const positionals = flags.positionals;
+  const values = {
+    format: flags.string("format") ?? "md",
+    workspace: flags.string("workspace"),
+    "include-history": flags.boolean("include-history"),
+    db: flags.string("db"),
+    config: flags.string("config"),
+  };
   let store: Store | undefined;
   try {
     if (positionals.length !== 1) {

@@ -1,37 +1,18 @@
 /**
- * `mema help` and `mema version`.
+ * `mema help [COMMAND]` and `mema version`. The overview lists every command from its
+ * `CommandSpec`; `mema help COMMAND` prints that command's own page.
  * @module
  */
 import { VERSION } from "../version.ts";
+import {
+  closestCommand,
+  type CommandSpec,
+  parseCommandArgs,
+  renderCommandHelp,
+  UsageError,
+} from "./command.ts";
 
-/** The usage text. */
-export const USAGE = `mema ${VERSION} — a trusted local fact layer for AI agents (MCP)
-
-Usage:
-  mema serve [--client NAME] [--agent-id ID] [--db PATH] [--config PATH]
-      Run the MCP server over stdio. Identity also comes from MEMA_CLIENT and
-      MEMA_AGENT_ID (or "client"/"agent_id" in the config file).
-  mema serve --http [--host 127.0.0.1] [--port 8000] [--allow-remote] [--db PATH]
-      Serve streamable HTTP at http://HOST:PORT/mcp, one process for many
-      clients; each request names itself in X-Mema-Client / X-Mema-Agent-Id.
-      Loopback only, unless --allow-remote and MEMA_HTTP_TOKEN are both given.
-  mema doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]
-      Check config, identity, database and capabilities. Exit 0 healthy,
-      1 warnings, 2 critical problems. --client/--agent-id check one MCP
-      client's identity as serve would take it.
-  mema setup [--model ID] [--install] [--allow-unverified] [--config PATH]
-      Check the environment and write the config file, without network.
-      --model static-wink-100d builds the offline English model locally;
-      --install downloads a model (default multilingual-e5-small).
-  mema scan [--db PATH] [--config PATH] [--max-memories N] [--quiet]
-      Run the scheduled conflict scan until its round completes (for cron).
-  mema export DIR [--format md|jsonl] [--workspace W] [--include-history] [--db PATH]
-      Write the facts in force to DIR: one Markdown file per memory (with
-      frontmatter) or one JSONL file (--include-history adds every version).
-  mema version
-  mema help
-
-Environment:
+const ENVIRONMENT = `Environment:
   MEMA_CONFIG     config file (default ~/.config/mema/config.json)
   MEMA_DB_PATH    database file (default ~/.local/share/mema/mema.sqlite3)
   MEMA_CLIENT     client name, e.g. cursor
@@ -40,17 +21,59 @@ Environment:
   MEMA_HTTP_TOKEN bearer token every HTTP request must carry (>= 32 characters)
   MEMA_EMBEDDING_MODEL  embedding model id ("none" turns it off)
   MEMA_MODELS_DIR       where models live (default ~/.cache/mema/models)
-  (MEMORY_ARBITER_* names of the same meaning are accepted too)
-`;
+  (MEMORY_ARBITER_* names of the same meaning are accepted too)`;
 
-/** Prints the usage text. */
-export function helpCommand(): number {
-  console.log(USAGE);
-  return 0;
+/** The overview `mema help` prints: every command's usage lines and summary. */
+export function renderOverview(commands: readonly CommandSpec[]): string {
+  const lines = [`mema ${VERSION} — a trusted local fact layer for AI agents (MCP)`, "", "Usage:"];
+  for (const spec of commands) {
+    if (spec.hidden) continue;
+    for (const usage of spec.usage) lines.push(`  mema ${usage}`);
+    lines.push(`      ${spec.summary}`);
+  }
+  lines.push("", "`mema help COMMAND` (or `mema COMMAND --help`) explains one command.", "");
+  lines.push(ENVIRONMENT);
+  return lines.join("\n");
 }
 
-/** Prints the version. */
-export function versionCommand(): number {
-  console.log(`mema ${VERSION}`);
-  return 0;
+/** `mema help`, over the command list it is given (src/cli/mod.ts). */
+export function helpSpec(commands: () => readonly CommandSpec[]): CommandSpec {
+  const spec: CommandSpec = {
+    name: "help",
+    summary: "list the commands, or explain one",
+    usage: ["help [COMMAND]"],
+    flags: {},
+    positionals: [{ name: "COMMAND", help: "the command to explain" }],
+    run(args) {
+      const [name] = parseCommandArgs(spec, args).positionals;
+      if (name === undefined) {
+        console.log(renderOverview(commands()));
+        return 0;
+      }
+      const found = commands().find((command) => command.name === name);
+      if (!found) {
+        const near = closestCommand(name, commands());
+        throw new UsageError(
+          `no command "${name}"${near ? ` (did you mean ${near}?)` : ""}`,
+          "help",
+        );
+      }
+      console.log(renderCommandHelp(found));
+      return 0;
+    },
+  };
+  return spec;
 }
+
+/** `mema version`. */
+export const versionSpec: CommandSpec = {
+  name: "version",
+  summary: "print the version",
+  usage: ["version"],
+  flags: {},
+  run(args) {
+    parseCommandArgs(versionSpec, args);
+    console.log(`mema ${VERSION}`);
+    return 0;
+  },
+};

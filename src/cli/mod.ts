@@ -1,5 +1,6 @@
 /**
- * The command line: one subcommand per file, dispatched here.
+ * The command line: one subcommand per file, each described by a `CommandSpec`
+ * (src/cli/command.ts) and listed once in `COMMANDS` below.
  *
  * @example
  * ```ts
@@ -8,47 +9,68 @@
  * ```
  * @module
  */
-import { doctorCommand } from "./doctor.ts";
-import { exportCommand } from "./export.ts";
-import { helpCommand, USAGE, versionCommand } from "./help.ts";
+import { clientSpec } from "./client.ts";
+import { closestCommand, type CommandSpec, renderCommandHelp, UsageError } from "./command.ts";
+import { doctorSpec } from "./doctor.ts";
+import { exportSpec } from "./export.ts";
+import { helpSpec, renderOverview, versionSpec } from "./help.ts";
 import { EXIT_USAGE, reportFailure } from "./output.ts";
-import { serveCommand } from "./serve.ts";
-import { scanCommand } from "./scan.ts";
-import { setupCommand } from "./setup.ts";
+import { scanSpec } from "./scan.ts";
+import { serveSpec } from "./serve.ts";
+import { setupSpec } from "./setup.ts";
 
-const COMMANDS: Record<string, (args: string[]) => number | Promise<number>> = {
-  serve: serveCommand,
-  doctor: doctorCommand,
-  setup: setupCommand,
-  scan: scanCommand,
-  export: exportCommand,
-  version: versionCommand,
-  "--version": versionCommand,
-  help: helpCommand,
-  "--help": helpCommand,
-  "-h": helpCommand,
-};
+/**
+ * Every command, in the order `mema help` lists them. A new command: a file exporting its
+ * `CommandSpec` (help, flags, run), imported above and added here.
+ */
+const COMMANDS: CommandSpec[] = [
+  serveSpec,
+  doctorSpec,
+  setupSpec,
+  scanSpec,
+  exportSpec,
+  clientSpec,
+  versionSpec,
+  helpSpec(() => COMMANDS),
+];
+
+/** Other spellings of a command. */
+const ALIASES: Record<string, string> = { "--version": "version", "--help": "help", "-h": "help" };
+
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === "--help" || arg === "-h");
+}
 
 /** Runs a command line and returns the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined) {
-    console.error(USAGE);
+  const [given, ...rest] = argv;
+  if (given === undefined) {
+    console.error(renderOverview(COMMANDS));
     return EXIT_USAGE;
   }
-  const command = COMMANDS[name];
+  const name = ALIASES[given] ?? given;
+  const command = COMMANDS.find((spec) => spec.name === name);
   if (!command) {
-    console.error(`mema: unknown command "${name}"\n\n${USAGE}`);
+    const near = closestCommand(given, COMMANDS);
+    console.error(
+      `mema: unknown command "${given}"${near ? ` — did you mean "${near}"?` : ""}\n` +
+        "Run `mema help` for the list of commands.",
+    );
     return EXIT_USAGE;
+  }
+  if (command.name !== "help" && asksForHelp(rest)) {
+    console.log(renderCommandHelp(command));
+    return 0;
   }
   try {
-    return await command(rest);
+    return await command.run(rest);
   } catch (error) {
-    if (
-      error instanceof TypeError && "code" in error &&
-      String(error.code).startsWith("ERR_PARSE_ARGS")
-    ) {
-      console.error(`mema ${name}: ${error.message}\n\n${USAGE}`);
+    if (error instanceof UsageError) {
+      const next = command.name === "help"
+        ? "Run `mema help` for the list of commands."
+        : `Run \`mema help ${command.name}\` for its flags.`;
+      console.error(`mema ${error.command ?? command.name}: ${error.message}\n${next}`);
       return EXIT_USAGE;
     }
     return reportFailure(error);

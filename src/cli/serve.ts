@@ -6,7 +6,6 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { loadConfig, requireIdentity } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { LineStdioTransport } from "../mcp/stdio.ts";
@@ -23,9 +22,39 @@ import { SemanticIndex } from "../evidence/semantic.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { backupRefusal } from "../memory/backup.ts";
 import { openStore } from "../store/mod.ts";
+import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
 import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
+
+/** `mema serve`: its help and flags. */
+export const serveSpec: CommandSpec = {
+  name: "serve",
+  summary: "run the MCP server (stdio, or streamable HTTP with --http)",
+  usage: [
+    "serve [--client NAME] [--agent-id ID] [--db PATH] [--config PATH]",
+    "serve --http [--host 127.0.0.1] [--port 8000] [--allow-remote] [--db PATH]",
+  ],
+  description: [
+    "Over stdio, one process serves one client; identity comes from --client/--agent-id,",
+    "MEMA_CLIENT/MEMA_AGENT_ID or the config file. `mema client NAME` prints the entry.",
+    "With --http, one process serves many clients at http://HOST:PORT/mcp; each request",
+    "names itself in X-Mema-Client / X-Mema-Agent-Id. Loopback only, unless --allow-remote",
+    "and MEMA_HTTP_TOKEN are both given.",
+  ].join("\n"),
+  flags: {
+    client: { type: "string", value: "NAME", help: "client name, e.g. cursor (stdio)" },
+    "agent-id": { type: "string", value: "ID", help: "agent id, e.g. cursor-main (stdio)" },
+    db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
+    config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
+    http: { type: "boolean", help: "serve streamable HTTP instead of stdio" },
+    host: { type: "string", value: "HOST", help: "HTTP address (default 127.0.0.1)" },
+    port: { type: "string", value: "PORT", help: "HTTP port (default 8000)" },
+    "allow-remote": { type: "boolean", help: "listen beyond loopback (needs MEMA_HTTP_TOKEN)" },
+  },
+  exitCodes: { 0: "stopped cleanly", 1: "could not start or failed", 2: "bad command line" },
+  run: serveCommand,
+};
 
 /**
  * Runs `mema serve`; resolves with the exit code when the client disconnects
@@ -33,38 +62,25 @@ import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
  * store, each within a bound (src/cli/serve_constants.ts).
  */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      client: { type: "string" },
-      "agent-id": { type: "string" },
-      db: { type: "string" },
-      config: { type: "string" },
-      http: { type: "boolean" },
-      host: { type: "string" },
-      port: { type: "string" },
-      "allow-remote": { type: "boolean" },
-    },
-    strict: true,
-  });
+  const flags = parseCommandArgs(serveSpec, args);
   const stop = listenForStop();
   let store;
   let worker: JobWorker | undefined;
   try {
     const config = loadConfig({
       flags: {
-        client: values.client,
-        agentId: values["agent-id"],
-        dbPath: values.db,
-        configPath: values.config,
-        transport: values.http ? "http" : undefined,
-        httpHost: values.host,
-        httpPort: values.port,
+        client: flags.string("client"),
+        agentId: flags.string("agent-id"),
+        dbPath: flags.string("db"),
+        configPath: flags.string("config"),
+        transport: flags.boolean("http") ? "http" : undefined,
+        httpHost: flags.string("host"),
+        httpPort: flags.string("port"),
       },
     });
     const http = resolveHttpOptions(config, {
-      allowRemote: values["allow-remote"],
-      hostOrPortFlag: values.host !== undefined || values.port !== undefined,
+      allowRemote: flags.boolean("allow-remote"),
+      hostOrPortFlag: flags.string("host") !== undefined || flags.string("port") !== undefined,
     });
     const caller = http ? HTTP_SERVER_CALLER : requireIdentity(config);
     store = await openStore(config.dbPath, {

@@ -9,7 +9,6 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
@@ -20,6 +19,7 @@ import { createProgressReporter } from "../models/progress.ts";
 import { buildStaticModel } from "../models/static_model.ts";
 import { dirName, isDirWritable, pathExists } from "../platform/mod.ts";
 import { extractVecExtension } from "../store/vec_extension.ts";
+import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
 /** The model `--install` fetches when none is named. */
@@ -109,34 +109,46 @@ async function provideModel(
   }
 }
 
+/** `mema setup`: its help and flags. */
+export const setupSpec: CommandSpec = {
+  name: "setup",
+  summary: "check the environment, write the config file, choose a model",
+  usage: ["setup [--model ID] [--install] [--allow-unverified] [--config PATH]"],
+  description: [
+    "Without --install nothing touches the network. --model static-wink-100d builds the",
+    "offline English model locally; --install downloads a model (default",
+    `${DEFAULT_INSTALL_MODEL}) with resume, mirrors and sha256 checks.`,
+  ].join("\n"),
+  flags: {
+    model: { type: "string", value: "ID", help: "the model to use (models.manifest.json)" },
+    install: { type: "boolean", help: "download the model (network)" },
+    "allow-unverified": { type: "boolean", help: "accept files the manifest has no sha256 for" },
+    config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
+  },
+  exitCodes: { 0: "done", 1: "a check or the model failed", 2: "bad command line" },
+  run: setupCommand,
+};
+
 /** Runs `mema setup`; returns the exit code. */
 export async function setupCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      install: { type: "boolean", default: false },
-      model: { type: "string" },
-      "allow-unverified": { type: "boolean", default: false },
-      config: { type: "string" },
-    },
-    strict: true,
-  });
+  const flags = parseCommandArgs(setupSpec, args);
   try {
-    const config = loadConfig({ flags: { configPath: values.config } });
+    const config = loadConfig({ flags: { configPath: flags.string("config") } });
     let failed = false;
     console.log(`mema setup (config ${config.configPath})`);
     for (const check of await environmentChecks(config)) {
       console.log(`  ${check.ok ? "ok  " : "WARN"} ${check.label}: ${check.detail}`);
     }
-    const modelId = values.model ?? (values.install ? DEFAULT_INSTALL_MODEL : undefined);
+    const modelId = flags.string("model") ??
+      (flags.boolean("install") ? DEFAULT_INSTALL_MODEL : undefined);
     const changes: Record<string, unknown> = {};
     if (!config.configFileFound) changes.db_path = config.dbPath;
     if (modelId !== undefined) {
       const entry = findModel(loadManifest(config.manifestPath), modelId);
       try {
         console.log(`  ${await provideModel(entry, config, {
-          install: values.install,
-          allowUnverified: values["allow-unverified"],
+          install: flags.boolean("install"),
+          allowUnverified: flags.boolean("allow-unverified"),
         })}`);
         // An NLI model becomes the conflict judge; an embedding model the recall model.
         changes[entry.task === "nli" ? "judge_model" : "embedding_model"] = entry.id;

@@ -326,3 +326,28 @@ export function openTextWriter(path: string): TextFileWriter {
     },
   };
 }
+
+/** The executable running this process (the compiled `mema`, or `deno`). */
+export function executablePath(): string {
+  return Deno.execPath();
+}
+
+/** The Deno version running this process, e.g. "2.9.6". */
+export function runtimeVersion(): string {
+  return Deno.version.deno;
+}
+
+/** The first executable file called `name` in a PATH directory (or in `extraDirs`), if any. */
+export function findExecutable(name: string, extraDirs: string[] = []): string | undefined {
+  const dirs = [...(envVar("PATH") ?? "").split(":").filter(Boolean), ...extraDirs];
+  for (const dir of dirs) {
+    const path = `${dir.replace(/\/$/, "")}/${name}`;
+    try {
+      const info = Deno.statSync(path);
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return path;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}

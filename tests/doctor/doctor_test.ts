@@ -207,3 +207,25 @@ Deno.test("doctor: the vector chain reports a ready index, then a mismatch", asy
     home.cleanup();
   }
 });
+
+Deno.test("doctor --json: a versioned layout with status and exit code", async () => {
+  const home = makeTempHome();
+  try {
+    const run = await runCli(home, ["doctor", "--json"]);
+    assert.equal(run.code, 0, run.stdout);
+    const report = JSON.parse(run.stdout);
+    assert.equal(report.schema_version, 1);
+    assert.equal(report.status, "healthy");
+    assert.equal(report.exit_code, 0);
+    assert.match(report.mema_version, /^\d+\.\d+\.\d+/);
+    assert.equal(typeof report.database, "string");
+    for (const finding of report.findings) {
+      assert.deepEqual(
+        Object.keys(finding).filter((key) => !["fix_hint"].includes(key)).sort(),
+        ["check_id", "detail", "severity", "title"],
+      );
+    }
+  } finally {
+    home.cleanup();
+  }
+});

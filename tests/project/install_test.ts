@@ -112,3 +112,44 @@ Deno.test("after an npx install, mema runs in a new shell without deno on PATH",
     }
   }
 });
+
+/** The README's cron line without its five schedule fields. */
+function readmeCronCommand(): string {
+  const readme = Deno.readTextFileSync(`${ROOT}/README.md`);
+  const block = readme.match(/```cron\n([^\n]+)\n```/);
+  assert.ok(block, "the README has a cron block");
+  return block[1].trim().split(/\s+/).slice(5).join(" ");
+}
+
+Deno.test("the README's cron line runs the installed mema silently; client entries use it", async () => {
+  // A user's home: `task install` puts mema in ~/.local, the cron line names $HOME/.local/bin.
+  const home = Deno.makeTempDirSync({ prefix: "mema-cron-home-" });
+  const userPath = basicPath();
+  try {
+    const installed = await run(Deno.execPath(), [
+      "run",
+      "--allow-all",
+      `${ROOT}/scripts/install.ts`,
+      "--mode",
+      "shim",
+      "--root",
+      `${home}/.local`,
+    ]);
+    assert.equal(installed.code, 0, installed.output);
+    // cron runs `sh -c LINE` with HOME set and a minimal PATH (no deno, no mema).
+    const cronEnv = { HOME: home, PATH: userPath, SHELL: "/bin/sh" };
+    const line = readmeCronCommand();
+    for (const attempt of ["first", "second"]) {
+      const scan = await run(`${userPath}/sh`, ["-c", line], cronEnv);
+      assert.equal(scan.code, 0, `${attempt}: ${scan.output}`);
+      assert.equal(scan.output, "", `${attempt} run: cron would mail this`);
+    }
+    assert.ok(Deno.statSync(`${home}/.local/share/mema/mema.sqlite3`).isFile);
+    const entry = await run(`${home}/.local/bin/mema`, ["client", "cursor"], cronEnv);
+    assert.equal(entry.code, 0, entry.output);
+    assert.equal(JSON.parse(entry.stdout).mcpServers.mema.command, `${home}/.local/bin/mema`);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+    Deno.removeSync(userPath, { recursive: true });
+  }
+});
