@@ -57,9 +57,7 @@ try {
           const c = store.conflicts.get(id)!;
           console.log(
             JSON.stringify(c.members.map((m) => m.row_text)),
-            JSON.stringify(
-              (c as unknown as { detection?: { rule?: unknown } }).detection?.rule ?? "",
-            ),
+            (c as unknown as { evidence?: unknown }).evidence ?? "",
           );
         }
       }

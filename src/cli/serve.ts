@@ -6,13 +6,15 @@
  * @module
  */
 import process from "node:process";
-import { loadConfig, requireIdentity } from "../config/mod.ts";
+import { loadConfig, requireIdentity, requireStrictWorkspace } from "../config/mod.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { LineStdioTransport } from "../mcp/stdio.ts";
 import { createRuntime } from "../mcp/runtime.ts";
 import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
 import { settlesWithin } from "../platform/deadline.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { dirName, logInfo, logWarn } from "../platform/mod.ts";
+import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
+import type { CallerIdentity } from "../memory/context.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -32,19 +34,24 @@ export const serveSpec: CommandSpec = {
   name: "serve",
   summary: "run the MCP server (stdio, or streamable HTTP with --http)",
   usage: [
-    "serve [--client NAME] [--agent-id ID] [--db PATH] [--config PATH]",
+    "serve [--client NAME] [--agent-id ID] [--workspace NAME] [--db PATH] [--config PATH]",
     "serve --http [--host 127.0.0.1] [--port 8000] [--allow-remote] [--db PATH]",
   ],
   description: [
     "Over stdio, one process serves one client; identity comes from --client/--agent-id,",
     "MEMA_CLIENT/MEMA_AGENT_ID or the config file. `mema client NAME` prints the entry.",
     "With --http, one process serves many clients at http://HOST:PORT/mcp; each request",
-    "names itself in X-Mema-Client / X-Mema-Agent-Id. Loopback only, unless --allow-remote",
+    "names itself in X-Mema-Client / X-Mema-Agent-Id (and X-Mema-Workspace). Loopback only, unless --allow-remote",
     "and MEMA_HTTP_TOKEN are both given.",
   ].join("\n"),
   flags: {
     client: { type: "string", value: "NAME", help: "client name, e.g. cursor (stdio)" },
     "agent-id": { type: "string", value: "ID", help: "agent id, e.g. cursor-main (stdio)" },
+    workspace: {
+      type: "string",
+      value: "NAME",
+      help: "the caller's own workspace (default MEMA_WORKSPACE; stdio)",
+    },
     db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
     http: { type: "boolean", help: "serve streamable HTTP instead of stdio" },
@@ -71,6 +78,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       flags: {
         client: flags.string("client"),
         agentId: flags.string("agent-id"),
+        workspace: flags.string("workspace"),
         dbPath: flags.string("db"),
         configPath: flags.string("config"),
         transport: flags.boolean("http") ? "http" : undefined,
@@ -82,7 +90,12 @@ export async function serveCommand(args: string[]): Promise<number> {
       allowRemote: flags.boolean("allow-remote"),
       hostOrPortFlag: flags.string("host") !== undefined || flags.string("port") !== undefined,
     });
-    const caller = http ? HTTP_SERVER_CALLER : requireIdentity(config);
+    const identity = http ? HTTP_SERVER_CALLER : requireIdentity(config);
+    const caller: CallerIdentity = config.workspace === undefined
+      ? identity
+      : { ...identity, workspace: config.workspace };
+    // Over HTTP each request may name its workspace (X-Mema-Workspace) instead.
+    if (!http) requireStrictWorkspace(config);
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
@@ -100,6 +113,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         workspaceIsolation: config.workspaceIsolation,
         includeSize: config.includeSize,
         backupPath: config.backupPath,
+        recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
       },
     }, {
       dbPath: config.dbPath,
@@ -144,7 +158,9 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.stdin.on("end", () => void server.close());
     await server.connect(transport);
     logInfo(
-      `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId} (${runtime.capabilities().mode})`,
+      `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId}${
+        caller.workspace === undefined ? "" : ` in workspace ${caller.workspace}`
+      } (${config.workspaceIsolation} isolation, ${runtime.capabilities().mode})`,
     );
     void stop.requested.then(() => server.close());
     await closed;

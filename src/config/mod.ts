@@ -15,6 +15,7 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { envVar, readTextIfExists } from "../platform/mod.ts";
 import { closestName } from "../text/closest_name.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 
 /** Client and agent names: what HTTP headers and stdio config both accept. */
@@ -37,6 +38,7 @@ const configFileSchema = z.object({
   db_path: z.string().min(1).optional(),
   client: identityName(CLIENT_MAX).optional(),
   agent_id: identityName(AGENT_ID_MAX).optional(),
+  workspace: z.string().min(1).max(WORKSPACE_MAX_CHARS).optional(),
   workspace_isolation: z.enum(["none", "weak", "strict"]).optional(),
   include_size: z.boolean().optional(),
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
@@ -64,6 +66,9 @@ export const CONFIG_KEYS: readonly string[] = Object.keys(configFileSchema.shape
 /** Where a setting's value came from. */
 export type SettingSource = "default" | "file" | "env" | "flag";
 
+/** How workspaces separate callers (SPEC §9). */
+export type WorkspaceIsolation = "none" | "weak" | "strict";
+
 /** The resolved configuration every command works from. */
 export interface MemaConfig {
   configPath: string;
@@ -71,7 +76,9 @@ export interface MemaConfig {
   dbPath: string;
   client?: string;
   agentId?: string;
-  workspaceIsolation: "none" | "weak" | "strict";
+  /** The caller's own workspace (canonical), when configured. */
+  workspace?: string;
+  workspaceIsolation: WorkspaceIsolation;
   includeSize: boolean;
   busyTimeoutMs: number;
   cacheDir: string;
@@ -100,7 +107,10 @@ export interface MemaConfig {
   /** Manifest id of the NLI judge, or undefined for rules only. */
   judgeModel?: string;
   judgeThresholds?: { conflict: number; possible: number };
-  sources: Record<"dbPath" | "client" | "agentId", SettingSource>;
+  sources: Record<
+    "dbPath" | "client" | "agentId" | "workspace" | "workspaceIsolation",
+    SettingSource
+  >;
 }
 
 /** Values given on the command line. */
@@ -108,6 +118,7 @@ export interface ConfigFlags {
   dbPath?: string;
   client?: string;
   agentId?: string;
+  workspace?: string;
   configPath?: string;
   transport?: "stdio" | "http";
   httpHost?: string;
@@ -126,6 +137,8 @@ const ENV_NAMES = {
   dbPath: ["MEMA_DB_PATH", "MEMORY_ARBITER_DB_PATH"],
   client: ["MEMA_CLIENT", "MEMORY_ARBITER_CLIENT"],
   agentId: ["MEMA_AGENT_ID", "MEMORY_ARBITER_AGENT_ID"],
+  workspace: ["MEMA_WORKSPACE", "MEMORY_ARBITER_WORKSPACE"],
+  workspaceIsolation: ["MEMA_WORKSPACE_ISOLATION", "MEMORY_ARBITER_WORKSPACE_ISOLATION"],
   embeddingModel: ["MEMA_EMBEDDING_MODEL"],
   modelsDir: ["MEMA_MODELS_DIR"],
   manifestPath: ["MEMA_MANIFEST"],
@@ -186,6 +199,35 @@ function checkIdentity(value: string, origin: string, max: number): string {
       "config_invalid",
       `${origin} must be 1-${max} characters of letters, digits and . _ : @ - (got "${value}")`,
       { field: origin },
+    );
+  }
+  return value;
+}
+
+/** A caller workspace as configured: its canonical name, or a `config_invalid` naming `origin`. */
+function checkCallerWorkspace(value: string, origin: string): string {
+  const canonical = canonicalWorkspace(value);
+  if (value.length > WORKSPACE_MAX_CHARS || canonical.length > WORKSPACE_MAX_CHARS) {
+    throw new MemaError(
+      "config_invalid",
+      `${origin} must be at most ${WORKSPACE_MAX_CHARS} characters`,
+      { field: origin },
+    );
+  }
+  if ([...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)) {
+    throw new MemaError("config_invalid", `${origin} must not contain control characters`, {
+      field: origin,
+    });
+  }
+  return canonical;
+}
+
+function checkIsolation(value: string, origin: string): WorkspaceIsolation {
+  if (value !== "none" && value !== "weak" && value !== "strict") {
+    throw new MemaError(
+      "config_invalid",
+      `${origin} must be "none", "weak" or "strict" (got "${value}")`,
+      { field: origin, didYouMean: closestName(value, ["none", "weak", "strict"]) },
     );
   }
   return value;
@@ -266,6 +308,8 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     dbPath: "default",
     client: "default",
     agentId: "default",
+    workspace: "default",
+    workspaceIsolation: "default",
   };
 
   let dbPath = defaultDbPath();
@@ -295,6 +339,31 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   }
   if (flags.agentId) {
     [agentId, sources.agentId] = [checkIdentity(flags.agentId, "--agent-id", AGENT_ID_MAX), "flag"];
+  }
+
+  let workspace = file.workspace === undefined
+    ? undefined
+    : checkCallerWorkspace(file.workspace, "workspace");
+  if (workspace !== undefined) sources.workspace = "file";
+  const envWorkspace = fromEnv(ENV_NAMES.workspace);
+  if (envWorkspace) {
+    [workspace, sources.workspace] = [
+      checkCallerWorkspace(envWorkspace.value, envWorkspace.name),
+      "env",
+    ];
+  }
+  if (flags.workspace !== undefined) {
+    [workspace, sources.workspace] = [checkCallerWorkspace(flags.workspace, "--workspace"), "flag"];
+  }
+
+  let workspaceIsolation: WorkspaceIsolation = file.workspace_isolation ?? "none";
+  if (file.workspace_isolation) sources.workspaceIsolation = "file";
+  const envIsolation = fromEnv(ENV_NAMES.workspaceIsolation);
+  if (envIsolation) {
+    [workspaceIsolation, sources.workspaceIsolation] = [
+      checkIsolation(envIsolation.value, envIsolation.name),
+      "env",
+    ];
   }
 
   const envModel = fromEnv(ENV_NAMES.embeddingModel)?.value;
@@ -338,7 +407,8 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     dbPath,
     client,
     agentId,
-    workspaceIsolation: file.workspace_isolation ?? "none",
+    workspace,
+    workspaceIsolation,
     includeSize: file.include_size ?? true,
     busyTimeoutMs: file.busy_timeout_ms ?? 5000,
     cacheDir: cacheDir(),
@@ -370,4 +440,18 @@ export function requireIdentity(config: MemaConfig): Identity {
     );
   }
   return { client: config.client!, agentId: config.agentId! };
+}
+
+/** Strict isolation needs the caller's own workspace; says exactly how to set it. */
+export function requireStrictWorkspace(config: MemaConfig): void {
+  if (config.workspaceIsolation !== "strict" || config.workspace !== undefined) return;
+  throw new MemaError(
+    "config_invalid",
+    "workspace_isolation is strict but no workspace is set for this caller",
+    {
+      field: "workspace",
+      hint:
+        `strict isolation limits every call to the caller's own workspace: set MEMA_WORKSPACE in the MCP client's "env" block, "workspace" in ${config.configPath}, or pass --workspace (or choose workspace_isolation "none" or "weak")`,
+    },
+  );
 }

@@ -21,6 +21,7 @@ import { nowIso } from "../platform/mod.ts";
 import type { ConflictMember, ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import { SOURCE_TYPES } from "../store/mod.ts";
 import { sameStatedValue } from "./events.ts";
+import { conflictNotFound, conflictVisible } from "./visibility.ts";
 
 /** The per-member actions of a plan. */
 export const PLAN_ACTIONS = [
@@ -125,16 +126,11 @@ export function defaultPlan(
 ): { memory_id: number; action: PlanAction }[] {
   return group.members.map((member) => {
     const memory = members.find((m) => m.id === member.memory_id);
-    const corrected = memory && correctedContent(group, member, memory, chosen);
-    // A correction that would repeat another member word for word adds nothing (and the
-    // store keeps one copy of a text per workspace): annotate that member instead.
-    const repeats = corrected !== undefined &&
-      members.some((m) => m.id !== member.memory_id && m.content === corrected);
     const action: PlanAction = holdsValue(group, member.memory_id, chosen)
       ? "use_as_resolution"
       : options.preserveHistory
       ? "preserve_historical_record"
-      : corrected !== undefined && !repeats
+      : memory && correctedContent(group, member, memory, chosen) !== undefined
       ? "update_current_claim"
       : "append_superseded_context";
     return { memory_id: member.memory_id, action };
@@ -174,11 +170,7 @@ export function suggestResolution(
 
 function loadGroup(ctx: ServiceContext, conflictId: number): ConflictRecord {
   const group = ctx.store.conflicts.get(conflictId);
-  if (!group) {
-    throw new MemaError("not_found", `conflict ${conflictId} does not exist`, {
-      field: "conflict_id",
-    });
-  }
+  if (!group || !conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
   return group;
 }
 

@@ -13,8 +13,10 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { nowIso } from "../platform/mod.ts";
-import type { NoticeRecord, NoticeStatus, Store } from "../store/mod.ts";
-import { NOTICES_PER_RESPONSE } from "./constants_pipeline.ts";
+import type { NoticeRecord, NoticeStatus } from "../store/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { canSeeWorkspace, isStrict } from "../workspaces/access.ts";
+import { NOTICES_PER_RESPONSE, STRICT_NOTICE_WINDOW } from "./constants_pipeline.ts";
 
 /** A notice as responses show it. */
 export function presentNotice(notice: NoticeRecord): Record<string, unknown> {
@@ -37,19 +39,36 @@ export function presentNotice(notice: NoticeRecord): Record<string, unknown> {
   };
 }
 
-/** Pending notices for a response, marked delivered. */
+/**
+ * Whether the caller may see a notice: under strict isolation only when every memory it
+ * names is in the caller's workspace (a notice about another workspace is not theirs).
+ */
+export function noticeVisible(ctx: ServiceContext, notice: NoticeRecord): boolean {
+  if (!isStrict(ctx)) return true;
+  const ids = Array.isArray(notice.payload.memory_ids) ? notice.payload.memory_ids as number[] : [];
+  const memories = ctx.store.getMemories(ids.map(Number));
+  return ids.length > 0 && [...memories.values()].length === ids.length &&
+    [...memories.values()].every((m) => canSeeWorkspace(ctx, m.workspaceCanonical));
+}
+
+/** Pending notices for a response (those the caller may see), marked delivered. */
 export async function takeNotices(
-  store: Store,
+  ctx: ServiceContext,
   limit = NOTICES_PER_RESPONSE,
 ): Promise<Record<string, unknown>[]> {
+  const store = ctx.store;
+  // Under strict isolation notices of other workspaces are skipped: look further ahead.
+  const window = isStrict(ctx) ? STRICT_NOTICE_WINDOW : limit;
   try {
     // Most responses have nothing to deliver: look before taking the write lock.
     const any = store.read(() =>
-      store.conflicts.notices({ statuses: ["pending"], limit: 1, offset: 0 })
+      store.conflicts.notices({ statuses: ["pending"], limit: window, offset: 0 })
+        .some((notice) => noticeVisible(ctx, notice))
     );
-    if (any.length === 0) return [];
+    if (!any) return [];
     return await store.write(() => {
-      const pending = store.conflicts.notices({ statuses: ["pending"], limit, offset: 0 });
+      const pending = store.conflicts.notices({ statuses: ["pending"], limit: window, offset: 0 })
+        .filter((notice) => noticeVisible(ctx, notice)).slice(0, limit);
       if (pending.length === 0) return [];
       store.conflicts.setNoticeStatus(pending.map((n) => n.id), {
         status: "delivered",
@@ -66,7 +85,7 @@ export async function takeNotices(
 
 /** The `notice` task. */
 export async function manageNotices(
-  store: Store,
+  ctx: ServiceContext,
   input: {
     action: "list" | "read" | "dismiss" | "resolve";
     noticeId?: number;
@@ -74,10 +93,16 @@ export async function manageNotices(
     limit?: number;
   },
 ): Promise<Record<string, unknown>> {
+  const store = ctx.store;
   if (input.action === "list") {
     const statuses: NoticeStatus[] = input.status ? [input.status] : ["pending", "delivered"];
+    const limit = input.limit ?? 50;
     const notices = store.read(() =>
-      store.conflicts.notices({ statuses, limit: input.limit ?? 50, offset: 0 })
+      store.conflicts.notices({
+        statuses,
+        limit: isStrict(ctx) ? Math.max(limit, STRICT_NOTICE_WINDOW) : limit,
+        offset: 0,
+      }).filter((notice) => noticeVisible(ctx, notice)).slice(0, limit)
     );
     return { notices: notices.map(presentNotice) };
   }
@@ -87,7 +112,8 @@ export async function manageNotices(
     });
   }
   return await store.write(() => {
-    const notice = store.conflicts.notice(input.noticeId!);
+    const found = store.conflicts.notice(input.noticeId!);
+    const notice = found && noticeVisible(ctx, found) ? found : undefined;
     if (!notice) {
       throw new MemaError("not_found", `notice ${input.noticeId} does not exist`, {
         field: "notice_id",

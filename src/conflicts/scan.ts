@@ -25,13 +25,16 @@ import {
   DETECT_MAX_PAIRS,
   DETECT_NEIGHBOURS,
   DETECTOR_VERSION,
+  DUPLICATE_JACCARD,
   DUPLICATES_MAX,
   SCAN_DEFAULT_MEMORIES,
   SCAN_DEFAULT_SECONDS,
   SCAN_QUEUE_PAGE_DEFAULT,
+  STRICT_NOTICE_WINDOW,
 } from "./constants_pipeline.ts";
 import type { PairAssessor } from "./types.ts";
-import { duplicateSimilarity, isNearDuplicate } from "./duplicates.ts";
+import { textTokens } from "../recall/tokens.ts";
+import { canSeeWorkspace, isStrict, strictWorkspace, visible } from "../workspaces/access.ts";
 
 interface RoundState {
   id: string;
@@ -238,6 +241,13 @@ function decodeToken(token: string | undefined): { score: number; id: number } |
   });
 }
 
+/** True when the caller may see both memories of a queued pair. */
+function pairVisible(ctx: ServiceContext, a: number, b: number): boolean {
+  if (!isStrict(ctx)) return true;
+  const memories = ctx.store.getMemories([a, b]);
+  return [a, b].every((id) => visible(ctx, memories.get(id)) !== undefined);
+}
+
 /** A page of the scan queue, best suspects first. */
 export function scanQueuePage(
   ctx: ServiceContext,
@@ -247,7 +257,11 @@ export function scanQueuePage(
   const after = decodeToken(input.pageToken);
   const { store } = ctx;
   return store.read(() => {
-    const items = store.conflicts.queueItems({ limit: size + 1, after });
+    // Strict isolation shows only pairs inside the caller's workspace: look further ahead.
+    const items = store.conflicts.queueItems({
+      limit: isStrict(ctx) ? STRICT_NOTICE_WINDOW : size + 1,
+      after,
+    }).filter((item) => pairVisible(ctx, item.memoryA, item.memoryB)).slice(0, size + 1);
     const page = items.slice(0, size);
     const memories = store.getMemories(page.flatMap((i) => [i.memoryA, i.memoryB]));
     const last = page[page.length - 1];
@@ -273,7 +287,8 @@ export async function scanQueueSubmit(
   const outcomes: Record<string, unknown>[] = [];
   for (const decision of input.decisions) {
     const outcome = await store.write((): Record<string, unknown> => {
-      const item = store.conflicts.queueItemById(decision.itemId);
+      const found = store.conflicts.queueItemById(decision.itemId);
+      const item = found && pairVisible(ctx, found.memoryA, found.memoryB) ? found : undefined;
       if (!item) return { item_id: decision.itemId, outcome: "not_found" };
       if (item.status !== "pending") return { item_id: item.id, outcome: `already_${item.status}` };
       const now = nowIso();
@@ -324,12 +339,18 @@ export async function scanQueueSubmit(
   return { outcomes, queue_backlog: store.read(() => store.conflicts.backlog().scanQueuePending) };
 }
 
-/**
- * Near-duplicate pairs of active memories in the same workspace, most similar first, by the
- * test `remember` uses for `write_hints.possible_duplicate` (src/conflicts/duplicates.ts).
- * Members of an unresolved conflict are never proposed for merging: the conflict decides
- * which of them stays, and a merge would hide it.
- */
+function tokenSet(text: string): Set<string> {
+  return new Set(textTokens(text));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const token of a) if (b.has(token)) shared++;
+  const union = a.size + b.size - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
+/** Near-duplicate pairs of active memories (word-set overlap), most similar first. */
 export function scanDuplicates(
   ctx: ServiceContext,
   input: { limit?: number },
@@ -339,27 +360,27 @@ export function scanDuplicates(
   return store.read(() => {
     const pairs: { a: number; b: number; similarity: number }[] = [];
     const seen = new Set<string>();
-    const ids = store.browse({ statuses: ["active"] }, { limit: 5000, offset: 0 });
+    const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
+    const ids = store.browse(
+      own === undefined ? { statuses: ["active"] } : { statuses: ["active"], workspaces: [own] },
+      { limit: 5000, offset: 0 },
+    );
     const records = store.getMemories(ids);
-    const inConflict = store.conflicts.openOf(ids);
-    let skipped = 0;
     for (const memory of records.values()) {
-      for (const other of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
-        if (other.workspaceCanonical !== memory.workspaceCanonical) continue;
+      const tokens = tokenSet(memory.content);
+      for (const other of neighboursOf(store, memory, 5)) {
+        if (!canSeeWorkspace(ctx, other.workspaceCanonical)) continue;
         const key = memory.id < other.id ? `${memory.id}:${other.id}` : `${other.id}:${memory.id}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const similarity = duplicateSimilarity(memory.content, other.content);
-        if (!isNearDuplicate(similarity)) continue;
-        if (inConflict.has(memory.id) || store.conflicts.openOf([other.id]).size > 0) {
-          skipped++;
-          continue;
+        const similarity = jaccard(tokens, tokenSet(other.content));
+        if (similarity >= DUPLICATE_JACCARD) {
+          pairs.push({
+            a: Math.min(memory.id, other.id),
+            b: Math.max(memory.id, other.id),
+            similarity,
+          });
         }
-        pairs.push({
-          a: Math.min(memory.id, other.id),
-          b: Math.max(memory.id, other.id),
-          similarity,
-        });
       }
     }
     pairs.sort((x, y) => y.similarity - x.similarity || x.a - y.a);
@@ -374,13 +395,6 @@ export function scanDuplicates(
         },
       })),
       truncated: pairs.length > limit,
-      ...(skipped > 0
-        ? {
-          skipped_in_open_conflict: skipped,
-          hint:
-            "near-duplicates that belong to an unresolved conflict are left out: judge it first",
-        }
-        : {}),
     };
   });
 }
@@ -413,7 +427,7 @@ export async function recordConflict(
   const { store } = ctx;
   return await store.write(() => {
     const members = ids.map((id, index) => {
-      const memory = store.getMemory(id);
+      const memory = visible(ctx, store.getMemory(id));
       if (!memory || memory.status === "deleted") {
         throw new MemaError("not_found", `memory ${id} does not exist`, {
           field: `memory_ids.${index}`,

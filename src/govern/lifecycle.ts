@@ -16,9 +16,10 @@ import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { requireAuthorization } from "./authorization.ts";
+import { visible } from "../workspaces/access.ts";
 
 function liveMemory(ctx: ServiceContext, id: number, field: string): MemoryRecord {
-  const memory = ctx.store.getMemory(id);
+  const memory = visible(ctx, ctx.store.getMemory(id));
   if (!memory || memory.status === "deleted") {
     throw new MemaError("not_found", `memory ${id} does not exist`, { field });
   }

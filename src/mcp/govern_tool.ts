@@ -11,13 +11,22 @@ import {
   resolveConflict,
 } from "../conflicts/lifecycle.ts";
 import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
-import { PURGE_MAX_IDS } from "../govern/constants.ts";
-import { purgeMemories } from "../govern/purge.ts";
 import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
+import { WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import {
+  confirmPendingWorkspace,
+  confirmWorkspaces,
+  mergeWorkspaces,
+  MOVE_MEMORIES_MAX,
+  moveMemories,
+  renameWorkspace,
+  type WorkspaceMoveResult,
+} from "../workspaces/govern.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 const authorized = z.boolean().optional().describe("the user approved this change");
 const reason = z.string().max(2000).optional();
+const workspaceName = z.string().min(1).max(WORKSPACE_MAX_CHARS);
 
 const GOVERN_ACTIONS = {
   retire: {
@@ -94,16 +103,64 @@ const GOVERN_ACTIONS = {
     }),
     example: { conflict_id: 4, expected_revision: 4, authorized: true },
   },
-  purge: {
+  rename_workspace: {
     description:
-      "Delete memories for good (a secret stored by mistake): every version's content, index entries, vectors, notices, conflict membership and backup copies. Needs reason and authorized; the audit log keeps only ids, content hashes and the reason.",
+      "Rename a workspace (the new name must be unused): its memories move; the old name redirects to the new one.",
+    schema: z.object({ from: workspaceName, to: workspaceName, reason, authorized }),
+    example: { from: "alpah", to: "alpha", reason: "typo in the project name", authorized: true },
+  },
+  merge_workspaces: {
+    description:
+      "Fold workspaces into an existing one: memories move (exact duplicates become superseded by the copy already there); the old names redirect.",
     schema: z.object({
-      memory_id: z.number().int().positive().optional(),
-      memory_ids: z.array(z.number().int().positive()).min(1).max(PURGE_MAX_IDS).optional(),
+      from: z.union([workspaceName, z.array(workspaceName).min(1).max(50)]),
+      into: workspaceName,
       reason,
       authorized,
     }),
-    example: { memory_id: 12, reason: "API key stored by mistake", authorized: true },
+    example: {
+      from: ["billing-svc"],
+      into: "billing-service",
+      reason: "same project",
+      authorized: true,
+    },
+  },
+  move_memories: {
+    description:
+      "Move memories into a workspace, by memory_ids or by filter {workspace, tags?, status?}; dry_run lists what would move and changes nothing.",
+    schema: z.object({
+      memory_ids: z.array(z.number().int().positive()).min(1).max(MOVE_MEMORIES_MAX).optional(),
+      filter: z.object({
+        workspace: workspaceName,
+        tags: z.array(z.string().max(128)).max(20).optional(),
+        status: z.enum(["active", "any"]).optional(),
+      }).strict().optional(),
+      to: workspaceName,
+      dry_run: z.boolean().optional(),
+      reason,
+      authorized,
+    }),
+    example: {
+      filter: { workspace: "default", tags: ["billing"] },
+      to: "billing-service",
+      dry_run: true,
+    },
+  },
+  confirm_pending_workspace: {
+    description:
+      "Make a pending workspace (created by a write under strict isolation) real; then repeat the write.",
+    schema: z.object({ workspace: workspaceName, reason, authorized }),
+    example: { workspace: "alpha", reason: "new project", authorized: true },
+  },
+  confirm_workspaces: {
+    description:
+      "Mark workspaces (default: every active one) as reviewed: no duplicates among them.",
+    schema: z.object({
+      workspaces: z.array(workspaceName).min(1).max(500).optional(),
+      reason,
+      authorized,
+    }),
+    example: { reason: "checked the list", authorized: true },
   },
   help: {
     description: "Each action's fields as JSON Schema, with examples.",
@@ -206,32 +263,77 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       status: result.status,
     };
   },
-  async purge(runtime, data) {
-    const result = await purgeMemories(runtime.ctx, {
-      memoryId: data.memory_id,
+  async rename_workspace(runtime, data) {
+    return presentWorkspaceMove(await renameWorkspace(runtime.ctx, data));
+  },
+  async merge_workspaces(runtime, data) {
+    return presentWorkspaceMove(
+      await mergeWorkspaces(runtime.ctx, {
+        from: Array.isArray(data.from) ? data.from : [data.from],
+        into: data.into,
+        reason: data.reason,
+        authorized: data.authorized,
+      }),
+    );
+  },
+  async move_memories(runtime, data) {
+    const result = await moveMemories(runtime.ctx, {
       memoryIds: data.memory_ids,
+      filter: data.filter,
+      to: data.to,
+      dryRun: data.dry_run,
       reason: data.reason,
       authorized: data.authorized,
     });
+    if (result.dryRun) {
+      return {
+        applied: false,
+        dry_run: true,
+        to: result.to,
+        would_move: result.wouldMove!.map((m) => ({
+          memory_id: m.memoryId,
+          subject: m.subject,
+          from: m.from,
+        })),
+        count: result.wouldMove!.length,
+      };
+    }
     return {
       applied: true,
-      purged_ids: result.purgedIds,
-      versions_purged: result.versionsPurged,
-      conflicts_removed: result.conflictsRemoved,
-      conflicts_updated: result.conflictsUpdated,
-      notices_removed: result.noticesRemoved,
-      jobs_removed: result.jobsRemoved,
-      audit_rows_scrubbed: result.auditRowsScrubbed,
-      backup_entries_removed: result.backupEntriesRemoved,
-      file_rebuilt: result.fileRebuilt,
-      wal_truncated: result.walTruncated,
-      warnings: result.warnings,
+      to: result.to,
+      moved: result.moved,
+      superseded_by_twin: result.supersededByTwin.map((t) => ({
+        memory_id: t.memoryId,
+        twin_id: t.twinId,
+      })),
     };
+  },
+  async confirm_pending_workspace(runtime, data) {
+    const result = await confirmPendingWorkspace(runtime.ctx, data);
+    return { applied: true, workspace: result.workspace, state: result.state };
+  },
+  async confirm_workspaces(runtime, data) {
+    const result = await confirmWorkspaces(runtime.ctx, data);
+    return { applied: true, confirmed: result.confirmed };
   },
   help(_runtime, data) {
     return verbHelp(GOVERN_VERB_TOOL, data.topic);
   },
 };
+
+function presentWorkspaceMove(result: WorkspaceMoveResult): Record<string, unknown> {
+  return {
+    applied: true,
+    from: result.from,
+    into: result.into,
+    moved: result.moved.length,
+    memory_ids: result.moved,
+    superseded_by_twin: result.supersededByTwin.map((t) => ({
+      memory_id: t.memoryId,
+      twin_id: t.twinId,
+    })),
+  };
+}
 
 /** The `memory_govern` tool. */
 export const GOVERN_VERB_TOOL: VerbTool = {
@@ -246,7 +348,11 @@ Without authorized:true nothing changes and the answer says action_required: "as
 - apply_conflict_action {conflict_id, expected_revision, memory_id, content? | old_text+new_text?}: run one plan step
 - replan_conflict {conflict_id, expected_revision, apply_plan, chosen_value?}: after a failed step
 - resolve_conflict {conflict_id, expected_revision}: close when every step is done
-- purge {memory_id | memory_ids, reason}: delete for good, every version (a secret stored by mistake)
+- rename_workspace {from, to, reason}: rename (old name redirects)
+- merge_workspaces {from, into, reason}: fold workspaces into one
+- move_memories {memory_ids | filter {workspace, tags?}, to, dry_run?, reason}: move memories
+- confirm_pending_workspace {workspace}: make a workspace created under strict isolation real
+- confirm_workspaces {workspaces?}: mark the workspace list as reviewed
 - help {topic?}`,
   verbKey: "action",
   verbs: GOVERN_ACTIONS,

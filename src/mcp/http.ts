@@ -279,6 +279,19 @@ export function createMcpHttpHandler(
     if (!tokenCheck.ok) return refusalResponse(tokenCheck);
     const identity = readCallerHeaders(request.headers);
     if (!identity.ok) return refusalResponse(identity);
+    // No X-Mema-Workspace: the server's configured workspace, if any, is the caller's.
+    identity.caller.workspace ??= runtime.ctx.caller.workspace;
+    if (
+      runtime.ctx.settings.workspaceIsolation === "strict" &&
+      identity.caller.workspace === undefined
+    ) {
+      return refusalResponse({
+        ok: false,
+        status: 400,
+        message:
+          "the X-Mema-Workspace header is required: this server runs with strict workspace isolation and has no workspace configured",
+      });
+    }
     const body = await readBodyWithin(request, HTTP_BODY_LIMIT_BYTES, {
       timeoutMs: bodyTimeoutMs,
     });

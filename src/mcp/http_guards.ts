@@ -16,6 +16,7 @@
 import { IDENTITY_PATTERN } from "../config/mod.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "./http_constants.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 
 /** A refused request: the HTTP status and a message for the client. */
 export interface Refusal {
@@ -128,7 +129,11 @@ export function readCallerHeaders(headers: Headers): CallerVerdict {
   if (typeof client !== "string") return client;
   const agentId = readIdentityHeader(headers, "X-Mema-Agent-Id", HTTP_AGENT_ID_MAX_CHARS);
   if (typeof agentId !== "string") return agentId;
-  return { ok: true, caller: { client, agentId } };
+  if (headers.get("X-Mema-Workspace") === null) return { ok: true, caller: { client, agentId } };
+  // Optional, but when sent it follows the identity headers' rules, then is canonicalized.
+  const workspace = readIdentityHeader(headers, "X-Mema-Workspace", WORKSPACE_MAX_CHARS);
+  if (typeof workspace !== "string") return workspace;
+  return { ok: true, caller: { client, agentId, workspace: canonicalWorkspace(workspace) } };
 }
 
 /** Compares two strings in time that depends only on their lengths. */

@@ -55,7 +55,9 @@ const recallFilters = {
 const rememberFields = {
   content: z.string().describe("the fact, verbatim (≤ 2 MiB)"),
   subject: z.string().describe("a short title"),
-  workspace: z.string().max(256).describe('project name, or "default" for global facts'),
+  workspace: z.string().max(256).optional().describe(
+    'project name, or "default" for global facts; required unless the server has a caller workspace',
+  ),
   tags: tagList.optional(),
   source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
   source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
@@ -212,19 +214,7 @@ export const MEMORY_ACTIONS = {
             "use_as_resolution",
           ]),
         }).strict(),
-      ).max(50).optional().describe(
-        "default: holders of the chosen value use_as_resolution; the others update_current_claim " +
-          "(the chosen value put in place of theirs) where that is safe, else " +
-          "append_superseded_context",
-      ),
-      preserve_history: z.boolean().optional().describe(
-        "default plan keeps the other members unchanged as history (preserve_historical_record) " +
-          "instead of correcting them; only when the user asks",
-      ),
-      apply: z.boolean().optional().describe(
-        "run the plan and resolve in this call (needs authorized); default false: judge → " +
-          "apply_conflict_action → resolve_conflict step by step",
-      ),
+      ).max(50).optional().describe("default: the suggested plan"),
       authorized: z.boolean().optional(),
     }),
     example: {

@@ -7,11 +7,15 @@ import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
-import { possibleDuplicateOf } from "../conflicts/duplicates.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
-import { type BatchRememberInput, rememberMany, rememberMemory } from "../memory/remember.ts";
+import {
+  type BatchRememberInput,
+  rememberMany,
+  rememberMemory,
+  type RememberResult,
+} from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import type { BatchItem, FindInput } from "../recall/find.ts";
 import type { SourceType } from "../store/mod.ts";
@@ -32,7 +36,13 @@ import {
   presentResults,
 } from "./present.ts";
 import type { McpRuntime } from "./runtime.ts";
-import { BACKUP_MODE, type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
+import {
+  BACKUP_MODE,
+  RESPONSE_NOTICES,
+  type VerbHandler,
+  verbHelp,
+  type VerbTool,
+} from "./verb_tool.ts";
 
 type Data<A extends MemoryAction> = z.output<typeof MEMORY_ACTIONS[A]["schema"]>;
 
@@ -167,6 +177,40 @@ function presentLinked(items: readonly LinkedOpenItem[]): Record<string, unknown
   }));
 }
 
+/**
+ * What a write says about its workspace: `write_hints` (a new workspace, a near-miss name, a
+ * renamed one) and, under `weak` isolation, a non-blocking `workspace_review` notice the first
+ * time a workspace appears.
+ */
+function workspaceHints(
+  runtime: McpRuntime,
+  results: readonly RememberResult[],
+): Record<string, unknown> {
+  const hints: Record<string, unknown> = {};
+  const fresh = [...new Set(results.filter((r) => r.newWorkspace).map((r) => r.workspace))];
+  const near = results.find((r) => r.didYouMean !== undefined);
+  const moved = results.find((r) => r.redirectedFrom !== undefined);
+  if (fresh.length > 0 && runtime.ctx.settings.workspaceIsolation === "weak") {
+    hints.new_workspace_detected = fresh.length === 1 ? fresh[0] : fresh;
+  }
+  if (near) hints.did_you_mean = { workspace: near.workspace, existing: near.didYouMean };
+  if (moved) hints.redirected = { from: moved.redirectedFrom, to: moved.workspace };
+  if (Object.keys(hints).length === 0) return {};
+  const out: Record<string, unknown> = { write_hints: hints };
+  if (hints.new_workspace_detected !== undefined) {
+    out[RESPONSE_NOTICES] = fresh.map((workspace) => ({
+      kind: "workspace_review",
+      severity: "info",
+      title: `new workspace "${workspace}"`,
+      message: near
+        ? `This write created workspace "${workspace}", close to the existing "${near.didYouMean}". If it is a typo, move the memory with memory_govern move_memories (authorized) and keep using "${near.didYouMean}".`
+        : `This write created workspace "${workspace}". If it duplicates an existing one, merge it with memory_govern merge_workspaces; otherwise confirm the list with confirm_workspaces.`,
+      suggested_call: { tool: "memory_review", view: "workspaces", data: {} },
+    }));
+  }
+  return out;
+}
+
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async remember(runtime, data) {
     const input = {
@@ -197,21 +241,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       workspace: result.workspace,
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
-    else {
-      await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
-      const duplicate = possibleDuplicateOf(runtime.ctx, result.memoryId);
-      if (duplicate) {
-        response.write_hints = {
-          possible_duplicate: {
-            memory_id: duplicate.memoryId,
-            similarity: Math.round(duplicate.similarity * 1000) / 1000,
-            hint:
-              "an active fact in this workspace says the same; read it, then merge or retire one",
-          },
-        };
-      }
-    }
-    return response;
+    else await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
+    return { ...response, ...workspaceHints(runtime, [result]) };
   },
 
   async batch_remember(runtime, data) {
@@ -254,6 +285,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       })),
       stored: results.filter((result) => !result.duplicateReplay).length,
       duplicates: results.filter((result) => result.duplicateReplay).length,
+      ...workspaceHints(runtime, results),
     };
   },
 
@@ -439,32 +471,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       ref: data.ref,
       reason: data.reason,
       applyPlan: data.apply_plan,
-      preserveHistory: data.preserve_history,
-      apply: data.apply,
       authorized: data.authorized,
     });
-    const response: Record<string, unknown> = {
+    return {
       conflict_id: result.conflictId,
       revision: result.revision,
       status: result.status,
       chosen_value: result.chosenValue,
       plan: result.plan,
-    };
-    if (result.staleMemoryIds) response.stale_memory_ids = result.staleMemoryIds;
-    if (result.actionRequired) {
-      return {
-        ...response,
-        error: result.error,
-        action_required: result.actionRequired,
-        next: {
-          tool: "memory_govern",
-          action: "replan_conflict",
-          data: { conflict_id: result.conflictId, expected_revision: result.revision },
-        },
-      };
-    }
-    return {
-      ...response,
       next: result.status === "applying"
         ? {
           tool: "memory_govern",
@@ -509,6 +523,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       },
       jobs: view.jobs,
       workspace_isolation: view.workspaceIsolation,
+      workspace: view.workspace,
+      recall_blacklist: view.recallBlacklist,
     };
   },
 
@@ -520,14 +536,13 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 const MEMORY_TOOL_DESCRIPTION =
   `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
 Call as {"action": ..., "data": {...}}. Actions:
-- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version, write_hints?: {possible_duplicate: {memory_id, similarity}}}
+- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version}
 - batch_remember {items: [remember data + follows_item?] (≤ 500, one transaction)} → {results, stored, duplicates}
 - find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
 - batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
 - read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}
 - batch_read {memory_ids (≤ 10 full, ≤ 50 preview), spans?, content_mode?}
 - update {memory_id, one of: new_content | old_text+new_text | patches[{old_text,new_text}] | tags_only+add_tags/remove_tags; new_subject?, new_tags?, reason?, expected_version?, expected_content_hash?}
-- judge {conflict_id, expected_revision, chosen_value?, apply_plan?, preserve_history?, apply?, authorized?}: decide a conflict; apply:true (authorized) runs the plan and resolves in one call
 - status {}, help {topic?} (JSON Schema of every action, with examples; topics agent_onboarding, trust)
 Protected or locked memories change only with authorized:true (the user approved); otherwise the answer says action_required: ask_user_for_authorization.
 Search before you store; prefer updating a fact over storing a contradicting one.`;

@@ -286,7 +286,7 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
     });
   },
   async notice(runtime, data) {
-    return await manageNotices(runtime.ctx.store, {
+    return await manageNotices(runtime.ctx, {
       action: data.action,
       noticeId: data.notice_id,
       status: data.status,

@@ -4,10 +4,11 @@
  */
 import { z } from "zod";
 import { memoryHistory } from "../memory/history.ts";
-import { SOURCE_TYPES, type ValueGroup } from "../store/mod.ts";
+import { SOURCE_TYPES } from "../store/mod.ts";
 import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
+import { workspacesView } from "../views/workspaces.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { memoryHeader, presentResults } from "./present.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
@@ -65,6 +66,12 @@ const REVIEW_VIEWS = {
       "One conflict: members side by side, value groups, detection evidence, the rule-based suggestion with its explanation, the plan and its revision.",
     schema: z.object({ conflict_id: z.number().int().positive() }),
     example: { conflict_id: 4 },
+  },
+  workspaces: {
+    description:
+      "Every workspace: memory counts, state (active, pending confirmation, redirect), last write, writers, reviewed, left out of unscoped recall.",
+    schema: z.object({}),
+    example: {},
   },
   help: {
     description: "Each view's fields as JSON Schema, with examples.",
@@ -209,7 +216,6 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         workspace: group.workspaceCanonical,
         member_ids: group.members.map((m) => m.memory_id),
         values: group.valueGroups.map((g) => g.value),
-        value_groups: group.valueGroups.map(presentValueGroup),
         chosen_value: group.chosenValue,
         created_at: group.createdAt,
       })),
@@ -234,15 +240,12 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         member_version: m.version,
         changed_since: changedSince,
         row_text: m.row_text,
-        value: m.value ??
-          group.valueGroups.find((g) => g.memory_ids.includes(m.memory_id))?.value ??
-          null,
         row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
         content: memory?.content ?? null,
         source_ref: memory?.sourceRef ?? null,
         agent_id: memory?.agentId ?? null,
       })),
-      value_groups: group.valueGroups.map(presentValueGroup),
+      value_groups: group.valueGroups,
       detection: group.detection,
       suggestion: suggestion
         ? {
@@ -258,21 +261,6 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       plan: group.plan,
       plan_history: group.planHistory,
       resolution_memory_id: group.resolutionMemoryId,
-      // The suggested plan in one call: judge with apply runs it and resolves (authorized).
-      one_step: nextStep === "judge" && suggestion
-        ? {
-          tool: "memory",
-          action: "judge",
-          data: {
-            conflict_id: group.id,
-            expected_revision: group.revision,
-            chosen_value: suggestion.chosenValue,
-            apply: true,
-            authorized: true,
-          },
-          requires: "the user's approval of the suggested plan (authorized: true)",
-        }
-        : null,
       next: nextStep === null ? null : nextStep === "judge"
         ? {
           tool: "memory",
@@ -287,20 +275,34 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  workspaces(runtime) {
+    const view = workspacesView(runtime.ctx);
+    return {
+      isolation: view.isolation,
+      caller_workspace: view.callerWorkspace,
+      workspaces: view.workspaces.map((w) => ({
+        workspace: w.canonical,
+        display: w.display,
+        state: w.state,
+        ...(w.redirectTo !== null ? { redirect_to: w.redirectTo } : {}),
+        memories: w.counts,
+        last_write: w.lastWrite,
+        writers: w.writers,
+        reviewed: w.reviewed,
+        created_at: w.createdAt,
+        created_by: w.createdBy,
+        ...(w.blacklisted ? { left_out_of_unscoped_recall: true } : {}),
+        ...(w.own ? { own: true } : {}),
+      })),
+      pending: view.pending,
+      unreviewed: view.unreviewed,
+    };
+  },
+
   help(_runtime, data) {
     return verbHelp(REVIEW_VERB_TOOL, data.topic);
   },
 };
-
-/** A value group as views show it: the value, who states it, and how they wrote it. */
-function presentValueGroup(group: ValueGroup): Record<string, unknown> {
-  return {
-    value: group.value,
-    memory_ids: group.memory_ids,
-    variants: group.variants ?? [group.value],
-    normalized: group.normalized ?? null,
-  };
-}
 
 /** The `memory_review` tool. */
 export const REVIEW_VERB_TOOL: VerbTool = {
@@ -314,6 +316,7 @@ export const REVIEW_VERB_TOOL: VerbTool = {
 - audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
 - conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
 - conflict_detail {conflict_id}: members side by side, the rule-based suggestion, plan, revision
+- workspaces {}: every workspace with counts, state (pending/redirect), last write, writers
 - help {topic?}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,

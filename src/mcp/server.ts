@@ -16,9 +16,13 @@ import {
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { AGENT_ONBOARDING } from "./guidance.ts";
 import { VERSION } from "../version.ts";
 import { errorEnvelope, toToolResult } from "./envelope.ts";
@@ -74,7 +78,7 @@ export function createMcpServer(runtime: McpRuntime): Server {
   const server = new Server(
     { name: "mema", version: VERSION },
     {
-      capabilities: { tools: {}, prompts: {} },
+      capabilities: { tools: {}, prompts: {}, resources: {} },
       instructions:
         "mema stores facts for you across sessions. Before answering from memory, call memory find; store durable facts with memory remember (one fact per memory, verbatim, with a subject and workspace).",
     },
@@ -100,6 +104,15 @@ export function createMcpServer(runtime: McpRuntime): Server {
         content: { type: "text" as const, text: AGENT_ONBOARDING },
       }],
     };
+  });
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: listResources(runtime),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: listResourceTemplates(),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    return readResource(runtime, request.params.uri);
   });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { takeNotices } from "../conflicts/notices.ts";
 import { AuthorizationRequired } from "../govern/authorization.ts";
+import { NewWorkspacePending } from "../workspaces/registry.ts";
 import { closestName } from "../text/closest_name.ts";
 import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
 import type { McpRuntime } from "./runtime.ts";
@@ -15,6 +16,8 @@ import { validateData } from "./validate.ts";
 
 /** Set to true on a handler's result when the write went to the JSONL backup. */
 export const BACKUP_MODE = "__jsonl_backup";
+/** Notices a handler attaches to its own response (not stored, delivered once, now). */
+export const RESPONSE_NOTICES = "__notices";
 
 /** One verb: what it does, its schema and an example. */
 export interface VerbSpec {
@@ -114,11 +117,30 @@ export async function callVerbTool(
         ...extra,
       ]);
     }
+    const own = Array.isArray(result[RESPONSE_NOTICES])
+      ? result[RESPONSE_NOTICES] as unknown[]
+      : [];
+    delete result[RESPONSE_NOTICES];
     const envelope = successEnvelope(result, state, [...warnings, ...extra]);
-    const notices = await takeNotices(runtime.ctx.store);
+    const notices = [...own, ...await takeNotices(runtime.ctx)];
     if (notices.length > 0) envelope.notices = notices;
     return envelope;
   } catch (error) {
+    if (error instanceof NewWorkspacePending) {
+      return successEnvelope({
+        stored: false,
+        applied: false,
+        action_required: "confirm_new_workspace",
+        workspace: error.workspace,
+        impact:
+          `Workspace "${error.workspace}" does not exist yet; under strict isolation a new workspace waits for the user's confirmation and nothing was stored. Ask the user, then call memory_govern confirm_pending_workspace with authorized: true and repeat this call.`,
+        suggested_call: {
+          tool: "memory_govern",
+          action: "confirm_pending_workspace",
+          data: { workspace: error.workspace, reason: "<why>", authorized: true },
+        },
+      }, runtime.capabilities());
+    }
     if (error instanceof AuthorizationRequired) {
       return successEnvelope({
         applied: false,

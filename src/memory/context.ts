@@ -9,12 +9,19 @@ import type { Store } from "../store/mod.ts";
 export interface CallerIdentity {
   client: string;
   agentId: string;
+  /**
+   * The caller's own workspace (canonical): from the config, `MEMA_WORKSPACE` or
+   * `--workspace` over stdio, the `X-Mema-Workspace` header over HTTP.
+   */
+  workspace?: string;
 }
 
 /** Settings services read. */
 export interface ServiceSettings {
   workspaceIsolation: "none" | "weak" | "strict";
   includeSize: boolean;
+  /** `recall_blacklist.jsonl` beside the database: workspaces unscoped recall leaves out. */
+  recallBlacklistPath?: string;
   /** The JSONL file writes go to when the database cannot be written. */
   backupPath?: string;
 }

@@ -14,6 +14,7 @@ import { nowIso } from "../platform/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import { unifiedDiff } from "../text/unified_diff.ts";
 import type { ServiceContext } from "./context.ts";
+import { visible } from "../workspaces/access.ts";
 
 /** One version as the history view shows it. */
 export interface VersionView {
@@ -68,7 +69,7 @@ export function memoryHistory(
   input: { memoryId: number; fromVersion?: number; toVersion?: number },
 ): HistoryView {
   return ctx.store.read(() => {
-    const memory = ctx.store.getMemory(input.memoryId);
+    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",
@@ -90,7 +91,7 @@ export function memoryHistory(
       memory,
       versions,
       absorbed: ctx.store.supersededBy(memory.id).flatMap((id) => {
-        const other = ctx.store.getMemory(id);
+        const other = visible(ctx, ctx.store.getMemory(id));
         return other
           ? [{ memoryId: id, subject: other.subject, status: other.status, version: other.version }]
           : [];
@@ -126,7 +127,7 @@ export async function cleanupHistory(
     });
   }
   return await ctx.store.write(() => {
-    const memory = ctx.store.getMemory(input.memoryId);
+    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",

@@ -11,6 +11,7 @@
 import { MemaError } from "../errors/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import type { ServiceContext } from "./context.ts";
+import { visible } from "../workspaces/access.ts";
 
 /** A half-open UTF-16 range `[start, end)` into a memory's content. */
 export interface Span {
@@ -69,7 +70,7 @@ function notFound(id: number, field: string): MemaError {
 /** Reads one memory (soft-deleted ones do not exist for readers). */
 export function readMemory(ctx: ServiceContext, input: ReadInput): ReadResult {
   return ctx.store.read(() => {
-    const memory = ctx.store.getMemory(input.memoryId);
+    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") throw notFound(input.memoryId, "memory_id");
     const result = project(memory, input.span, "span");
     if (input.includeHistory) result.history = ctx.store.listHistory(memory.id);
@@ -100,7 +101,7 @@ export function readMemories(
   return ctx.store.read(() => {
     const found = ctx.store.getMemories(input.memoryIds);
     return input.memoryIds.map((memoryId): BatchReadEntry => {
-      const memory = found.get(memoryId);
+      const memory = visible(ctx, found.get(memoryId));
       if (!memory || memory.status === "deleted") {
         return { memoryId, ok: false, error: notFound(memoryId, "memory_ids") };
       }

@@ -15,6 +15,12 @@ import { requireAuthorization } from "../govern/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { visible, writeWorkspace } from "../workspaces/access.ts";
+import {
+  admitWorkspace,
+  NewWorkspacePending,
+  registerPendingWorkspace,
+} from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "./context.ts";
 import {
@@ -36,7 +42,8 @@ import {
 export interface RememberInput {
   content: string;
   subject: string;
-  workspace: string;
+  /** The project; the caller's own workspace when left out (required when there is none). */
+  workspace?: string;
   tags?: string[];
   sourceType?: SourceType;
   sourceRef?: string;
@@ -60,6 +67,12 @@ export interface RememberResult {
   version: number;
   workspace: string;
   duplicateReplay: boolean;
+  /** This write registered its workspace (mema had not seen the name). */
+  newWorkspace?: boolean;
+  /** An existing workspace the new name is a near miss of (`alpah` → `alpha`). */
+  didYouMean?: string;
+  /** The renamed or merged workspace name the write asked for; it landed in `workspace`. */
+  redirectedFrom?: string;
 }
 
 /** Checks the subject: one non-empty line within the limit. */
@@ -98,7 +111,7 @@ function checkWorkspace(workspace: string): string {
 
 /** A memory may only follow a stored, not deleted memory of its own workspace. */
 function checkFollows(ctx: ServiceContext, follows: number, workspaceCanonical: string): void {
-  const previous = ctx.store.getMemory(follows);
+  const previous = visible(ctx, ctx.store.getMemory(follows));
   if (!previous || previous.status === "deleted") {
     throw new MemaError("not_found", `follows names memory ${follows}, which does not exist`, {
       field: "follows",
@@ -124,7 +137,12 @@ export async function rememberMemory(
   input: RememberInput,
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);
-  return await ctx.store.write(store);
+  try {
+    return await ctx.store.write(store);
+  } catch (error) {
+    if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
+    throw error;
+  }
 }
 
 /** One fact of a {@linkcode rememberMany} call. */
@@ -166,7 +184,7 @@ export async function rememberMany(
   const prepared = inputs.map((input, index) =>
     itemError(index, () => prepareRemember(ctx, input))
   );
-  return await ctx.store.write(() => {
+  const run = () => {
     const results: RememberResult[] = [];
     inputs.forEach((input, index) => {
       const follows = input.followsItem === undefined
@@ -178,7 +196,13 @@ export async function rememberMany(
       results.push(itemError(index, store));
     });
     return results;
-  });
+  };
+  try {
+    return await ctx.store.write(run);
+  } catch (error) {
+    if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
+    throw error;
+  }
 }
 
 /** Runs `fn`; a MemaError it throws names the batch item (`items.3.content`). */
@@ -226,7 +250,8 @@ function prepareRemember(
   }
   checkContentSize(input.content, "content");
   const subject = checkSubject(input.subject, "subject");
-  const workspaceCanonical = checkWorkspace(input.workspace);
+  const requested = writeWorkspace(ctx, input.workspace).trim();
+  const requestedCanonical = checkWorkspace(requested);
   const tags = normalizeTags(input.tags ?? [], "tags");
   const eventTime = input.eventTime === undefined
     ? null
@@ -271,9 +296,17 @@ function prepareRemember(
   const ingestTime = origin.ingestTime === undefined
     ? undefined
     : normalizeTime(origin.ingestTime, "ingest_time");
-  const workspace = input.workspace.trim() === "" ? "default" : input.workspace.trim();
+  const requestedDisplay = requested === "" ? "default" : requested;
 
   return () => {
+    const arrival = admitWorkspace(ctx, requestedCanonical, requestedDisplay);
+    const workspaceCanonical = arrival.canonical;
+    const workspace = arrival.redirectedFrom === undefined ? requestedDisplay : arrival.display;
+    const hints = {
+      ...(arrival.isNew ? { newWorkspace: true } : {}),
+      ...(arrival.didYouMean !== undefined ? { didYouMean: arrival.didYouMean } : {}),
+      ...(arrival.redirectedFrom !== undefined ? { redirectedFrom: arrival.redirectedFrom } : {}),
+    };
     if (input.follows !== undefined) checkFollows(ctx, input.follows, workspaceCanonical);
     const existing = ctx.store.findActiveByContent(workspaceCanonical, sha);
     if (existing) {
@@ -282,6 +315,7 @@ function prepareRemember(
         version: existing.version,
         workspace: existing.workspaceCanonical,
         duplicateReplay: true,
+        ...hints,
       };
     }
     const now = nowIso();
@@ -308,6 +342,12 @@ function prepareRemember(
     });
     refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     if (status === "active") scheduleConflictCheck(ctx.store, memoryId, 1);
-    return { memoryId, version: 1, workspace: workspaceCanonical, duplicateReplay: false };
+    return {
+      memoryId,
+      version: 1,
+      workspace: workspaceCanonical,
+      duplicateReplay: false,
+      ...hints,
+    };
   };
 }

@@ -22,6 +22,7 @@ import type { ServiceContext } from "./context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
 import { checkContentSize, normalizeTags } from "./normalize.ts";
 import { checkSubject } from "./remember.ts";
+import { visible } from "../workspaces/access.ts";
 
 /** One text replacement. */
 export interface TextPatch {
@@ -173,7 +174,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
   if (input.edit.kind === "new_content") checkContentSize(input.edit.content, "new_content");
 
   return () => {
-    const current = ctx.store.getMemory(input.memoryId);
+    const current = visible(ctx, ctx.store.getMemory(input.memoryId));
     if (!current || current.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",

@@ -13,7 +13,9 @@ import type { ServiceContext } from "../memory/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
-import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import { type AccessContext, type ReadScope, readScope } from "../workspaces/access.ts";
+import { recallBlacklist } from "../workspaces/blacklist.ts";
+import { WEAK_ISOLATION_NUDGE } from "../workspaces/constants.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
 import { carryToFollowers } from "./follows.ts";
 import { demoteStaleClaims } from "./stale.ts";
@@ -61,8 +63,12 @@ export interface FindPage {
   hint?: string;
 }
 
-/** Turns find's filter fields into the store's filter shape, validating them. */
-export function buildFilters(input: FindInput): RecallFilters {
+/**
+ * Turns find's filter fields into the store's filter shape, validating them. `scope` is the
+ * workspace scope access rules gave the caller (src/workspaces/access.ts); without one, an
+ * explicit workspace scopes the query to it and the `default` pool.
+ */
+export function buildFilters(input: FindInput, scope?: ReadScope): RecallFilters {
   const statuses: MemoryStatus[] = input.statuses ??
     (input.status === undefined
       ? ["active"]
@@ -70,12 +76,10 @@ export function buildFilters(input: FindInput): RecallFilters {
       ? ["active", "pending", "superseded", "retired"]
       : [input.status]);
   const filters: RecallFilters = { statuses };
-  if (input.workspace !== undefined) {
-    const canonical = canonicalWorkspace(input.workspace);
-    filters.workspaces = canonical === DEFAULT_WORKSPACE || input.workspaceOnly
-      ? [canonical]
-      : [canonical, DEFAULT_WORKSPACE];
-  }
+  const { workspaces, excludeWorkspaces } = scope ??
+    readScope(OPEN_ACCESS, input.workspace, { workspaceOnly: input.workspaceOnly });
+  if (workspaces) filters.workspaces = workspaces;
+  if (excludeWorkspaces) filters.excludeWorkspaces = excludeWorkspaces;
   if (input.tagsFilter && input.tagsFilter.length > 0) {
     filters.tagsAll = normalizeTags(input.tagsFilter, "tags_filter");
   }
@@ -94,10 +98,18 @@ export function buildFilters(input: FindInput): RecallFilters {
 
 /** Finds memories for a query (ranked) or, with no query, browses newest first. */
 export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
-  const filters = buildFilters(input);
+  const query = input.query?.trim() ?? "";
+  // The blacklist leaves workspaces out of unscoped searches only, not browsing or expired.
+  const blacklist = query !== "" && input.statuses === undefined
+    ? recallBlacklist(ctx.settings.recallBlacklistPath)
+    : [];
+  const filters = buildFilters(
+    input,
+    readScope(ctx, input.workspace, { workspaceOnly: input.workspaceOnly, blacklist }),
+  );
+  const preferred = nudgedWorkspace(ctx);
   const limit = input.limit ?? FIND_LIMIT_DEFAULT;
   const offset = input.offset ?? 0;
-  const query = input.query?.trim() ?? "";
   const now = Date.now();
   const tuning = recallTuning(input.tuning);
 
@@ -152,7 +164,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       ranked = fused.ranked;
     }
     const carried = carryToFollowers(ctx.store, ranked, filters, tuning);
-    ranked = carried.ranked;
+    ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);
     total += carried.added;
     const resolved = demoteStaleClaims(ctx.store, ranked, filters);
     ranked = resolved.ranked;
@@ -170,6 +182,28 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     }
     return page;
   });
+}
+
+/** Access with no isolation: what {@linkcode buildFilters} assumes without a scope. */
+const OPEN_ACCESS: AccessContext = {
+  caller: { client: "", agentId: "" },
+  settings: { workspaceIsolation: "none" },
+};
+
+/** The workspace `weak` isolation nudges the ranking toward, if any. */
+function nudgedWorkspace(ctx: ServiceContext): string | undefined {
+  return ctx.settings.workspaceIsolation === "weak" ? ctx.caller.workspace : undefined;
+}
+
+/** `weak` isolation: a fixed bonus for the caller's own workspace, then the order again. */
+function nudgeToward(ranked: RankedMemory[], workspace: string): RankedMemory[] {
+  return ranked
+    .map((item) =>
+      item.memory.workspaceCanonical === workspace
+        ? { ...item, score: item.score + WEAK_ISOLATION_NUDGE }
+        : item
+    )
+    .sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
 }
 
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */

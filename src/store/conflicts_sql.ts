@@ -136,20 +136,36 @@ export function selectConflict(db: DatabaseSync, id: number): ConflictRecord | u
   return row ? toConflict(row) : undefined;
 }
 
-/** Groups by status, newest first, with the total. */
+/**
+ * A conflict lies wholly inside workspace `?` when every member memory is in it (strict
+ * isolation shows a caller only those).
+ */
+const WHOLLY_IN_WORKSPACE = `NOT EXISTS (
+  SELECT 1 FROM json_each(conflicts.members) AS member
+  JOIN memories m ON m.id = json_extract(member.value, '$.memory_id')
+  WHERE m.workspace_canonical != ?)`;
+
+/** Groups by status (and, given one, wholly inside a workspace), newest first, with the total. */
 export function selectConflicts(
   db: DatabaseSync,
-  query: { statuses: readonly ConflictStatus[]; limit: number; offset: number },
+  query: {
+    statuses: readonly ConflictStatus[];
+    limit: number;
+    offset: number;
+    workspace?: string;
+  },
 ): { rows: ConflictRecord[]; total: number } {
-  const statuses = JSON.stringify(query.statuses);
+  const values: SQLInputValue[] = [JSON.stringify(query.statuses)];
+  let where = "status IN (SELECT value FROM json_each(?))";
+  if (query.workspace !== undefined) {
+    where += ` AND workspace_canonical = ? AND ${WHOLLY_IN_WORKSPACE}`;
+    values.push(query.workspace, query.workspace);
+  }
   const rows = db.prepare(
-    `SELECT * FROM conflicts WHERE status IN (SELECT value FROM json_each(?))
-     ORDER BY id DESC LIMIT ? OFFSET ?`,
-  ).all(statuses, query.limit, query.offset) as Row[];
+    `SELECT * FROM conflicts WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
+  ).all(...values, query.limit, query.offset) as Row[];
   const total = Number(
-    (db.prepare(
-      "SELECT count(*) AS n FROM conflicts WHERE status IN (SELECT value FROM json_each(?))",
-    ).get(statuses) as Row).n,
+    (db.prepare(`SELECT count(*) AS n FROM conflicts WHERE ${where}`).get(...values) as Row).n,
   );
   return { rows: rows.map(toConflict), total };
 }

@@ -44,6 +44,8 @@ export interface AuditQuery {
   action?: string;
   agentId?: string;
   after?: string;
+  /** Only rows about memories of this workspace (strict isolation). */
+  workspace?: string;
   limit: number;
   offset: number;
 }
@@ -64,6 +66,10 @@ export function selectAudit(
   if (query.action !== undefined) clauses.push("action = ?"), values.push(query.action);
   if (query.agentId !== undefined) clauses.push("agent_id = ?"), values.push(query.agentId);
   if (query.after !== undefined) clauses.push("at >= ?"), values.push(query.after);
+  if (query.workspace !== undefined) {
+    clauses.push("memory_id IN (SELECT id FROM memories WHERE workspace_canonical = ?)");
+    values.push(query.workspace);
+  }
   const where = clauses.join(" AND ");
   const rows = db.prepare(
     `SELECT * FROM audit WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
@@ -101,7 +107,7 @@ export function deleteHistory(
 }
 
 /** Counts for the overview: by status, source type and workspace (live memories). */
-export function selectOverviewCounts(db: DatabaseSync): {
+export function selectOverviewCounts(db: DatabaseSync, workspace?: string): {
   byStatus: Record<string, number>;
   bySource: Record<string, number>;
   byWorkspace: Record<string, number>;
@@ -109,10 +115,11 @@ export function selectOverviewCounts(db: DatabaseSync): {
 } {
   const group = (column: string, where: string) => {
     const counts: Record<string, number> = {};
+    const scoped = workspace === undefined ? where : `${where} AND workspace_canonical = ?`;
     const rows = db.prepare(
-      `SELECT ${column} AS k, count(*) AS n FROM memories WHERE ${where} GROUP BY ${column}
+      `SELECT ${column} AS k, count(*) AS n FROM memories WHERE ${scoped} GROUP BY ${column}
        ORDER BY n DESC LIMIT 200`,
-    ).all() as Row[];
+    ).all(...(workspace === undefined ? [] : [workspace])) as Row[];
     for (const row of rows) counts[String(row.k)] = Number(row.n);
     return counts;
   };

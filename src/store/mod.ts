@@ -20,10 +20,10 @@ import * as conflicts from "./conflicts_sql.ts";
 import * as evidence from "./evidence_sql.ts";
 import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
-import * as purge from "./purge_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
 import * as portability from "./portability_sql.ts";
+import * as workspaces from "./workspaces_sql.ts";
 import { indexTokens } from "../text/index_terms.ts";
 import {
   FTS_WORDS,
@@ -67,7 +67,12 @@ export type {
 } from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
-export type { FreedSpaceScrub, PurgedContent } from "./purge_sql.ts";
+export type {
+  MoveOutcome,
+  WorkspaceRecord,
+  WorkspaceState,
+  WorkspaceSummary,
+} from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 
 /** What this database can do; recall and the envelope's `mode` depend on it. */
@@ -378,8 +383,9 @@ export class Store {
     return govern.deleteHistory(this.#connection.db, memoryId, versions);
   }
 
-  overviewCounts(): ReturnType<typeof govern.selectOverviewCounts> {
-    return govern.selectOverviewCounts(this.#connection.db);
+  /** Counts by status, source, workspace and protection (of one workspace, when given). */
+  overviewCounts(workspace?: string): ReturnType<typeof govern.selectOverviewCounts> {
+    return govern.selectOverviewCounts(this.#connection.db, workspace);
   }
 
   supersededBy(memoryId: number): number[] {
@@ -432,67 +438,60 @@ export class Store {
     return portability.withinSavepoint(this.#connection.db, fn);
   }
 
-  /**
-   * Removes a memory's content from every table (history, evidence rows and vectors, word
-   * index, jobs, scan state, replay log inputs, links to it) and leaves its tombstone.
-   */
-  purgeMemoryContent(memory: MemoryRecord, now: string): purge.PurgedContent {
-    return purge.purgeMemoryContent(this.#connection.db, { ...memory, indexed: memory }, {
-      hasFts: this.capabilities.fts,
-      hasVec: this.vecTableExists(),
-      now,
+  /** A workspace's registry row. */
+  getWorkspace(canonical: string): workspaces.WorkspaceRecord | undefined {
+    return workspaces.selectWorkspace(this.#connection.db, canonical);
+  }
+
+  /** Every registered workspace name (active, pending, redirect). */
+  listWorkspaces(): workspaces.WorkspaceRecord[] {
+    return workspaces.selectWorkspaces(this.#connection.db);
+  }
+
+  /** Every registered workspace with counts, last write and writers. */
+  workspaceSummaries(): workspaces.WorkspaceSummary[] {
+    return workspaces.selectWorkspaceSummaries(this.#connection.db);
+  }
+
+  /** Registers a workspace name; a known name is left as it is. */
+  registerWorkspace(workspace: Parameters<typeof workspaces.insertWorkspace>[1]): void {
+    workspaces.insertWorkspace(this.#connection.db, workspace);
+  }
+
+  /** Makes a pending name an active workspace. */
+  confirmWorkspace(canonical: string, change: { at: string; by: string }): void {
+    workspaces.confirmWorkspace(this.#connection.db, canonical, change);
+  }
+
+  /** Marks workspaces as reviewed by a person. */
+  markWorkspacesReviewed(canonicals: readonly string[], change: { at: string; by: string }): void {
+    workspaces.markWorkspacesReviewed(this.#connection.db, canonicals, change);
+  }
+
+  /** Leaves a redirect from `from` to `to` and files `from`'s conflicts under `to`. */
+  redirectWorkspace(
+    from: string,
+    to: { canonical: string; display: string },
+    change: { at: string; by: string },
+  ): void {
+    workspaces.redirectWorkspace(this.#connection.db, from, to, change);
+  }
+
+  /** Ids of a workspace's memories (any status but deleted). */
+  workspaceMemoryIds(canonical: string): number[] {
+    return workspaces.selectWorkspaceMemoryIds(this.#connection.db, canonical);
+  }
+
+  /** Moves a memory to another workspace (row, index scope, sequence links). */
+  moveMemory(
+    memory: MemoryRecord,
+    to: { canonical: string; display: string },
+    at: string,
+  ): workspaces.MoveOutcome {
+    return workspaces.moveMemory(this.#connection.db, memory, to, {
+      at,
+      indexed: this.capabilities.fts,
     });
-  }
-
-  /** Conflict groups (any status) a memory belongs to. */
-  conflictIdsOf(memoryId: number): number[] {
-    return purge.selectConflictIdsOf(this.#connection.db, memoryId);
-  }
-
-  /** Deletes a conflict group with its members, notices and scan-queue items. */
-  deleteConflict(conflictId: number): void {
-    purge.deleteConflict(this.#connection.db, conflictId);
-  }
-
-  /** Rewrites a group without a purged member (membership row, JSON columns, free text). */
-  rewriteConflictWithout(
-    conflictId: number,
-    memoryId: number,
-    change: Parameters<typeof purge.rewriteConflict>[2],
-  ): void {
-    purge.deleteConflictMember(this.#connection.db, conflictId, memoryId);
-    purge.rewriteConflict(this.#connection.db, conflictId, change);
-  }
-
-  /** Deletes the notices whose payload names a memory. */
-  deleteNoticesNaming(memoryId: number): number {
-    return purge.deleteNoticesNaming(this.#connection.db, memoryId);
-  }
-
-  /** Audit rows about a memory or about one of the conflict groups it was in. */
-  auditMentioning(memoryId: number, conflictIds: readonly number[]): govern.AuditRecord[] {
-    return purge.selectAuditMentioning(this.#connection.db, memoryId, conflictIds);
-  }
-
-  /** Replaces an audit row's reason and detail (only the purge scrubs audit rows). */
-  scrubAuditRow(
-    auditId: number,
-    change: { reason: string | null; detail: Record<string, unknown> },
-  ): void {
-    purge.updateAuditText(this.#connection.db, auditId, change);
-  }
-
-  /** Rewrites the word index without the entries of deleted rows (call inside the purge). */
-  compactTermsIndex(): void {
-    if (this.capabilities.fts) purge.optimizeTermsIndex(this.#connection.db);
-  }
-
-  /**
-   * After a purge commits (never inside a transaction): VACUUM when the file may hold bytes
-   * deleted before secure_delete, then a truncating WAL checkpoint.
-   */
-  scrubFreedSpace(): purge.FreedSpaceScrub {
-    return purge.scrubFreedSpace(this.#connection.db);
   }
 
   getMeta(key: string): string | undefined {

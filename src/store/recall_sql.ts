@@ -23,6 +23,10 @@ export function filterSql(filters: RecallFilters): FilterSql {
     clauses.push(`m.workspace_canonical IN (SELECT value FROM json_each(?))`);
     values.push(JSON.stringify(filters.workspaces));
   }
+  if (filters.excludeWorkspaces && filters.excludeWorkspaces.length > 0) {
+    clauses.push(`m.workspace_canonical NOT IN (SELECT value FROM json_each(?))`);
+    values.push(JSON.stringify(filters.excludeWorkspaces));
+  }
   for (const tag of filters.tagsAll ?? []) {
     clauses.push(`EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = ?)`);
     values.push(tag);
@@ -38,6 +42,10 @@ export function filterSql(filters: RecallFilters): FilterSql {
   if (filters.sourceTypes && filters.sourceTypes.length > 0) {
     clauses.push(`m.source_type IN (SELECT value FROM json_each(?))`);
     values.push(JSON.stringify(filters.sourceTypes));
+  }
+  if (filters.protectionLevels && filters.protectionLevels.length > 0) {
+    clauses.push(`m.protection_level IN (SELECT value FROM json_each(?))`);
+    values.push(JSON.stringify(filters.protectionLevels));
   }
   return { where: clauses.join(" AND "), values };
 }

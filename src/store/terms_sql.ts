@@ -99,11 +99,11 @@ export function unindexMemoryTerms(db: DatabaseSync, id: number, fields: Indexed
   countTokens(db, documentTokens(fields), -1);
 }
 
-/** Rebuilds the whole index from `memories` (the index is derived data; purged tombstones stay out). */
+/** Rebuilds the whole index from `memories` (the index is derived data). */
 export function rebuildTermsIndex(db: DatabaseSync): number {
   db.exec("DELETE FROM memories_terms; DELETE FROM memories_terms_df;");
   const rows = db.prepare(
-    "SELECT id, subject, tags, content, workspace_canonical FROM memories WHERE status != 'deleted'",
+    "SELECT id, subject, tags, content, workspace_canonical FROM memories",
   ).iterate() as Iterable<
     { id: number; subject: string; tags: string; content: string; workspace_canonical: string }
   >;
@@ -183,7 +183,7 @@ export function selectTermHits(
   }
   // The index applies the workspace itself; other filters (tags, time, source) need the join.
   const indexFilters = !filters.tagsAll?.length && !filters.after && !filters.before &&
-    !filters.sourceTypes?.length;
+    !filters.sourceTypes?.length && !filters.protectionLevels?.length;
   if (indexFilters) {
     const fetch = limit * UNFILTERED_OVERFETCH;
     const rows = db.prepare(

@@ -95,6 +95,8 @@ export interface RecallFilters {
   statuses: readonly MemoryStatus[];
   /** Canonical workspace names; undefined spans the library. */
   workspaces?: readonly string[];
+  /** Canonical workspace names left out (the recall blacklist). */
+  excludeWorkspaces?: readonly string[];
   /** Every tag must be present (AND). */
   tagsAll?: readonly string[];
   /** Inclusive lower bound on event_time (ingest_time when absent). */
@@ -102,6 +104,8 @@ export interface RecallFilters {
   /** Exclusive upper bound on event_time (ingest_time when absent). */
   before?: string;
   sourceTypes?: readonly SourceType[];
+  /** Only memories at these protection levels. */
+  protectionLevels?: readonly ProtectionLevel[];
 }
 
 /** A candidate from the full-text channel; lower bm25 is better. */

@@ -10,6 +10,7 @@
  */
 import type { ServiceContext } from "../memory/context.ts";
 import type { AuditRecord } from "../store/mod.ts";
+import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
 /** Page size when the caller gives none. */
 export const AUDIT_PAGE_DEFAULT = 50;
@@ -44,6 +45,7 @@ export function auditView(ctx: ServiceContext, filter: AuditFilter): AuditView {
       action: filter.action,
       agentId: filter.agentId,
       after: filter.afterTime,
+      workspace: isStrict(ctx) ? strictWorkspace(ctx) : undefined,
       limit,
       offset,
     })

@@ -10,9 +10,9 @@
  * @module
  */
 import { type Suggestion, suggestResolution } from "../conflicts/lifecycle.ts";
-import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import type { ConflictMember, ConflictRecord, ConflictStatus, MemoryRecord } from "../store/mod.ts";
+import { conflictListScope, conflictNotFound, conflictVisible } from "../conflicts/visibility.ts";
 
 /** Page size of the conflict list when the caller gives none. */
 export const CONFLICT_PAGE_DEFAULT = 20;
@@ -42,7 +42,10 @@ export function conflictList(
     : [input.status];
   const limit = input.limit ?? CONFLICT_PAGE_DEFAULT;
   const offset = input.offset ?? 0;
-  const { rows, total } = store.read(() => store.conflicts.list({ statuses, limit, offset }));
+  const workspace = conflictListScope(ctx);
+  const { rows, total } = store.read(() =>
+    store.conflicts.list({ statuses, limit, offset, workspace })
+  );
   return { conflicts: rows, total, hasMore: offset + rows.length < total, offset, limit };
 }
 
@@ -80,11 +83,7 @@ export function conflictDetail(ctx: ServiceContext, conflictId: number): Conflic
   const { store } = ctx;
   return store.read(() => {
     const group = store.conflicts.get(conflictId);
-    if (!group) {
-      throw new MemaError("not_found", `conflict ${conflictId} does not exist`, {
-        field: "conflict_id",
-      });
-    }
+    if (!group || !conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
     const memories = store.getMemories(group.members.map((m) => m.memory_id));
     const present = [...memories.values()];
     const suggestion = present.length > 1 ? suggestResolution(group, present) : undefined;
@@ -117,5 +116,21 @@ export function openConflictsOf(
   memoryIds: readonly number[],
 ): Map<number, OpenConflictRef[]> {
   const { store } = ctx;
-  return store.read(() => store.conflicts.openOf(memoryIds));
+  return store.read(() => {
+    const refs = store.conflicts.openOf(memoryIds);
+    if (conflictListScope(ctx) === undefined) return refs;
+    // Strict isolation: a conflict reaching outside the caller's workspace is not shown.
+    const seen = new Map<number, boolean>();
+    const shown = (id: number) => {
+      if (!seen.has(id)) {
+        const group = store.conflicts.get(id);
+        seen.set(id, group !== undefined && conflictVisible(ctx, group));
+      }
+      return seen.get(id)!;
+    };
+    return new Map(
+      [...refs].map(([id, list]) => [id, list.filter((ref) => shown(ref.conflictId))] as const)
+        .filter(([, list]) => list.length > 0),
+    );
+  });
 }

@@ -15,6 +15,7 @@ import type { ServiceContext } from "../memory/context.ts";
 import type { AuditRecord, Store } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { capabilityState } from "./status.ts";
+import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
 /** How many audit rows the overview shows. */
 export const OVERVIEW_RECENT_AUDIT = 5;
@@ -45,11 +46,13 @@ export interface OverviewView {
 /** The overview of the database behind `ctx`. */
 export function overviewView(ctx: ServiceContext): OverviewView {
   const { store, semantic, settings } = ctx;
+  // Strict isolation: the caller's own workspace only (counts and audit).
+  const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
   const counts = store.read(() => ({
-    overview: store.overviewCounts(),
+    overview: store.overviewCounts(own),
     history: store.countHistory(),
     jobs: store.countJobs(),
-    audit: store.listAudit({ limit: OVERVIEW_RECENT_AUDIT, offset: 0 }),
+    audit: store.listAudit({ limit: OVERVIEW_RECENT_AUDIT, offset: 0, workspace: own }),
     backlog: store.conflicts.backlog(),
   }));
   const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;

@@ -23,6 +23,7 @@ import {
 import { hitSpansFor, type HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { type OpenConflictRef, openConflictsOf } from "./conflicts.ts";
+import { visible } from "../workspaces/access.ts";
 
 /** A todo memory sharing meaningful tags with a recall page. */
 export interface LinkedOpenItem {
@@ -148,7 +149,7 @@ export function linkedOpenItems(
     });
     const records = store.getMemories(links.map((link) => link.id));
     return links.flatMap((link) => {
-      const memory = records.get(link.id);
+      const memory = visible(ctx, records.get(link.id));
       return memory
         ? [{
           memoryId: memory.id,

@@ -12,6 +12,8 @@ import { type CapabilityState, describeCapabilities } from "../capabilities/mod.
 import type { ServiceContext } from "../memory/context.ts";
 import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
+import { isStrict, strictWorkspace } from "../workspaces/access.ts";
+import { recallBlacklist } from "../workspaces/blacklist.ts";
 
 /** What the semantic index reports about itself (`undefined` when none is configured). */
 export interface VectorSummary {
@@ -40,6 +42,10 @@ export interface StatusView {
   evidence: { rows: number; embeddedRows: number; coverage: number | null };
   jobs: Record<string, Record<string, number>>;
   workspaceIsolation: string;
+  /** The caller's own workspace, if it has one. */
+  workspace: string | null;
+  /** Workspaces unscoped searches leave out (`recall_blacklist.jsonl`). */
+  recallBlacklist: string[];
 }
 
 /** The capability state every response reports, computed from the context alone. */
@@ -50,8 +56,10 @@ export function capabilityState(ctx: ServiceContext): CapabilityState {
 /** Status of the database behind `ctx`. */
 export function statusView(ctx: ServiceContext): StatusView {
   const { store, semantic } = ctx;
+  // Strict isolation counts the caller's own workspace only.
+  const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
   const counts = store.read(() => ({
-    byStatus: store.countByStatus(),
+    byStatus: own === undefined ? store.countByStatus() : store.overviewCounts(own).byStatus,
     history: store.countHistory(),
     jobs: store.countJobs(),
   }));
@@ -87,5 +95,7 @@ export function statusView(ctx: ServiceContext): StatusView {
     },
     jobs: counts.jobs,
     workspaceIsolation: ctx.settings.workspaceIsolation,
+    workspace: ctx.caller.workspace ?? null,
+    recallBlacklist: own === undefined ? recallBlacklist(ctx.settings.recallBlacklistPath) : [],
   };
 }

@@ -71,7 +71,13 @@ Deno.test("file, then environment, then flags win", () => {
         "from-env",
         "/e.db",
       ]);
-      assert.deepEqual(config.sources, { dbPath: "env", client: "flag", agentId: "env" });
+      assert.deepEqual(config.sources, {
+        dbPath: "env",
+        client: "flag",
+        agentId: "env",
+        workspace: "default",
+        workspaceIsolation: "default",
+      });
     });
     withEnv({ HOME: "/h", MEMORY_ARBITER_CONFIG: file, MEMORY_ARBITER_CLIENT: "legacy" }, () => {
       assert.equal(loadConfig().client, "legacy");

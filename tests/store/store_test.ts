@@ -181,7 +181,7 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
 
     const store = await openStore(path, { cacheDir: `${dir}/cache` });
     try {
-      assert.deepEqual(store.schema.migrated, [5, 6, 7, 8]);
+      assert.deepEqual(store.schema.migrated, [5, 6, 7, 8, 9]);
       assert.equal(store.schema.generation, SCHEMA_GENERATION);
       const old = store.getMemory(1);
       assert.equal(old?.follows, null);
@@ -189,6 +189,11 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
       assert.deepEqual(store.termHits('"paint"', { statuses: ["active"] }, 5).map((h) => h.id), [
         1,
       ]);
+      // The workspace registry knows the workspace the stored memory uses, and the default pool.
+      assert.deepEqual(
+        store.listWorkspaces().map((w) => [w.canonical, w.state, w.reviewed]),
+        [["default", "active", true], ["w", "active", true]],
+      );
     } finally {
       store.close();
     }

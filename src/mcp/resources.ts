@@ -1,0 +1,108 @@
+/**
+ * MCP resources: `memory://current-context` (the caller's workspace digest) and
+ * `memory://workspace/{name}` (the same for a named workspace, subject to
+ * isolation). Both accept `?tokens=N` to change the budget. The digest is a
+ * service (src/views/context_digest.ts); this module only maps URIs.
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { isMemaError } from "../errors/mod.ts";
+import { CONTEXT_BUDGET_DEFAULT, contextDigest } from "../views/context_digest.ts";
+import { workspacesView } from "../views/workspaces.ts";
+import type { McpRuntime } from "./runtime.ts";
+
+/** The resource URI of the caller's current context. */
+export const CURRENT_CONTEXT_URI = "memory://current-context";
+/** The template of one workspace's context. */
+export const WORKSPACE_URI_TEMPLATE = "memory://workspace/{name}";
+/** At most this many workspaces are listed as resources (the template reaches the rest). */
+const LISTED_WORKSPACES_MAX = 50;
+
+/** `resources/list`: the current context and one resource per visible active workspace. */
+export function listResources(runtime: McpRuntime): Record<string, unknown>[] {
+  const workspaces = workspacesView(runtime.ctx).workspaces
+    .filter((w) => w.state === "active")
+    .slice(0, LISTED_WORKSPACES_MAX);
+  return [
+    {
+      uri: CURRENT_CONTEXT_URI,
+      name: "current-context",
+      title: "Current context",
+      description:
+        `Your workspace's pinned and locked facts, recent facts, open todos and unresolved conflicts, within ${CONTEXT_BUDGET_DEFAULT} tokens (add ?tokens=N to change). Read it at the start of a session instead of a MEMORY.md file.`,
+      mimeType: "text/markdown",
+    },
+    ...workspaces.map((w) => ({
+      uri: `memory://workspace/${encodeURIComponent(w.canonical)}`,
+      name: `workspace-${w.canonical}`,
+      title: `Workspace ${w.display}`,
+      description: `The context digest of workspace "${w.canonical}".`,
+      mimeType: "text/markdown",
+    })),
+  ];
+}
+
+/** `resources/templates/list`. */
+export function listResourceTemplates(): Record<string, unknown>[] {
+  return [{
+    uriTemplate: WORKSPACE_URI_TEMPLATE,
+    name: "workspace-context",
+    title: "A workspace's context",
+    description:
+      "Pinned and locked facts, recent facts, open todos and unresolved conflicts of one workspace (?tokens=N for the budget).",
+    mimeType: "text/markdown",
+  }];
+}
+
+/** `resources/read` for either resource; anything else is an MCP InvalidParams error. */
+export function readResource(runtime: McpRuntime, uri: string): Record<string, unknown> {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a resource URI`);
+  }
+  const tokensParam = parsed.searchParams.get("tokens");
+  const budget = tokensParam === null ? undefined : Number(tokensParam);
+  let workspace: string | undefined;
+  if (parsed.protocol !== "memory:") {
+    throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}"`);
+  }
+  // `memory://current-context` parses with host "current-context"; workspaces as a path.
+  if (parsed.host === "current-context" && (parsed.pathname === "" || parsed.pathname === "/")) {
+    workspace = undefined;
+  } else if (parsed.host === "workspace" && parsed.pathname.length > 1) {
+    workspace = decodeURIComponent(parsed.pathname.slice(1));
+  } else {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `no resource "${uri}": read ${CURRENT_CONTEXT_URI} or memory://workspace/<name>`,
+    );
+  }
+  try {
+    const digest = contextDigest(runtime.ctx, { workspace, budget });
+    return {
+      contents: [{
+        uri,
+        mimeType: "text/markdown",
+        text: digest.text,
+        _meta: {
+          workspace: digest.workspace,
+          tokens_estimate: digest.tokensEstimate,
+          budget: digest.budget,
+          omitted: digest.omitted,
+          memory_ids: digest.memoryIds,
+        },
+      }],
+    };
+  } catch (error) {
+    if (isMemaError(error)) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `${error.reason}${error.hint ? ` (${error.hint})` : ""}`,
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The workspaces view: every workspace name mema knows, with its memory counts,
+ * state (active, pending confirmation, redirect), last write and writers, and
+ * whether unscoped recall leaves it out. Under strict isolation: the caller's own.
+ *
+ * @example
+ * ```ts
+ * import { workspacesView } from "./src/views/workspaces.ts";
+ * // workspacesView(ctx).workspaces.map((w) => w.canonical)
+ * ```
+ * @module
+ */
+import type { ServiceContext } from "../memory/context.ts";
+import type { WorkspaceSummary } from "../store/mod.ts";
+import { isStrict, strictWorkspace } from "../workspaces/access.ts";
+import { recallBlacklist } from "../workspaces/blacklist.ts";
+
+/** One workspace in the view. */
+export interface WorkspaceView extends WorkspaceSummary {
+  /** Listed in `recall_blacklist.jsonl`: left out of unscoped recall. */
+  blacklisted: boolean;
+  /** The caller's own workspace. */
+  own: boolean;
+}
+
+/** The workspaces view. */
+export interface WorkspacesView {
+  workspaces: WorkspaceView[];
+  isolation: string;
+  callerWorkspace: string | null;
+  pending: string[];
+  unreviewed: string[];
+}
+
+/** Every workspace the caller may see, with counts, state, last write and writers. */
+export function workspacesView(ctx: ServiceContext): WorkspacesView {
+  const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
+  const blacklist = new Set(recallBlacklist(ctx.settings.recallBlacklistPath));
+  const all = ctx.store.read(() => ctx.store.workspaceSummaries());
+  const workspaces = all
+    .filter((w) => own === undefined || w.canonical === own)
+    .map((w) => ({
+      ...w,
+      blacklisted: blacklist.has(w.canonical),
+      own: w.canonical === ctx.caller.workspace,
+    }));
+  return {
+    workspaces,
+    isolation: ctx.settings.workspaceIsolation,
+    callerWorkspace: ctx.caller.workspace ?? null,
+    pending: workspaces.filter((w) => w.state === "pending").map((w) => w.canonical),
+    unreviewed: workspaces.filter((w) => w.state === "active" && !w.reviewed).map((w) =>
+      w.canonical
+    ),
+  };
+}
