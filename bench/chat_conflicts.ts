@@ -57,7 +57,9 @@ try {
           const c = store.conflicts.get(id)!;
           console.log(
             JSON.stringify(c.members.map((m) => m.row_text)),
-            (c as unknown as { evidence?: unknown }).evidence ?? "",
+            JSON.stringify(
+              (c as unknown as { detection?: { rule?: unknown } }).detection?.rule ?? "",
+            ),
           );
         }
       }

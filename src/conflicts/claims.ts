@@ -50,6 +50,17 @@ const EXHORTATION = /^\s*let(?:'|’)?s\b|^\s*let us\b/iu;
  * tried, not what is. Lower case only, so the month "May" stays a date.
  */
 const POSSIBILITY = /\b(?:can|could|might|may|gonna|wanna)\b/u;
+/** "may be stored", "cannot be redistributed": a permission or a rule, which is a claim. */
+const PERMISSION =
+  /\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than))\b/u;
+/** "There are 11 engineers on the team": a count, not a pronoun subject. */
+const THERE_COUNT = /^\s*there\s+(?:is|are|was|were)\s+(?:\d|no\b|only\b)/iu;
+/**
+ * "They raised the price to €95": a pronoun subject that names a change to an amount still
+ * reports one.
+ */
+const NAMED_CHANGE =
+  /\b(?:raised|lowered|increased|reduced|cut|moved|switched|replaced|migrated|changed|relocated|renamed|upgraded|downgraded|postponed|rescheduled|cancelled|canceled|banned)\b/iu;
 /** "[shared a photo: …]": a description of an attachment, not something the speaker says. */
 const BRACKETED = /^\s*\[[^\]]*\]\s*$/u;
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -62,9 +73,14 @@ export function readClaim(row: string): Claim {
   if (EXCLAMATION_END.test(text)) return { text, notAClaim: "an exclamation voices a feeling" };
   if (BRACKETED.test(text)) return { text, notAClaim: "a bracketed description of an attachment" };
   if (SECOND_PERSON.test(text)) return { text, notAClaim: "addressed to the listener" };
-  if (PRONOUN_SUBJECT.test(text)) return { text, notAClaim: "its subject is a bare pronoun" };
+  const reportsChange = NAMED_CHANGE.test(text) && /[\d$€£¥]/u.test(text);
+  if (PRONOUN_SUBJECT.test(text) && !reportsChange && !THERE_COUNT.test(text)) {
+    return { text, notAClaim: "its subject is a bare pronoun" };
+  }
   if (EXHORTATION.test(text)) return { text, notAClaim: "an exhortation states no fact" };
-  if (POSSIBILITY.test(text)) return { text, notAClaim: "says what could be, not what is" };
+  if (POSSIBILITY.test(text) && !PERMISSION.test(text)) {
+    return { text, notAClaim: "says what could be, not what is" };
+  }
   // Written Chinese has no spaces: count characters there instead of words.
   const words = HAN.test(text)
     ? [...text.replace(/\s/g, "")].length / 2

@@ -170,3 +170,20 @@ export const CLAIM_MIN_WORDS = 3;
 export const RULE_VALUE_MIN_FRAME_WORDS = 2;
 /** Longest free-word value on either side, in words ("GitHub Actions", "oat milk"). */
 export const RULE_VALUE_MAX_WORDS = 2;
+
+/**
+ * Most words a row may add on its side when a named change of state lets a reworded pair
+ * through ("Vault was decommissioned and secrets are now kept in AWS Secrets Manager" adds
+ * four). Longer additions are a different story told next to the old one. Chosen on the tune
+ * half of tests/conflicts/corpus.json.
+ */
+export const RULE_CHANGE_MAX_EXTRA_WORDS = 6;
+
+/**
+ * Share of the shorter row's attribute words two rows with different amounts (money, dates,
+ * sizes) must share when each also has words the other lacks. Below it, "billing timeout 30s" /
+ * "search timeout 45s" (half shared) are two settings; at or above it, the rows reword one
+ * setting ("enterprise tier starts at $2,000" / "enterprise pricing begins at $2,500", two of
+ * three). Chosen on the tune half of tests/conflicts/corpus.json.
+ */
+export const RULE_MIN_OVERLAP_REWORDED_VALUE = 0.6;

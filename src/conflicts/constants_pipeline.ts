@@ -50,8 +50,37 @@ export const SCAN_QUEUE_PAGE_MAX = 30;
 export const SCAN_SUBMIT_MAX = 200;
 /** Most duplicate pairs listed (SPEC §8). */
 export const DUPLICATES_MAX = 200;
-/** Word-set overlap above which two memories are near-duplicates. */
-export const DUPLICATE_JACCARD = 0.8;
+/**
+ * Dice share of content words (stems, stopwords out, attribute families merged) from which two
+ * facts are near-duplicates, once their polarity, values and names already match
+ * (src/conflicts/duplicates.ts). Chosen on the pairs of tests/conflicts/duplicates_test.ts:
+ * rewordings of one fact score 0.6–1.0 ("We deploy every Tuesday" / "Deploys happen every
+ * Tuesday" 0.67); a fact and the same fact with a qualifier ("per file", "for EU users") scores
+ * 0.5–0.67 when short, so 0.6 flags a short fact restated with one extra word, which is what a
+ * hint is for. The previous test (word-set Jaccard ≥ 0.8 on raw tokens) missed every rewording.
+ */
+export const DUPLICATE_MIN_DICE = 0.6;
+/**
+ * Content words (values aside) each fact needs before it can be called a duplicate: "We deploy
+ * every Tuesday" has one ("deploy") and is a fact; with values and names matching, one word is
+ * enough.
+ */
+export const DUPLICATE_MIN_WORDS = 1;
+/**
+ * Most words one fact may have in place of as many of the other's, the rest equal, and still
+ * be a different fact rather than a duplicate ("billing" / "search"). Offline there is no
+ * synonym list, so "runs on" / "is deployed to" is refused too: a hint must be right more
+ * often than it is helpful.
+ */
+export const DUPLICATE_MAX_SUBSTITUTED = 2;
+/**
+ * Neighbours `remember` compares for `write_hints.possible_duplicate`: the best lexical matches
+ * of the new fact, from the same bounded lookup detection uses (a restatement shares the rare
+ * words, so it is among the first few).
+ */
+export const DUPLICATE_NEIGHBOURS = 3;
+/** Characters of a memory the duplicate test reads (a fact is short; a document is not one). */
+export const DUPLICATE_MAX_CHARS = 2000;
 /** A full round is due again after this many days (doctor warns). */
 export const SCAN_STALE_DAYS = 14;
 /**

@@ -126,11 +126,16 @@ export function defaultPlan(
 ): { memory_id: number; action: PlanAction }[] {
   return group.members.map((member) => {
     const memory = members.find((m) => m.id === member.memory_id);
+    const corrected = memory && correctedContent(group, member, memory, chosen);
+    // A correction that would repeat another member word for word adds nothing (and the
+    // store keeps one copy of a text per workspace): annotate that member instead.
+    const repeats = corrected !== undefined &&
+      members.some((m) => m.id !== member.memory_id && m.content === corrected);
     const action: PlanAction = holdsValue(group, member.memory_id, chosen)
       ? "use_as_resolution"
       : options.preserveHistory
       ? "preserve_historical_record"
-      : memory && correctedContent(group, member, memory, chosen) !== undefined
+      : corrected !== undefined && !repeats
       ? "update_current_claim"
       : "append_superseded_context";
     return { memory_id: member.memory_id, action };

@@ -30,8 +30,10 @@
  * @module
  */
 import {
+  RULE_CHANGE_MAX_EXTRA_WORDS,
   RULE_MAX_VALUE_WORDS,
   RULE_MIN_CANDIDATE_SCORE,
+  RULE_MIN_OVERLAP_REWORDED_VALUE,
   RULE_MIN_SHARED_WORDS,
   RULE_MIN_TEXT_OVERLAP,
   RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS,
@@ -43,7 +45,7 @@ import {
   RULE_VALUE_MIN_FRAME_WORDS,
 } from "./constants.ts";
 import { readClaim } from "./claims.ts";
-import { EVALUATIVE_WORDS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
+import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
 import { readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
 /** The evaluative words as the sentence reader stems them. */
@@ -124,6 +126,18 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   const disjointSubjects = subjectOverlap === 0;
   const updates = [...left.updatePhrases, ...right.updatePhrases];
   const namedChange = updates.some((phrase) => !SOFT_UPDATE_PHRASES.has(phrase));
+  // A change of state named on one side only ("was migrated off MySQL", "left the company"):
+  // the other row is the state it ended. Both sides naming the same change are two reports.
+  const named = (shape: SentenceShape) =>
+    new Set(shape.updatePhrases.filter((phrase) => !SOFT_UPDATE_PHRASES.has(phrase)));
+  const leftChanges = named(left);
+  const rightChanges = named(right);
+  // A denial next to "now" ("the keys are not at the desk any more, now in the guard room")
+  // names a change as well.
+  const deniedNow = (shape: SentenceShape) => shape.negated && shape.updatePhrases.length > 0;
+  const oneSidedChange = [...leftChanges].some((phrase) => !rightChanges.has(phrase)) ||
+    [...rightChanges].some((phrase) => !leftChanges.has(phrase)) ||
+    deniedNow(left) !== deniedNow(right);
   const required = disjointSubjects
     ? RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS
     : namedChange
@@ -142,11 +156,25 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     return drop(`one row is historical ("${which}"), the other current: both can be true`);
   }
   const polarityFlip = left.negated !== right.negated;
+  const sharedId = sharedIdentifier(a.text, b.text);
+  if (sharedId && !polarityFlip && !oneSidedChange) {
+    return drop(`restatement: both rows name ${sharedId}`);
+  }
+  const ids = differentIdentifiers(a.text, b.text);
+  if (ids && !polarityFlip) {
+    return accept("value", ids, [
+      `different ${ids.kind} for the same attribute: ${ids.a} vs ${ids.b}`,
+    ]);
+  }
   if (!polarityFlip && updates.length === 0) {
     const addition = left.additions[0] ?? right.additions[0];
     if (addition && (left.additions.length === 0) !== (right.additions.length === 0)) {
       return drop(`one row adds to the other ("${addition}"), it does not replace it`);
     }
+  }
+  if (!namedChange && (left.qualifiers.length === 0) !== (right.qualifiers.length === 0)) {
+    const qualifier = left.qualifiers[0] ?? right.qualifiers[0];
+    return drop(`one row narrows the other to a part ("${qualifier}"), it does not replace it`);
   }
   if (updates.length > 0) reasons.push(`update phrase: ${[...new Set(updates)].join(", ")}`);
 
@@ -158,6 +186,20 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   const extraWords = Math.max(leftOnly.words.length, rightOnly.words.length);
   const twoSided = leftOnly.words.length > 0 && rightOnly.words.length > 0;
   const describe = (): string => `"${leftOnly.words.join(" ")}" vs "${rightOnly.words.join(" ")}"`;
+  // The rows differ in their wording as well as in the value. Without a named change that means
+  // two different facts; with one, the changed row rewords the other's state on its way to the
+  // new one ("stores data in MySQL" / "was migrated off MySQL and now uses PostgreSQL").
+  // What a speaker did ("I went…", "I just joined…") is an episode of a conversation; a named
+  // change lets a reworded pair through only outside first-person narration.
+  const rewordedChange = oneSidedChange && extraWords <= RULE_CHANGE_MAX_EXTRA_WORDS &&
+    !FIRST_PERSON.test(a.text) && !FIRST_PERSON.test(b.text);
+  const changeOr = (reason: string): PairAssessment | undefined =>
+    rewordedChange ? undefined : drop(reason);
+  const changed = (): PairAssessment =>
+    accept("update_phrase", { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") }, [
+      `a named change of state (${[...leftChanges, ...rightChanges].join(", ")}) rewords ` +
+      `the other row: ${describe()}`,
+    ]);
 
   let kind: ConflictSignal;
   let opposed: { a: string; b: string } | undefined;
@@ -165,15 +207,24 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     const first = values.differing[0];
     opposed = { a: first.a.raw, b: first.b.raw };
     if (polarityFlip) {
-      return drop(
+      return changeOr(
         `a negated row with a different value is consistent (${opposed.a} / ${opposed.b})`,
-      );
+      ) ?? changed();
     }
-    if (twoSided) {
+    // Reworded around the same amount ("the enterprise tier starts at $2,000" / "enterprise
+    // pricing begins at $2,500"): most words shared and no parallel qualifier swapped.
+    // Chinese rows are compared character by character, which inflates their overlap.
+    const reworded = overlap >= RULE_MIN_OVERLAP_REWORDED_VALUE &&
+      !HAN_CHAR.test(a.text + b.text) &&
+      !qualifierSwap(left, leftOnly.words, right, rightOnly.words) &&
+      !(scoped(a.text, leftOnly.surface) && scoped(b.text, rightOnly.surface)) &&
+      !(FIRST_PERSON.test(a.text) && FIRST_PERSON.test(b.text));
+    if (twoSided && !reworded && !rewordedChange) {
       return drop(`values differ but so do the attribute words (${describe()}): different things`);
     }
     if (extraWords > RULE_MAX_VALUE_WORDS) {
-      return drop(`values differ but one row says much more (${extraWords} extra words)`);
+      return changeOr(`values differ but one row says much more (${extraWords} extra words)`) ??
+        changed();
     }
     kind = values.differing.some(({ a }) =>
         a.dimension === "date" || a.dimension === "weekday" ||
@@ -185,24 +236,29 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
       `${kind === "date" ? "dates/times" : "amounts"} differ: ${opposed.a} vs ${opposed.b}`,
     );
   } else if (polarityFlip) {
-    if (twoSided) return drop(`polarity differs but so do the words (${describe()})`);
+    if (twoSided) {
+      return changeOr(`polarity differs but so do the words (${describe()})`) ?? changed();
+    }
     if (extraWords > RULE_MAX_VALUE_WORDS) {
-      return drop(`polarity differs but one row says much more (${extraWords} extra words)`);
+      return changeOr(`polarity differs but one row says much more (${extraWords} extra words)`) ??
+        changed();
     }
     kind = "negation";
     reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
-  } else if (values.agreeing > 0) {
+  } else if (values.agreeing > 0 && !(twoSided && !oneSidedChange && namedValueSwap())) {
+    if (rewordedChange && extraWords > 0) return changed();
     return drop("restatement: every value the rows share is equal");
   } else if (twoSided) {
     if (leftOnly.runs > 1 || rightOnly.runs > 1) {
-      return drop(
+      return changeOr(
         `rows differ in more than one place (${describe()}): different subject or attribute`,
-      );
+      ) ?? changed();
     }
     if (extraWords > RULE_MAX_VALUE_WORDS) {
-      return drop(`the differing words are too long to be one value (${describe()})`);
+      return changeOr(`the differing words are too long to be one value (${describe()})`) ??
+        changed();
     }
-    const frame = shared.filter((word) => word.length >= 3).length;
+    const frame = frameWords(shared);
     const longest = Math.max(leftOnly.words.length, rightOnly.words.length);
     const judging = (words: readonly string[]) =>
       words.length === 0 || words.every((word) => EVALUATIVE_STEMS.has(word));
@@ -212,41 +268,205 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     // A named change ("moved to", "switched to") already says a value was replaced.
     const unframed = frame < RULE_VALUE_MIN_FRAME_WORDS || longest > RULE_VALUE_MAX_WORDS;
     if (!namedChange && unframed) {
+      if (rewordedChange) return changed();
       return drop(
         `one differing phrase (${describe()}) in a frame of ${frame} shared words: ` +
           `a value needs ${RULE_VALUE_MIN_FRAME_WORDS} and at most ${RULE_VALUE_MAX_WORDS} words a side`,
       );
     }
+    if (updates.length === 0 && MULTI_VALUED.test(a.text) && MULTI_VALUED.test(b.text)) {
+      return drop(`the verb takes many objects: ${describe()} can both hold`);
+    }
+    if (
+      updates.length === 0 && subjectSwap(a.text, leftOnly.surface) &&
+      subjectSwap(b.text, rightOnly.surface)
+    ) {
+      return drop(`different things (${describe()}) share one property, nothing is replaced`);
+    }
     kind = "value";
     opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
-  } else if (extraWords > 0 && updates.length > 0 && extraWords <= RULE_MAX_VALUE_WORDS) {
+  } else if (
+    extraWords > 0 && updates.length > 0 && extraWords <= RULE_MAX_VALUE_WORDS &&
+    newWordsOnChangedSide()
+  ) {
     kind = "update_phrase";
     opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
     reasons.push(`an update phrase introduces ${describe()}`);
   } else if (extraWords > 0) {
+    if (rewordedChange && newWordsOnChangedSide()) {
+      return changed();
+    }
     return drop(`one row only adds detail (${describe()})`);
   } else {
     return drop("restatement: same words, same values");
   }
 
-  const score = Math.min(
-    1,
-    RULE_SCORE_WEIGHTS.overlap * overlap +
-      RULE_SCORE_WEIGHTS.subject * (subjectOverlap ?? 0.5) +
-      RULE_SCORE_WEIGHTS.signal * RULE_SIGNAL_STRENGTH[kind] +
-      (updates.length > 0 ? RULE_UPDATE_PHRASE_BONUS : 0),
-  );
-  if (score < RULE_MIN_CANDIDATE_SCORE) {
-    return drop(`score ${round(score)} below ${RULE_MIN_CANDIDATE_SCORE}`, score);
+  return accept(kind, opposed, []);
+
+  /**
+   * Words only one row has belong to the row that names the change ("we moved sprint demos to
+   * Tuesdays"): a change on one side and new detail on the other ("we moved into the new office"
+   * / "the new office has a terrace") are two facts.
+   */
+  function newWordsOnChangedSide(): boolean {
+    const changedSide = (shape: SentenceShape) => shape.updatePhrases.length > 0;
+    // A state word ("active") is the state the change ends, not new detail.
+    const detail = (words: readonly string[]) => words.some((word) => !word.startsWith("xstate"));
+    return (!detail(leftOnly.words) || changedSide(left)) &&
+      (!detail(rightOnly.words) || changedSide(right));
   }
-  return {
-    candidate: true,
-    kind,
-    score: round(score),
-    reasons,
-    ...(opposed ? { values: opposed } : {}),
+
+  /**
+   * Equal values and one proper name swapped ("the release manager for 4.2 is Tomás" / "…is
+   * Yuki"): the shared value is part of the attribute. Only names count; a restatement with the
+   * same value often swaps an ordinary word ("发薪日" / "发工资").
+   */
+  function namedValueSwap(): boolean {
+    return leftOnly.runs === 1 && rightOnly.runs === 1 && extraWords <= RULE_VALUE_MAX_WORDS &&
+      capitalized(a.text, leftOnly.surface) && capitalized(b.text, rightOnly.surface);
+  }
+
+  function accept(
+    kind: ConflictSignal,
+    opposed: { a: string; b: string } | undefined,
+    why: string[],
+  ): PairAssessment {
+    const score = Math.min(
+      1,
+      RULE_SCORE_WEIGHTS.overlap * overlap +
+        RULE_SCORE_WEIGHTS.subject * (subjectOverlap ?? 0.5) +
+        RULE_SCORE_WEIGHTS.signal * RULE_SIGNAL_STRENGTH[kind] +
+        (updates.length > 0 ? RULE_UPDATE_PHRASE_BONUS : 0),
+    );
+    if (score < RULE_MIN_CANDIDATE_SCORE) {
+      return drop(`score ${round(score)} below ${RULE_MIN_CANDIDATE_SCORE}`, score);
+    }
+    return {
+      candidate: true,
+      kind,
+      score: round(score),
+      reasons: [...reasons, ...why],
+      ...(opposed ? { values: opposed } : {}),
+    };
+  }
+}
+
+/**
+ * Shared words long enough to frame a value. A Chinese row is read one character at a time,
+ * so two characters count as one word ("仓库", "托管").
+ */
+function frameWords(shared: readonly string[]): number {
+  const latin = shared.filter((word) => word.length >= 3 && !HAN_CHAR.test(word)).length;
+  const han = shared.filter((word) => HAN_CHAR.test(word)).length;
+  return latin + Math.floor(han / 2);
+}
+
+const HAN_CHAR = /\p{Script=Han}/u;
+
+/** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */
+const IDENTIFIER = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?:\/\/\S+|\+?\d[\d ()-]{7,}\d/gu;
+
+/** Each row names one identifier of the same kind (two phone numbers, two e-mail addresses). */
+function differentIdentifiers(
+  a: string,
+  b: string,
+): { a: string; b: string; kind: string } | undefined {
+  const kinds: [string, RegExp][] = [
+    ["e-mail address", /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu],
+    ["URL", /https?:\/\/\S+/gu],
+    ["phone number", /\+?\d[\d ()-]{5,}\d/gu],
+  ];
+  for (const [kind, pattern] of kinds) {
+    const left = a.match(pattern) ?? [];
+    const right = b.match(pattern) ?? [];
+    if (left.length === 1 && right.length === 1 && left[0] !== right[0]) {
+      return { a: left[0], b: right[0], kind };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An identifier both rows name ("Alice can be reached at alice@acme.com" / "Alice's email address
+ * is alice@acme.com"): the rows agree on the one thing that could differ.
+ */
+function sharedIdentifier(a: string, b: string): string | undefined {
+  const clean = (id: string) => id.toLowerCase().replace(/[.,;:)]+$/, "");
+  const ids = new Set((a.match(IDENTIFIER) ?? []).map(clean));
+  return (b.match(IDENTIFIER) ?? []).map(clean).find((id) => ids.has(id));
+}
+
+/**
+ * "I ran 5 km this morning" / "Last weekend I ran 10 km": what a speaker did is an episode, and
+ * two episodes with different amounts are two occasions, not a changed fact.
+ */
+const FIRST_PERSON = /(?:^|[\s,])(?:i|i'm|i've|my|me)\b/iu;
+
+/** The differing word names a scope ("the refund window for hardware" / "…for software"). */
+function scoped(text: string, differing: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return differing.length > 0 &&
+    new RegExp(`\\b(?:for|of)\\s+(?:the\\s+|all\\s+)?${escapeRegex(differing[0])}`, "u")
+      .test(lower);
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Both rows put a different word right before the same shared word ("the free plan" / "the
+ * business plan", "billing timeout" / "search timeout"): parallel qualifiers of one head noun
+ * name two different things.
+ */
+function qualifierSwap(
+  left: SentenceShape,
+  leftDiff: readonly string[],
+  right: SentenceShape,
+  rightDiff: readonly string[],
+): boolean {
+  // The shared head after the differing run, keyed by the shared words before the run: the
+  // slot must be the same on both sides ("the free plan" / "the business plan").
+  const heads = (shape: SentenceShape, diff: readonly string[]) => {
+    const start = shape.words.findIndex((word) => diff.includes(word));
+    const before = shape.words.slice(0, Math.max(0, start)).filter((word) => word !== VALUE_SLOT);
+    return new Set(
+      shape.words.filter((word, i) =>
+        i > 0 && diff.includes(shape.words[i - 1]) && !diff.includes(word) && word !== VALUE_SLOT
+      ).map((word) => `${before.join(" ")}|${word}`),
+    );
   };
+  const leftHeads = heads(left, leftDiff);
+  return [...heads(right, rightDiff)].some((word) => leftHeads.has(word));
+}
+
+const MULTI_VALUED = new RegExp(
+  `(?<![\\p{L}])(?:${MULTI_VALUED_VERBS.join("|")})(?![\\p{L}])`,
+  "iu",
+);
+
+/** True when every word of `surface` is written with a capital in `text` (a name). */
+function capitalized(text: string, surface: readonly string[]): boolean {
+  return surface.length > 0 && surface.every((word) => {
+    const at = text.toLowerCase().indexOf(word);
+    return at >= 0 && /\p{Lu}/u.test(text[at]);
+  });
+}
+
+/**
+ * The differing words stand before the verb ("the build cache is stored in S3" / "the build
+ * artifacts are stored in S3"): two subjects with one property. A role held by one person
+ * ("Priya is the tech lead" / "Marcus is the tech lead") is the exception: "is the".
+ */
+function subjectSwap(text: string, differing: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  const verb = lower.search(/\b(?:is|are|was|were|has|have)\b/);
+  if (verb < 0 || /\b(?:is|are|was|were)\s+(?:the|our)\b/.test(lower)) return false;
+  return differing.length > 0 && differing.every((word) => {
+    const at = lower.indexOf(word);
+    return at >= 0 && at < verb;
+  });
 }
 
 /**

@@ -25,7 +25,6 @@ import {
   DETECT_MAX_PAIRS,
   DETECT_NEIGHBOURS,
   DETECTOR_VERSION,
-  DUPLICATE_JACCARD,
   DUPLICATES_MAX,
   SCAN_DEFAULT_MEMORIES,
   SCAN_DEFAULT_SECONDS,
@@ -33,7 +32,7 @@ import {
   STRICT_NOTICE_WINDOW,
 } from "./constants_pipeline.ts";
 import type { PairAssessor } from "./types.ts";
-import { textTokens } from "../recall/tokens.ts";
+import { duplicateSimilarity, isNearDuplicate } from "./duplicates.ts";
 import { canSeeWorkspace, isStrict, strictWorkspace, visible } from "../workspaces/access.ts";
 
 interface RoundState {
@@ -339,18 +338,12 @@ export async function scanQueueSubmit(
   return { outcomes, queue_backlog: store.read(() => store.conflicts.backlog().scanQueuePending) };
 }
 
-function tokenSet(text: string): Set<string> {
-  return new Set(textTokens(text));
-}
-
-function jaccard(a: Set<string>, b: Set<string>): number {
-  let shared = 0;
-  for (const token of a) if (b.has(token)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
-}
-
-/** Near-duplicate pairs of active memories (word-set overlap), most similar first. */
+/**
+ * Near-duplicate pairs of active memories in the same workspace, most similar first, by the
+ * test `remember` uses for `write_hints.possible_duplicate` (src/conflicts/duplicates.ts).
+ * Members of an unresolved conflict are never proposed for merging: the conflict decides
+ * which of them stays, and a merge would hide it.
+ */
 export function scanDuplicates(
   ctx: ServiceContext,
   input: { limit?: number },
@@ -366,21 +359,26 @@ export function scanDuplicates(
       { limit: 5000, offset: 0 },
     );
     const records = store.getMemories(ids);
+    const inConflict = store.conflicts.openOf(ids);
+    let skipped = 0;
     for (const memory of records.values()) {
-      const tokens = tokenSet(memory.content);
-      for (const other of neighboursOf(store, memory, 5)) {
+      for (const other of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
+        if (other.workspaceCanonical !== memory.workspaceCanonical) continue;
         if (!canSeeWorkspace(ctx, other.workspaceCanonical)) continue;
         const key = memory.id < other.id ? `${memory.id}:${other.id}` : `${other.id}:${memory.id}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const similarity = jaccard(tokens, tokenSet(other.content));
-        if (similarity >= DUPLICATE_JACCARD) {
-          pairs.push({
-            a: Math.min(memory.id, other.id),
-            b: Math.max(memory.id, other.id),
-            similarity,
-          });
+        const similarity = duplicateSimilarity(memory.content, other.content);
+        if (!isNearDuplicate(similarity)) continue;
+        if (inConflict.has(memory.id) || store.conflicts.openOf([other.id]).size > 0) {
+          skipped++;
+          continue;
         }
+        pairs.push({
+          a: Math.min(memory.id, other.id),
+          b: Math.max(memory.id, other.id),
+          similarity,
+        });
       }
     }
     pairs.sort((x, y) => y.similarity - x.similarity || x.a - y.a);
@@ -395,6 +393,13 @@ export function scanDuplicates(
         },
       })),
       truncated: pairs.length > limit,
+      ...(skipped > 0
+        ? {
+          skipped_in_open_conflict: skipped,
+          hint:
+            "near-duplicates that belong to an unresolved conflict are left out: judge it first",
+        }
+        : {}),
     };
   });
 }

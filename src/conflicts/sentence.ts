@@ -17,12 +17,39 @@ import {
   ADDITION_PHRASES,
   ATTRIBUTE_FAMILIES,
   HISTORICAL_PHRASES,
+  IRREGULAR_FORMS,
   NEGATION_PHRASES,
   PAST_TENSE_WORDS,
+  QUALIFIER_PHRASES,
+  STATE_ANTONYMS,
   STOPWORDS,
   UPDATE_PHRASES,
 } from "./lexicon.ts";
 import { extractValues, normalizeNumerals, type SentenceValue } from "./values.ts";
+
+/** Marks a state token among the words ("xstateallowed"); never a word people write. */
+const STATE_TOKEN_PREFIX = "xstate";
+
+/**
+ * "Before the upgrade, the quota was 50 GB", "Until 2021 the data center was in Virginia",
+ * "…was in Virginia until 2021": a past-tense row anchored before a point in time is history.
+ */
+const PAST_ANCHOR = [
+  /^\s*(?:before|until|till|prior to)\b[^,.;]{1,60},.*\b(?:was|were|had|used|did|cost|ran)\b/iu,
+  /\b(?:was|were|had|used)\b.*\buntil\s+(?:\d{4}|last\b)/iu,
+];
+
+function pastAnchor(text: string): string | undefined {
+  for (const pattern of PAST_ANCHOR) {
+    const match = text.match(pattern);
+    if (match) return match[0].trim().split(/\s+/).slice(0, 3).join(" ");
+  }
+  return undefined;
+}
+
+/** Words just before a value that make it the replaced one. */
+const REPLACED_VALUE =
+  /(?:instead of|rather than|in place of|replacing|up from|down from|was|formerly|改为[^，。]*前的|而不是)\s*(?:the\s+)?$/iu;
 
 /** The placeholder a value leaves among the content words. */
 export const VALUE_SLOT = "#";
@@ -48,6 +75,10 @@ export interface SentenceShape {
   historical?: string;
   /** Addition phrases found ("also", "as well"). */
   additions: string[];
+  /** Phrases that narrow the statement to a part ("per file", "extra", "students"). */
+  qualifiers: string[];
+  /** State words found, as their state token ("prohibited" → "allowed"). */
+  states: string[];
 }
 
 /** Options of {@link readSentence}. */
@@ -57,7 +88,7 @@ export interface ReadSentenceOptions {
 }
 
 const VALUE_MARK = "\uE000";
-const WORD = /[\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
+const WORD = /[@\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
 const HAN = /\p{Script=Han}/u;
 
 type PhraseMatcher = { phrase: string; regex: RegExp };
@@ -77,6 +108,23 @@ const UPDATE = matchers(UPDATE_PHRASES);
 const NEGATION = matchers(NEGATION_PHRASES);
 const HISTORICAL = matchers(HISTORICAL_PHRASES);
 const ADDITION = matchers(ADDITION_PHRASES);
+const QUALIFIER = matchers(QUALIFIER_PHRASES);
+/** Every state word, longest first, with its token and whether it denies the state. */
+const STATE_WORDS: (PhraseMatcher & { token: string; off: boolean })[] = matchers(
+  Object.values(STATE_ANTONYMS).flatMap(({ on, off }) => [...on, ...off]),
+).map((matcher) => {
+  const [token, entry] = Object.entries(STATE_ANTONYMS).find(([, { on, off }]) =>
+    on.includes(matcher.phrase) || off.includes(matcher.phrase)
+  )!;
+  return { ...matcher, token, off: entry.off.includes(matcher.phrase) };
+});
+/**
+ * "is free", "became free", "免费" (not "free tier", "免费商用"): a price of zero, so it meets
+ * "costs $9.99" as two amounts. Kept to copular uses: "two months free" is not a price.
+ */
+const FREE_PRICE =
+  /\b(is|are|was|were|be|been|became|become|becomes|now|stays|remains|went)\s+(?:completely\s+|entirely\s+)?free\b(?!\s+(?:of|for|to|tier|plan|trial|version|edition|account|seat))/giu;
+const FREE_PRICE_HAN = /(?<![收])免费(?![商试版使用])/gu;
 /** Chinese has no spaces: its stopwords are cut out as strings, longest first. */
 const HAN_STOPWORDS = [...STOPWORDS].filter((word) => HAN.test(word))
   .sort((x, y) => y.length - x.length);
@@ -107,8 +155,15 @@ const FAMILY_OF_STEM = new Map(
  * ```
  */
 export function readSentence(text: string, options: ReadSentenceOptions = {}): SentenceShape {
-  const source = normalizeNumerals(text);
-  const values = extractValues(source);
+  const source = normalizeNumerals(text).replace(FREE_PRICE, "$1 $$0").replace(
+    FREE_PRICE_HAN,
+    "0元",
+  );
+  // The value a row says was replaced ("90 seconds instead of 5 minutes") is the old one, not a
+  // second value of the row: it is not compared.
+  const values = extractValues(source).filter((value) =>
+    !REPLACED_VALUE.test(source.slice(Math.max(0, value.start - 24), value.start))
+  );
   let masked = "";
   let cursor = 0;
   for (const value of values) {
@@ -116,7 +171,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     cursor = value.end;
   }
   masked += source.slice(cursor);
-  let lower = masked.toLowerCase()
+  // Phrasal verbs that look like a change but are not one ("dropped off the cakes").
+  let lower = masked.toLowerCase().replace(/\b(dropped|dropping|drop)\s+(off|by)\b/g, "visit")
     .replace(/[’‘`]/g, "'")
     .replace(
       /\b(can|won|shan)'t\b/g,
@@ -136,6 +192,17 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   lower = consume(lower, HISTORICAL, (phrase) => historicalPhrases.push(phrase));
   const additions: string[] = [];
   lower = consume(lower, ADDITION, (phrase) => additions.push(phrase));
+  const qualifiers: string[] = [];
+  lower = consume(lower, QUALIFIER, (phrase) => qualifiers.push(phrase));
+  const states: string[] = [];
+  // A state word becomes its state's token; a word denying the state also flips the polarity.
+  for (const { regex, token, off } of STATE_WORDS) {
+    lower = lower.replace(regex, () => {
+      states.push(token);
+      if (off) negated = !negated;
+      return ` ${STATE_TOKEN_PREFIX}${token.replace(/_/g, "")} `;
+    });
+  }
   // "no matter how small" concedes, it does not negate.
   lower = lower.replace(/\bno matter\b/g, " ");
   lower = consume(lower, NEGATION, () => {
@@ -181,7 +248,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     attached.push(afterValue);
   }
 
-  const historical = historicalPhrases[0] ?? pastYear(values, rawWords, masked, options);
+  const historical = historicalPhrases[0] ?? pastAnchor(text) ??
+    pastYear(values, rawWords, masked, options);
   return {
     values,
     words,
@@ -191,6 +259,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     updatePhrases,
     ...(historical !== undefined && updatePhrases.length === 0 ? { historical } : {}),
     additions,
+    qualifiers,
+    states,
   };
 }
 
@@ -200,6 +270,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
  * underscores (config keys, product names) are kept as written.
  */
 export function stem(word: string): string {
+  const irregular = IRREGULAR_FORMS[word];
+  if (irregular !== undefined) return dropE(irregular);
   if (!/^[a-z]+$/.test(word) || word.length <= 3) return word.length === 3 ? dropE(word) : word;
   let out = word;
   if (out.endsWith("ies") && out.length > 4) out = `${out.slice(0, -3)}y`;

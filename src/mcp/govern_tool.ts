@@ -11,6 +11,8 @@ import {
   resolveConflict,
 } from "../conflicts/lifecycle.ts";
 import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
+import { PURGE_MAX_IDS } from "../govern/constants.ts";
+import { purgeMemories } from "../govern/purge.ts";
 import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
 import { WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import {
@@ -102,6 +104,17 @@ const GOVERN_ACTIONS = {
       authorized,
     }),
     example: { conflict_id: 4, expected_revision: 4, authorized: true },
+  },
+  purge: {
+    description:
+      "Delete memories for good (a secret stored by mistake): every version's content, index entries, vectors, notices, conflict membership and backup copies. Needs reason and authorized; the audit log keeps only ids, content hashes and the reason.",
+    schema: z.object({
+      memory_id: z.number().int().positive().optional(),
+      memory_ids: z.array(z.number().int().positive()).min(1).max(PURGE_MAX_IDS).optional(),
+      reason,
+      authorized,
+    }),
+    example: { memory_id: 12, reason: "API key stored by mistake", authorized: true },
   },
   rename_workspace: {
     description:
@@ -263,6 +276,28 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       status: result.status,
     };
   },
+  async purge(runtime, data) {
+    const result = await purgeMemories(runtime.ctx, {
+      memoryId: data.memory_id,
+      memoryIds: data.memory_ids,
+      reason: data.reason,
+      authorized: data.authorized,
+    });
+    return {
+      applied: true,
+      purged_ids: result.purgedIds,
+      versions_purged: result.versionsPurged,
+      conflicts_removed: result.conflictsRemoved,
+      conflicts_updated: result.conflictsUpdated,
+      notices_removed: result.noticesRemoved,
+      jobs_removed: result.jobsRemoved,
+      audit_rows_scrubbed: result.auditRowsScrubbed,
+      backup_entries_removed: result.backupEntriesRemoved,
+      file_rebuilt: result.fileRebuilt,
+      wal_truncated: result.walTruncated,
+      warnings: result.warnings,
+    };
+  },
   async rename_workspace(runtime, data) {
     return presentWorkspaceMove(await renameWorkspace(runtime.ctx, data));
   },
@@ -348,6 +383,7 @@ Without authorized:true nothing changes and the answer says action_required: "as
 - apply_conflict_action {conflict_id, expected_revision, memory_id, content? | old_text+new_text?}: run one plan step
 - replan_conflict {conflict_id, expected_revision, apply_plan, chosen_value?}: after a failed step
 - resolve_conflict {conflict_id, expected_revision}: close when every step is done
+- purge {memory_id | memory_ids, reason}: delete for good, every version (a secret stored by mistake)
 - rename_workspace {from, to, reason}: rename (old name redirects)
 - merge_workspaces {from, into, reason}: fold workspaces into one
 - move_memories {memory_ids | filter {workspace, tags?}, to, dry_run?, reason}: move memories

@@ -214,7 +214,19 @@ export const MEMORY_ACTIONS = {
             "use_as_resolution",
           ]),
         }).strict(),
-      ).max(50).optional().describe("default: the suggested plan"),
+      ).max(50).optional().describe(
+        "default: holders of the chosen value use_as_resolution; the others update_current_claim " +
+          "(the chosen value put in place of theirs) where that is safe, else " +
+          "append_superseded_context",
+      ),
+      preserve_history: z.boolean().optional().describe(
+        "default plan keeps the other members unchanged as history (preserve_historical_record) " +
+          "instead of correcting them; only when the user asks",
+      ),
+      apply: z.boolean().optional().describe(
+        "run the plan and resolve in this call (needs authorized); default false: judge → " +
+          "apply_conflict_action → resolve_conflict step by step",
+      ),
       authorized: z.boolean().optional(),
     }),
     example: {

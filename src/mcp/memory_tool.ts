@@ -7,6 +7,7 @@ import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
+import { possibleDuplicateOf } from "../conflicts/duplicates.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
@@ -241,8 +242,28 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       workspace: result.workspace,
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
-    else await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
-    return { ...response, ...workspaceHints(runtime, [result]) };
+    else {
+      await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
+      const duplicate = possibleDuplicateOf(runtime.ctx, result.memoryId);
+      if (duplicate) {
+        response.write_hints = {
+          possible_duplicate: {
+            memory_id: duplicate.memoryId,
+            similarity: Math.round(duplicate.similarity * 1000) / 1000,
+            hint:
+              "an active fact in this workspace says the same; read it, then merge or retire one",
+          },
+        };
+      }
+    }
+    const workspace = workspaceHints(runtime, [result]);
+    if (workspace.write_hints && response.write_hints) {
+      workspace.write_hints = {
+        ...response.write_hints as object,
+        ...workspace.write_hints as object,
+      };
+    }
+    return { ...response, ...workspace };
   },
 
   async batch_remember(runtime, data) {
@@ -471,14 +492,32 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       ref: data.ref,
       reason: data.reason,
       applyPlan: data.apply_plan,
+      preserveHistory: data.preserve_history,
+      apply: data.apply,
       authorized: data.authorized,
     });
-    return {
+    const response: Record<string, unknown> = {
       conflict_id: result.conflictId,
       revision: result.revision,
       status: result.status,
       chosen_value: result.chosenValue,
       plan: result.plan,
+    };
+    if (result.staleMemoryIds) response.stale_memory_ids = result.staleMemoryIds;
+    if (result.actionRequired) {
+      return {
+        ...response,
+        error: result.error,
+        action_required: result.actionRequired,
+        next: {
+          tool: "memory_govern",
+          action: "replan_conflict",
+          data: { conflict_id: result.conflictId, expected_revision: result.revision },
+        },
+      };
+    }
+    return {
+      ...response,
       next: result.status === "applying"
         ? {
           tool: "memory_govern",
@@ -536,13 +575,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 const MEMORY_TOOL_DESCRIPTION =
   `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
 Call as {"action": ..., "data": {...}}. Actions:
-- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version}
+- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version, write_hints?: {possible_duplicate: {memory_id, similarity}}}
 - batch_remember {items: [remember data + follows_item?] (≤ 500, one transaction)} → {results, stored, duplicates}
 - find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
 - batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
 - read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}
 - batch_read {memory_ids (≤ 10 full, ≤ 50 preview), spans?, content_mode?}
 - update {memory_id, one of: new_content | old_text+new_text | patches[{old_text,new_text}] | tags_only+add_tags/remove_tags; new_subject?, new_tags?, reason?, expected_version?, expected_content_hash?}
+- judge {conflict_id, expected_revision, chosen_value?, apply_plan?, preserve_history?, apply?, authorized?}: decide a conflict; apply:true (authorized) runs the plan and resolves in one call
 - status {}, help {topic?} (JSON Schema of every action, with examples; topics agent_onboarding, trust)
 Protected or locked memories change only with authorized:true (the user approved); otherwise the answer says action_required: ask_user_for_authorization.
 Search before you store; prefer updating a fact over storing a contradicting one.`;

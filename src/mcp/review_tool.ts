@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { memoryHistory } from "../memory/history.ts";
-import { SOURCE_TYPES } from "../store/mod.ts";
+import { SOURCE_TYPES, type ValueGroup } from "../store/mod.ts";
 import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
@@ -216,6 +216,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         workspace: group.workspaceCanonical,
         member_ids: group.members.map((m) => m.memory_id),
         values: group.valueGroups.map((g) => g.value),
+        value_groups: group.valueGroups.map(presentValueGroup),
         chosen_value: group.chosenValue,
         created_at: group.createdAt,
       })),
@@ -240,12 +241,15 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         member_version: m.version,
         changed_since: changedSince,
         row_text: m.row_text,
+        value: m.value ??
+          group.valueGroups.find((g) => g.memory_ids.includes(m.memory_id))?.value ??
+          null,
         row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
         content: memory?.content ?? null,
         source_ref: memory?.sourceRef ?? null,
         agent_id: memory?.agentId ?? null,
       })),
-      value_groups: group.valueGroups,
+      value_groups: group.valueGroups.map(presentValueGroup),
       detection: group.detection,
       suggestion: suggestion
         ? {
@@ -261,6 +265,21 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       plan: group.plan,
       plan_history: group.planHistory,
       resolution_memory_id: group.resolutionMemoryId,
+      // The suggested plan in one call: judge with apply runs it and resolves (authorized).
+      one_step: nextStep === "judge" && suggestion
+        ? {
+          tool: "memory",
+          action: "judge",
+          data: {
+            conflict_id: group.id,
+            expected_revision: group.revision,
+            chosen_value: suggestion.chosenValue,
+            apply: true,
+            authorized: true,
+          },
+          requires: "the user's approval of the suggested plan (authorized: true)",
+        }
+        : null,
       next: nextStep === null ? null : nextStep === "judge"
         ? {
           tool: "memory",
@@ -303,6 +322,16 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     return verbHelp(REVIEW_VERB_TOOL, data.topic);
   },
 };
+
+/** A value group as views show it: the value, who states it, and how they wrote it. */
+function presentValueGroup(group: ValueGroup): Record<string, unknown> {
+  return {
+    value: group.value,
+    memory_ids: group.memory_ids,
+    variants: group.variants ?? [group.value],
+    normalized: group.normalized ?? null,
+  };
+}
 
 /** The `memory_review` tool. */
 export const REVIEW_VERB_TOOL: VerbTool = {

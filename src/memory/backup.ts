@@ -24,12 +24,14 @@ import {
   nowIso,
   pathExists,
   readTextIfExists,
+  rewriteLinesDurable,
   writeRefusal,
 } from "../platform/mod.ts";
 import type { CallerIdentity, ServiceContext } from "./context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import { CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
+import { contentSha } from "./content_hash.ts";
 import {
   checkExpectations,
   type MemoryEdit,
@@ -177,6 +179,46 @@ export function readBackup(path: string): { entries: BackupEntry[]; unreadableLi
     }
   });
   return { entries, unreadableLines };
+}
+
+/** What marks a saved write as holding a purged memory's content. */
+export interface PurgedContentMatch {
+  /** Entries the replay log tied to a purged memory (already applied, or rejected). */
+  entryIds: ReadonlySet<string>;
+  /** Saved updates of these memories. */
+  memoryIds: ReadonlySet<number>;
+  /** Saved remembers of exactly this content (not replayed yet: replay would bring it back). */
+  contentShas: ReadonlySet<string>;
+}
+
+/** The ids of the backup entries that hold content of purged memories. */
+export function backupEntriesHolding(
+  entries: readonly BackupEntry[],
+  match: PurgedContentMatch,
+): string[] {
+  return entries.filter((entry) =>
+    match.entryIds.has(entry.id) ||
+    (entry.action === "update" && match.memoryIds.has(entry.input.memoryId)) ||
+    (entry.action === "remember" && typeof entry.input.content === "string" &&
+      match.contentShas.has(contentSha(entry.input.content)))
+  ).map((entry) => entry.id);
+}
+
+/**
+ * Removes the entries with these ids from the backup file, atomically (a synced copy
+ * renamed over it, under the appenders' lock; see `rewriteLinesDurable`). Lines that
+ * cannot be read are kept as they are (replay never applies them). Returns the lines removed.
+ */
+export function dropBackupEntries(path: string, ids: ReadonlySet<string>): number {
+  if (ids.size === 0) return 0;
+  return rewriteLinesDurable(path, (line) => {
+    try {
+      const entry = JSON.parse(line) as { id?: unknown };
+      return typeof entry.id !== "string" || !ids.has(entry.id);
+    } catch {
+      return true;
+    }
+  });
 }
 
 /** One entry's replay result. */

@@ -162,9 +162,8 @@ export function processId(): number {
  */
 export function appendLineDurable(path: string, line: string): void {
   const created = !pathExists(path);
-  const file = Deno.openSync(path, { read: true, append: true, create: true });
+  const { file, locked } = openLockedCurrent(path);
   try {
-    const locked = lockQuietly(file);
     const end = file.seekSync(0, Deno.SeekMode.End);
     const bytes = new TextEncoder().encode(`${endsTorn(file, end) ? "\n" : ""}${line}\n`);
     try {
@@ -181,6 +180,110 @@ export function appendLineDurable(path: string, line: string): void {
   }
   // A new file's name lives in its directory: sync that too, or a crash can lose the file.
   if (created) syncDirQuietly(dirName(path));
+}
+
+/** How often an appender reopens a file that {@linkcode rewriteLinesDurable} replaced meanwhile. */
+const REPLACED_FILE_RETRIES = 8;
+
+/**
+ * Opens `path` for appending and locks it. A rewrite replaces the file by a rename while
+ * holding the old file's lock, so an appender that got that lock afterwards holds a file
+ * that no longer has the name: it opens the name again (else its line would go to the
+ * unlinked file and be lost).
+ */
+function openLockedCurrent(
+  path: string,
+  mode: "append" | "rewrite" = "append",
+): { file: Deno.FsFile; locked: boolean } {
+  for (let attempt = 0;; attempt++) {
+    const file = Deno.openSync(
+      path,
+      mode === "append" ? { read: true, append: true, create: true } : { read: true, write: true },
+    );
+    const locked = lockQuietly(file);
+    if (!locked || attempt >= REPLACED_FILE_RETRIES || sameFile(file, path)) {
+      return { file, locked };
+    }
+    file.close();
+  }
+}
+
+function sameFile(file: Deno.FsFile, path: string): boolean {
+  try {
+    const open = file.statSync();
+    const named = Deno.statSync(path);
+    return open.ino === null || (open.ino === named.ino && open.dev === named.dev);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Rewrites a line file keeping only the lines `keep` accepts, atomically: under the
+ * same exclusive lock appenders take, the kept lines go to a temporary sibling that is
+ * synced and renamed over the file, and the directory is synced. The old file's bytes
+ * are then overwritten with zeros and synced before it is closed, so the removed lines
+ * do not stay readable in its blocks (on file systems that write in place). Returns the
+ * number of lines removed; a missing file removes nothing.
+ */
+export function rewriteLinesDurable(path: string, keep: (line: string) => boolean): number {
+  if (!pathExists(path)) return 0;
+  const { file, locked } = openLockedCurrent(path, "rewrite");
+  try {
+    const size = file.seekSync(0, Deno.SeekMode.End);
+    file.seekSync(0, Deno.SeekMode.Start);
+    const bytes = new Uint8Array(size);
+    let read = 0;
+    while (read < size) {
+      const n = file.readSync(bytes.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    const text = new TextDecoder().decode(bytes.subarray(0, read));
+    const lines = text.split("\n");
+    const tail = lines.pop() ?? "";
+    const kept = lines.filter((line) => line === "" || keep(line));
+    const keptTail = tail === "" || keep(tail) ? tail : "";
+    const removed = lines.length - kept.length + (keptTail === tail ? 0 : 1);
+    if (removed === 0) return 0;
+    const next = kept.map((line) => `${line}\n`).join("") + keptTail;
+    const temporary = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+    const out = Deno.openSync(temporary, { write: true, createNew: true });
+    try {
+      const encoded = new TextEncoder().encode(next);
+      let written = 0;
+      while (written < encoded.length) written += out.writeSync(encoded.subarray(written));
+      out.syncSync();
+    } catch (error) {
+      out.close();
+      Deno.removeSync(temporary);
+      throw error;
+    }
+    out.close();
+    Deno.renameSync(temporary, path);
+    syncDirQuietly(dirName(path));
+    zeroQuietly(file, read);
+    return removed;
+  } finally {
+    if (locked) file.unlockSync();
+    file.close();
+  }
+}
+
+/** Overwrites the first `size` bytes of a file with zeros and syncs it. */
+function zeroQuietly(file: Deno.FsFile, size: number): void {
+  try {
+    const zeros = new Uint8Array(Math.min(size, 1 << 20));
+    file.truncateSync(size);
+    let at = 0;
+    while (at < size) {
+      file.seekSync(at, Deno.SeekMode.Start);
+      at += file.writeSync(zeros.subarray(0, Math.min(zeros.length, size - at)));
+    }
+    file.syncSync();
+  } catch {
+    // The file is already replaced; zeroing is a courtesy to the disk's free blocks.
+  }
 }
 
 /** Takes an exclusive lock on the file; false where the file system has no locks. */

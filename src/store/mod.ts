@@ -20,6 +20,7 @@ import * as conflicts from "./conflicts_sql.ts";
 import * as evidence from "./evidence_sql.ts";
 import * as govern from "./govern_sql.ts";
 import * as jobs from "./jobs_sql.ts";
+import * as purge from "./purge_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
 import * as portability from "./portability_sql.ts";
@@ -67,6 +68,7 @@ export type {
 } from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
+export type { FreedSpaceScrub, PurgedContent } from "./purge_sql.ts";
 export type {
   MoveOutcome,
   WorkspaceRecord,
@@ -436,6 +438,69 @@ export class Store {
    */
   withinUnit<T>(fn: () => T): T {
     return portability.withinSavepoint(this.#connection.db, fn);
+  }
+
+  /**
+   * Removes a memory's content from every table (history, evidence rows and vectors, word
+   * index, jobs, scan state, replay log inputs, links to it) and leaves its tombstone.
+   */
+  purgeMemoryContent(memory: MemoryRecord, now: string): purge.PurgedContent {
+    return purge.purgeMemoryContent(this.#connection.db, { ...memory, indexed: memory }, {
+      hasFts: this.capabilities.fts,
+      hasVec: this.vecTableExists(),
+      now,
+    });
+  }
+
+  /** Conflict groups (any status) a memory belongs to. */
+  conflictIdsOf(memoryId: number): number[] {
+    return purge.selectConflictIdsOf(this.#connection.db, memoryId);
+  }
+
+  /** Deletes a conflict group with its members, notices and scan-queue items. */
+  deleteConflict(conflictId: number): void {
+    purge.deleteConflict(this.#connection.db, conflictId);
+  }
+
+  /** Rewrites a group without a purged member (membership row, JSON columns, free text). */
+  rewriteConflictWithout(
+    conflictId: number,
+    memoryId: number,
+    change: Parameters<typeof purge.rewriteConflict>[2],
+  ): void {
+    purge.deleteConflictMember(this.#connection.db, conflictId, memoryId);
+    purge.rewriteConflict(this.#connection.db, conflictId, change);
+  }
+
+  /** Deletes the notices whose payload names a memory. */
+  deleteNoticesNaming(memoryId: number): number {
+    return purge.deleteNoticesNaming(this.#connection.db, memoryId);
+  }
+
+  /** Audit rows about a memory or about one of the conflict groups it was in. */
+  auditMentioning(memoryId: number, conflictIds: readonly number[]): govern.AuditRecord[] {
+    return purge.selectAuditMentioning(this.#connection.db, memoryId, conflictIds);
+  }
+
+  /** Replaces an audit row's reason and detail (only the purge scrubs audit rows). */
+  scrubAuditRow(
+    auditId: number,
+    change: { reason: string | null; detail: Record<string, unknown> },
+  ): void {
+    purge.updateAuditText(this.#connection.db, auditId, change);
+  }
+
+  /** Rewrites the word index without the entries of deleted rows (call inside the purge). */
+  compactTermsIndex(): void {
+    if (this.capabilities.fts) purge.optimizeTermsIndex(this.#connection.db);
+  }
+
+  /**
+   * After a purge commits (never inside a transaction): VACUUM when the file may hold bytes
+   * deleted before secure_delete, then a truncating WAL checkpoint.
+   */
+  scrubFreedSpace(): purge.FreedSpaceScrub {
+    return purge.scrubFreedSpace(this.#connection.db);
   }
 
   /** A workspace's registry row. */

@@ -16,6 +16,7 @@ import { nowIso } from "../platform/mod.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
 import { WORKSPACES_TABLE } from "./workspaces_sql.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
+import { SECURE_DELETE_SINCE } from "./purge_sql.ts";
 import { countIndexedMemories, rebuildTermsIndex, TERMS_TABLES } from "./terms_sql.ts";
 
 /** One step from generation N-1 to N. */
@@ -471,7 +472,11 @@ export function prepareSchema(connection: SqliteConnection): SchemaState {
       migration.apply(connection);
       setMeta(connection, "schema_generation", String(migration.generation));
     }
-    if (generation === 0) setMeta(connection, "created_at", nowIso());
+    if (generation === 0) {
+      setMeta(connection, "created_at", nowIso());
+      // A new file is written with secure_delete from its first byte (purge_sql.ts).
+      setMeta(connection, SECURE_DELETE_SINCE, nowIso());
+    }
     return {
       generation: SCHEMA_GENERATION,
       created: generation === 0,
@@ -481,14 +486,18 @@ export function prepareSchema(connection: SqliteConnection): SchemaState {
 }
 
 /**
- * Rebuilds the word index when its row count differs from `memories` (it is
- * derived data; a copy made mid-write or a manual edit can leave it behind).
+ * Rebuilds the word index when its row count differs from the memories not purged (it is
+ * derived data; a copy made mid-write or a manual edit can leave it behind; tombstones of
+ * purged memories are never indexed).
  * Returns true when it rebuilt.
  */
 export function repairFtsIfNeeded(connection: SqliteConnection): boolean {
   if (getMeta(connection, "fts") !== FTS_WORDS) return false;
   const memories = Number(
-    (connection.db.prepare("SELECT count(*) AS n FROM memories").get() as { n: number }).n,
+    (connection.db.prepare("SELECT count(*) AS n FROM memories WHERE status != 'deleted'")
+      .get() as {
+        n: number;
+      }).n,
   );
   if (countIndexedMemories(connection.db) === memories) return false;
   connection.writeBlocking(() => rebuildTermsIndex(connection.db));

@@ -99,11 +99,11 @@ export function unindexMemoryTerms(db: DatabaseSync, id: number, fields: Indexed
   countTokens(db, documentTokens(fields), -1);
 }
 
-/** Rebuilds the whole index from `memories` (the index is derived data). */
+/** Rebuilds the whole index from `memories` (the index is derived data; purged tombstones stay out). */
 export function rebuildTermsIndex(db: DatabaseSync): number {
   db.exec("DELETE FROM memories_terms; DELETE FROM memories_terms_df;");
   const rows = db.prepare(
-    "SELECT id, subject, tags, content, workspace_canonical FROM memories",
+    "SELECT id, subject, tags, content, workspace_canonical FROM memories WHERE status != 'deleted'",
   ).iterate() as Iterable<
     { id: number; subject: string; tags: string; content: string; workspace_canonical: string }
   >;

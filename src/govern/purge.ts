@@ -1,0 +1,347 @@
+/**
+ * Purging facts for good (a secret stored by mistake). Unlike retire, nothing stays
+ * readable: the content of every version, the word-index entries, evidence rows and
+ * vectors, pending jobs, notices, conflict membership and links go in one transaction;
+ * the `memories` row stays as a content-free tombstone (status `deleted`) so its id is
+ * never reused. The audit log keeps the ids, the content hashes and the purge's reason;
+ * earlier audit rows about the memory lose their free text. After the commit the database
+ * file and its WAL are scrubbed of the freed pages, and the JSONL backup loses the saved
+ * writes that carried the content, so a later replay cannot bring it back.
+ *
+ * @example
+ * ```ts
+ * import { purgeMemories } from "./src/govern/purge.ts";
+ * // await purgeMemories(ctx, { memoryId: 12, reason: "API key stored by mistake", authorized: true });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import {
+  backupEntriesHolding,
+  type BackupEntry,
+  backupRefusal,
+  dropBackupEntries,
+  readBackup,
+} from "../memory/backup.ts";
+import { contentSha } from "../memory/content_hash.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { nowIso, pathExists } from "../platform/mod.ts";
+import type {
+  ConflictRecord,
+  FreedSpaceScrub,
+  MemoryRecord,
+  PlanStep,
+  Store,
+} from "../store/mod.ts";
+import { requireAuthorization } from "./authorization.ts";
+import { PURGE_MAX_IDS, PURGE_REASON_MAX_CHARS } from "./constants.ts";
+
+/** What the caller asks to purge. Exactly one of `memoryId` and `memoryIds`. */
+export interface PurgeInput {
+  memoryId?: number;
+  memoryIds?: number[];
+  reason?: string;
+  authorized?: boolean;
+}
+
+/** What a purge removed. */
+export interface PurgeResult {
+  purgedIds: number[];
+  /** Versions whose content was deleted (current and earlier), over all purged memories. */
+  versionsPurged: number;
+  /** Groups deleted because fewer than two members were left. */
+  conflictsRemoved: number[];
+  /** Groups that keep two or more members, rewritten without the purged one. */
+  conflictsUpdated: number[];
+  noticesRemoved: number;
+  jobsRemoved: number;
+  auditRowsScrubbed: number;
+  backupEntriesRemoved: number;
+  /** The database file was rebuilt (VACUUM): it predates secure_delete. */
+  fileRebuilt: boolean;
+  walTruncated: boolean;
+  warnings: string[];
+}
+
+/** Strings an audit detail keeps under these keys: they hold fixed words, never content. */
+const ENUM_KEYS = new Set([
+  "action",
+  "status",
+  "from_status",
+  "to_status",
+  "verdict",
+  "source_type",
+  "protection_level",
+  "kind",
+]);
+const HASH = /^[0-9a-f]{64}$/;
+const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * An audit detail without any text that may quote a fact: numbers, booleans, content
+ * hashes, times and fixed enum words stay; every other string (tags, chosen values,
+ * error messages, paths) goes.
+ */
+export function scrubAuditDetail(value: unknown, key?: string): unknown {
+  if (value === null || typeof value === "number" || typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    return HASH.test(value) || TIME.test(value) || (key !== undefined && ENUM_KEYS.has(key))
+      ? value
+      : undefined;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item) => scrubAuditDetail(item, key)).filter((item) => item !== undefined);
+  }
+  if (typeof value === "object") {
+    const kept: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
+      const scrubbed = scrubAuditDetail(item, name);
+      if (scrubbed !== undefined) kept[name] = scrubbed;
+    }
+    return kept;
+  }
+  return undefined;
+}
+
+function checkIds(input: PurgeInput): { ids: number[]; field: (index: number) => string } {
+  if ((input.memoryId === undefined) === (input.memoryIds === undefined)) {
+    throw new MemaError("invalid_input", "give exactly one of memory_id and memory_ids", {
+      field: "memory_id",
+    });
+  }
+  const list = input.memoryIds ?? [input.memoryId as number];
+  const field = (index: number) =>
+    input.memoryIds === undefined ? "memory_id" : `memory_ids.${index}`;
+  if (list.length === 0 || list.length > PURGE_MAX_IDS) {
+    throw new MemaError(
+      "invalid_input",
+      `memory_ids must name 1 to ${PURGE_MAX_IDS} memories (got ${list.length})`,
+      { field: "memory_ids", hint: "purge a longer list in several calls" },
+    );
+  }
+  list.forEach((id, index) => {
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1) {
+      throw new MemaError("invalid_input", "a memory id is a positive integer", {
+        field: field(index),
+      });
+    }
+  });
+  const ids = [...new Set(list)];
+  return { ids, field: (index) => field(list.indexOf(ids[index])) };
+}
+
+function checkReason(reason: string | undefined): string {
+  if (typeof reason !== "string" || reason.trim() === "") {
+    throw new MemaError("invalid_input", "reason is required: say why, for the audit log", {
+      field: "reason",
+      hint: "the reason is kept in the audit log: do not repeat the purged text in it",
+    });
+  }
+  if (reason.length > PURGE_REASON_MAX_CHARS) {
+    throw new MemaError(
+      "invalid_input",
+      `reason is longer than ${PURGE_REASON_MAX_CHARS} characters`,
+      { field: "reason" },
+    );
+  }
+  return reason.trim();
+}
+
+/** Reads the backup before the transaction (file I/O never runs inside one). */
+function savedEntries(path: string | undefined): BackupEntry[] {
+  if (!path || !pathExists(path)) return [];
+  return readBackup(path).entries;
+}
+
+/** A group left with fewer than two members is deleted; a larger one forgets the member. */
+function detachFromConflict(
+  store: Store,
+  group: ConflictRecord,
+  memoryId: number,
+  now: string,
+): "removed" | "updated" {
+  const members = group.members.filter((member) => member.memory_id !== memoryId);
+  if (new Set(members.map((member) => member.memory_id)).size < 2) {
+    store.deleteConflict(group.id);
+    return "removed";
+  }
+  const valueGroups = group.valueGroups
+    .map((value) => ({ ...value, memory_ids: value.memory_ids.filter((id) => id !== memoryId) }))
+    .filter((value) => value.memory_ids.length > 0);
+  const held = (value: unknown) =>
+    typeof value === "string" && valueGroups.some((kept) => kept.value === value);
+  const steps = (plan: unknown) =>
+    Array.isArray(plan) ? (plan as PlanStep[]).filter((step) => step.memory_id !== memoryId) : plan;
+  const chosenValue = held(group.chosenValue) ? group.chosenValue : null;
+  // A decision that rested on the purged member's value is undone: the group is open again.
+  const reopen = group.status === "applying" && chosenValue === null;
+  const detection = { ...group.detection };
+  if ("reason" in detection) detection.reason = null;
+  store.rewriteConflictWithout(group.id, memoryId, {
+    status: reopen ? "open" : group.status,
+    // An agent-recorded group's key spells out its values; the hash still tells groups apart.
+    candidateKey: `purged:${contentSha(group.candidateKey)}`,
+    members,
+    valueGroups,
+    detection,
+    chosenValue,
+    decisionReason: null,
+    plan: reopen ? [] : steps(group.plan) as PlanStep[],
+    planHistory: group.planHistory.map((entry) => ({
+      ...entry,
+      plan: steps(entry.plan),
+      ...("replaced" in entry ? { replaced: steps(entry.replaced) } : {}),
+      chosen_value: held(entry.chosen_value) ? entry.chosen_value : null,
+    })),
+    now,
+  });
+  return "updated";
+}
+
+/**
+ * Purges memories for good (needs `authorized: true` and a reason). Unknown or already
+ * purged ids are `not_found`; nothing changes unless every id can be purged.
+ */
+export async function purgeMemories(
+  ctx: ServiceContext,
+  input: PurgeInput,
+): Promise<PurgeResult> {
+  const { ids, field } = checkIds(input);
+  const reason = checkReason(input.reason);
+  const { store } = ctx;
+  const backupPath = ctx.settings.backupPath;
+  const saved = savedEntries(backupPath);
+  const outcome = await store.write(() => {
+    const memories: MemoryRecord[] = ids.map((id, index) => {
+      const memory = store.getMemory(id);
+      if (!memory || memory.status === "deleted") {
+        throw new MemaError("not_found", `memory ${id} does not exist`, { field: field(index) });
+      }
+      return memory;
+    });
+    requireAuthorization(input.authorized, {
+      action: "purge",
+      memoryIds: ids,
+      impact: `This permanently deletes memor${ids.length === 1 ? "y" : "ies"} ${
+        memories.map((m) => `${m.id} ("${m.subject}")`).join(", ")
+      }: the content of every version, its search index entries, vectors, notices and conflict membership, and the saved copies in the JSONL backup. It cannot be undone: the audit log keeps only the ids, content hashes and this reason. Reason: ${reason}.`,
+    });
+    const now = nowIso();
+    const result = {
+      versionsPurged: 0,
+      conflictsRemoved: [] as number[],
+      conflictsUpdated: [] as number[],
+      noticesRemoved: 0,
+      jobsRemoved: 0,
+      auditRowsScrubbed: 0,
+      replayEntryIds: new Set<string>(),
+      contentShas: new Set<string>(),
+    };
+    for (const memory of memories) {
+      const conflictIds = store.conflictIdsOf(memory.id);
+      const earlierAudit = store.auditMentioning(memory.id, conflictIds);
+      const purged = store.purgeMemoryContent(memory, now);
+      for (const conflictId of conflictIds) {
+        const group = store.conflicts.get(conflictId);
+        if (!group) continue;
+        const change = detachFromConflict(store, group, memory.id, now);
+        (change === "removed" ? result.conflictsRemoved : result.conflictsUpdated).push(group.id);
+      }
+      result.noticesRemoved += store.deleteNoticesNaming(memory.id);
+      for (const row of earlierAudit) {
+        store.scrubAuditRow(row.id, {
+          reason: null,
+          detail: { ...scrubAuditDetail(row.detail) as object, scrubbed_by_purge: true },
+        });
+      }
+      result.auditRowsScrubbed += earlierAudit.length;
+      result.jobsRemoved += purged.jobs;
+      result.versionsPurged += 1 + purged.history.length;
+      purged.replayEntryIds.forEach((id) => result.replayEntryIds.add(id));
+      result.contentShas.add(memory.contentSha);
+      purged.history.forEach((entry) => result.contentShas.add(entry.contentSha));
+      store.appendAudit({
+        at: now,
+        action: "purge",
+        memoryId: memory.id,
+        agentId: ctx.caller.agentId,
+        client: ctx.caller.client,
+        reason,
+        detail: {
+          version: memory.version,
+          content_sha: memory.contentSha,
+          earlier_versions: purged.history.map((entry) => ({
+            version: entry.version,
+            content_sha: entry.contentSha,
+          })),
+          evidence_rows: purged.rows,
+          audit_rows_scrubbed: earlierAudit.length,
+          conflicts: conflictIds,
+        },
+      });
+    }
+    store.compactTermsIndex();
+    const backupIds = backupEntriesHolding(saved, {
+      entryIds: result.replayEntryIds,
+      memoryIds: new Set(ids),
+      contentShas: result.contentShas,
+    });
+    const refusal = backupIds.length > 0 && backupPath ? backupRefusal(backupPath) : undefined;
+    if (refusal !== undefined) {
+      throw new MemaError(
+        "storage_error",
+        `the JSONL backup ${backupPath} holds ${backupIds.length} saved write(s) of this content and cannot be rewritten (${refusal}); nothing was purged`,
+        { hint: "make the backup file and its directory writable, then purge again" },
+      );
+    }
+    // Logged as rejected, a saved write is never replayed, even if rewriting the file fails.
+    for (const entryId of backupIds) {
+      if (store.replayOutcome(entryId) !== undefined) continue;
+      store.logReplay({
+        entryId,
+        at: now,
+        outcome: "rejected",
+        memoryId: null,
+        detail: { purged: true },
+      });
+    }
+    return { ...result, backupIds };
+  });
+  const warnings: string[] = [];
+  let scrub: FreedSpaceScrub = { vacuumed: false, walTruncated: false, problems: [] };
+  try {
+    scrub = store.scrubFreedSpace();
+  } catch (error) {
+    scrub.problems.push(String(error));
+  }
+  for (const problem of scrub.problems) {
+    warnings.push(
+      `purged from every table, but ${problem}: old pages may stay in the database files until the next purge (file rebuild) or until the last process using the database closes it (WAL)`,
+    );
+  }
+  let backupEntriesRemoved = 0;
+  if (outcome.backupIds.length > 0 && backupPath) {
+    try {
+      backupEntriesRemoved = dropBackupEntries(backupPath, new Set(outcome.backupIds));
+    } catch (error) {
+      warnings.push(
+        `purged, but the JSONL backup ${backupPath} could not be rewritten (${error}): ${outcome.backupIds.length} saved write(s) of the purged content remain in it (entries ${
+          outcome.backupIds.join(", ")
+        }); replay skips them (they are logged as rejected), but the file still holds the text: remove those lines by hand`,
+      );
+    }
+  }
+  return {
+    purgedIds: ids,
+    versionsPurged: outcome.versionsPurged,
+    conflictsRemoved: outcome.conflictsRemoved,
+    conflictsUpdated: outcome.conflictsUpdated,
+    noticesRemoved: outcome.noticesRemoved,
+    jobsRemoved: outcome.jobsRemoved,
+    auditRowsScrubbed: outcome.auditRowsScrubbed,
+    backupEntriesRemoved,
+    fileRebuilt: scrub.vacuumed,
+    walTruncated: scrub.walTruncated,
+    warnings,
+  };
+}
