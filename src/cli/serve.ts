@@ -19,6 +19,7 @@ import { startEvidenceWorker } from "../evidence/worker.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
 import { scanLogPath } from "../conflicts/scan_log.ts";
+import { semanticNeighbours } from "../conflicts/neighbours.ts";
 import { defaultStages, openJudge } from "../conflicts/stages.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
 import type { JobWorker } from "../jobs/worker.ts";
@@ -118,7 +119,10 @@ export async function serveCommand(args: string[]): Promise<number> {
     }, {
       dbPath: config.dbPath,
       conflicts: {
-        stages: defaultStages({ judge: openJudge(config) }),
+        stages: defaultStages({
+          judge: openJudge(config),
+          vectors: semanticNeighbours(store, semantic),
+        }),
         waitMs: config.noticeSyncWaitMs,
         scanLogPath: scanLogPath(config.dbPath),
       },

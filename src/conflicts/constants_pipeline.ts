@@ -102,3 +102,28 @@ export const DETECT_MAX_ROWS = 64;
  * check compares (DETECT_MAX_ROWS).
  */
 export const DETECT_MAX_CONTENT_CHARS = 100_000;
+/**
+ * Memories taken from the vector index per check, next to the lexical neighbours: the same
+ * budget as {@linkcode DETECT_NEIGHBOURS}, so a check with a model compares at most twice as
+ * many memories as one without.
+ */
+export const DETECT_VECTOR_NEIGHBOURS = 6;
+/**
+ * Scaled similarity (0 at the model's relevance floor, 1 for the same direction) from which a
+ * neighbour by meaning goes to the judge even when the rules did not flag it. Half-way between
+ * the floor and identity: with the static model (floor 0.75) a cosine of 0.875. Not measured
+ * against a judge (none can be downloaded on the build machines); it bounds the judge's work
+ * together with {@linkcode DETECT_MAX_JUDGE_ONLY_PAIRS}.
+ */
+export const DETECT_JUDGE_MIN_SIMILARITY = 0.5;
+/**
+ * Share of the shorter row's terms two rows must share for a lexical neighbour's pair to go to
+ * the judge without a rule flag: half, the rule stage's own bar for "the same attribute"
+ * (RULE_MIN_TEXT_OVERLAP), counted on raw terms.
+ */
+export const DETECT_JUDGE_MIN_SHARED_SHARE = 0.5;
+/**
+ * Pairs the rules did not flag that go to the judge per write: the NLI model reads a pair in
+ * tens of milliseconds on CPU (both directions), so eight keep a check well under a second.
+ */
+export const DETECT_MAX_JUDGE_ONLY_PAIRS = 8;

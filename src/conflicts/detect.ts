@@ -24,13 +24,17 @@ import { queryTerms } from "../recall/tokens.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import {
+  DETECT_JUDGE_MIN_SHARED_SHARE,
+  DETECT_JUDGE_MIN_SIMILARITY,
   DETECT_MAX_CONTENT_CHARS,
+  DETECT_MAX_JUDGE_ONLY_PAIRS,
   DETECT_MAX_NOTICES,
   DETECT_MAX_PAIRS,
   DETECT_MAX_ROWS,
   DETECT_NEIGHBOURS,
   DETECT_POSTINGS_BUDGET,
   DETECT_QUERY_TERMS,
+  DETECT_VECTOR_NEIGHBOURS,
   PREFILTER_SHARED_SHARE,
 } from "./constants_pipeline.ts";
 import type { JudgeVerdictLike, PairAssessment, PairAssessor, PairJudge } from "./types.ts";
@@ -39,6 +43,21 @@ import type { JudgeVerdictLike, PairAssessment, PairAssessor, PairJudge } from "
 export interface DetectionStages {
   assess: PairAssessor;
   judge?: PairJudge;
+  /** Neighbours by meaning, when an embedding model is set up and its index searchable. */
+  vectors?: VectorNeighbours;
+}
+
+/** A memory near a text by meaning. */
+export interface VectorNeighbour {
+  memoryId: number;
+  /** Cosine of its nearest row, scaled so the model's relevance floor is 0 and 1 is 1. */
+  similarity: number;
+}
+
+/** The vector side of neighbour search (src/conflicts/neighbours.ts wraps the semantic index). */
+export interface VectorNeighbours {
+  /** Active memories in `workspaces` near `text`, best first; [] when the index cannot answer. */
+  near(text: string, workspaces: string[] | undefined): Promise<VectorNeighbour[]>;
 }
 
 /** One content row with its offsets. */
@@ -66,6 +85,8 @@ export interface SuspectPair {
   rowA: RowView;
   rowB: RowView;
   assessment: PairAssessment;
+  /** Not flagged by the rules: sent to the judge as a close neighbour. */
+  judgeOnly?: boolean;
 }
 
 /** Stable key of a pair of rows: the same two passages are recorded once. */
@@ -79,11 +100,16 @@ export function pairKey(pair: SuspectPair): string {
   return `pair:${first[0].id}:${second[0].id}:${digest.slice(0, 16)}`;
 }
 
-/** Memories in scope that share words with `memory` (its workspace plus the default pool). */
-export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
-  const workspaces = memory.workspaceCanonical === DEFAULT_WORKSPACE
+/** The workspaces a memory is compared within: its own plus the default pool. */
+export function scopeOf(memory: MemoryRecord): string[] | undefined {
+  return memory.workspaceCanonical === DEFAULT_WORKSPACE
     ? undefined
     : [memory.workspaceCanonical, DEFAULT_WORKSPACE];
+}
+
+/** Memories in scope that share words with `memory` (its workspace plus the default pool). */
+export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
+  const workspaces = scopeOf(memory);
   const found = lexicalCandidates(store, `${memory.subject} ${memory.content.slice(0, 2000)}`, {
     filters: { statuses: ["active"], workspaces },
     pool: limit + 1,
@@ -239,6 +265,39 @@ export interface DetectionReport {
   recorded: number[];
 }
 
+/**
+ * The row pair of two memories that says the most alike, for the judge: the pair sharing the
+ * largest share of the shorter row's terms. Undefined when no pair shares enough
+ * ({@linkcode sharesEnough}) and the memories are not near by meaning either.
+ */
+function closestRows(
+  store: Store,
+  a: MemoryRecord,
+  b: MemoryRecord,
+  rowsA: readonly ClaimRow[],
+  nearByMeaning: boolean,
+): SuspectPair | undefined {
+  let best: { pair: SuspectPair; share: number } | undefined;
+  for (const { row: rowB, terms: termsB } of claimRowsOf(store, b)) {
+    for (const { row: rowA, terms: termsA } of rowsA) {
+      const [small, large] = termsA.size <= termsB.size ? [termsA, termsB] : [termsB, termsA];
+      let shared = 0;
+      for (const term of small) if (large.has(term)) shared++;
+      const share = shared / Math.max(1, small.size);
+      if (!nearByMeaning && share < DETECT_JUDGE_MIN_SHARED_SHARE) continue;
+      if (!best || share > best.share) {
+        const assessment: PairAssessment = {
+          candidate: false,
+          score: 0,
+          reasons: ["a close neighbour the rule stage did not flag, sent to the judge"],
+        };
+        best = { pair: { a, b, rowA, rowB, assessment, judgeOnly: true }, share };
+      }
+    }
+  }
+  return best?.pair;
+}
+
 /** Runs detection for one memory's current version. */
 export async function detectConflicts(
   ctx: ServiceContext,
@@ -246,30 +305,62 @@ export async function detectConflicts(
   stages: DetectionStages,
 ): Promise<DetectionReport> {
   const { store } = ctx;
-  const found = store.read(() => {
+  const start = store.read(() => {
     const memory = store.getMemory(memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
-      return { suspects: [], checked: 0 };
+      return undefined;
     }
     // A memory that claims nothing (chat: questions, exclamations, greetings) cannot
     // contradict anything: no neighbour search at all.
     const claims = claimRowsOf(store, memory);
-    if (claims.length === 0) return { suspects: [], checked: 0 };
+    return claims.length === 0 ? undefined : { memory, claims };
+  });
+  if (!start) return { memoryId, pairsChecked: 0, suspects: 0, recorded: [] };
+  const claimText = start.claims.map(({ row }) => row.text).join("\n");
+  // Neighbours by meaning find rewordings that share few words ("stores its data in MySQL" /
+  // "was migrated off MySQL"); the embedding runs outside any read so the store stays free.
+  const near = stages.vectors
+    ? (await stages.vectors.near(claimText, scopeOf(start.memory)))
+      .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS)
+    : [];
+  const found = store.read(() => {
+    const memory = store.getMemory(memoryId);
+    if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
+      return { suspects: [], checked: 0 };
+    }
+    const claims = start.claims;
     const budget = { pairs: DETECT_MAX_PAIRS };
     const suspects: SuspectPair[] = [];
-    const query = { ...memory, content: claims.map(({ row }) => row.text).join("\n") };
-    for (const neighbour of neighboursOf(store, query, DETECT_NEIGHBOURS)) {
+    const judgeOnly: SuspectPair[] = [];
+    const query = { ...memory, content: claimText };
+    const lexical = neighboursOf(store, query, DETECT_NEIGHBOURS);
+    const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
+    const seen = new Set(lexical.map((neighbour) => neighbour.id));
+    const byMeaning = [
+      ...store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))).values(),
+    ].filter((neighbour) => neighbour.status === "active");
+    for (const neighbour of [...lexical, ...byMeaning]) {
       const pair = bestPair(store, memory, neighbour, {
         assess: stages.assess,
         budget,
         rowsA: claims,
       });
       if (pair) suspects.push(pair);
+      else if (stages.judge) {
+        // With a judge, every close neighbour is judged, not only what the rules flag: the
+        // rules are tuned for precision offline and miss rewordings a model reads.
+        const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
+        const candidate = closestRows(store, memory, neighbour, claims, close);
+        if (candidate) judgeOnly.push(candidate);
+      }
       if (budget.pairs <= 0) break;
     }
     suspects.sort((x, y) => y.assessment.score - x.assessment.score);
     return {
-      suspects: suspects.slice(0, DETECT_MAX_NOTICES),
+      suspects: [
+        ...suspects.slice(0, DETECT_MAX_NOTICES),
+        ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
+      ],
       checked: DETECT_MAX_PAIRS - budget.pairs,
     };
   });
@@ -288,6 +379,8 @@ export async function detectConflicts(
     found.suspects.forEach((pair, index) => {
       const verdict = verdicts[index];
       if (verdict?.verdict === "no_conflict") return;
+      // A pair only the judge looked at needs the judge's word to be recorded.
+      if (pair.judgeOnly && verdict === undefined) return;
       // The memory may have changed while the judge ran: only current versions are recorded.
       const a = store.getMemory(pair.a.id);
       const b = store.getMemory(pair.b.id);

@@ -15,12 +15,14 @@ import { findModel, loadManifest } from "../models/manifest.ts";
 import { readInstallRecord } from "../models/install.ts";
 import { createJudge } from "./judge.ts";
 import { assessPair } from "./rules.ts";
-import type { DetectionStages } from "./detect.ts";
+import type { DetectionStages, VectorNeighbours } from "./detect.ts";
 import type { PairJudge } from "./types.ts";
 
-/** The rule stage, plus a judge when one is given. */
-export function defaultStages(options: { judge?: PairJudge } = {}): DetectionStages {
-  return { assess: assessPair, judge: options.judge };
+/** The rule stage, plus a judge and neighbours by meaning when they are given. */
+export function defaultStages(
+  options: { judge?: PairJudge; vectors?: VectorNeighbours } = {},
+): DetectionStages {
+  return { assess: assessPair, judge: options.judge, vectors: options.vectors };
 }
 
 /** Opens the configured NLI judge (lazily loaded on first use), or undefined with a warning. */
