@@ -166,10 +166,20 @@ function detachFromConflict(
     return "removed";
   }
   const valueGroups = group.valueGroups
-    .map((value) => ({ ...value, memory_ids: value.memory_ids.filter((id) => id !== memoryId) }))
+    .map((value) => {
+      const memory_ids = value.memory_ids.filter((id) => id !== memoryId);
+      // The ways the remaining members wrote the value (the purged member's wording goes).
+      const stated = group.members
+        .filter((m) => m.memory_id !== memoryId && memory_ids.includes(m.memory_id))
+        .flatMap((m) => m.value === undefined ? [] : [m.value]);
+      return stated.length > 0
+        ? { ...value, memory_ids, value: stated[0], variants: [...new Set(stated)] }
+        : { ...value, memory_ids };
+    })
     .filter((value) => value.memory_ids.length > 0);
   const held = (value: unknown) =>
-    typeof value === "string" && valueGroups.some((kept) => kept.value === value);
+    typeof value === "string" &&
+    valueGroups.some((kept) => kept.value === value || kept.variants?.includes(value));
   const steps = (plan: unknown) =>
     Array.isArray(plan) ? (plan as PlanStep[]).filter((step) => step.memory_id !== memoryId) : plan;
   const chosenValue = held(group.chosenValue) ? group.chosenValue : null;

@@ -62,6 +62,8 @@ export function purgeMemoryContent(
     db.prepare("DELETE FROM jobs WHERE json_extract(payload, '$.memory_id') = ?").run(id).changes,
   );
   db.prepare("DELETE FROM scan_state WHERE memory_id = ?").run(id);
+  // A replaced claim it carried (the chosen value it pointed to stays with the group).
+  db.prepare("DELETE FROM stale_claims WHERE memory_id = ?").run(id);
   const scanItems = Number(
     db.prepare("DELETE FROM scan_queue WHERE memory_a = ? OR memory_b = ?").run(id, id).changes,
   );
@@ -102,6 +104,8 @@ export function deleteConflict(db: DatabaseSync, conflictId: number): void {
   db.prepare("DELETE FROM notices WHERE conflict_id = ?").run(conflictId);
   db.prepare("DELETE FROM scan_queue WHERE conflict_id = ?").run(conflictId);
   db.prepare("DELETE FROM conflict_members WHERE conflict_id = ?").run(conflictId);
+  db.prepare("DELETE FROM conflict_keys WHERE conflict_id = ?").run(conflictId);
+  db.prepare("DELETE FROM stale_claims WHERE conflict_id = ?").run(conflictId);
   db.prepare("DELETE FROM conflicts WHERE id = ?").run(conflictId);
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { addToGroups, groupValues, sameStatedValue } from "../../src/conflicts/events.ts";
 import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
+import { purgeMemories } from "../../src/govern/purge.ts";
 import { assessPair } from "../../src/conflicts/rules.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { findMemories } from "../../src/recall/find.ts";
@@ -151,6 +152,38 @@ Deno.test("resolved loser kept as history ranks below the holder of the chosen v
       findMemories(t.ctx, { query: "logs retained 5 days", limit: 10 })
     );
     assert.deepEqual(page.items.map((item) => item.memory.id), [fresh, old]);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("purge: a member of a resolved event (keyed pairs, a replaced claim) is purged cleanly", async () => {
+  const t = await openTestContext();
+  try {
+    const a = await store(t, "Application logs are retained for 3 days.");
+    const b = await store(t, "Application logs are retained for 5 days.");
+    const c = await store(t, "Application logs are retained for 72 hours.");
+    const [event] = t.store.read(() =>
+      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    ).rows;
+    const judged = await judgeConflict(t.ctx, {
+      conflictId: event.id,
+      expectedRevision: event.revision,
+      chosenValue: "3 days",
+      decidedBy: "agent",
+      apply: true,
+      authorized: true,
+    });
+    assert.deepEqual(judged.staleMemoryIds, [b]);
+    await purgeMemories(t.ctx, { memoryId: c, reason: "test", authorized: true });
+    const after = t.store.read(() => t.store.conflicts.get(event.id))!;
+    assert.deepEqual(after.valueGroups.map((g) => [g.memory_ids, g.variants]).sort(), [
+      [[a], ["3 days"]],
+      [[b], ["5 days"]],
+    ]);
+    assert.equal(after.chosenValue, "3 days");
+    await purgeMemories(t.ctx, { memoryId: b, reason: "test", authorized: true });
+    assert.equal(t.store.read(() => t.store.conflicts.staleClaimsOf([b])).size, 0);
   } finally {
     t.cleanup();
   }
