@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { snapshotDatabase } from "../helpers/context.ts";
+import { makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
+
+const SECRET = "zqxapikey";
+
+function fileHolds(dbPath: string, needle: string): boolean {
+  const bytes = new TextEncoder().encode(needle);
+  for (const path of [dbPath, `${dbPath}-wal`]) {
+    let data: Uint8Array;
+    try {
+      data = Deno.readFileSync(path);
+    } catch {
+      continue;
+    }
+    outer: for (let i = data.indexOf(bytes[0]); i >= 0; i = data.indexOf(bytes[0], i + 1)) {
+      for (let j = 1; j < bytes.length; j++) if (data[i + j] !== bytes[j]) continue outer;
+      return true;
+    }
+  }
+  return false;
+}
+
+async function everyView(server: ServerSession, id: number): Promise<string> {
+  const views = await Promise.all([
+    server.call("find", { query: SECRET, status: "any" }),
+    server.callRaw({ view: "overview", data: {} }, "memory_review"),
+    server.callRaw({ view: "expired", data: { query: SECRET } }, "memory_review"),
+    server.callRaw({ view: "audit", data: { limit: 100 } }, "memory_review"),
+    server.callRaw({ view: "conflicts", data: { status: "all" } }, "memory_review"),
+    server.callRaw({ view: "history", data: { memory_id: id } }, "memory_review"),
+  ]);
+  assert.deepEqual(views.map((view) => view.ok), [true, true, true, true, true, false]);
+  assert.equal(views[5].data.error, "not_found");
+  return JSON.stringify(views);
+}
+
+Deno.test("e2e: purge over MCP removes a secret from every view and from the database file", async () => {
+  const home = makeTempHome();
+  const server = await startServer(home);
+  try {
+    const stored = await server.call("remember", {
+      content: `The deploy API key is ${SECRET}-0001.`,
+      subject: "deploy key",
+      workspace: "acme",
+      tags: ["credentials"],
+    });
+    const id = stored.data.memory_id as number;
+    const other = await server.call("remember", {
+      content: "The deploy runs every Friday at noon.",
+      subject: "deploy day",
+      workspace: "acme",
+    });
+    await server.call("update", {
+      memory_id: id,
+      old_text: `${SECRET}-0001`,
+      new_text: `${SECRET}-0002`,
+    });
+    assert.equal((await server.call("find", { query: SECRET })).data.results[0].memory_id, id);
+    assert.ok(fileHolds(home.dbPath, SECRET));
+
+    const before = snapshotDatabase(home.dbPath);
+    const asked = await server.call(
+      "purge",
+      { memory_id: id, reason: "key stored by mistake" },
+      "memory_govern",
+    );
+    assert.equal(asked.ok, true);
+    assert.equal(asked.data.applied, false);
+    assert.equal(asked.data.action_required, "ask_user_for_authorization");
+    assert.match(asked.data.impact, /permanently deletes/);
+    const missing = await server.call(
+      "purge",
+      { memory_id: 9999, reason: "x", authorized: true },
+      "memory_govern",
+    );
+    assert.deepEqual([missing.ok, missing.data.error, missing.data.field], [
+      false,
+      "not_found",
+      "memory_id",
+    ]);
+    const bad = await server.call(
+      "purge",
+      { memory_id: id, memory_ids: [id], reason: "x", authorized: true },
+      "memory_govern",
+    );
+    assert.deepEqual([bad.ok, bad.data.error], [false, "invalid_input"]);
+    const noReason = await server.call(
+      "purge",
+      { memory_id: id, authorized: true },
+      "memory_govern",
+    );
+    assert.deepEqual([noReason.ok, noReason.data.error, noReason.data.field], [
+      false,
+      "invalid_input",
+      "reason",
+    ]);
+    assert.equal(snapshotDatabase(home.dbPath), before, "refusals and bad input change nothing");
+
+    const purged = await server.call(
+      "purge",
+      { memory_ids: [id], reason: "key stored by mistake", authorized: true },
+      "memory_govern",
+    );
+    assert.equal(purged.ok, true, JSON.stringify(purged));
+    assert.deepEqual(purged.data.purged_ids, [id]);
+    assert.equal(purged.data.versions_purged, 2);
+    assert.equal(purged.data.wal_truncated, true);
+
+    const read = await server.call("read", { memory_id: id });
+    assert.deepEqual([read.ok, read.data.error], [false, "not_found"]);
+    const views = await everyView(server, id);
+    assert.ok(!views.includes(SECRET), views);
+    assert.ok(views.includes("key stored by mistake"), "the audit keeps the purge's reason");
+    assert.equal(
+      (await server.call("find", { query: "deploy" })).data.results[0].memory_id,
+      other.data.memory_id,
+      "the rest of the library still answers",
+    );
+    assert.ok(!fileHolds(home.dbPath, SECRET), "not a byte of it in the database or its WAL");
+    const again = await server.call(
+      "purge",
+      { memory_id: id, reason: "again", authorized: true },
+      "memory_govern",
+    );
+    assert.deepEqual([again.ok, again.data.error], [false, "not_found"]);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
