@@ -33,6 +33,7 @@ import type {
   PlanStep,
   Store,
 } from "../store/mod.ts";
+import { visible } from "../workspaces/access.ts";
 import { requireAuthorization } from "./authorization.ts";
 import { PURGE_MAX_IDS, PURGE_REASON_MAX_CHARS } from "./constants.ts";
 
@@ -223,7 +224,8 @@ export async function purgeMemories(
   const saved = savedEntries(backupPath);
   const outcome = await store.write(() => {
     const memories: MemoryRecord[] = ids.map((id, index) => {
-      const memory = store.getMemory(id);
+      // Under strict isolation another workspace's memory is "not found", as everywhere.
+      const memory = visible(ctx, store.getMemory(id));
       if (!memory || memory.status === "deleted") {
         throw new MemaError("not_found", `memory ${id} does not exist`, { field: field(index) });
       }

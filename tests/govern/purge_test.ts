@@ -412,3 +412,27 @@ Deno.test("purge: replay after a purge does not bring the content back", async (
     t.cleanup();
   }
 });
+
+Deno.test("purge: under strict isolation another workspace's memory is not found", async () => {
+  const t = await openWithBackup();
+  try {
+    const { memoryId: theirs } = await rememberMemory(t.ctx, {
+      content: "Beta's deploy key is kept in the vault.",
+      subject: "beta key",
+      workspace: "beta",
+    });
+    const strict = {
+      ...t.ctx,
+      caller: { ...t.ctx.caller, workspace: "alpha" },
+      settings: { ...t.ctx.settings, workspaceIsolation: "strict" as const },
+    };
+    await rejects(
+      () => purgeMemories(strict, { memoryId: theirs, reason: "x", authorized: true }),
+      "not_found",
+      "memory_id",
+    );
+    assert.equal(t.store.getMemory(theirs)!.status, "active");
+  } finally {
+    t.cleanup();
+  }
+});
