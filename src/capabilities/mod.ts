@@ -37,12 +37,24 @@ export interface VectorCapability {
   fix?: string;
 }
 
-/** Describes the capabilities of an open store and its vector index. */
+/** The conflict judge's state (src/conflicts/judge_state.ts `JudgeReport`). */
+export interface JudgeCapability {
+  state: "off" | "ready" | "unavailable";
+  warning?: string;
+  fix?: string;
+}
+
+/** Describes the capabilities of an open store, its vector index and the conflict judge. */
 export function describeCapabilities(
   store: StoreCapabilities,
   vector?: VectorCapability,
+  judge?: JudgeCapability,
 ): CapabilityState {
   const warnings: string[] = [];
+  // A configured judge that cannot be used is said on every response, not only on stderr.
+  if (judge?.state === "unavailable" && judge.warning) {
+    warnings.push(judge.fix ? `${judge.warning} (fix: ${judge.fix})` : judge.warning);
+  }
   if (store.readOnly) {
     warnings.push(
       `the database is read-only (${store.readOnly}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail. Make it writable, restart mema, then run memory_repair {"task": "replay_backup"}`,

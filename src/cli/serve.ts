@@ -106,9 +106,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
     });
+    const judge = openJudge(config);
     const runtime = createRuntime({
       store,
       semantic,
+      judge,
       caller,
       settings: {
         workspaceIsolation: config.workspaceIsolation,
@@ -120,7 +122,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       dbPath: config.dbPath,
       conflicts: {
         stages: defaultStages({
-          judge: openJudge(config),
+          judge: judge.usable ? judge : undefined,
           vectors: semanticNeighbours(store, semantic),
         }),
         waitMs: config.noticeSyncWaitMs,

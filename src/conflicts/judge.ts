@@ -299,6 +299,24 @@ async function loadModel(
   }
 }
 
+/**
+ * Checks, without loading the weights, that a judge directory's `config.json` names all three
+ * roles: what `doctor` and the judge's state report can say before the first pair is judged.
+ * Throws the same {@link MemaError} the first {@link Judge.judge} would.
+ *
+ * @example
+ * ```ts
+ * import { checkJudgeLabels } from "./src/conflicts/judge.ts";
+ * // checkJudgeLabels("/models/mdeberta-v3-base-xnli").width; // 3
+ * ```
+ */
+export function checkJudgeLabels(
+  modelDir: string,
+  labels: Record<string, JudgeVerdictName> = DEFAULT_JUDGE_LABELS,
+): { width: number } {
+  return { width: labelIndexes(absoluteDir(modelDir), normalizeLabels(labels)).width };
+}
+
 /** Reads `config.json` `id2label` and finds each role's output index by label name. */
 function labelIndexes(
   modelDir: string,

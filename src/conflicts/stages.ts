@@ -1,6 +1,7 @@
 /**
- * The detection stages a process runs: the rule stage always, the NLI judge
- * when `judge_model` names an installed manifest model.
+ * The detection stages a process runs: the rule stage always, the NLI judge when `judge_model`
+ * names an installed manifest model, and neighbours by meaning when an embedding model is set
+ * up.
  *
  * @example
  * ```ts
@@ -10,10 +11,7 @@
  * @module
  */
 import type { MemaConfig } from "../config/mod.ts";
-import { logWarn } from "../platform/mod.ts";
-import { findModel, loadManifest } from "../models/manifest.ts";
-import { readInstallRecord } from "../models/install.ts";
-import { createJudge } from "./judge.ts";
+import { JudgeHandle } from "./judge_state.ts";
 import { assessPair } from "./rules.ts";
 import type { DetectionStages, VectorNeighbours } from "./detect.ts";
 import type { PairJudge } from "./types.ts";
@@ -25,30 +23,10 @@ export function defaultStages(
   return { assess: assessPair, judge: options.judge, vectors: options.vectors };
 }
 
-/** Opens the configured NLI judge (lazily loaded on first use), or undefined with a warning. */
-export function openJudge(config: MemaConfig): PairJudge | undefined {
-  if (!config.judgeModel) return undefined;
-  try {
-    const entry = findModel(loadManifest(config.manifestPath), config.judgeModel);
-    if (entry.task !== "nli") {
-      logWarn(`judge_model ${entry.id} is not an NLI model; conflicts are found by rules only`);
-      return undefined;
-    }
-    if (readInstallRecord(config.modelsDir, entry.id) === undefined) {
-      logWarn(
-        `judge model ${entry.id} is not installed; conflicts are found by rules only (run \`mema setup --install --model ${entry.id}\`)`,
-      );
-      return undefined;
-    }
-    const labels = Object.fromEntries((entry.labels ?? []).map((l) => [l.name, l.verdict]));
-    return createJudge({
-      modelDir: `${config.modelsDir}/${entry.id}`,
-      modelId: entry.id,
-      labels,
-      thresholds: config.judgeThresholds,
-    });
-  } catch (error) {
-    logWarn(`the judge model cannot be used (${error}); conflicts are found by rules only`);
-    return undefined;
-  }
+/**
+ * The configured NLI judge (loaded on first use) with its state; `usable` is false when none is
+ * configured or it cannot be used, and its state says why on every response.
+ */
+export function openJudge(config: MemaConfig): JudgeHandle {
+  return new JudgeHandle(config);
 }

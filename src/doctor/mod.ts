@@ -17,6 +17,7 @@ import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/
 import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
+import { judgeFindings } from "./judge_check.ts";
 import { type DatabaseProbe, probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
 import { extractVecExtension } from "../store/vec_extension.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -433,6 +434,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   await checkVec(config, findings);
   checkVectorChain(config, probe, findings);
   checkConflicts(config, probe, findings);
+  findings.push(...judgeFindings(config));
   const worst = findings.some((f) => f.severity === "critical")
     ? 2
     : findings.some((f) => f.severity === "warning")

@@ -554,6 +554,11 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         embedding_model: view.vector.modelId,
         vector_state: view.vector.state,
         embedding_space: view.vector.space,
+        judge: {
+          state: view.judge.state,
+          model: view.judge.modelId ?? null,
+          ...(view.judge.warning ? { warning: view.judge.warning, fix: view.judge.fix } : {}),
+        },
       },
       evidence: {
         rows: view.evidence.rows,

@@ -34,6 +34,7 @@ export function createRuntime(
     conflicts: options.conflicts,
     dbPath: options.dbPath,
     startedAt: new Date().toISOString(),
-    capabilities: () => describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe()),
+    capabilities: () =>
+      describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe(), ctx.judge?.describe()),
   };
 }

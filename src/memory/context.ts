@@ -2,6 +2,7 @@
  * What every service verb runs with: the store, who is calling, and settings.
  * @module
  */
+import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { SemanticIndex } from "../evidence/semantic.ts";
 import type { Store } from "../store/mod.ts";
 
@@ -31,6 +32,8 @@ export interface ServiceContext {
   store: Store;
   /** The evidence vector index; absent in contexts that never use vectors. */
   semantic?: SemanticIndex;
+  /** The conflict judge's state (src/conflicts/judge_state.ts); absent when none is set up. */
+  judge?: { describe(): JudgeReport };
   caller: CallerIdentity;
   settings: ServiceSettings;
 }

@@ -9,6 +9,7 @@
  * @module
  */
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
+import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
@@ -39,6 +40,8 @@ export interface StatusView {
   store: StoreCapabilities;
   writable: boolean;
   vector: VectorSummary;
+  /** The conflict judge: off, ready or unavailable (with why and the fix). */
+  judge: JudgeReport;
   evidence: { rows: number; embeddedRows: number; coverage: number | null };
   jobs: Record<string, Record<string, number>>;
   workspaceIsolation: string;
@@ -50,7 +53,11 @@ export interface StatusView {
 
 /** The capability state every response reports, computed from the context alone. */
 export function capabilityState(ctx: ServiceContext): CapabilityState {
-  return describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe());
+  return describeCapabilities(
+    ctx.store.capabilities,
+    ctx.semantic?.describe(),
+    ctx.judge?.describe(),
+  );
 }
 
 /** Status of the database behind `ctx`. */
@@ -86,6 +93,7 @@ export function statusView(ctx: ServiceContext): StatusView {
       warning: vector?.warning ?? null,
       fix: vector?.fix ?? null,
     },
+    judge: ctx.judge?.describe() ?? { state: "off" },
     evidence: {
       rows: evidence.rows,
       embeddedRows: embedded,

@@ -63,6 +63,12 @@ Deno.test("e2e: an installed NLI judge decides conflict notices and is recorded 
     // The write waits for its verdict (notice_sync_wait_ms), so the notice is on its answer.
     const server = await startServer(home, { env: { ...env, MEMA_NOTICE_SYNC_WAIT_MS: "5000" } });
     try {
+      const status = await server.call("status", {});
+      assert.deepEqual(status.data.capabilities.judge, { state: "ready", model: "tiny-nli" });
+      const doctor = await runCli(home, ["doctor", "--json"], env);
+      const finding = JSON.parse(doctor.stdout).findings
+        .find((f: { check_id: string }) => f.check_id === "judge.model");
+      assert.deepEqual([finding.severity, finding.title], ["info", "conflict judge tiny-nli"]);
       await server.call("remember", {
         content: "The v2 release deadline is Friday, March 14.",
         subject: "deadline",
@@ -94,6 +100,49 @@ Deno.test("e2e: an installed NLI judge decides conflict notices and is recorded 
     }
   } finally {
     await http.shutdown();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e: a judge that is configured but not installed is a warning on every answer, in status and doctor", async () => {
+  const home = makeTempHome();
+  try {
+    const env = { MEMA_JUDGE_MODEL: "mdeberta-v3-base-xnli" };
+    const server = await startServer(home, { env });
+    try {
+      const status = await server.call("status", {});
+      const judge = status.data.capabilities.judge;
+      assert.equal(judge.state, "unavailable");
+      assert.equal(judge.model, "mdeberta-v3-base-xnli");
+      assert.match(judge.warning, /not installed/);
+      assert.match(judge.fix, /mema setup --install --model mdeberta-v3-base-xnli/);
+      // Any answer carries it, not only status and stderr.
+      const remembered = await server.call("remember", {
+        content: "The office opens at 9am.",
+        subject: "office",
+        workspace: "w",
+      });
+      assert.ok(
+        remembered.warnings.some((w) => w.includes("conflict judge mdeberta-v3-base-xnli")),
+        JSON.stringify(remembered.warnings),
+      );
+      // Detection still runs on the rule stage alone.
+      const second = await server.call("remember", {
+        content: "The office opens at 10am.",
+        subject: "office",
+        workspace: "w",
+      });
+      assert.equal(second.ok, true);
+    } finally {
+      await server.close();
+    }
+    const doctor = await runCli(home, ["doctor", "--json"], env);
+    assert.equal(doctor.code, 1, doctor.stdout);
+    const finding = JSON.parse(doctor.stdout).findings
+      .find((f: { check_id: string }) => f.check_id === "judge.model");
+    assert.equal(finding.severity, "warning");
+    assert.match(finding.fix_hint, /mema setup --install --model mdeberta-v3-base-xnli/);
+  } finally {
     home.cleanup();
   }
 });
