@@ -220,7 +220,9 @@ export async function installModel(
     throw new MemaError(
       "config_invalid",
       `model "${model.id}": the manifest has no sha256 for ${
-        unhashed.map((file) => file.path).join(", ")
+        unhashed.map((file) =>
+          file.no_sha256_reason ? `${file.path} (${file.no_sha256_reason})` : file.path
+        ).join(", ")
       }, so they cannot be verified`,
       {
         field: "sha256",

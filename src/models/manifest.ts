@@ -45,6 +45,11 @@ export interface ModelFile {
   /** Lowercase hex SHA-256, or null when nobody has recorded it. */
   sha256: string | null;
   /**
+   * Why `sha256` is null (required then): a file mema downloads is either verified on download
+   * or says why it cannot be, and the installer repeats the reason when it refuses the file.
+   */
+  no_sha256_reason?: string;
+  /**
    * True only when a maintainer measured size and sha256 on the real file;
    * false when the values were copied from public pins or are missing.
    */
@@ -135,6 +140,7 @@ const fileSchema = z.strictObject({
   mirrors: z.array(urlSchema).optional(),
   size: z.number().int().nonnegative().nullable(),
   sha256: z.string().regex(SHA256_PATTERN, "must be 64 lowercase hex digits or null").nullable(),
+  no_sha256_reason: z.string().min(1).optional(),
   verified: z.boolean().optional(),
 });
 
@@ -185,9 +191,16 @@ const modelSchema = z.strictObject({
     fail("files", "a downloadable model needs at least one file");
   }
   const seen = new Set<string>();
-  for (const file of model.files) {
+  for (const [index, file] of model.files.entries()) {
     if (seen.has(file.path)) fail("files", `file path "${file.path}" is listed twice`);
     seen.add(file.path);
+    if (file.sha256 === null && file.no_sha256_reason === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["files", index, "no_sha256_reason"],
+        message: `file "${file.path}" has no sha256: record it, or say why in no_sha256_reason`,
+      });
+    }
   }
 });
 

@@ -425,12 +425,13 @@ Deno.test("a file without a sha256 needs allowUnverified, and its measured hash 
         url: `${server.base}/config.json`,
         size: null,
         sha256: null,
+        no_sha256_reason: "the publisher lists none",
         verified: false,
       };
       const model = testModel([file]);
       const refused = await rejection(installModel(model, { modelsDir }));
       assert.equal(refused.code, "config_invalid");
-      assert.match(refused.reason, /no sha256 for config\.json/);
+      assert.match(refused.reason, /no sha256 for config\.json \(the publisher lists none\)/);
       assert.match(refused.hint ?? "", /--allow-unverified/);
       assert.equal(server.requests.length, 0, "refused before any download");
 

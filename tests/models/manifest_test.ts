@@ -57,12 +57,28 @@ Deno.test("the repository manifest carries what the embedder and the judge need"
     "possible_conflict",
     "conflict",
   ]);
-  // Honesty check: a file without a recorded hash must never claim to be verified.
+  // Honesty check: a file without a recorded hash must never claim to be verified, and says
+  // why it has none.
   for (const model of manifest.models) {
     for (const file of model.files) {
-      if (file.sha256 === null) assert.notEqual(file.verified, true, `${model.id}/${file.path}`);
+      if (file.sha256 === null) {
+        assert.notEqual(file.verified, true, `${model.id}/${file.path}`);
+        assert.ok(file.no_sha256_reason, `${model.id}/${file.path} says why it has no sha256`);
+      }
     }
   }
+});
+
+Deno.test("a downloaded file without a sha256 must say why", () => {
+  const manifest = validManifest() as { models: { files: Record<string, unknown>[] }[] };
+  const file = manifest.models[1].files[0];
+  file.sha256 = null;
+  delete file.no_sha256_reason;
+  const error = failure(() => parseManifest(manifest, "test"));
+  assert.equal(error.code, "config_invalid");
+  assert.match(error.reason, /no_sha256_reason/);
+  file.no_sha256_reason = "the publisher lists none";
+  assert.equal(parseManifest(manifest, "test").models[1].files[0].sha256, null);
 });
 
 Deno.test("an unknown key is named with its path and the closest real key", () => {
