@@ -188,6 +188,11 @@ function detachFromConflict(
   const reopen = group.status === "applying" && chosenValue === null;
   const detection = { ...group.detection };
   if ("reason" in detection) detection.reason = null;
+  // The rule stage's reasons quote the pair's words and values ("… 12 vs 15").
+  const rule = detection.rule;
+  if (rule && typeof rule === "object" && "reasons" in rule) {
+    detection.rule = { ...rule, reasons: [] };
+  }
   store.rewriteConflictWithout(group.id, memoryId, {
     status: reopen ? "open" : group.status,
     // An agent-recorded group's key spells out its values; the hash still tells groups apart.
@@ -204,6 +209,8 @@ function detachFromConflict(
       ...("replaced" in entry ? { replaced: steps(entry.replaced) } : {}),
       chosen_value: held(entry.chosen_value) ? entry.chosen_value : null,
     })),
+    staleClaims: chosenValue === null ? "drop" : "keep",
+    memoryId,
     now,
   });
   return "updated";

@@ -131,9 +131,25 @@ export function rewriteConflict(
     decisionReason: string | null;
     plan: unknown[];
     planHistory: unknown[];
+    /**
+     * `drop` when the group's chosen value was held only by the purged member: the replaced
+     * claims its resolution recorded quote that value. `keep` only forgets the member as a holder.
+     */
+    staleClaims: "keep" | "drop";
+    /** The purged member (taken out of the stale claims' holders). */
+    memoryId: number;
     now: string;
   },
 ): void {
+  if (change.staleClaims === "drop") {
+    db.prepare("DELETE FROM stale_claims WHERE conflict_id = ?").run(conflictId);
+  } else {
+    db.prepare(
+      `UPDATE stale_claims SET holder_ids =
+         (SELECT json_group_array(value) FROM json_each(stale_claims.holder_ids) WHERE value != ?)
+       WHERE conflict_id = ?`,
+    ).run(change.memoryId, conflictId);
+  }
   db.prepare(
     `UPDATE conflicts SET status = ?, candidate_key = ?, members = ?, value_groups = ?, detection = ?,
        chosen_value = ?, decision_reason = ?, plan = ?, plan_history = ?,

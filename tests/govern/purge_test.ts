@@ -140,6 +140,17 @@ async function plantSecret(t: TestContext, options: { vectors: boolean }) {
       { memory_id: first + 1, action: "preserve_historical_record" },
     ],
   });
+  // A resolution that left the other members carrying a replaced claim, held by the secret.
+  await t.store.write(() =>
+    t.store.conflicts.markStale({
+      memoryId: first,
+      conflictId: trio.conflict_id as number,
+      memoryVersion: 1,
+      holderIds: [secret],
+      chosenValue: `${SECRET}value`,
+      now: new Date().toISOString(),
+    })
+  );
   // Vectors: one marked row of the secret, plain ones elsewhere. (sqlite-vec is extracted
   // once per process into the first test's cache directory, so only one test uses it.)
   if (options.vectors) {
@@ -254,6 +265,11 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.equal(trio.chosenValue, null);
     assert.deepEqual(trio.plan, []);
     assert.ok(!JSON.stringify(trio).includes(SECRET), JSON.stringify(trio));
+    assert.deepEqual(
+      t.store.conflicts.staleClaimsOf([planted.first]).get(planted.first) ?? [],
+      [],
+      "the replaced claim quoted the purged value",
+    );
     const notices = t.store.conflicts.notices({
       statuses: ["pending", "delivered", "dismissed", "resolved"],
       limit: 100,
