@@ -38,6 +38,7 @@ interface Asked {
 /** Each lever's "off" value: the ablation. */
 const ABLATION: [string, Partial<RecallTuning>][] = [
   ["follows hop 2", { followsHops: 1 }],
+  ["dates", { dateWeight: 0 }],
 ];
 
 /** The sequence carry off: the "without follows" figures. */
@@ -45,15 +46,7 @@ const NO_FOLLOWS: Partial<RecallTuning> = { followsCarry: 0 };
 
 /** Values tried per lever for the leave-one-conversation-out choice. */
 const GRID: [string, Partial<RecallTuning>[]][] = [
-  [
-    "follows hops",
-    [
-      { followsHops: 1 },
-      ...[2, 3].flatMap((hops) =>
-        [0.5, 0.7, 0.85].map((share) => ({ followsHops: hops, followsHopShare: share }))
-      ),
-    ],
-  ],
+  ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
 ];
 
 async function buildLibrary(path: string) {
@@ -173,22 +166,37 @@ async function main(): Promise<void> {
     }
     if (!values.grid) return;
     for (const [lever, settings] of GRID) {
-      console.log(`\n${lever}: R@10 per conversation for each value, then the held-out choice`);
+      console.log(
+        `\n${lever}: R@10 per conversation with follows | without, then the held-out choice`,
+      );
       const results = settings.map((setting) => {
-        const scores = run(library, { ...base, ...setting });
-        return { setting, scores, per: perConversation(library, scores) };
+        const scores = [
+          run(library, { ...base, ...setting }),
+          run(library, { ...base, ...setting, ...NO_FOLLOWS }),
+        ];
+        return { setting, scores, per: scores.map((s) => perConversation(library, s)) };
       });
       for (const result of results) {
-        console.log(`  ${JSON.stringify(result.setting)}: ${result.per.map(f3).join(" / ")}`);
+        console.log(
+          `  ${JSON.stringify(result.setting)}: ${
+            result.per.map((per) => per.map(f3).join(" / ")).join(" | ")
+          }`,
+        );
       }
+      // The training score: mean R@10 over the other conversations' questions, with and
+      // without follows alike.
       for (const [fold, held] of library.conversations.entries()) {
         const trainScore = (r: (typeof results)[number]) =>
-          mean(r.scores.filter((s) => s.conversation !== held).map((s) => s.r10));
+          mean(
+            r.scores.map((list) =>
+              mean(list.filter((s) => s.conversation !== held).map((s) => s.r10))
+            ),
+          );
         const best = results.reduce((top, r) => trainScore(r) > trainScore(top) ? r : top);
         console.log(
           `  leave ${held} out: ${JSON.stringify(best.setting)} (train ${
             f3(trainScore(best))
-          }) → held out ${f3(best.per[fold])}`,
+          }) → held out ${f3(best.per[0][fold])} | ${f3(best.per[1][fold])}`,
         );
       }
     }

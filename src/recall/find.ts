@@ -17,6 +17,7 @@ import { type AccessContext, type ReadScope, readScope } from "../workspaces/acc
 import { recallBlacklist } from "../workspaces/blacklist.ts";
 import { WEAK_ISOLATION_NUDGE } from "../workspaces/constants.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
+import { type DateWindow, insideWindow, queryDates } from "./dates.ts";
 import { carryToFollowers } from "./follows.ts";
 import { demoteStaleClaims } from "./stale.ts";
 import { vectorCandidates } from "./vector.ts";
@@ -132,6 +133,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
         terms: [],
       };
     }
+    const dates = tuning.dateWeight > 0 ? queryDates(query, now) : [];
     let terms = queryTerms(query);
     if (terms.length === 0) terms = [...new Set(textTokens(query))];
     if (terms.length === 0) {
@@ -152,7 +154,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       : candidates.text;
     let ranked = rankCandidates([...records.values()], { terms, text, now });
     let total = candidates.total;
-
+    if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
       const fused = fuseWithVectors(ctx, ranked, {
         vector: input.queryVector,
@@ -204,6 +206,24 @@ function nudgeToward(ranked: RankedMemory[], workspace: string): RankedMemory[] 
         : item
     )
     .sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+}
+
+/**
+ * Adds `weight` to the candidates whose event time (ingest time when absent) falls in a
+ * date the query names.
+ */
+function favourDates(
+  ranked: readonly RankedMemory[],
+  windows: readonly DateWindow[],
+  weight: number,
+): RankedMemory[] {
+  const out = ranked.map((item) => {
+    const time = item.memory.eventTime ?? item.memory.ingestTime;
+    const inside = windows.some((window) => insideWindow(time, window));
+    return inside ? { ...item, score: item.score + weight } : item;
+  });
+  out.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+  return out;
 }
 
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */

@@ -10,7 +10,13 @@
  * ```
  * @module
  */
-import { BM25_B, FOLLOWS_CARRY, FOLLOWS_HOP_SHARE, FOLLOWS_HOPS } from "./constants.ts";
+import {
+  BM25_B,
+  DATE_MATCH_WEIGHT,
+  FOLLOWS_CARRY,
+  FOLLOWS_HOP_SHARE,
+  FOLLOWS_HOPS,
+} from "./constants.ts";
 
 /** Every lever of the rerank that the LoCoMo benchmark measures. */
 export interface RecallTuning {
@@ -20,6 +26,8 @@ export interface RecallTuning {
   followsHops: number;
   /** Share of what one hop received that the next hop receives. */
   followsHopShare: number;
+  /** Added to candidates dated inside a date the query names (0: dates not read). */
+  dateWeight: number;
   /** BM25 length normalization of the rerank. */
   bm25B: number;
 }
@@ -29,6 +37,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   followsCarry: FOLLOWS_CARRY,
   followsHops: FOLLOWS_HOPS,
   followsHopShare: FOLLOWS_HOP_SHARE,
+  dateWeight: DATE_MATCH_WEIGHT,
   bm25B: BM25_B,
 };
 
