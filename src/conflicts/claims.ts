@@ -50,9 +50,12 @@ const EXHORTATION = /^\s*let(?:'|’)?s\b|^\s*let us\b/iu;
  * tried, not what is. Lower case only, so the month "May" stays a date.
  */
 const POSSIBILITY = /\b(?:can|could|might|may|gonna|wanna)\b/u;
-/** "may be stored", "cannot be redistributed": a permission or a rule, which is a claim. */
+/**
+ * "may be stored", "cannot be redistributed", "can create 3 boards": a permission, a rule or a
+ * limit, which is a claim.
+ */
 const PERMISSION =
-  /\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than))\b/u;
+  /\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than)|(?:now\s+|only\s+)?\p{L}+\s+(?:up to\s+|at most\s+|no more than\s+)?\d)/u;
 /** "There are 11 engineers on the team": a count, not a pronoun subject. */
 const THERE_COUNT = /^\s*there\s+(?:is|are|was|were)\s+(?:\d|no\b|only\b)/iu;
 /**

@@ -156,6 +156,9 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     return drop(`one row is historical ("${which}"), the other current: both can be true`);
   }
   const polarityFlip = left.negated !== right.negated;
+  if (updates.length === 0 && episode(a.text) && episode(b.text)) {
+    return drop("two episodes a speaker tells (first person, past tense): both can be true");
+  }
   const sharedId = sharedIdentifier(a.text, b.text);
   if (sharedId && !polarityFlip && !oneSidedChange) {
     return drop(`restatement: both rows name ${sharedId}`);
@@ -225,6 +228,11 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     if (extraWords > RULE_MAX_VALUE_WORDS) {
       return changeOr(`values differ but one row says much more (${extraWords} extra words)`) ??
         changed();
+    }
+    const narrower = !twoSided && updates.length === 0 &&
+      (leadingOnly(left, leftOnly.words) || leadingOnly(right, rightOnly.words));
+    if (narrower) {
+      return drop(`one row is about a narrower subject (${describe()}): a part, not the whole`);
     }
     kind = values.differing.some(({ a }) =>
         a.dimension === "date" || a.dimension === "weekday" ||
@@ -299,6 +307,14 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     }
     return drop(`one row only adds detail (${describe()})`);
   } else {
+    // "capped at 500 rows" / "the row cap went up to 2,000": a named change to an amount read
+    // in another unit is still a new amount.
+    if (
+      rewordedChange && left.values.length > 0 && right.values.length > 0 &&
+      values.agreeing === 0
+    ) {
+      return changed();
+    }
     return drop("restatement: same words, same values");
   }
 
@@ -364,6 +380,21 @@ function frameWords(shared: readonly string[]): number {
 
 const HAN_CHAR = /\p{Script=Han}/u;
 
+/**
+ * The words only this row has all stand before its first shared word ("Express shipping costs
+ * $15" / "Shipping costs $5", "Registration for the hackathon closes on May 2"): they name a
+ * part of the other row's subject, which can have its own value.
+ */
+function leadingOnly(shape: SentenceShape, differing: readonly string[]): boolean {
+  if (differing.length === 0) return false;
+  const firstShared = shape.words.findIndex((word) =>
+    word !== VALUE_SLOT && !differing.includes(word)
+  );
+  return firstShared > 0 &&
+    shape.words.slice(0, firstShared).every((word) => differing.includes(word)) &&
+    shape.words.slice(firstShared).every((word) => !differing.includes(word));
+}
+
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */
 const IDENTIFIER = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?:\/\/\S+|\+?\d[\d ()-]{7,}\d/gu;
 
@@ -402,6 +433,13 @@ function sharedIdentifier(a: string, b: string): string | undefined {
  * two episodes with different amounts are two occasions, not a changed fact.
  */
 const FIRST_PERSON = /(?:^|[\s,])(?:i|i'm|i've|my|me)\b/iu;
+
+/** "I made it in pottery class", "I painted this after I visited…": something a speaker did. */
+function episode(text: string): boolean {
+  return FIRST_PERSON.test(text) && PAST_ACTION.test(text);
+}
+const PAST_ACTION =
+  /\b(?:\p{L}{3,}ed|made|went|took|got|had|did|saw|ran|met|came|gave|found|bought|wrote|told|felt|thought|sang|ate|drank|won|lost|began|built|spent|sent|brought|caught|taught)\b/iu;
 
 /** The differing word names a scope ("the refund window for hardware" / "…for software"). */
 function scoped(text: string, differing: readonly string[]): boolean {

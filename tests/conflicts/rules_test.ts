@@ -28,9 +28,9 @@ Deno.test("corpus: 300+ labelled pairs over ten domains and two languages, split
 Deno.test("corpus: precision and recall on the held half stay above the floor", async () => {
   const corpus = await loadCorpus();
   const held = scoreCorpus(corpus.filter((p) => p.half === "held"), assessPair).overall;
-  // Measured (bench/conflict_rules.ts): precision 0.918, recall 0.789.
+  // Measured (bench/conflict_rules.ts): precision 0.937, recall 0.831.
   assert.ok(held.precision >= 0.88, `held precision ${held.precision}`);
-  assert.ok(held.recall >= 0.75, `held recall ${held.recall}`);
+  assert.ok(held.recall >= 0.8, `held recall ${held.recall}`);
   const legacy = scoreCorpus(await loadLegacyCorpus(), assessPair).overall;
   // The earlier corpus (tuned-on): precision 0.959, recall 0.959.
   assert.ok(legacy.precision >= 0.9, `legacy precision ${legacy.precision}`);
