@@ -45,7 +45,7 @@ export interface CommandSpec {
   description?: string;
   flags: Record<string, FlagSpec>;
   /** Allowed positional arguments (shown by help); none when absent. */
-  positionals?: { name: string; help: string; choices?: readonly string[] }[];
+  positionals?: { name: string; help: string; choices?: readonly string[]; repeats?: boolean }[];
   /** Exit codes and what they mean, printed by `mema help COMMAND`. */
   exitCodes?: Record<number, string>;
   run(args: string[]): number | Promise<number>;
@@ -115,12 +115,13 @@ export function parseCommandArgs(spec: CommandSpec, args: string[]): ParsedArgs 
     throw new UsageError(error instanceof Error ? error.message : String(error), spec.name);
   }
   const allowed = spec.positionals ?? [];
-  if (parsed.positionals.length > allowed.length) {
+  // A last positional that repeats (`PATH...`) takes every further argument.
+  if (!allowed.at(-1)?.repeats && parsed.positionals.length > allowed.length) {
     const extra = parsed.positionals[allowed.length];
     throw new UsageError(`unexpected argument "${extra}"`, spec.name);
   }
   parsed.positionals.forEach((value, index) => {
-    const choices = allowed[index].choices;
+    const choices = allowed[Math.min(index, allowed.length - 1)].choices;
     if (choices && !choices.includes(value)) {
       const near = closestName(value, choices);
       throw new UsageError(

@@ -14,6 +14,7 @@ import { closestCommand, type CommandSpec, renderCommandHelp, UsageError } from 
 import { doctorSpec } from "./doctor.ts";
 import { exportSpec } from "./export.ts";
 import { helpSpec, renderOverview, versionSpec } from "./help.ts";
+import { importSpec } from "./import.ts";
 import { EXIT_USAGE, reportFailure } from "./output.ts";
 import { scanSpec } from "./scan.ts";
 import { serveSpec } from "./serve.ts";
@@ -28,6 +29,7 @@ const COMMANDS: CommandSpec[] = [
   doctorSpec,
   setupSpec,
   scanSpec,
+  importSpec,
   exportSpec,
   clientSpec,
   versionSpec,

@@ -559,6 +559,14 @@ export class Store {
     });
   }
 
+  /**
+   * Inside a write transaction: runs many writes with the word index's document frequencies
+   * summed in memory and written once at the end (bulk imports; see terms_sql.ts).
+   */
+  bulkWrites<T>(fn: () => T): T {
+    return portability.withBulkFrequencies(this.#connection.db, fn);
+  }
+
   getMeta(key: string): string | undefined {
     return getMeta(this.#connection, key);
   }

@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { MEMORY_COLUMNS, toMemoryRecord } from "./memories_sql.ts";
+import { deferFrequencies, deferringFrequencies } from "./terms_sql.ts";
 import type { HistoryEntry, MemoryRecord, MemoryStatus } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -100,22 +101,27 @@ export function selectActiveBySourceRef(
   return row ? toMemoryRecord(row) : undefined;
 }
 
-let savepoints = 0;
-
 /**
  * Runs `fn` inside a SAVEPOINT of the current write transaction: when it throws, only its own
- * changes are undone and the error goes on to the caller; the transaction stays usable.
+ * changes are undone (index frequencies held back by a bulk write included) and the error
+ * goes on to the caller; the transaction stays usable. One name serves every level: SQLite
+ * releases or rolls back the innermost savepoint of that name, and the prepared statements
+ * are reused.
  */
 export function withinSavepoint<T>(db: DatabaseSync, fn: () => T): T {
-  const name = `unit_${++savepoints}`;
-  db.exec(`SAVEPOINT ${name}`);
+  db.prepare("SAVEPOINT mema_unit").run();
   try {
-    const result = fn();
-    db.exec(`RELEASE ${name}`);
+    const result = deferringFrequencies(db) ? deferFrequencies(db, fn) : fn();
+    db.prepare("RELEASE mema_unit").run();
     return result;
   } catch (error) {
-    db.exec(`ROLLBACK TO ${name}`);
-    db.exec(`RELEASE ${name}`);
+    db.prepare("ROLLBACK TO mema_unit").run();
+    db.prepare("RELEASE mema_unit").run();
     throw error;
   }
+}
+
+/** Runs a bulk write body with index frequencies summed and written once (terms_sql.ts). */
+export function withBulkFrequencies<T>(db: DatabaseSync, fn: () => T): T {
+  return deferFrequencies(db, fn);
 }
