@@ -10,6 +10,7 @@
  * @module
  */
 import { clientSpec } from "./client.ts";
+import { consoleSpec } from "./console.ts";
 import { closestCommand, type CommandSpec, renderCommandHelp, UsageError } from "./command.ts";
 import { doctorSpec } from "./doctor.ts";
 import { exportSpec } from "./export.ts";
@@ -31,6 +32,7 @@ const COMMANDS: CommandSpec[] = [
   scanSpec,
   importSpec,
   exportSpec,
+  consoleSpec,
   clientSpec,
   versionSpec,
   helpSpec(() => COMMANDS),

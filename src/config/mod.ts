@@ -111,7 +111,26 @@ export interface MemaConfig {
     "dbPath" | "client" | "agentId" | "workspace" | "workspaceIsolation",
     SettingSource
   >;
+  /** Where every setting's value came from (the console's settings page shows it). */
+  settingSources: Record<SettingKey, SettingSource>;
 }
+
+/** Settings whose origin {@linkcode MemaConfig.settingSources} records. */
+export type SettingKey =
+  | keyof MemaConfig["sources"]
+  | "includeSize"
+  | "busyTimeoutMs"
+  | "embeddingModel"
+  | "modelsDir"
+  | "manifestPath"
+  | "transport"
+  | "httpHost"
+  | "httpPort"
+  | "httpToken"
+  | "backupPath"
+  | "noticeSyncWaitMs"
+  | "judgeModel"
+  | "judgeThresholds";
 
 /** Values given on the command line. */
 export interface ConfigFlags {
@@ -392,6 +411,31 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   if (grace !== undefined) http.shutdownGraceMs = grace;
   const bodyTimeout = msSetting(fromEnv(ENV_NAMES.httpBodyTimeoutMs), file.http_body_timeout_ms, 1);
   if (bodyTimeout !== undefined) http.bodyTimeoutMs = bodyTimeout;
+  // Where the other settings came from, by the same precedence as their values above.
+  const origin = (env: readonly string[] | undefined, inFile: unknown, flag?: unknown) =>
+    flag !== undefined
+      ? "flag" as const
+      : env !== undefined && fromEnv(env) !== undefined
+      ? "env" as const
+      : inFile !== undefined
+      ? "file" as const
+      : "default" as const;
+  const settingSources: MemaConfig["settingSources"] = {
+    ...sources,
+    includeSize: origin(undefined, file.include_size),
+    busyTimeoutMs: origin(undefined, file.busy_timeout_ms),
+    embeddingModel: origin(ENV_NAMES.embeddingModel, file.embedding_model),
+    modelsDir: origin(ENV_NAMES.modelsDir, file.models_dir),
+    manifestPath: origin(ENV_NAMES.manifestPath, file.manifest_path),
+    transport: origin(ENV_NAMES.transport, file.transport, flags.transport),
+    httpHost: origin(undefined, file.http_host, flags.httpHost),
+    httpPort: origin(undefined, file.http_port, flags.httpPort),
+    httpToken: origin(ENV_NAMES.httpToken, file.http_token),
+    backupPath: origin(ENV_NAMES.backupPath, file.backup_jsonl),
+    noticeSyncWaitMs: origin(ENV_NAMES.noticeSyncWaitMs, file.notice_sync_wait_ms),
+    judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),
+    judgeThresholds: origin(undefined, file.judge_thresholds),
+  };
   return {
     configPath,
     configFileFound,
@@ -415,6 +459,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     transport,
     http,
     sources,
+    settingSources,
   };
 }
 

@@ -10,6 +10,7 @@
  * ```
  * @module
  */
+import { userInfo } from "node:os";
 
 /** Reads an environment variable; an empty string counts as unset. */
 export function envVar(name: string): string | undefined {
@@ -462,4 +463,39 @@ export function findExecutable(name: string, extraDirs: string[] = []): string |
     }
   }
   return undefined;
+}
+
+/** The name of the operating-system user running this process ("user" when none is known). */
+export function osUserName(): string {
+  const fromEnv = envVar("USER") ?? envVar("LOGNAME") ?? envVar("USERNAME");
+  if (fromEnv) return fromEnv;
+  try {
+    return userInfo().username || "user";
+  } catch {
+    return "user";
+  }
+}
+
+/**
+ * Asks the desktop to open `url` in the default browser (`xdg-open`, `open` on macOS, `start`
+ * on Windows). Resolves with why it could not, or undefined once the opener was started.
+ */
+export async function openInBrowser(url: string): Promise<string | undefined> {
+  const [command, args] = Deno.build.os === "darwin"
+    ? ["open", [url]]
+    : Deno.build.os === "windows"
+    ? ["cmd", ["/c", "start", "", url]]
+    : ["xdg-open", [url]];
+  try {
+    const child = new Deno.Command(command, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const status = await child.status;
+    return status.success ? undefined : `${command} exited with ${status.code}`;
+  } catch (error) {
+    return `${command} could not be started: ${error instanceof Error ? error.message : error}`;
+  }
 }

@@ -32,7 +32,13 @@ export interface ConflictListView {
 /** Conflict groups by status. */
 export function conflictList(
   ctx: ServiceContext,
-  input: { status?: ConflictListStatus; limit?: number; offset?: number },
+  input: {
+    status?: ConflictListStatus;
+    /** Only this workspace's groups: a filter the caller chose, inside what isolation allows. */
+    workspace?: string;
+    limit?: number;
+    offset?: number;
+  },
 ): ConflictListView {
   const { store } = ctx;
   const statuses: ConflictStatus[] = input.status === undefined || input.status === "unresolved"
@@ -42,7 +48,7 @@ export function conflictList(
     : [input.status];
   const limit = input.limit ?? CONFLICT_PAGE_DEFAULT;
   const offset = input.offset ?? 0;
-  const workspace = conflictListScope(ctx);
+  const workspace = conflictListScope(ctx) ?? input.workspace;
   const { rows, total } = store.read(() =>
     store.conflicts.list({ statuses, limit, offset, workspace })
   );

@@ -1,0 +1,150 @@
+/**
+ * `mema console [--port 8766] [--open]`: the local web console (src/console/). It serves
+ * 127.0.0.1 only, prints its URL with a one-off token, and acts as `console/<os user>`: every
+ * change made there is the user's own, authorized at the keyboard.
+ * @module
+ */
+import { IDENTITY_PATTERN, loadConfig } from "../config/mod.ts";
+import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+import { detectConflicts } from "../conflicts/detect.ts";
+import { semanticNeighbours } from "../conflicts/neighbours.ts";
+import { defaultStages, openJudge } from "../conflicts/stages.ts";
+import { CONSOLE_DEFAULT_PORT, DOCTOR_CACHE_MS } from "../console/constants.ts";
+import type { ConsoleEnv } from "../console/scope.ts";
+import { startConsole } from "../console/server.ts";
+import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
+import { SemanticIndex } from "../evidence/semantic.ts";
+import { startEvidenceWorker } from "../evidence/worker.ts";
+import type { JobWorker } from "../jobs/worker.ts";
+import type { CallerIdentity } from "../memory/context.ts";
+import { dirName, logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
+import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
+import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
+import { openStore } from "../store/mod.ts";
+import { settlesWithin } from "../platform/deadline.ts";
+import { reportFailure } from "./output.ts";
+import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
+import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
+
+/** The client name console changes are stored and audited under. */
+export const CONSOLE_CLIENT = "console";
+
+/** `console/<user>`: the OS user name, with characters outside the identity alphabet as `_`. */
+export function consoleCaller(user = osUserName()): CallerIdentity {
+  const agentId = user.replace(/[^A-Za-z0-9._:@-]/g, "_").slice(0, 128) || "user";
+  return { client: CONSOLE_CLIENT, agentId: IDENTITY_PATTERN.test(agentId) ? agentId : "user" };
+}
+
+/** `mema console`: its help and flags. */
+export const consoleSpec: CommandSpec = {
+  name: "console",
+  summary: "review memories, history, conflicts and health in a local web console",
+  usage: [`console [--port ${CONSOLE_DEFAULT_PORT}] [--open] [--db PATH] [--config PATH]`],
+  description: [
+    "Serves a web console on 127.0.0.1 only and prints its URL, which holds a one-off token",
+    "(kept in a cookie afterwards). Changes made there are yours: they are stored and audited",
+    "as console/<your user name>. Under strict workspace isolation it shows one workspace at",
+    "a time. Ctrl-C stops it.",
+  ].join("\n"),
+  flags: {
+    port: {
+      type: "string",
+      value: "PORT",
+      help: `port on 127.0.0.1 (default ${CONSOLE_DEFAULT_PORT}; 0 picks a free one)`,
+    },
+    open: { type: "boolean", help: "open the console in the default browser" },
+    db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
+    config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
+  },
+  exitCodes: { 0: "stopped cleanly", 1: "could not start or failed", 2: "bad command line" },
+  run: consoleCommand,
+};
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return CONSOLE_DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65_535)) {
+    throw new UsageError(`--port must be a port number 0-65535, not "${text}"`, "console");
+  }
+  return port;
+}
+
+/** Runs `mema console` until SIGINT/SIGTERM. */
+export async function consoleCommand(args: string[]): Promise<number> {
+  const parsed = parseCommandArgs(consoleSpec, args);
+  const port = parsePort(parsed.string("port"));
+  const stop = listenForStop();
+  let store;
+  let worker: JobWorker | undefined;
+  try {
+    const flags = { dbPath: parsed.string("db"), configPath: parsed.string("config") };
+    const config = loadConfig({ flags });
+    store = await openStore(config.dbPath, {
+      cacheDir: config.cacheDir,
+      busyTimeoutMs: config.busyTimeoutMs,
+    });
+    const semantic = new SemanticIndex(store, {
+      modelId: config.embeddingModel,
+      modelsDir: config.modelsDir,
+      manifestPath: config.manifestPath,
+    });
+    const ctx = {
+      store,
+      semantic,
+      caller: consoleCaller(),
+      settings: {
+        workspaceIsolation: config.workspaceIsolation,
+        includeSize: config.includeSize,
+        backupPath: config.backupPath,
+        recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
+      },
+    };
+    if (store.capabilities.readOnly === undefined) {
+      // Changes made in the console queue evidence and conflict checks like any write.
+      const stages = defaultStages({
+        judge: openJudge(config),
+        vectors: semanticNeighbours(store, semantic),
+      });
+      const jobWorker = startEvidenceWorker(store, semantic, {
+        [DETECT_JOB_KIND]: async (job) => {
+          await detectConflicts(ctx, Number(job.payload.memory_id), stages);
+        },
+      });
+      worker = jobWorker;
+      void stop.requested.then(() => jobWorker.stop());
+    } else {
+      logWarn(`the database ${config.dbPath} is read-only: the console can show, not change`);
+    }
+    let doctor: { at: number; report: Promise<DoctorReport> } | undefined;
+    const env: ConsoleEnv = {
+      config,
+      doctor() {
+        if (!doctor || Date.now() - doctor.at > DOCTOR_CACHE_MS) {
+          doctor = { at: Date.now(), report: runDoctor({ flags }) };
+        }
+        return doctor.report;
+      },
+    };
+    const server = startConsole(ctx, env, { port });
+    console.log(`mema console: ${server.url}`);
+    logInfo(
+      `console for ${config.dbPath} as ${ctx.caller.client}/${ctx.caller.agentId}; Ctrl-C stops it`,
+    );
+    if (parsed.boolean("open")) {
+      const failed = await openInBrowser(server.url);
+      if (failed) logWarn(`could not open a browser (${failed}); open the URL above yourself`);
+    }
+    await Promise.race([stop.requested, server.finished]);
+    await server.shutdown();
+    return 0;
+  } catch (error) {
+    return reportFailure(error);
+  } finally {
+    stop.dispose();
+    if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
+      logWarn("stopping without the background job in progress; it runs again on the next start");
+    }
+    store?.close();
+    exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
+  }
+}

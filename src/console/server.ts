@@ -1,0 +1,362 @@
+/**
+ * The console's HTTP server: loopback only, the MCP transport's Host/Origin guards, a random
+ * token (printed in the URL once, then held in an HttpOnly SameSite=Strict cookie) on every
+ * request, and on every state-changing request a CSRF token and a same-origin check.
+ *
+ * @example
+ * ```ts
+ * import { startConsole } from "./src/console/server.ts";
+ * // const console = startConsole(ctx, env, { port: 8766 }); console.url
+ * ```
+ * @module
+ */
+import { isMemaError, type MemaError } from "../errors/mod.ts";
+import {
+  checkHostHeader,
+  checkOriginHeader,
+  readBodyWithin,
+  type Refusal,
+  sameSecret,
+} from "../http/guards.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { logWarn } from "../platform/mod.ts";
+import { type ActionOutcome, DONE_MESSAGES, runAction } from "./actions.ts";
+import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";
+import {
+  CONSOLE_BODY_LIMIT_BYTES,
+  CONSOLE_BODY_TIMEOUT_MS,
+  CONSOLE_HOST,
+  CSRF_FIELD,
+  SESSION_COOKIE,
+  TOKEN_BYTES,
+  WORKSPACE_COOKIE,
+} from "./constants.ts";
+import { type Html, html } from "./html.ts";
+import { layout, type PageFrame } from "./layout.ts";
+import { conflictPage, conflictsPage } from "./pages/conflicts.ts";
+import { memoriesPage } from "./pages/memories.ts";
+import { memoryPage } from "./pages/memory.ts";
+import { overviewPage } from "./pages/overview.ts";
+import { scanQueue } from "./pages/scan_queue.ts";
+import { settingsPage } from "./pages/settings.ts";
+import type { ConsoleEnv, ConsoleScope, PageResult } from "./scope.ts";
+import { ALL_WORKSPACES, chooseWorkspace, scopedContext } from "./workspace.ts";
+
+/** A running console. */
+export interface ConsoleServer {
+  /** The URL to open, with the token. */
+  url: string;
+  port: number;
+  /** Stops listening; resolves when the server has stopped. */
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+
+/** Options of {@linkcode startConsole}. */
+export interface ConsoleOptions {
+  /** 0 picks a free port. */
+  port: number;
+  /** Fixed tokens (tests); random by default. */
+  token?: string;
+  csrf?: string;
+}
+
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(TOKEN_BYTES));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+    /=+$/,
+    "",
+  );
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "X-Frame-Options": "DENY",
+  "X-Content-Type-Options": "nosniff",
+  // The first URL carries the token: no other origin may see a console URL. (Not
+  // "no-referrer": with it, Chromium sends "Origin: null" on the console's own form posts.)
+  "Referrer-Policy": "same-origin",
+  "Cache-Control": "no-store",
+};
+
+function respond(body: string | Html, status: number, headers: Record<string, string> = {}) {
+  return new Response(String(body), {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", ...SECURITY_HEADERS, ...headers },
+  });
+}
+
+function redirect(location: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { Location: location, ...SECURITY_HEADERS, ...headers },
+  });
+}
+
+function refusalPage(refusal: Refusal | { status: number; message: string }): Response {
+  return respond(
+    html`
+      <!doctype html>
+      <html lang="en">
+        <head>
+          <meta charset="utf-8">
+          <title>mema console: refused</title>
+          <link rel="stylesheet" href="/static/console.css">
+        </head>
+        <body>
+          <main>
+            <h1>Refused</h1>
+            <p>${refusal.message}</p>
+          </main>
+        </body>
+      </html>
+    `,
+    refusal.status,
+  );
+}
+
+function cookies(request: Request): Map<string, string> {
+  const jar = new Map<string, string>();
+  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0) jar.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  return jar;
+}
+
+function decodeCookie(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function statusOf(error: MemaError): number {
+  switch (error.code) {
+    case "not_found":
+      return 404;
+    case "version_conflict":
+      return 409;
+    case "storage_busy":
+      return 503;
+    default:
+      return 400;
+  }
+}
+
+function describeError(error: MemaError): string {
+  return `${error.reason}${error.hint ? ` (${error.hint})` : ""}`;
+}
+
+/** Only local paths may be returned to (no `//host`, no scheme). */
+function safeBack(back: string | null): string {
+  return back !== null && back.startsWith("/") && !back.startsWith("//") && !back.includes("\\")
+    ? back
+    : "/";
+}
+
+/** Starts the console over `base` (whose caller is `console/<user>`). */
+export function startConsole(
+  base: ServiceContext,
+  env: ConsoleEnv,
+  options: ConsoleOptions,
+): ConsoleServer {
+  const token = options.token ?? randomToken();
+  const csrf = options.csrf ?? randomToken();
+  let port = options.port;
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const host = checkHostHeader(request.headers.get("host"), port);
+    if (!host.ok) return refusalPage(host);
+    const origin = request.headers.get("origin");
+    const originVerdict = checkOriginHeader(origin);
+    if (!originVerdict.ok) return refusalPage(originVerdict);
+    if (request.method === "GET" && url.pathname === "/static/console.css") {
+      return respond(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+    }
+    if (request.method === "GET" && url.pathname === "/static/console.js") {
+      return respond(CONSOLE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+    }
+    if (request.method === "GET" && url.pathname === "/favicon.ico") {
+      return new Response(null, { status: 204, headers: SECURITY_HEADERS });
+    }
+    const jar = cookies(request);
+    const given = url.searchParams.get("token");
+    if (request.method === "GET" && given !== null) {
+      if (!sameSecret(given, token)) {
+        return refusalPage({
+          status: 401,
+          message: "This link's token is not valid: use the URL `mema console` printed.",
+        });
+      }
+      url.searchParams.delete("token");
+      return redirect(`${url.pathname}${url.search}`, {
+        "Set-Cookie": `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+      });
+    }
+    const session = jar.get(SESSION_COOKIE);
+    if (session === undefined || !sameSecret(session, token)) {
+      return refusalPage({
+        status: 401,
+        message:
+          "This console needs its token: open the URL `mema console` printed (it holds ?token=…).",
+      });
+    }
+    const requested = jar.get(WORKSPACE_COOKIE);
+    const choice = chooseWorkspace(base, decodeCookie(requested), env.config.workspace);
+    const scope: ConsoleScope = {
+      ctx: scopedContext(base, choice.workspace),
+      workspace: choice.workspace,
+      strict: choice.strict,
+      csrf,
+      url,
+      env,
+    };
+    const frame = (title: string, active: PageFrame["active"]): PageFrame => ({
+      title,
+      active,
+      workspace: choice.workspace,
+      workspaces: choice.workspaces,
+      allowAll: choice.allowAll,
+      here: `${url.pathname}${url.search}`,
+    });
+    if (request.method === "POST") return await post(request, url, scope, frame, origin);
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return refusalPage({ status: 405, message: `${request.method} is not served here` });
+    }
+    if (url.pathname === "/workspace") {
+      const wanted = url.searchParams.get("ws") ?? "";
+      const back = safeBack(url.searchParams.get("back"));
+      if (wanted === ALL_WORKSPACES && !choice.allowAll) {
+        return refusalPage({
+          status: 403,
+          message: "Workspace isolation is strict: the console shows one workspace at a time.",
+        });
+      }
+      return redirect(back, {
+        "Set-Cookie": `${WORKSPACE_COOKIE}=${
+          encodeURIComponent(wanted)
+        }; Path=/; HttpOnly; SameSite=Strict`,
+      });
+    }
+    try {
+      const result = await route(scope, url);
+      if (!result) return refusalPage({ status: 404, message: `nothing at ${url.pathname}` });
+      const done = url.searchParams.get("done");
+      const flash = done !== null && done in DONE_MESSAGES
+        ? DONE_MESSAGES[done as keyof typeof DONE_MESSAGES]
+        : undefined;
+      return respond(
+        layout({ ...frame(result.title, result.active), flash }, result.body),
+        result.status ?? 200,
+      );
+    } catch (error) {
+      if (!isMemaError(error)) throw error;
+      return respond(
+        layout(
+          { ...frame("Error", ""), error: describeError(error) },
+          html`<p><a href="/">Back to the overview</a></p>`,
+        ),
+        statusOf(error),
+      );
+    }
+  }
+
+  async function post(
+    request: Request,
+    url: URL,
+    scope: ConsoleScope,
+    frame: (title: string, active: PageFrame["active"]) => PageFrame,
+    origin: string | null,
+  ): Promise<Response> {
+    // Same origin only: a page on another local port is same-site for the cookie.
+    if (origin !== null && new URL(origin).port !== String(port)) {
+      return refusalPage({
+        status: 403,
+        message: `Origin "${origin}" may not change anything here`,
+      });
+    }
+    const type = request.headers.get("content-type") ?? "";
+    if (!type.startsWith("application/x-www-form-urlencoded")) {
+      return refusalPage({
+        status: 415,
+        message: "send a form (application/x-www-form-urlencoded)",
+      });
+    }
+    const body = await readBodyWithin(request, CONSOLE_BODY_LIMIT_BYTES, {
+      timeoutMs: CONSOLE_BODY_TIMEOUT_MS,
+    });
+    if (!body.ok) return refusalPage(body);
+    const form = new URLSearchParams(body.text);
+    const given = form.get(CSRF_FIELD);
+    if (given === null || !sameSecret(given, csrf)) {
+      return refusalPage({
+        status: 403,
+        message: "the form's CSRF token is missing or wrong: reload the page and try again",
+      });
+    }
+    let outcome: ActionOutcome | undefined;
+    try {
+      outcome = await runAction(scope, url.pathname, form);
+    } catch (error) {
+      if (!isMemaError(error)) throw error;
+      return respond(
+        layout(
+          { ...frame("Not changed", ""), error: `Nothing was changed: ${describeError(error)}` },
+          html`<p><a href="${
+            request.headers.get("referer")
+              ? safeBack(new URL(request.headers.get("referer")!).pathname)
+              : "/"
+          }">Back</a></p>`,
+        ),
+        statusOf(error),
+      );
+    }
+    if (!outcome) return refusalPage({ status: 404, message: `no action at ${url.pathname}` });
+    const separator = outcome.location.includes("?") ? "&" : "?";
+    return redirect(`${outcome.location}${separator}done=${outcome.done}`);
+  }
+
+  const server = Deno.serve({
+    hostname: CONSOLE_HOST,
+    port: options.port,
+    onListen: () => {},
+  }, async (request) => {
+    try {
+      return await handle(request);
+    } catch (error) {
+      logWarn(`console: ${request.method} ${new URL(request.url).pathname} failed: ${error}`);
+      return refusalPage({
+        status: 500,
+        message: "Something went wrong; the console's log (stderr) says what.",
+      });
+    }
+  });
+  port = (server.addr as Deno.NetAddr).port;
+  return {
+    url: `http://${CONSOLE_HOST}:${port}/?token=${token}`,
+    port,
+    finished: server.finished,
+    async shutdown() {
+      await server.shutdown();
+    },
+  };
+}
+
+async function route(scope: ConsoleScope, url: URL): Promise<PageResult | undefined> {
+  const path = url.pathname;
+  if (path === "/") return await overviewPage(scope);
+  if (path === "/memories") return await memoriesPage(scope);
+  const memory = /^\/memories\/(\d+)$/.exec(path);
+  if (memory) return memoryPage(scope, Number(memory[1]));
+  if (path === "/conflicts") return conflictsPage(scope);
+  const conflict = /^\/conflicts\/(\d+)$/.exec(path);
+  if (conflict) return conflictPage(scope, Number(conflict[1]));
+  if (path === "/scan-queue") return scanQueue(scope);
+  if (path === "/settings") return settingsPage(scope);
+  return undefined;
+}

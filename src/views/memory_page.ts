@@ -1,0 +1,52 @@
+/**
+ * One memory as a page shows it: the record with its provenance, every version with a diff
+ * between any two, the memories it absorbed, the unresolved conflicts it belongs to and its
+ * latest audit rows.
+ *
+ * @example
+ * ```ts
+ * import { memoryPage } from "./src/views/memory_page.ts";
+ * // memoryPage(ctx, { memoryId: 12, fromVersion: 1, toVersion: 3 }).history.diff
+ * ```
+ * @module
+ */
+import type { ServiceContext } from "../memory/context.ts";
+import { type HistoryView, memoryHistory } from "../memory/history.ts";
+import type { AuditRecord } from "../store/mod.ts";
+import { auditView } from "./audit.ts";
+import { type OpenConflictRef, openConflictsOf } from "./conflicts.ts";
+
+/** How many audit rows the memory page lists. */
+export const MEMORY_PAGE_AUDIT_ROWS = 20;
+
+/** The memory page. */
+export interface MemoryPageView {
+  history: HistoryView;
+  /** The memory this one continues, when it still exists. */
+  follows?: { memoryId: number; subject: string };
+  openConflicts: OpenConflictRef[];
+  audit: AuditRecord[];
+  auditTotal: number;
+}
+
+/** The memory page of `memoryId` (diff: `fromVersion` → `toVersion`, default the last change). */
+export function memoryPage(
+  ctx: ServiceContext,
+  input: { memoryId: number; fromVersion?: number; toVersion?: number },
+): MemoryPageView {
+  const history = memoryHistory(ctx, input);
+  const followsId = history.memory.follows;
+  const followed = followsId === null
+    ? undefined
+    : ctx.store.read(() => ctx.store.getMemory(followsId));
+  const audit = auditView(ctx, { memoryId: input.memoryId, limit: MEMORY_PAGE_AUDIT_ROWS });
+  return {
+    history,
+    follows: followed && followed.status !== "deleted"
+      ? { memoryId: followed.id, subject: followed.subject }
+      : undefined,
+    openConflicts: openConflictsOf(ctx, [input.memoryId]).get(input.memoryId) ?? [],
+    audit: audit.entries,
+    auditTotal: audit.total,
+  };
+}

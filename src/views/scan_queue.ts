@@ -1,0 +1,71 @@
+/**
+ * The scan queue as a page shows it: suspect pairs best first, optionally only the pairs whose
+ * memories both belong to one workspace (or the global pool).
+ *
+ * @example
+ * ```ts
+ * import { scanQueueView } from "./src/views/scan_queue.ts";
+ * // scanQueueView(ctx, { pageSize: 20 }).items
+ * ```
+ * @module
+ */
+import { scanQueuePage } from "../conflicts/scan.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+
+/** One side of a suspect pair. */
+export interface ScanQueueSide {
+  memory_id: number;
+  version: number;
+  current_version: number | null;
+  subject: string | null;
+  source_type: string | null;
+  event_time: string | null;
+  row_text: string;
+}
+
+/** One suspect pair. */
+export interface ScanQueueItem {
+  item_id: number;
+  score: number;
+  kind: string | null;
+  reasons: string[];
+  values: unknown;
+  a: ScanQueueSide;
+  b: ScanQueueSide;
+}
+
+/** A page of the queue. */
+export interface ScanQueueView {
+  items: ScanQueueItem[];
+  nextPageToken: string | null;
+  backlog: number;
+  /** Items of this page left out because they belong to another workspace. */
+  hiddenElsewhere: number;
+}
+
+/** A page of the scan queue; with `workspace`, only pairs within it (and the global pool). */
+export function scanQueueView(
+  ctx: ServiceContext,
+  input: { pageSize?: number; pageToken?: string; workspace?: string },
+): ScanQueueView {
+  const page = scanQueuePage(ctx, { pageSize: input.pageSize, pageToken: input.pageToken });
+  let items = page.items as ScanQueueItem[];
+  const total = items.length;
+  if (input.workspace !== undefined) {
+    const allowed = new Set([input.workspace, DEFAULT_WORKSPACE]);
+    const ids = items.flatMap((item) => [item.a.memory_id, item.b.memory_id]);
+    const memories = ctx.store.read(() => ctx.store.getMemories(ids));
+    const inScope = (id: number) => {
+      const memory = memories.get(id);
+      return memory !== undefined && allowed.has(memory.workspaceCanonical);
+    };
+    items = items.filter((item) => inScope(item.a.memory_id) && inScope(item.b.memory_id));
+  }
+  return {
+    items,
+    nextPageToken: (page.next_page_token as string | null) ?? null,
+    backlog: Number(page.queue_backlog),
+    hiddenElsewhere: total - items.length,
+  };
+}

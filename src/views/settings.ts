@@ -1,0 +1,107 @@
+/**
+ * The settings view: the resolved configuration, each value with where it came from (built-in
+ * default, config file, environment, command-line flag). Secrets are never shown.
+ *
+ * @example
+ * ```ts
+ * import { settingsView } from "./src/views/settings.ts";
+ * // settingsView(ctx, loadConfig()).groups[0].settings
+ * ```
+ * @module
+ */
+import type { MemaConfig, SettingKey, SettingSource } from "../config/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+
+/** One setting as shown. */
+export interface SettingView {
+  /** The config-file key (or what sets it). */
+  key: string;
+  value: string;
+  source: SettingSource;
+  note?: string;
+}
+
+/** Settings grouped by what they govern. */
+export interface SettingsView {
+  configPath: string;
+  configFileFound: boolean;
+  groups: { title: string; settings: SettingView[] }[];
+}
+
+function show(value: unknown): string {
+  if (value === undefined || value === null) return "(not set)";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** The configuration the process runs with and where each value came from. */
+export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsView {
+  const s = config.settingSources;
+  const row = (key: string, from: SettingKey, value: unknown, note?: string): SettingView => ({
+    key,
+    value: show(value),
+    source: s[from],
+    ...(note ? { note } : {}),
+  });
+  return {
+    configPath: config.configPath,
+    configFileFound: config.configFileFound,
+    groups: [
+      {
+        title: "Storage",
+        settings: [
+          row("db_path", "dbPath", config.dbPath),
+          row("backup_jsonl", "backupPath", config.backupPath),
+          row("busy_timeout_ms", "busyTimeoutMs", config.busyTimeoutMs),
+        ],
+      },
+      {
+        title: "Recall",
+        settings: [
+          row(
+            "embedding_model",
+            "embeddingModel",
+            config.embeddingModel,
+            config.embeddingModel ? undefined : "lexical recall only",
+          ),
+          row("models_dir", "modelsDir", config.modelsDir),
+          row("manifest_path", "manifestPath", config.manifestPath),
+          row("include_size", "includeSize", config.includeSize),
+        ],
+      },
+      {
+        title: "Conflicts",
+        settings: [
+          row(
+            "judge_model",
+            "judgeModel",
+            config.judgeModel,
+            config.judgeModel ? undefined : "rules only",
+          ),
+          row("judge_thresholds", "judgeThresholds", config.judgeThresholds),
+          row("notice_sync_wait_ms", "noticeSyncWaitMs", config.noticeSyncWaitMs),
+        ],
+      },
+      {
+        title: "Identity and isolation",
+        settings: [
+          row("workspace_isolation", "workspaceIsolation", ctx.settings.workspaceIsolation),
+          row("client", "client", config.client, 'the console writes as client "console"'),
+          row("agent_id", "agentId", config.agentId),
+        ],
+      },
+      {
+        title: "HTTP transport",
+        settings: [
+          row("transport", "transport", config.transport),
+          row("http_host", "httpHost", config.http.host),
+          row("http_port", "httpPort", config.http.port),
+          row(
+            "http_token",
+            "httpToken",
+            config.http.token === undefined ? undefined : "(set, hidden)",
+          ),
+        ],
+      },
+    ],
+  };
+}
