@@ -79,6 +79,24 @@ export const DUPLICATE_MAX_SUBSTITUTED = 2;
  * words, so it is among the first few).
  */
 export const DUPLICATE_NEIGHBOURS = 3;
+/**
+ * Rarest words of the new fact that look for its duplicates, and the postings they may score
+ * (detection takes 12 and 1,000). A restatement shares its rarest words; the common ones only
+ * cost time. bench/duplicate_hint.ts at 10k LoCoMo turns: with detection's budget the lookup
+ * took 12.8 ms p50 (more than the write itself, 10.3 ms); with these, see the ARCHITECTURE
+ * figures.
+ */
+export const DUPLICATE_QUERY_TERMS = 6;
+/** See {@link DUPLICATE_QUERY_TERMS}. */
+export const DUPLICATE_POSTINGS_BUDGET = 300;
+/**
+ * Texts up to this length are read as one claim for the duplicate test: a question or words
+ * to the listener state no fact and get no duplicate hint (an exclamation mark may end a fact). On LoCoMo
+ * turns (bench/duplicate_hint.ts, 1k) the two hints given without this were chat ("That's
+ * great, Valentin! It's awesome…" / "Wow, Valentin, that's awesome!…"). One sentence of a fact
+ * fits; a longer note is a document whose sentences differ in kind.
+ */
+export const DUPLICATE_CLAIM_CHARS = 280;
 /** Characters of a memory the duplicate test reads (a fact is short; a document is not one). */
 export const DUPLICATE_MAX_CHARS = 2000;
 /** A full round is due again after this many days (doctor warns). */

@@ -8,6 +8,8 @@
  *   tea" and "Bob likes tea" share most words but are about different people;
  * - not one slot filled differently ("owns the billing service" / "owns the search service"):
  *   that is another value of the same attribute, whatever the overlap;
+ * - both state a fact (a short text that is a question or words to the listener is chat,
+ *   which repeats itself freely);
  * - and most content words in common (stems, stopwords dropped, attribute families merged, as
  *   the conflict rule stage reads rows): Dice ≥ {@link DUPLICATE_MIN_DICE}.
  *
@@ -26,15 +28,18 @@
 import type { ServiceContext } from "../memory/context.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import {
+  DUPLICATE_CLAIM_CHARS,
   DUPLICATE_MAX_CHARS,
   DUPLICATE_MAX_SUBSTITUTED,
   DUPLICATE_MIN_DICE,
   DUPLICATE_MIN_WORDS,
   DUPLICATE_NEIGHBOURS,
+  DUPLICATE_POSTINGS_BUDGET,
+  DUPLICATE_QUERY_TERMS,
 } from "./constants_pipeline.ts";
-import { neighboursOf } from "./detect.ts";
-import { STOPWORDS } from "./lexicon.ts";
-import { readSentence, stem, VALUE_SLOT } from "./sentence.ts";
+import { lexicalCandidates } from "../recall/lexical.ts";
+import { ATTRIBUTE_FAMILIES, NEGATION_PHRASES, STOPWORDS } from "./lexicon.ts";
+import { stem } from "./sentence.ts";
 import { extractValues, sameValue, type SentenceValue } from "./values.ts";
 
 /** A text read for the duplicate test. */
@@ -48,42 +53,95 @@ export interface DuplicateReading {
   initials: Set<string>;
   /** Every word of the text, lower-cased and stemmed (where a name may be found). */
   tokens: Set<string>;
+  /** Why a short text states no fact (a question, words to the listener). */
+  notAClaim?: string;
 }
 
-const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}_.@+\-]*/gu;
+const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}_.@+'\-]*/gu;
 const READINGS = new Map<string, DuplicateReading>();
 const READINGS_MAX = 2048;
 
 function key(word: string): string {
-  return stem(word.toLowerCase().replace(/[.\-]+$/, ""));
+  return stem(word.toLowerCase());
 }
 
-/** Reads a text (its first {@link DUPLICATE_MAX_CHARS} characters) for the duplicate test. */
+const HAN = /\p{Script=Han}/u;
+const QUESTION = /[?？]\s*["')\]]*\s*$/u;
+const TO_LISTENER = /\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b/iu;
+const NEGATION_WORDS = new Set(NEGATION_PHRASES.filter((p) => !p.includes(" ") && !HAN.test(p)));
+const NEGATION_MULTI = NEGATION_PHRASES.filter((p) => p.includes(" "));
+const NEGATION_HAN = NEGATION_PHRASES.filter((p) => HAN.test(p)).sort((a, b) =>
+  b.length - a.length
+);
+/** Attribute families by member stem ("due" and "deadline" are one word to the test). */
+const FAMILY_OF = new Map(
+  Object.entries(ATTRIBUTE_FAMILIES).flatMap(([family, members]) =>
+    members.filter((m) => !m.includes(" ")).map((m) => [stem(m), family] as const)
+  ),
+);
+
+/** How many negations a text holds ("not", "n't", "no longer", "不"...). */
+function negations(lower: string, words: readonly string[]): number {
+  let count = words.filter((w) => NEGATION_WORDS.has(w) || w.endsWith("n't")).length;
+  const spaced = ` ${lower.replace(/[^\p{L}\p{N}']+/gu, " ")} `;
+  for (const phrase of NEGATION_MULTI) if (spaced.includes(` ${phrase} `)) count++;
+  let han = lower;
+  for (const phrase of NEGATION_HAN) {
+    const parts = han.split(phrase);
+    count += parts.length - 1;
+    han = parts.join(" ");
+  }
+  return count;
+}
+
+/**
+ * Reads a text (its first {@link DUPLICATE_MAX_CHARS} characters) for the duplicate test. A
+ * light reading, not the rule stage's sentence reader (about 2 ms for a 200-character chat
+ * turn, which `remember` cannot afford twice): words, stems, values, names and negations.
+ */
 export function readForDuplicates(text: string): DuplicateReading {
-  const source = text.slice(0, DUPLICATE_MAX_CHARS);
+  // One character for another, so value offsets still hold.
+  const source = text.slice(0, DUPLICATE_MAX_CHARS).replace(/[’‘`]/g, "'");
   const cached = READINGS.get(source);
   if (cached) return cached;
-  const shape = readSentence(source);
+  const values = extractValues(source);
+  // Units belong to their values ("1 GB" = "1024 MB"), which are compared as values.
+  const inValue = (at: number) => values.some((v) => at >= v.start && at < v.end);
   const names = new Set<string>();
   const initials = new Set<string>();
   const tokens = new Set<string>();
-  // Units belong to their values ("1 GB" = "1024 MB"), which are compared as values.
-  const spans = extractValues(source).map((v) => [v.start, v.end]);
+  const words = new Set<string>();
+  const lowerWords: string[] = [];
+  let previousEnd = 0;
+  let sentenceStart = true;
   for (const match of source.matchAll(TOKEN)) {
-    const word = match[0];
+    const word = match[0].replace(/[.'\-]+$/, "").replace(/'s$/i, "");
     const lower = word.toLowerCase();
-    tokens.add(key(word));
-    if (/^[\p{N}.,]+$/u.test(word) || STOPWORDS.has(lower)) continue;
-    if (spans.some(([start, end]) => match.index >= start && match.index < end)) continue;
-    const before = source.slice(0, match.index).trimEnd();
-    const initial = before === "" || /[.!?:;]$/.test(before);
-    if (/.\p{Lu}/u.test(word) || /[\p{N}@]/u.test(word)) names.add(key(word));
-    else if (/^\p{Lu}/u.test(word)) (initial ? initials : names).add(key(word));
+    const between = source.slice(previousEnd, match.index);
+    if (/[.!?:;]/.test(between)) sentenceStart = true;
+    previousEnd = match.index + match[0].length;
+    const initial = sentenceStart;
+    sentenceStart = false;
+    lowerWords.push(lower);
+    const stemmed = key(word);
+    tokens.add(stemmed);
+    if (/^[\p{N}.,]+$/u.test(word) || STOPWORDS.has(lower) || NEGATION_WORDS.has(lower)) continue;
+    if (inValue(match.index)) continue;
+    words.add(FAMILY_OF.get(stemmed) ?? stemmed);
+    if (/.\p{Lu}/u.test(word) || /[\p{N}@]/u.test(word)) names.add(stemmed);
+    else if (/^\p{Lu}/u.test(word)) (initial ? initials : names).add(stemmed);
   }
   const reading = {
-    words: new Set(shape.words.filter((word) => word !== VALUE_SLOT)),
-    values: shape.values,
-    negated: shape.negated,
+    notAClaim: source.length > DUPLICATE_CLAIM_CHARS
+      ? undefined
+      : QUESTION.test(source)
+      ? "a question"
+      : TO_LISTENER.test(source)
+      ? "words to the listener"
+      : undefined,
+    words,
+    values,
+    negated: negations(source.toLowerCase(), lowerWords) % 2 === 1,
     names,
     initials,
     tokens,
@@ -134,6 +192,8 @@ function substitution(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 export function duplicateSimilarity(a: string, b: string): number {
   const left = readForDuplicates(a);
   const right = readForDuplicates(b);
+  // Chat that states no fact ("That's great, you're doing awesome!") repeats itself freely.
+  if (left.notAClaim !== undefined || right.notAClaim !== undefined) return 0;
   if (left.negated !== right.negated) return 0;
   if (!valuesMatch(left.values, right.values)) return 0;
   if (!namesMatch(left, right)) return 0;
@@ -157,15 +217,22 @@ export interface PossibleDuplicate {
 
 /**
  * The active memory of the same workspace most like `memory` (a near-duplicate), if any. Its
- * neighbours are the best lexical matches of its words, bounded like detection's.
+ * neighbours are the best lexical matches of its rarest words in its workspace, on a tighter
+ * budget than detection's (a restatement shares the rare words).
  */
 export function nearestDuplicate(
   store: Store,
   memory: MemoryRecord,
 ): PossibleDuplicate | undefined {
   let best: PossibleDuplicate | undefined;
-  for (const other of neighboursOf(store, memory, DUPLICATE_NEIGHBOURS)) {
-    if (other.workspaceCanonical !== memory.workspaceCanonical) continue;
+  const found = lexicalCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
+    filters: { statuses: ["active"], workspaces: [memory.workspaceCanonical] },
+    pool: DUPLICATE_NEIGHBOURS + 1,
+    maxTerms: DUPLICATE_QUERY_TERMS,
+    budget: DUPLICATE_POSTINGS_BUDGET,
+  });
+  const ids = found.ids.filter((id) => id !== memory.id).slice(0, DUPLICATE_NEIGHBOURS);
+  for (const other of store.getMemories(ids).values()) {
     const similarity = duplicateSimilarity(memory.content, other.content);
     if (isNearDuplicate(similarity) && (!best || similarity > best.similarity)) {
       best = { memoryId: other.id, similarity };

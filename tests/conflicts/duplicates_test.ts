@@ -38,3 +38,14 @@ Deno.test("near-duplicates: other people, values, polarity or one changed slot n
     assert.ok(!isNearDuplicate(similarity), `${why}: ${a} / ${b}: ${similarity}`);
   }
 });
+
+Deno.test("near-duplicates: contractions and possessives are read as words", () => {
+  assert.ok(
+    !isNearDuplicate(duplicateSimilarity("We use Jenkins for CI.", "We don't use Jenkins for CI.")),
+  );
+  assert.ok(
+    isNearDuplicate(
+      duplicateSimilarity("Ada's team owns billing.", "The billing is owned by Ada's team."),
+    ),
+  );
+});
