@@ -219,7 +219,8 @@ export async function importCommand(args: string[]): Promise<number> {
     const ctx: ServiceContext = {
       store,
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
-      settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
+      // The user at the command line owns the database: no agent isolation applies to what they import.
+      settings: { workspaceIsolation: "none", includeSize: config.includeSize },
     };
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "importing" });
     const report = await importUnits(ctx, read.units, {

@@ -10,6 +10,7 @@ import { conflictDetail, conflictList, type ConflictNextStep } from "../views/co
 import { overviewView } from "../views/overview.ts";
 import { workspacesView } from "../views/workspaces.ts";
 import { expiredPage } from "../views/recall_page.ts";
+import { exportView } from "../portability/export.ts";
 import { memoryHeader, presentResults } from "./present.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
@@ -72,6 +73,17 @@ const REVIEW_VIEWS = {
       "Every workspace: memory counts, state (active, pending confirmation, redirect), last write, writers, reviewed, left out of unscoped recall.",
     schema: z.object({}),
     example: {},
+  },
+  export: {
+    description:
+      "The facts in force (active and pending) as Markdown files with frontmatter or JSONL lines, every field included, in pages (at most 100 memories or ~256k characters; pass next_cursor back as cursor).",
+    schema: z.object({
+      workspace: z.string().max(256).optional(),
+      format: z.enum(["md", "jsonl"]).optional().describe("default jsonl"),
+      cursor: z.number().int().min(0).optional().describe("next_cursor of the previous page"),
+      limit: z.number().int().min(1).max(100).optional().describe("default 20"),
+    }),
+    example: { workspace: "infra", format: "md" },
   },
   help: {
     description: "Each view's fields as JSON Schema, with examples.",
@@ -318,6 +330,22 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  export(runtime, data) {
+    const view = exportView(runtime.ctx, { ...data, format: data.format ?? "jsonl" });
+    return {
+      format: view.format,
+      items: view.items.map((item) => ({
+        memory_id: item.memoryId,
+        ...(item.path !== undefined ? { path: item.path } : {}),
+        text: item.text,
+      })),
+      next_cursor: view.nextCursor,
+      has_more: view.hasMore,
+      total: view.total,
+      returned_chars: view.returnedChars,
+    };
+  },
+
   help(_runtime, data) {
     return verbHelp(REVIEW_VERB_TOOL, data.topic);
   },
@@ -345,6 +373,7 @@ export const REVIEW_VERB_TOOL: VerbTool = {
 - audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
 - conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
 - conflict_detail {conflict_id}: members side by side, the rule-based suggestion, plan, revision
+- export {workspace?, format?: md|jsonl, cursor?, limit?}: the facts in force as files, paged
 - workspaces {}: every workspace with counts, state (pending/redirect), last write, writers
 - help {topic?}`,
   verbKey: "view",

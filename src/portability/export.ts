@@ -18,7 +18,15 @@ import { nowIso } from "../platform/mod.ts";
 import { renderFrontmatter } from "./frontmatter.ts";
 import { headingSlug } from "./markdown.ts";
 import { EXPORT_FORMAT, type PortableMemory, portableMemory } from "./record.ts";
-import { EXPORT_FILE_SUBJECT_CHARS } from "./constants.ts";
+import {
+  EXPORT_FILE_SUBJECT_CHARS,
+  MCP_EXPORT_PAGE_CHARS,
+  MCP_EXPORT_PAGE_DEFAULT,
+  MCP_EXPORT_PAGE_MAX,
+} from "./constants.ts";
+import { MemaError } from "../errors/mod.ts";
+import type { ServiceContext } from "../memory/context.ts";
+import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
 /** The statuses an export carries: the facts in force, not retired or superseded ones. */
 export const EXPORT_STATUSES: readonly MemoryStatus[] = ["active", "pending"];
@@ -27,6 +35,8 @@ export const EXPORT_STATUSES: readonly MemoryStatus[] = ["active", "pending"];
 export interface ExportQuery {
   /** A workspace name (any spelling); undefined exports every workspace. */
   workspace?: string;
+  /** Canonical workspace names (takes precedence over `workspace`). */
+  workspaces?: readonly string[];
   /** Add every earlier version of each memory. */
   includeHistory?: boolean;
   /** Start after this memory id (0 for the first page). */
@@ -48,7 +58,8 @@ export interface ExportPage {
 export function exportPage(store: Store, query: ExportQuery): ExportPage {
   const filters = {
     statuses: EXPORT_STATUSES,
-    workspaces: query.workspace === undefined ? undefined : [canonicalWorkspace(query.workspace)],
+    workspaces: query.workspaces ??
+      (query.workspace === undefined ? undefined : [canonicalWorkspace(query.workspace)]),
   };
   return store.read(() => {
     const rows = store.memoryPage({ ...filters, afterId: query.afterId, limit: query.limit + 1 });
@@ -116,5 +127,76 @@ export function markdownFile(memory: PortableMemory): { path: string; text: stri
   return {
     path: `${safeSegment(memory.workspace_canonical, "default")}/${name}`,
     text: renderFrontmatter(fields) + memory.content,
+  };
+}
+
+/** What an agent asks the `export` view for. */
+export interface ExportViewQuery {
+  workspace?: string;
+  format: "md" | "jsonl";
+  /** The previous page's `nextCursor` (a memory id); absent for the first page. */
+  cursor?: number;
+  limit?: number;
+}
+
+/** One exported memory: a Markdown file (path and text) or a JSONL line. */
+export interface ExportViewItem {
+  memoryId: number;
+  path?: string;
+  text: string;
+}
+
+/** One bounded page of an export for an agent. */
+export interface ExportView {
+  format: "md" | "jsonl";
+  items: ExportViewItem[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: number | null;
+  hasMore: boolean;
+  /** Memories the whole export holds. */
+  total: number;
+  returnedChars: number;
+}
+
+/**
+ * The export as an agent reads it: pages of at most `limit` memories (≤ 100) that stop once
+ * they hold {@linkcode MCP_EXPORT_PAGE_CHARS} characters (a memory is never cut; one larger
+ * than that comes alone). Under strict isolation only the caller's own workspace.
+ */
+export function exportView(ctx: ServiceContext, query: ExportViewQuery): ExportView {
+  let workspaces = query.workspace === undefined
+    ? undefined
+    : [canonicalWorkspace(query.workspace)];
+  if (isStrict(ctx)) {
+    const own = strictWorkspace(ctx);
+    if (workspaces !== undefined && workspaces[0] !== own) {
+      throw new MemaError(
+        "invalid_input",
+        `workspace isolation is strict: you can export only your own workspace "${own}"`,
+        { field: "workspace", hint: "leave workspace out to export your own" },
+      );
+    }
+    workspaces = [own];
+  }
+  const limit = Math.min(query.limit ?? MCP_EXPORT_PAGE_DEFAULT, MCP_EXPORT_PAGE_MAX);
+  const page = exportPage(ctx.store, { workspaces, afterId: query.cursor ?? 0, limit });
+  const items: ExportViewItem[] = [];
+  let chars = 0;
+  for (const memory of page.memories) {
+    const item: ExportViewItem = query.format === "md"
+      ? { memoryId: memory.id, ...markdownFile(memory) }
+      : { memoryId: memory.id, text: jsonlLine(memory) };
+    if (items.length > 0 && chars + item.text.length > MCP_EXPORT_PAGE_CHARS) break;
+    items.push(item);
+    chars += item.text.length;
+  }
+  const hasMore = items.length < page.memories.length || page.hasMore;
+  return {
+    format: query.format,
+    items,
+    nextCursor: hasMore ? items.at(-1)!.memoryId : null,
+    hasMore,
+    total: page.total,
+    returnedChars: chars,
   };
 }
