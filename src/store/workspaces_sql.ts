@@ -22,7 +22,7 @@ CREATE TABLE workspaces (
   created_by TEXT,
   confirmed_at TEXT,
   confirmed_by TEXT
-) WITHOUT ROWID;
+);
 INSERT INTO workspaces (canonical, display, state, reviewed, created_at)
   SELECT workspace_canonical, min(workspace), 'active', 1, min(created_at)
   FROM memories GROUP BY workspace_canonical;
@@ -92,7 +92,7 @@ export function selectWorkspaceSummaries(db: DatabaseSync): WorkspaceSummary[] {
   for (
     const row of db.prepare(
       `SELECT workspace_canonical AS ws, status, count(*) AS n, max(updated_at) AS last
-       FROM memories GROUP BY workspace_canonical, status`,
+       FROM memories WHERE status != 'deleted' GROUP BY workspace_canonical, status`,
     ).all() as Row[]
   ) {
     const ws = String(row.ws);
@@ -106,7 +106,8 @@ export function selectWorkspaceSummaries(db: DatabaseSync): WorkspaceSummary[] {
   for (
     const row of db.prepare(
       `SELECT workspace_canonical AS ws, client || '/' || agent_id AS writer, count(*) AS n
-       FROM memories GROUP BY workspace_canonical, client, agent_id ORDER BY ws, n DESC, writer`,
+       FROM memories WHERE status != 'deleted'
+       GROUP BY workspace_canonical, client, agent_id ORDER BY ws, n DESC, writer`,
     ).all() as Row[]
   ) {
     const list = writers.get(String(row.ws)) ?? [];
