@@ -357,7 +357,21 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   ],
   "@begin": ["starts", "start", "begins", "begin", "commences", "kicks off", "kick off"],
   "@yearly": ["annual", "annually", "yearly", "per year", "a year"],
-  "@preference": ["likes", "like", "prefers", "prefer", "preferred", "favorite", "favourite"],
+  "@preference": [
+    "likes",
+    "like",
+    "loves",
+    "love",
+    "prefers",
+    "prefer",
+    "preferred",
+    "favorite",
+    "favourite",
+    "喜欢",
+    "爱吃",
+  ],
+  "@max": ["maximum", "max", "at most", "no more than", "capped at", "最多", "最大", "上限"],
+  "@min": ["minimum", "min", "at least", "no less than", "最少", "最低", "至少"],
   "@use": [
     "uses",
     "use",
@@ -369,7 +383,23 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "built with",
     "built on",
   ],
-  "@due": ["deadline", "due", "due date", "closes", "close"],
+  "@due": [
+    "deadline",
+    "due",
+    "due date",
+    "closes",
+    "close",
+    "submitted by",
+    "submit by",
+    "in by",
+    "截止日期",
+    "截止",
+    "前提交",
+  ],
+  "@manager": ["manager", "reports to", "report to", "boss", "上级", "汇报", "领导"],
+  "@send": ["goes out", "go out", "sent", "send", "sends", "published", "发出", "发送"],
+  "@timeout": ["timeout", "time out", "times out"],
+  "@address": ["address", "located at", "can be found at", "can be found on", "地址", "位于"],
   "@owner": [
     "owner",
     "owns",
@@ -380,7 +410,22 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "maintains",
     "maintained",
   ],
-  "@cost": ["costs", "cost", "price", "priced", "pricing"],
+  "@cost": [
+    "costs",
+    "cost",
+    "price",
+    "priced",
+    "pricing",
+    "sells for",
+    "sell for",
+    "charge",
+    "charges",
+    "billed at",
+    "售价",
+    "价格",
+    "卖",
+    "收费",
+  ],
   "@status": ["status", "state"],
 };
 
@@ -441,6 +486,29 @@ export const STATE_ANTONYMS: Readonly<
   },
   public: { on: ["public"], off: ["private"] },
   open: { on: ["open"], off: ["closed"] },
+  in_stock: {
+    on: ["in stock", "有货"],
+    off: ["out of stock", "sold out", "缺货", "售罄"],
+  },
+  available: { on: ["available"], off: ["unavailable", "not available"] },
+  supported: { on: ["supported"], off: ["unsupported", "no longer supported"] },
+  compatible: {
+    on: ["compatible with", "works with", "work with", "兼容"],
+    off: ["incompatible with", "不兼容"],
+  },
+  online: { on: ["online", "上线"], off: ["offline", "下线"] },
+  paid: { on: ["paid"], off: ["unpaid"] },
+  full_time: { on: ["full-time", "full time", "全职"], off: ["part-time", "part time", "兼职"] },
+  remote: {
+    on: ["remote", "remotely", "from home", "远程"],
+    off: ["on-site", "onsite", "坐班"],
+  },
+  // The negative side of a preference: "hates" reads as "likes" negated. Its token is the
+  // preference family's, so "loves" / "hates" meet on one word.
+  "@preference": {
+    on: [],
+    off: ["hates", "hate", "dislikes", "dislike", "detests", "can not stand", "讨厌", "不喜欢"],
+  },
 };
 
 /**

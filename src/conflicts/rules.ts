@@ -230,7 +230,8 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
         changed();
     }
     const narrower = !twoSided && updates.length === 0 &&
-      (leadingOnly(left, leftOnly.words) || leadingOnly(right, rightOnly.words));
+      (leadingOnly(left, leftOnly.words, a.text, leftOnly.surface) ||
+        leadingOnly(right, rightOnly.words, b.text, rightOnly.surface));
     if (narrower) {
       return drop(`one row is about a narrower subject (${describe()}): a part, not the whole`);
     }
@@ -277,6 +278,17 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     const unframed = frame < RULE_VALUE_MIN_FRAME_WORDS || longest > RULE_VALUE_MAX_WORDS;
     if (!namedChange && unframed) {
       if (rewordedChange) return changed();
+      // "now", "these days" on one side and a name swapped for a name ("deploy with Capistrano"
+      // / "deploys are done with Kamal these days"): the present replaces the old name.
+      const soft = (shape: SentenceShape) => shape.updatePhrases.length > 0;
+      if (
+        soft(left) !== soft(right) && !FIRST_PERSON.test(a.text + " " + b.text) &&
+        someCapitalized(a.text, leftOnly.surface) && someCapitalized(b.text, rightOnly.surface)
+      ) {
+        return accept("value", { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") }, [
+          `now a different name: ${describe()}`,
+        ]);
+      }
       return drop(
         `one differing phrase (${describe()}) in a frame of ${frame} shared words: ` +
           `a value needs ${RULE_VALUE_MIN_FRAME_WORDS} and at most ${RULE_VALUE_MAX_WORDS} words a side`,
@@ -385,8 +397,29 @@ const HAN_CHAR = /\p{Script=Han}/u;
  * $15" / "Shipping costs $5", "Registration for the hackathon closes on May 2"): they name a
  * part of the other row's subject, which can have its own value.
  */
-function leadingOnly(shape: SentenceShape, differing: readonly string[]): boolean {
+function leadingOnly(
+  shape: SentenceShape,
+  differing: readonly string[],
+  text: string,
+  surface: readonly string[],
+): boolean {
   if (differing.length === 0) return false;
+  // "The monitor stand is priced at $49": the extra words belong to the subject, before the
+  // verb.
+  const lower = text.toLowerCase();
+  const verb = lower.search(/\b(?:is|are|was|were|has|have)\b/);
+  const subjectWord = (word: string) =>
+    lower.indexOf(word) >= 0 && lower.indexOf(word) < verb && !ATTRIBUTE_NOUNS.has(word) &&
+    !/ed$/.test(word);
+  if (verb > 0 && surface.every(subjectWord)) return true;
+  // "Registration for the hackathon closes on May 2": the row's subject is a part of the other's.
+  if (
+    surface.length > 0 &&
+    new RegExp(`^\\s*(?:the\\s+|an?\\s+)?${escapeRegex(surface[0])}\\s+(?:for|of)\\b`, "u")
+      .test(lower)
+  ) {
+    return true;
+  }
   const firstShared = shape.words.findIndex((word) =>
     word !== VALUE_SLOT && !differing.includes(word)
   );
@@ -394,6 +427,16 @@ function leadingOnly(shape: SentenceShape, differing: readonly string[]): boolea
     shape.words.slice(0, firstShared).every((word) => differing.includes(word)) &&
     shape.words.slice(firstShared).every((word) => !differing.includes(word));
 }
+
+/**
+ * Nouns that name an attribute rather than a thing ("the trial period is 30 days", "the sprint
+ * length is two weeks"): a row adding one says the same thing in other words.
+ */
+const ATTRIBUTE_NOUNS: ReadonlySet<string> = new Set(
+  ("period length duration size amount limit time date day number count rate level value " +
+    "version name address status setting term window frequency speed capacity quota total")
+    .split(" "),
+);
 
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */
 const IDENTIFIER = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?:\/\/\S+|\+?\d[\d ()-]{7,}\d/gu;
@@ -483,6 +526,15 @@ const MULTI_VALUED = new RegExp(
   `(?<![\\p{L}])(?:${MULTI_VALUED_VERBS.join("|")})(?![\\p{L}])`,
   "iu",
 );
+
+/** True when some word of `surface` is written with a capital in `text`, not first. */
+function someCapitalized(text: string, surface: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return surface.some((word) => {
+    const at = lower.indexOf(word);
+    return at > 0 && /\p{Lu}/u.test(text[at]);
+  });
+}
 
 /** True when every word of `surface` is written with a capital in `text` (a name). */
 function capitalized(text: string, surface: readonly string[]): boolean {

@@ -131,7 +131,9 @@ const HAN_STOPWORDS = [...STOPWORDS].filter((word) => HAN.test(word))
 const NEGATING_UPDATES = new Set(UPDATE_PHRASES.filter((p) => NEGATION_PHRASES.includes(p)));
 
 const FAMILY_PHRASES = matchers(
-  Object.values(ATTRIBUTE_FAMILIES).flat().filter((member) => member.includes(" ")),
+  Object.values(ATTRIBUTE_FAMILIES).flat().filter((member) =>
+    member.includes(" ") || HAN.test(member)
+  ),
 );
 const FAMILY_OF_PHRASE = new Map(
   Object.entries(ATTRIBUTE_FAMILIES).flatMap(([family, members]) =>
@@ -200,7 +202,7 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     lower = lower.replace(regex, () => {
       states.push(token);
       if (off) negated = !negated;
-      return ` ${STATE_TOKEN_PREFIX}${token.replace(/_/g, "")} `;
+      return ` ${token.startsWith("@") ? token : STATE_TOKEN_PREFIX + token.replace(/_/g, "")} `;
     });
   }
   // "no matter how small" concedes, it does not negate.
@@ -208,11 +210,11 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   lower = consume(lower, NEGATION, () => {
     negated = !negated;
   });
-  for (const stopword of HAN_STOPWORDS) lower = lower.replaceAll(stopword, " ");
-  lower = lower.replace(/\p{Script=Han}/gu, (han) => ` ${han} `);
   for (const { phrase, regex } of FAMILY_PHRASES) {
     lower = lower.replace(regex, ` ${FAMILY_OF_PHRASE.get(phrase)} `);
   }
+  for (const stopword of HAN_STOPWORDS) lower = lower.replaceAll(stopword, " ");
+  lower = lower.replace(/\p{Script=Han}/gu, (han) => ` ${han} `);
 
   const words: string[] = [];
   const surface: string[] = [];

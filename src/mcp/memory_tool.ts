@@ -19,6 +19,7 @@ import {
 } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import type { BatchItem, FindInput } from "../recall/find.ts";
+import type { RankedMemory } from "../recall/rank.ts";
 import type { SourceType } from "../store/mod.ts";
 import { type OpenConflictRef, openConflictsOf } from "../views/conflicts.ts";
 import {
@@ -136,6 +137,18 @@ async function waitForConflictCheck(
     stages: runtime.conflicts.stages,
     waitMs: runtime.conflicts.waitMs,
   });
+}
+
+/** A result that still carries a claim a resolved conflict replaced says what is current. */
+function presentReplacedClaim(
+  claim: NonNullable<RankedMemory["replacedClaim"]>,
+): Record<string, unknown> {
+  return {
+    conflict_id: claim.conflictId,
+    current_value: claim.currentValue,
+    held_by: claim.holderIds,
+    hint: "a resolved conflict replaced a claim of this memory; prefer the memories in held_by",
+  };
 }
 
 /** `conflict_signal` (SPEC §6): results that belong to an unresolved conflict say so. */
@@ -323,6 +336,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       extend(item, result) {
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
+        if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
       },
     });
     const response: Record<string, unknown> = {
@@ -372,6 +386,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       extend(item, result) {
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
+        if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
         const batch = item as BatchItem;
         result.matched_queries = batch.matchedQueries;
         result.best_query_id = batch.bestQueryId;

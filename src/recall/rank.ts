@@ -32,6 +32,8 @@ export interface RankedMemory {
   vectorRowIds?: number[];
   /** Ranked by the relevance of the memory it follows (sequence context). */
   carriedFrom?: number;
+  /** It still carries a claim a resolved conflict replaced (src/recall/stale.ts). */
+  replacedClaim?: { conflictId: number; currentValue: string; holderIds: number[] };
 }
 
 const DAY_MS = 86_400_000;

@@ -38,6 +38,12 @@ export function demoteStaleClaims(
       }
     }
     item.score *= STALE_CLAIM_SHARE;
+    const [latest] = [...claims].sort((a, b) => b.conflictId - a.conflictId);
+    item.replacedClaim = {
+      conflictId: latest.conflictId,
+      currentValue: latest.chosenValue,
+      holderIds: latest.holderIds,
+    };
   }
   // Holders must pass the query's filters (workspace, status, tags, time) like any candidate.
   const allowed = store.filterMemoryIds([...lift.keys()], filters);

@@ -28,8 +28,8 @@ Deno.test("corpus: 300+ labelled pairs over ten domains and two languages, split
 Deno.test("corpus: precision and recall on the held half stay above the floor", async () => {
   const corpus = await loadCorpus();
   const held = scoreCorpus(corpus.filter((p) => p.half === "held"), assessPair).overall;
-  // Measured (bench/conflict_rules.ts): precision 0.937, recall 0.831.
-  assert.ok(held.precision >= 0.88, `held precision ${held.precision}`);
+  // Measured (bench/conflict_rules.ts): precision 0.952, recall 0.845.
+  assert.ok(held.precision >= 0.9, `held precision ${held.precision}`);
   assert.ok(held.recall >= 0.8, `held recall ${held.recall}`);
   const legacy = scoreCorpus(await loadLegacyCorpus(), assessPair).overall;
   // The earlier corpus (tuned-on): precision 0.959, recall 0.959.
@@ -144,6 +144,11 @@ Deno.test("v2: a change of state named in other words than the old fact is a can
       ["Tickets are triaged by the support team.", "The SRE team took over ticket triage."],
       ["The quarterly report is owned by Fatima.", "Fatima handed the quarterly report to Jon."],
       ["The default branch is master.", "The default branch was renamed to main."],
+      ["Theo reports to Ingrid.", "Theo's manager is Pablo."],
+      ["The monitor is priced at $299.", "The monitor sells for $349."],
+      ["The essay must be submitted by June 30.", "The essay deadline is July 7."],
+      ["Each user can create 3 boards.", "Users can now create up to 10 boards."],
+      ["We deploy with Capistrano.", "Deploys are done with Kamal these days."],
       ["The cache TTL is 10 minutes.", "The cache TTL is 90 seconds instead of 10 minutes."],
       [
         "Uploads are scanned by ClamAV.",
@@ -163,6 +168,10 @@ Deno.test("v2: a change of state named in other words than the old fact is a can
 Deno.test("v2: opposite states are a flipped polarity", () => {
   for (
     const [a, b] of [
+      ["Ivan loves spicy food.", "Ivan hates spicy food."],
+      ["The blue hoodie is in stock.", "The blue hoodie is out of stock."],
+      ["Sven works full-time.", "Sven works part-time."],
+      ["他喜欢吃甜食。", "他讨厌吃甜食。"],
       ["The repository is public.", "The repository is private."],
       ["Dark launch is enabled in production.", "Dark launch is disabled in production."],
       ["Badges are optional for visitors.", "Badges are mandatory for visitors."],
@@ -188,6 +197,10 @@ Deno.test("v2: scope, additions, shared identifiers and episodes are not contrad
       ["We moved into the new office in 2020.", "The new office has a rooftop terrace."],
       ["I ran 5 km this morning.", "Last weekend I ran 10 km with my club."],
       ["The data center was in Virginia until 2021.", "The data center is in Oregon."],
+      ["Shipping costs $5 per order.", "Express shipping costs $15 per order."],
+      ["The monitor is priced at $299.", "The monitor stand is priced at $49."],
+      ["The hackathon is on May 9.", "Registration for the hackathon closes on May 2."],
+      ["I made a vase in pottery class.", "I signed up for a pottery class."],
       ["上传文件不超过 10 MB。", "10 MB 的限制按单个文件计算。"],
     ]
   ) {

@@ -112,6 +112,16 @@ Deno.test("e2e: three retention facts make one event with unit-normalized value 
         after.indexOf(hours.memory_id) < after.indexOf(five.memory_id),
       String(after),
     );
+    const found = await server.call("find", { query: "logs retained 5 days", workspace: "ops" });
+    const stale = (found.data.results as Record<string, unknown>[])
+      .find((r) => r.memory_id === five.memory_id)!;
+    const replaced = stale.replaced_claim as Record<string, unknown>;
+    assert.equal(replaced.conflict_id, event.conflict_id);
+    assert.equal(replaced.current_value, "3 days");
+    assert.deepEqual(
+      (replaced.held_by as number[]).sort(),
+      [three.memory_id, hours.memory_id].sort(),
+    );
     const still = await server.callRaw({ view: "conflicts", data: {} }, "memory_review");
     assert.deepEqual(still.data.conflicts, []);
   } finally {
