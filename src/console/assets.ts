@@ -36,6 +36,10 @@ a { color: var(--accent); }
 .small { font-size: 13px; }
 table { border-collapse: collapse; width: 100%; background: var(--card); }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+table.fixed { table-layout: fixed; }
+table.fixed th:nth-child(1) { width: 26%; }
+table.fixed th:nth-child(3) { width: 12%; }
+td { overflow-wrap: anywhere; }
 th { font-size: 13px; color: var(--muted); font-weight: 600; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
   background: #e8ebf1; color: var(--fg); white-space: nowrap; }

@@ -85,6 +85,7 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
         title: "Identity and isolation",
         settings: [
           row("workspace_isolation", "workspaceIsolation", ctx.settings.workspaceIsolation),
+          row("workspace", "workspace", config.workspace, "the caller's own workspace"),
           row("client", "client", config.client, 'the console writes as client "console"'),
           row("agent_id", "agentId", config.agentId),
         ],

@@ -12,7 +12,7 @@ import {
   type ConflictMemberView,
 } from "../../views/conflicts.ts";
 import { CONFLICTS_PAGE_SIZE } from "../constants.ts";
-import { type Html, html, query } from "../html.ts";
+import { type Html, html, type HtmlValue, query } from "../html.ts";
 import { badge, csrfField, metaList, when } from "../layout.ts";
 import type { ConsoleScope, PageResult } from "../scope.ts";
 import { checkInScope } from "../workspace.ts";
@@ -272,6 +272,38 @@ ${csrfField(scope.csrf)}
   return html`<div class="actions">${forms}</div>`;
 }
 
+/** What detection recorded: the rule's kind, score and reasons, the judge's verdict, by whom. */
+function evidence(detection: Record<string, unknown>): Html {
+  const rule = detection.rule as
+    | { kind?: string; score?: number; reasons?: string[] }
+    | undefined;
+  const judge = detection.judge as { label?: string; score?: number } | null | undefined;
+  const by = detection.detected_by as { client?: string; agent_id?: string } | undefined;
+  const rows: [string, HtmlValue][] = [];
+  if (rule?.kind) {
+    rows.push(["rule", `${rule.kind}${rule.score !== undefined ? ` (score ${rule.score})` : ""}`]);
+  }
+  if (rule?.reasons?.length) {
+    rows.push([
+      "reasons",
+      html`<ul class="small">${rule.reasons.map((r) => html`<li>${r}</li>`)}</ul>`,
+    ]);
+  }
+  rows.push([
+    "judge",
+    judge
+      ? `${judge.label ?? "?"}${judge.score !== undefined ? ` (${judge.score})` : ""}`
+      : "no judge model",
+  ]);
+  if (by) rows.push(["detected on a write by", `${by.client ?? "?"}/${by.agent_id ?? "?"}`]);
+  return html`
+    ${metaList(rows)}<details class="mt">
+      <summary class="small">everything recorded</summary>
+      <pre>${JSON.stringify(detection, null, 2)}</pre>
+    </details>
+  `;
+}
+
 /** GET /conflicts/:id */
 export function conflictPage(scope: ConsoleScope, conflictId: number): PageResult {
   const { group, members, suggestion } = conflictDetail(scope.ctx, conflictId);
@@ -304,7 +336,7 @@ export function conflictPage(scope: ConsoleScope, conflictId: number): PageResul
     <div class="side">
       <div class="card">
         <h2>Detection evidence</h2>
-        <pre>${JSON.stringify(group.detection, null, 2)}</pre>
+        ${evidence(group.detection)}
       </div>
       <div class="card"><h2>Suggested plan</h2>${suggestion
         ? html`<p>${suggestion.explanation}</p><p>Current value: <strong>“${suggestion.chosenValue}”</strong></p>${

@@ -30,6 +30,9 @@ export function scanQueue(scope: ConsoleScope): PageResult {
   const items = page.items;
   const body = html`
     <h1>Scan queue <span class="muted small">${page.backlog} pending</span></h1>
+    ${page.hiddenElsewhere > 0
+      ? html`<p class="small muted">${page.hiddenElsewhere} pair(s) of this page belong to other workspaces.</p>`
+      : ""}
     <p
       class="muted">Pairs the scheduled scan found suspect. Confirm turns a pair into a conflict to judge; dismiss never asks about it again.</p>
     ${items.length === 0

@@ -20,19 +20,20 @@ export function settingsPage(scope: ConsoleScope): PageResult {
       html`
         <div class="card">
           <h2>${group.title}</h2>
-          <table><tr><th>setting</th><th>value</th><th>from</th></tr>${group.settings.map((s) =>
-            html`
-              <tr>
-                <td><code>${s.key}</code></td>
-                <td>${s.value}${s.note
-                  ? html`
-                    <span class="muted small">(${s.note})</span>
-                  `
-                  : ""}</td>
-                <td>${badge(s.source, s.source === "default" ? "" : "info")}</td>
-              </tr>
-            `
-          )}</table>
+          <table class="fixed"><tr><th>setting</th><th>value</th><th>from</th></tr>${group.settings
+            .map((s) =>
+              html`
+                <tr>
+                  <td><code>${s.key}</code></td>
+                  <td>${s.value}${s.note
+                    ? html`
+                      <span class="muted small">(${s.note})</span>
+                    `
+                    : ""}</td>
+                  <td>${badge(s.source, s.source === "default" ? "" : "info")}</td>
+                </tr>
+              `
+            )}</table>
         </div>
       `
     )}
