@@ -61,6 +61,14 @@ export const DUPLICATES_MAX = 200;
  */
 export const DUPLICATE_MIN_DICE = 0.6;
 /**
+ * With an embedding model, a neighbour by meaning is a near-duplicate from this similarity
+ * (cosine scaled so the model's relevance floor is 0 and 1 is 1), once polarity, values and
+ * names match. For the static model (floor 0.75) that is cosine ≥ 0.94, the figure SPEC §7
+ * gives for a paraphrase ("car broke down" / "automobile stopped working"), where an unrelated
+ * sentence scores 0.70; for a model on the default floor (0.6), cosine ≥ 0.9.
+ */
+export const DUPLICATE_MIN_VECTOR = 0.75;
+/**
  * Content words (values aside) each fact needs before it can be called a duplicate: "We deploy
  * every Tuesday" has one ("deploy") and is a fact; with values and names matching, one word is
  * enough.

@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
 import { readClaim } from "./claims.ts";
+import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
@@ -323,6 +324,8 @@ export async function detectConflicts(
     ? (await stages.vectors.near(claimText, scopeOf(start.memory)))
       .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS)
     : [];
+  // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
+  await noticeVectorDuplicate(ctx, start.memory, near);
   const found = store.read(() => {
     const memory = store.getMemory(memoryId);
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {

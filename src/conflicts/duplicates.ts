@@ -26,12 +26,14 @@
  * @module
  */
 import type { ServiceContext } from "../memory/context.ts";
+import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import {
   DUPLICATE_CLAIM_CHARS,
   DUPLICATE_MAX_CHARS,
   DUPLICATE_MAX_SUBSTITUTED,
   DUPLICATE_MIN_DICE,
+  DUPLICATE_MIN_VECTOR,
   DUPLICATE_MIN_WORDS,
   DUPLICATE_NEIGHBOURS,
   DUPLICATE_POSTINGS_BUDGET,
@@ -185,6 +187,15 @@ function substitution(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return onlyA > 0 && onlyA === onlyB && onlyA <= DUPLICATE_MAX_SUBSTITUTED;
 }
 
+/** Both state a fact, with the same polarity, values and names: what any duplicate needs. */
+function sameShape(left: DuplicateReading, right: DuplicateReading): boolean {
+  // Chat that states no fact ("That's great, you're doing awesome!") repeats itself freely.
+  if (left.notAClaim !== undefined || right.notAClaim !== undefined) return false;
+  if (left.negated !== right.negated) return false;
+  if (!valuesMatch(left.values, right.values)) return false;
+  return namesMatch(left, right);
+}
+
 /**
  * How similar two texts are as statements of a fact, 0..1: the Dice share of their content
  * words, or 0 when their polarity, values or names differ.
@@ -192,11 +203,7 @@ function substitution(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 export function duplicateSimilarity(a: string, b: string): number {
   const left = readForDuplicates(a);
   const right = readForDuplicates(b);
-  // Chat that states no fact ("That's great, you're doing awesome!") repeats itself freely.
-  if (left.notAClaim !== undefined || right.notAClaim !== undefined) return 0;
-  if (left.negated !== right.negated) return 0;
-  if (!valuesMatch(left.values, right.values)) return 0;
-  if (!namesMatch(left, right)) return 0;
+  if (!sameShape(left, right)) return 0;
   if (left.words.size < DUPLICATE_MIN_WORDS || right.words.size < DUPLICATE_MIN_WORDS) return 0;
   if (substitution(left.words, right.words)) return 0;
   let shared = 0;
@@ -257,5 +264,81 @@ export function possibleDuplicateOf(
     });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * With an embedding model: the neighbour by meaning (from detection's own vector lookup) that
+ * says the same as `memory` in other words — same workspace, similarity (scaled above the
+ * model's relevance floor) ≥ {@link DUPLICATE_MIN_VECTOR}, and the same polarity, values and
+ * names. Undefined when the word test already found a duplicate (`remember` reported it).
+ */
+export function vectorDuplicate(
+  store: Store,
+  memory: MemoryRecord,
+  near: readonly { memoryId: number; similarity: number }[],
+): PossibleDuplicate | undefined {
+  const close = near.filter((hit) =>
+    hit.memoryId !== memory.id && hit.similarity >= DUPLICATE_MIN_VECTOR
+  );
+  if (close.length === 0) return undefined;
+  if (nearestDuplicate(store, memory)) return undefined;
+  const others = store.getMemories(close.map((hit) => hit.memoryId));
+  const mine = readForDuplicates(memory.content);
+  for (const hit of close) {
+    const other = others.get(hit.memoryId);
+    if (other?.status !== "active" || other.workspaceCanonical !== memory.workspaceCanonical) {
+      continue;
+    }
+    if (sameShape(mine, readForDuplicates(other.content))) {
+      return { memoryId: other.id, similarity: hit.similarity };
+    }
+  }
+  return undefined;
+}
+
+/** The notice for a duplicate found by meaning after the write answered (inside a write). */
+export function noticeDuplicate(
+  ctx: ServiceContext,
+  memory: MemoryRecord,
+  duplicate: PossibleDuplicate,
+  now: string,
+): void {
+  ctx.store.conflicts.insertNotice({
+    kind: "possible_duplicate",
+    severity: "info",
+    conflictId: null,
+    dedupeKey: `notice:duplicate:${memory.id}:${memory.version}:${duplicate.memoryId}`,
+    title: `Memory ${memory.id} may repeat memory ${duplicate.memoryId}`,
+    message: `Memory ${memory.id} says what memory ${duplicate.memoryId} says, in other words ` +
+      `(similarity ${Math.round(duplicate.similarity * 1000) / 1000} by meaning); read both, ` +
+      `then merge or retire one.`,
+    payload: {
+      memory_ids: [memory.id, duplicate.memoryId],
+      similarity: Math.round(duplicate.similarity * 1000) / 1000,
+    },
+    createdAt: now,
+  });
+}
+
+/**
+ * Detection's hook: records a `possible_duplicate` notice when a neighbour by meaning repeats
+ * the fact. Never fails detection: a failure here only means no notice.
+ */
+export async function noticeVectorDuplicate(
+  ctx: ServiceContext,
+  memory: MemoryRecord,
+  near: readonly { memoryId: number; similarity: number }[],
+): Promise<void> {
+  if (!near.some((hit) => hit.similarity >= DUPLICATE_MIN_VECTOR)) return;
+  try {
+    const duplicate = ctx.store.read(() => vectorDuplicate(ctx.store, memory, near));
+    if (!duplicate) return;
+    await ctx.store.write(() => {
+      if (ctx.store.getMemory(memory.id)?.version !== memory.version) return;
+      noticeDuplicate(ctx, memory, duplicate, nowIso());
+    });
+  } catch {
+    // The conflict check goes on; the scan and the next write can still find it.
   }
 }

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import { detectConflicts, type VectorNeighbours } from "../../src/conflicts/detect.ts";
 import { duplicateSimilarity, isNearDuplicate } from "../../src/conflicts/duplicates.ts";
+import { assessPair } from "../../src/conflicts/rules.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { openTestContext, type TestContext } from "../helpers/context.ts";
 
 const SAME: [string, string][] = [
   ["The deploy happens every Tuesday.", "Deploys happen on Tuesdays."],
@@ -48,4 +52,49 @@ Deno.test("near-duplicates: contractions and possessives are read as words", () 
       duplicateSimilarity("Ada's team owns billing.", "The billing is owned by Ada's team."),
     ),
   );
+});
+
+async function fact(t: TestContext, content: string): Promise<number> {
+  return (await rememberMemory(t.ctx, { content, subject: "contact", workspace: "acme" })).memoryId;
+}
+
+Deno.test("near-duplicates by meaning: detection's vector neighbours give a possible_duplicate notice", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const email = await fact(t, "Alice can be reached at alice@acme.com.");
+    const other = await fact(t, "Bob can be reached at bob@acme.com.");
+    const reworded = await fact(t, "Alice's email address is alice@acme.com.");
+    assert.ok(
+      !isNearDuplicate(duplicateSimilarity(
+        "Alice can be reached at alice@acme.com.",
+        "Alice's email address is alice@acme.com.",
+      )),
+      "too few shared words for the word test",
+    );
+    const vectors: VectorNeighbours = {
+      near: () =>
+        Promise.resolve([{ memoryId: email, similarity: 0.9 }, {
+          memoryId: other,
+          similarity: 0.95,
+        }]),
+    };
+    await detectConflicts(t.ctx, reworded, { assess: assessPair, vectors });
+    const notices = t.store.read(() =>
+      t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
+    ).filter((n) => n.kind === "possible_duplicate");
+    assert.deepEqual(notices.map((n) => n.payload.memory_ids), [[reworded, email]]);
+    // Running the check again does not repeat the notice; a weak neighbour gives none.
+    await detectConflicts(t.ctx, reworded, { assess: assessPair, vectors });
+    const weak: VectorNeighbours = {
+      near: () => Promise.resolve([{ memoryId: email, similarity: 0.5 }]),
+    };
+    const third = await fact(t, "Alice's mail address is alice@acme.com.");
+    await detectConflicts(t.ctx, third, { assess: assessPair, vectors: weak });
+    const after = t.store.read(() =>
+      t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
+    ).filter((n) => n.kind === "possible_duplicate");
+    assert.equal(after.length, 1);
+  } finally {
+    t.cleanup();
+  }
 });
