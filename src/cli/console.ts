@@ -13,6 +13,7 @@ import { CONSOLE_DEFAULT_PORT, DOCTOR_CACHE_MS } from "../console/constants.ts";
 import type { ConsoleEnv } from "../console/scope.ts";
 import { startConsole } from "../console/server.ts";
 import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
+import { MemaError } from "../errors/mod.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import type { JobWorker } from "../jobs/worker.ts";
@@ -125,7 +126,16 @@ export async function consoleCommand(args: string[]): Promise<number> {
         return doctor.report;
       },
     };
-    const server = startConsole(ctx, env, { port });
+    let server;
+    try {
+      server = startConsole(ctx, env, { port });
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+      throw new MemaError("invalid_input", `port ${port} on 127.0.0.1 is already in use`, {
+        field: "--port",
+        hint: "is a mema console already running? Otherwise pick another with --port (0: any free)",
+      });
+    }
     console.log(`mema console: ${server.url}`);
     logInfo(
       `console for ${config.dbPath} as ${ctx.caller.client}/${ctx.caller.agentId}; Ctrl-C stops it`,

@@ -174,6 +174,18 @@ Deno.test({
       assert.match(await page.textContent(".flash") ?? "", /Memory purged/);
       const gone = await page.goto(`${console.origin}/memories/${seeded.pnpm}`);
       assert.equal(gone?.status(), 404);
+
+      // Reading works without JavaScript: sign in, search, open a memory, see its diff.
+      const plain = await browser.newContext({ javaScriptEnabled: false });
+      const reader = await plain.newPage();
+      await reader.goto(console.url);
+      assert.equal(await reader.textContent("h1"), "Overview");
+      await reader.goto(`${console.origin}/memories`);
+      await reader.fill("input[name=q]", "office");
+      await reader.click("form[role=search] button[type=submit]");
+      await reader.locator(".result .title a").first().click();
+      assert.match(await reader.textContent("#diff") ?? "", /40 Quayside Road/);
+      await plain.close();
     } finally {
       await browser.close();
       await console.stop();
