@@ -19,6 +19,12 @@ export interface CapabilityState {
   mode: RetrievalCapability;
   degraded: boolean;
   warnings: string[];
+  /**
+   * The warnings among `warnings` that stand for the life of the process (a choice of
+   * configuration, not a fault in progress): a connection is told them once, and `status`
+   * always lists them.
+   */
+  standing?: string[];
 }
 
 /** Warning shown while no embedding model is part of the build. */
@@ -51,6 +57,7 @@ export function describeCapabilities(
   judge?: JudgeCapability,
 ): CapabilityState {
   const warnings: string[] = [];
+  const standing: string[] = [];
   // A configured judge that cannot be used is said on every response, not only on stderr.
   if (judge?.state === "unavailable" && judge.warning) {
     warnings.push(judge.fix ? `${judge.warning} (fix: ${judge.fix})` : judge.warning);
@@ -71,18 +78,23 @@ export function describeCapabilities(
     (vector.state === "ready" || vector.state === "indexing");
   // The semantic index words its own sqlite-vec problem when a model is configured.
   if (!store.vec && (vector === undefined || vector.state === "off")) {
-    warnings.push(
-      `the sqlite-vec extension did not load (${
-        store.vecError ?? "unknown error"
-      }): vector recall is unavailable; run \`mema doctor\` for the cause`,
-    );
+    const warning = `the sqlite-vec extension did not load (${
+      store.vecError ?? "unknown error"
+    }): vector recall is unavailable; run \`mema doctor\` for the cause`;
+    warnings.push(warning);
+    standing.push(warning);
   }
-  if (vector === undefined) warnings.push(NO_EMBEDDING_WARNING);
-  else if (vector.warning) {
-    warnings.push(vector.fix ? `${vector.warning} (fix: ${vector.fix})` : vector.warning);
+  if (vector === undefined) {
+    warnings.push(NO_EMBEDDING_WARNING);
+    standing.push(NO_EMBEDDING_WARNING);
+  } else if (vector.warning) {
+    const warning = vector.fix ? `${vector.warning} (fix: ${vector.fix})` : vector.warning;
+    warnings.push(warning);
+    // No model configured is a standing choice; the other vector states change as it works.
+    if (vector.state === "off") standing.push(warning);
   }
   const mode: RetrievalCapability = hybrid ? "hybrid" : store.fts ? "lexical" : "like";
   const degraded = !hybrid || !store.fts || vector?.state === "indexing" ||
     store.readOnly !== undefined;
-  return { mode, degraded, warnings };
+  return { mode, degraded, warnings, standing };
 }

@@ -453,7 +453,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     agentId,
     workspace,
     workspaceIsolation,
-    includeSize: file.include_size ?? true,
+    includeSize: file.include_size ?? false,
     busyTimeoutMs: file.busy_timeout_ms ?? 5000,
     cacheDir: cacheDir(),
     transport,

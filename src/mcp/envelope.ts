@@ -89,10 +89,91 @@ export function errorEnvelope(error: unknown, state: CapabilityState): Envelope 
   };
 }
 
+/**
+ * Identities remembered by `StandingWarnings` before it starts over (then each is told once
+ * more; harmless). A stdio process has one; an HTTP server one per client identity.
+ */
+const STANDING_IDENTITIES_MAX = 1_000;
+
+/**
+ * Tells each connection the standing warnings (`CapabilityState.standing`: no embedding
+ * model, …) once instead of on every response. Stdio serves one connection per process, so
+ * this is once per process. HTTP is stateless (no session), so a "connection" is one client
+ * identity (X-Mema-Client + X-Mema-Agent-Id) for the life of the server process.
+ */
+export class StandingWarnings {
+  #told = new Map<string, Set<string>>();
+
+  /**
+   * The state to put in an envelope for `identity`: the standing warnings it has not been
+   * told yet (all of them when `all`, as `status` wants), and every other warning.
+   */
+  filter(
+    identity: string,
+    state: CapabilityState,
+    options: { all?: boolean } = {},
+  ): CapabilityState {
+    const standing = state.standing ?? [];
+    if (standing.length === 0) return state;
+    let told = this.#told.get(identity);
+    if (!told) {
+      if (this.#told.size >= STANDING_IDENTITIES_MAX) this.#told.clear();
+      told = new Set();
+      this.#told.set(identity, told);
+    }
+    const warnings = state.warnings.filter((warning) =>
+      options.all || !standing.includes(warning) || !told.has(warning)
+    );
+    for (const warning of standing) told.add(warning);
+    return { ...state, warnings };
+  }
+}
+
+/**
+ * Marks a `data` whose `results` the text block writes as rows (`fields` + `rows`): a lean
+ * recall page. A symbol, so neither the text nor `structuredContent` carries the mark.
+ */
+export const RESULTS_AS_ROWS: unique symbol = Symbol("mema.results_as_rows");
+
+/**
+ * The text block of an envelope. A lean recall page's `results` become `fields` (every key
+ * any result has, in order of first use) and `rows` (one array per result in `fields` order,
+ * null where a result has no such field): the keys are written once instead of once per
+ * result. Everything else is the envelope's JSON as is.
+ */
+export function envelopeText(envelope: Envelope): string {
+  const data = envelope.data as Record<string | symbol, unknown>;
+  if (data[RESULTS_AS_ROWS] !== true || !Array.isArray(data.results)) {
+    return JSON.stringify(envelope);
+  }
+  const results = data.results as Record<string, unknown>[];
+  const fields: string[] = [];
+  for (const result of results) {
+    for (const key of Object.keys(result)) if (!fields.includes(key)) fields.push(key);
+  }
+  const rows = results.map((result) => fields.map((field) => result[field] ?? null));
+  const { results: _results, ...rest } = envelope.data;
+  return JSON.stringify({ ...envelope, data: { fields, rows, ...rest } });
+}
+
+/** Turns a text block's `fields` + `rows` back into `results` objects (nulls left out). */
+export function rowsToResults(
+  fields: readonly string[],
+  rows: readonly unknown[][],
+): Record<string, unknown>[] {
+  return rows.map((row) => {
+    const result: Record<string, unknown> = {};
+    fields.forEach((field, index) => {
+      if (row[index] !== null && row[index] !== undefined) result[field] = row[index];
+    });
+    return result;
+  });
+}
+
 /** Wraps an envelope as an MCP tool result. */
 export function toToolResult(envelope: Envelope): ToolResult {
   const result: ToolResult = {
-    content: [{ type: "text", text: JSON.stringify(envelope) }],
+    content: [{ type: "text", text: envelopeText(envelope) }],
     structuredContent: envelope,
   };
   if (!envelope.ok) result.isError = true;

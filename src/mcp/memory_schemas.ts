@@ -46,6 +46,10 @@ const recallFilters = {
   hit_window: z.number().int().min(0).max(HIT_WINDOW_MAX).optional().describe(
     "hits mode: neighbouring rows around each hit, default 0",
   ),
+  include_size: z.boolean().optional().describe(
+    "add the size block and every field (score, ingest_time, content_hash, defaults); " +
+      "default: the config's include_size (false)",
+  ),
   include_linked_open_items: z.boolean().optional().describe(
     "default true: add up to 5 todo memories sharing tags with the page",
   ),

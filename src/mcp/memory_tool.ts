@@ -29,12 +29,15 @@ import {
   linkedOpenItems,
 } from "../views/recall_page.ts";
 import { statusView } from "../views/status.ts";
+import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { RESULTS_AS_ROWS } from "./envelope.ts";
 import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
 import {
   type ContentMode,
   memoryHeader,
   presentHistory,
   presentMemory,
+  presentPaging,
   presentResults,
 } from "./present.ts";
 import type { McpRuntime } from "./runtime.ts";
@@ -331,6 +334,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       limit: data.limit,
       offset: data.offset,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
+    // Lean by default; content_mode full or include_size (call or config) keep every field.
+    const whole = mode === "full" || (data.include_size ?? runtime.ctx.settings.includeSize);
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
@@ -338,20 +343,18 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         if (signal) result.conflict_signal = signal;
         if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
       },
+      lean: whole ? undefined : { workspace: data.workspace && canonicalWorkspace(data.workspace) },
     });
     const response: Record<string, unknown> = {
       results,
-      has_more: page.hasMore,
-      total_estimate: page.totalEstimate,
-      retrieval_mode: page.retrievalMode,
-      offset: data.offset ?? 0,
+      ...presentPaging(page, data.offset ?? 0, !whole),
     };
     if (page.hint) response.hint = page.hint;
     if (data.include_linked_open_items !== false) {
       const linked = linkedOpenItems(runtime.ctx, page.items);
       if (linked.length > 0) response.linked_open_items = presentLinked(linked);
     }
-    if (runtime.ctx.settings.includeSize) response.size = size;
+    if (whole) response.size = size;
     if (warnings.length > 0) response.warnings = warnings;
     return response;
   },
@@ -381,6 +384,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       },
       deduplicate: data.deduplicate ?? true,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
+    const whole = mode === "full" || (data.include_size ?? runtime.ctx.settings.includeSize);
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
@@ -391,6 +395,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         result.matched_queries = batch.matchedQueries;
         result.best_query_id = batch.bestQueryId;
       },
+      lean: whole ? undefined : { workspace: data.workspace && canonicalWorkspace(data.workspace) },
     });
     const response: Record<string, unknown> = {
       results,
@@ -405,7 +410,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         retrieval_mode: q.retrievalMode,
       })),
     };
-    if (runtime.ctx.settings.includeSize) response.size = size;
+    if (whole) response.size = size;
+    else Object.assign(response, { [RESULTS_AS_ROWS]: true });
     return response;
   },
 

@@ -9,6 +9,7 @@ import { buildOutline } from "../recall/outline.ts";
 import type { HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { measureRecall, type RecallSize } from "../recall/size.ts";
+import { RESULTS_AS_ROWS } from "./envelope.ts";
 
 /** How much of each memory a recall page carries. */
 export type ContentMode = "preview" | "hits" | "full";
@@ -34,6 +35,55 @@ export function memoryHeader(memory: MemoryRecord): Record<string, unknown> {
     content_chars: memory.content.length,
     content_hash: memory.contentSha,
   };
+}
+
+/**
+ * What a lean result (the default) leaves out when a memory has it: the value a memory gets
+ * when the writer says nothing. An absent field means this value.
+ */
+export const LEAN_RESULT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  source_type: "agent_generated",
+  protection_level: "normal",
+  status: "active",
+  version: 1,
+  confidence: 0.5,
+};
+
+/**
+ * Fields a lean result never carries: ranking internals and bookkeeping the agent asks for
+ * with `content_mode: "full"` or `include_size: true` (or reads with `read`).
+ */
+const LEAN_RESULT_OMITTED = [
+  "score",
+  "matched_terms",
+  "similarity",
+  "ingest_time",
+  "content_hash",
+];
+
+/** How lean a result page is; absent = every field (content_mode full, include_size). */
+export interface LeanOptions {
+  /** The workspace the query was scoped to: results from it leave `workspace` out. */
+  workspace?: string;
+}
+
+/** Drops the fields a lean result leaves out (null, empty, default, internal). */
+export function leanResult(
+  result: Record<string, unknown>,
+  options: LeanOptions = {},
+): Record<string, unknown> {
+  const lean: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(result)) {
+    if (value === null || value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    if (LEAN_RESULT_OMITTED.includes(key)) continue;
+    if (key in LEAN_RESULT_DEFAULTS && LEAN_RESULT_DEFAULTS[key] === value) continue;
+    if (key === "workspace" && value === options.workspace) continue;
+    // The length of inlined content is the content's own length.
+    if (key === "content_chars" && result.content !== undefined) continue;
+    lean[key] = value;
+  }
+  return lean;
 }
 
 /** One recall result plus the characters of text it returns. */
@@ -77,17 +127,48 @@ export function presentResults(
   options: {
     hits?: ReadonlyMap<number, HitView>;
     extend?: (item: RankedMemory, result: Record<string, unknown>) => void;
+    /** Leave out null/default/internal fields (the default answer); absent = every field. */
+    lean?: LeanOptions;
   } = {},
 ): { results: Record<string, unknown>[]; size: RecallSize } {
-  const { extend, hits } = options;
+  const { extend, hits, lean } = options;
   let chars = 0;
   const results = items.map((item) => {
     const presented = presentResult(item, mode, hits?.get(item.memory.id));
     extend?.(item, presented.result);
     chars += presented.chars;
-    return presented.result;
+    return lean ? leanResult(presented.result, lean) : presented.result;
   });
   return { results, size: measureRecall(results, chars) };
+}
+
+/**
+ * The paging fields of a recall answer. A lean page leaves out what follows from the rest:
+ * `offset` 0, `retrieval_mode` "query", and `total_estimate` when `has_more` is false (then
+ * it is exactly offset + results).
+ */
+export function presentPaging(
+  page: { hasMore: boolean; totalEstimate: number; retrievalMode: string },
+  offset: number,
+  lean: boolean,
+): Record<string, unknown> {
+  if (!lean) {
+    return {
+      has_more: page.hasMore,
+      total_estimate: page.totalEstimate,
+      retrieval_mode: page.retrievalMode,
+      offset,
+    };
+  }
+  const paging: Record<string | symbol, unknown> = {
+    has_more: page.hasMore,
+    // The text block writes a lean page's results as rows (envelope.ts).
+    [RESULTS_AS_ROWS]: true,
+  };
+  if (page.hasMore) paging.total_estimate = page.totalEstimate;
+  if (page.retrievalMode !== "query") paging.retrieval_mode = page.retrievalMode;
+  if (offset !== 0) paging.offset = offset;
+  return paging as Record<string, unknown>;
 }
 
 /** A full read view. */

@@ -5,6 +5,7 @@
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
 import type { DetectionStages } from "../conflicts/detect.ts";
 import type { ServiceContext } from "../memory/context.ts";
+import { StandingWarnings } from "./envelope.ts";
 
 /** How this server detects conflicts. */
 export interface ConflictSettings {
@@ -22,6 +23,22 @@ export interface McpRuntime {
   dbPath: string;
   startedAt: string;
   capabilities(): CapabilityState;
+  /** Which standing warnings each caller has been told (absent: told on every response). */
+  standingWarnings?: StandingWarnings;
+}
+
+/**
+ * The capability state for the next envelope to this runtime's caller: standing warnings
+ * only the first time (every time with `all`, for `status`).
+ */
+export function envelopeState(
+  runtime: McpRuntime,
+  options: { all?: boolean } = {},
+): CapabilityState {
+  const state = runtime.capabilities();
+  if (!runtime.standingWarnings) return state;
+  const { client, agentId } = runtime.ctx.caller;
+  return runtime.standingWarnings.filter(`${client}\u0000${agentId}`, state, options);
 }
 
 /** Builds a runtime over a service context. */
@@ -36,5 +53,6 @@ export function createRuntime(
     startedAt: new Date().toISOString(),
     capabilities: () =>
       describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe(), ctx.judge?.describe()),
+    standingWarnings: new StandingWarnings(),
   };
 }

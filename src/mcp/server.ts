@@ -33,7 +33,7 @@ import { REPAIR_VERB_TOOL } from "./repair_tool.ts";
 import { REVIEW_VERB_TOOL } from "./review_tool.ts";
 import { callVerbTool, type VerbTool } from "./verb_tool.ts";
 import { closestName } from "../text/closest_name.ts";
-import type { McpRuntime } from "./runtime.ts";
+import { envelopeState, type McpRuntime } from "./runtime.ts";
 
 const VERB_TOOLS: readonly VerbTool[] = [
   MEMORY_VERB_TOOL,
@@ -123,7 +123,7 @@ export function createMcpServer(runtime: McpRuntime): Server {
           field: "name",
           didYouMean: closestName(name, VERB_TOOLS.map((t) => t.name)),
         }),
-        runtime.capabilities(),
+        envelopeState(runtime),
       ));
     }
     return toToolResult(await callVerbTool(tool, runtime, args));

@@ -11,7 +11,7 @@ import { AuthorizationRequired } from "../govern/authorization.ts";
 import { NewWorkspacePending } from "../workspaces/registry.ts";
 import { closestName } from "../text/closest_name.ts";
 import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";
-import type { McpRuntime } from "./runtime.ts";
+import { envelopeState, type McpRuntime } from "./runtime.ts";
 import { validateData } from "./validate.ts";
 
 /** Set to true on a handler's result when the write went to the JSONL backup. */
@@ -108,7 +108,8 @@ export async function callVerbTool(
     const result = await tool.handlers[verb](runtime, value);
     const extra = Array.isArray(result.warnings) ? result.warnings as string[] : [];
     delete result.warnings;
-    const state = runtime.capabilities();
+    // `status` reports every warning; other answers tell a standing one once per connection.
+    const state = envelopeState(runtime, { all: tool.name === "memory" && verb === "status" });
     // A write saved to the JSONL backup reports that mode instead of the recall capability.
     if (result[BACKUP_MODE] === true) {
       delete result[BACKUP_MODE];
@@ -151,8 +152,8 @@ export async function callVerbTool(
           [tool.verbKey]: args?.[tool.verbKey],
           data: { ...(args?.data as object), authorized: true },
         },
-      }, runtime.capabilities());
+      }, envelopeState(runtime));
     }
-    return errorEnvelope(error, runtime.capabilities());
+    return errorEnvelope(error, envelopeState(runtime));
   }
 }

@@ -24,10 +24,26 @@ Deno.test("e2e http: remember, find, read and update through the SDK's streamabl
     assert.equal(stored.data.version, 1);
     const id = stored.data.memory_id;
 
-    const found = await session.call("find", { query: "staging database port" });
+    // HTTP has no session: the standing notice is told once per client identity.
+    assert.ok(stored.warnings.some((w) => /semantic recall is off/.test(w)), "first answer");
+    const found = await session.call("find", {
+      query: "staging database port",
+      include_size: true,
+    });
     assert.equal(found.ok, true);
+    assert.deepEqual(found.warnings, []);
+    assert.equal(found.degraded, true);
     assert.equal(found.data.results[0].memory_id, id);
     assert.ok(found.data.size.returned_count >= 1);
+    const other = await connectHttp(server.url, identityHeaders("http-e2e", "agent-two"));
+    try {
+      const first = await other.call("find", { query: "staging database port" });
+      assert.ok(first.warnings.some((w) => /semantic recall is off/.test(w)), "other identity");
+      const status = await session.call("status");
+      assert.ok(status.warnings.some((w) => /semantic recall is off/.test(w)), "status");
+    } finally {
+      await other.close();
+    }
 
     const read = await session.call("read", { memory_id: id, span: { start: 4, end: 20 } });
     assert.equal(read.data.content, "staging database");

@@ -68,7 +68,7 @@ Deno.test("e2e: a query or a memory of words the model does not know never match
     );
 
     for (const query of ["banana", "tax deadline", "fresh strawberries", "automobile trouble"]) {
-      const found = await server.call("find", { query });
+      const found = await server.call("find", { query, include_size: true });
       assert.equal(found.mode, "hybrid");
       const ids = found.data.results.map((r: { memory_id: number }) => r.memory_id);
       assert.ok(!ids.includes(junk.data.memory_id), `${query}: ${JSON.stringify(found.data)}`);

@@ -47,7 +47,10 @@ Deno.test("e2e: the static model finds a paraphrase that lexical recall misses",
   const hybrid = await startServer(home, { env: modelEnv(home) });
   try {
     await waitForVectorState(hybrid, "ready");
-    const found = await hybrid.call("find", { query: "automobile stopped working" });
+    const found = await hybrid.call("find", {
+      query: "automobile stopped working",
+      include_size: true,
+    });
     assert.equal(found.mode, "hybrid");
     assert.equal(found.degraded, false, found.warnings.join("; "));
     assert.equal(found.data.results[0]?.memory_id, carId!);

@@ -37,13 +37,28 @@ Deno.test("e2e: remember → find → read span → update → history, over std
       workspace: "billing service",
     });
     assert.deepEqual([replay.data.memory_id, replay.data.duplicate_replay], [id, true]);
+    // The standing notice was told with the first answer of this connection; not again.
+    assert.equal(replay.degraded, true);
+    assert.deepEqual(replay.warnings, []);
 
-    const found = await server.call("find", {
-      query: "when do production deploys run",
-      workspace: "billing-service",
-    });
+    const query = { query: "when do production deploys run", workspace: "billing-service" };
+    const found = await server.call("find", query);
     assert.equal(found.ok, true);
-    const hit = found.data.results[0];
+    assert.deepEqual(found.warnings, []);
+    // Lean by default: what the agent needs, nothing null, empty or at its default.
+    assert.deepEqual(found.data, {
+      results: [{
+        memory_id: id,
+        subject: "deploy policy",
+        tags: ["deploy", "ops"],
+        event_time: "2025-01-10T08:00:00.000Z",
+        content,
+      }],
+      has_more: false,
+    });
+    // include_size (and content_mode full) keep every field and the size block.
+    const whole = await server.call("find", { ...query, include_size: true });
+    const hit = whole.data.results[0];
     assert.equal(hit.memory_id, id);
     for (
       const key of [
@@ -62,10 +77,16 @@ Deno.test("e2e: remember → find → read span → update → history, over std
       assert.ok(key in hit, `result has ${key}`);
     }
     assert.equal(hit.event_time, "2025-01-10T08:00:00.000Z");
-    assert.equal(found.data.has_more, false);
-    assert.equal(found.data.total_estimate, 1);
-    assert.equal(found.data.size.returned_count, 1);
-    assert.ok(found.data.size.tokens_estimate > 0);
+    assert.equal(whole.data.has_more, false);
+    assert.equal(whole.data.total_estimate, 1);
+    assert.equal(whole.data.size.returned_count, 1);
+    assert.ok(whole.data.size.tokens_estimate > 0);
+    const fullMode = await server.call("find", { ...query, content_mode: "full" });
+    assert.deepEqual(
+      fullMode.data.results.map((r: { score: number }) => ({ ...r, score: 0 })),
+      whole.data.results.map((r: { score: number }) => ({ ...r, score: 0 })),
+    );
+    assert.equal(fullMode.data.size.returned_count, 1);
 
     const start = content.indexOf("Production");
     const end = content.indexOf("\n", start);

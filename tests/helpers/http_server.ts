@@ -4,11 +4,12 @@
  * HTTP-speaking agent does.
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type Envelope, MAIN, type TempHome } from "./server.ts";
+import { type Envelope, MAIN, type TempHome, textAsEnvelope } from "./server.ts";
 
 /** A running `mema serve --http` process. */
 export interface HttpServerProcess {
@@ -113,7 +114,7 @@ export interface HttpSession {
 export function envelopeOf(result: Record<string, unknown>): Envelope & { isError?: boolean } {
   const envelope = result.structuredContent as Envelope;
   const text = (result.content as { type: string; text: string }[])[0].text;
-  if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(envelope)) {
+  if (!isDeepStrictEqual(textAsEnvelope(text), JSON.parse(JSON.stringify(envelope)))) {
     throw new Error("text content and structuredContent differ");
   }
   return { ...envelope, isError: result.isError as boolean | undefined };

@@ -7,6 +7,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { isDeepStrictEqual } from "node:util";
+import { rowsToResults } from "../../src/mcp/envelope.ts";
 
 /** The repository root. */
 export const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -63,6 +65,17 @@ export interface ServerSession {
   close(): Promise<void>;
 }
 
+/**
+ * The envelope a text block stands for: a lean recall page writes its results as `fields` +
+ * `rows` there (src/mcp/envelope.ts), `structuredContent` as `results` objects.
+ */
+export function textAsEnvelope(text: string): Envelope {
+  const envelope = JSON.parse(text);
+  const { fields, rows, ...rest } = envelope.data ?? {};
+  if (!Array.isArray(fields) || !Array.isArray(rows)) return envelope;
+  return { ...envelope, data: { results: rowsToResults(fields, rows), ...rest } };
+}
+
 /** Spawns `mema serve` over stdio and connects the SDK client to it. */
 export async function startServer(
   home: TempHome,
@@ -89,7 +102,7 @@ export async function startServer(
     const result = await client.callTool({ name: tool, arguments: args });
     const envelope = result.structuredContent as Envelope;
     const text = (result.content as { type: string; text: string }[])[0].text;
-    if (JSON.stringify(JSON.parse(text)) !== JSON.stringify(envelope)) {
+    if (!isDeepStrictEqual(textAsEnvelope(text), JSON.parse(JSON.stringify(envelope)))) {
       throw new Error("text content and structuredContent differ");
     }
     return { ...envelope, isError: result.isError as boolean | undefined };
