@@ -182,6 +182,14 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   if (updates.length > 0) reasons.push(`update phrase: ${[...new Set(updates)].join(", ")}`);
 
   const values = compareValues(left.values, right.values);
+  const ownPart = possessedPart(a.text, left, right) ?? possessedPart(b.text, right, left);
+  if (ownPart && !oneSidedChange) {
+    return drop(`one row is about ${ownPart}, a part of the other's subject`);
+  }
+  const day = dayScope(left, right) ?? dayScope(right, left);
+  if (day && updates.length === 0 && values.differing.length > 0) {
+    return drop(`one row is limited to ${day}: a schedule for that day, not a new one`);
+  }
   // When values differ, the words glued to them ("500 Market St") are part of the values.
   const valueWords = values.differing.length > 0;
   const leftOnly = differingRuns(left, rightSet, valueWords);
@@ -209,6 +217,16 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   if (values.differing.length > 0) {
     const first = values.differing[0];
     opposed = { a: first.a.raw, b: first.b.raw };
+    // "Files over 5 MB are blocked" / "files up to 25 MB are allowed": one limit stated from
+    // both sides, and the limits differ.
+    if (
+      polarityFlip && left.states.length > 0 && right.states.length > 0 &&
+      complementaryBounds(a.text, b.text)
+    ) {
+      return accept("number", opposed, [
+        `the same limit from both sides: ${opposed.a} vs ${opposed.b}`,
+      ]);
+    }
     if (polarityFlip) {
       return changeOr(
         `a negated row with a different value is consistent (${opposed.a} / ${opposed.b})`,
@@ -437,6 +455,43 @@ const ATTRIBUTE_NOUNS: ReadonlySet<string> = new Set(
     "version name address status setting term window frequency speed capacity quota total")
     .split(" "),
 );
+
+/**
+ * "The library's icons are CC BY" next to "the library is MIT": the possessive names a part of
+ * the other row's subject. Attribute nouns ("Theo's manager", "the plan's price") are not parts.
+ */
+function possessedPart(
+  text: string,
+  shape: SentenceShape,
+  other: SentenceShape,
+): string | undefined {
+  for (const match of text.matchAll(/([\p{L}\p{N}]+)['’]s\s+([\p{L}]+)/gu)) {
+    const owner = stem(match[1].toLowerCase());
+    const part = stem(match[2].toLowerCase());
+    if (
+      other.words.includes(owner) && !other.words.includes(part) && shape.words.includes(part) &&
+      !ATTRIBUTE_NOUNS.has(match[2].toLowerCase()) && !part.startsWith("@")
+    ) {
+      return `${match[1]}'s ${match[2]}`;
+    }
+  }
+  return undefined;
+}
+
+const UPPER_SIDE = /\b(?:over|above|more than|larger than|bigger than|longer than|exceeding)\b/iu;
+const LOWER_SIDE = /\b(?:up to|under|below|less than|smaller than|at most|within)\b/iu;
+
+/** One row bounds from above, the other from below. */
+function complementaryBounds(a: string, b: string): boolean {
+  return (UPPER_SIDE.test(a) && LOWER_SIDE.test(b)) || (LOWER_SIDE.test(a) && UPPER_SIDE.test(b));
+}
+
+/** A weekday or date only `shape` has ("on Sundays the store opens at 10"). */
+function dayScope(shape: SentenceShape, other: SentenceShape): string | undefined {
+  const days = shape.values.filter((v) => v.dimension === "weekday" || v.dimension === "date");
+  if (days.length === 0) return undefined;
+  return other.values.some((v) => v.dimension === days[0].dimension) ? undefined : days[0].raw;
+}
 
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */
 const IDENTIFIER = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?:\/\/\S+|\+?\d[\d ()-]{7,}\d/gu;

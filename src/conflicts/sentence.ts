@@ -123,7 +123,7 @@ const STATE_WORDS: (PhraseMatcher & { token: string; off: boolean })[] = matcher
  * "costs $9.99" as two amounts. Kept to copular uses: "two months free" is not a price.
  */
 const FREE_PRICE =
-  /\b(is|are|was|were|be|been|became|become|becomes|now|stays|remains|went)\s+(?:completely\s+|entirely\s+)?free\b(?!\s+(?:of|for|to|tier|plan|trial|version|edition|account|seat))/giu;
+  /\b(is|are|was|were|be|been|became|become|becomes|now|stays|remains|went)\s+(?:completely\s+|entirely\s+)?free\b(?!\s+(?:of|for|to(?!\s+(?:use|play|download|join|read|watch|attend|install)\b)|tier|plan|trial|version|edition|account|seat))/giu;
 const FREE_PRICE_HAN = /(?<![收])免费(?![商试版使用])/gu;
 /** Chinese has no spaces: its stopwords are cut out as strings, longest first. */
 const HAN_STOPWORDS = [...STOPWORDS].filter((word) => HAN.test(word))

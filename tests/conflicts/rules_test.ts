@@ -149,6 +149,12 @@ Deno.test("v2: a change of state named in other words than the old fact is a can
       ["The essay must be submitted by June 30.", "The essay deadline is July 7."],
       ["Each user can create 3 boards.", "Users can now create up to 10 boards."],
       ["We deploy with Capistrano.", "Deploys are done with Kamal these days."],
+      ["The dataset is released under CC BY-SA.", "The dataset's license is now CC BY-NC."],
+      ["Interns may not deploy to production.", "Interns are allowed to deploy to production now."],
+      ["Files over 5 MB are blocked.", "Files up to 25 MB are allowed."],
+      ["Ines reads the news on her phone.", "Ines gave up reading the news."],
+      ["The game is free to play.", "The game costs $20 now."],
+      ["他住在广州。", "他已经搬去深圳住了。"],
       ["The cache TTL is 10 minutes.", "The cache TTL is 90 seconds instead of 10 minutes."],
       [
         "Uploads are scanned by ClamAV.",
@@ -201,6 +207,9 @@ Deno.test("v2: scope, additions, shared identifiers and episodes are not contrad
       ["The monitor is priced at $299.", "The monitor stand is priced at $49."],
       ["The hackathon is on May 9.", "Registration for the hackathon closes on May 2."],
       ["I made a vase in pottery class.", "I signed up for a pottery class."],
+      ["The charting library is MIT licensed.", "The charting library's icons are CC BY licensed."],
+      ["The store is open until 9pm.", "On Sundays the store is open until 6pm."],
+      ["Files over 5 MB are blocked.", "Executable files are blocked regardless of size."],
       ["上传文件不超过 10 MB。", "10 MB 的限制按单个文件计算。"],
     ]
   ) {
