@@ -133,8 +133,9 @@ export function defaultPlan(
       members.some((m) => m.id !== member.memory_id && m.content === corrected);
     const action: PlanAction = holdsValue(group, member.memory_id, chosen)
       ? "use_as_resolution"
-      : options.preserveHistory
-      ? "preserve_historical_record"
+      : options.preserveHistory || memory?.status !== "active"
+      ? // A member retired, superseded or purged since detection is no current claim to fix.
+        "preserve_historical_record"
       : corrected !== undefined && !repeats
       ? "update_current_claim"
       : "append_superseded_context";
@@ -722,7 +723,7 @@ export async function resolveConflict(
     for (const step of group.plan) {
       if (step.action === "use_as_resolution" || step.action === "update_current_claim") continue;
       const memory = ctx.store.getMemory(step.memory_id);
-      if (!memory || memory.status === "deleted") continue;
+      if (!memory || memory.status !== "active") continue;
       ctx.store.conflicts.markStale({
         memoryId: memory.id,
         conflictId: group.id,

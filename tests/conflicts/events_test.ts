@@ -3,6 +3,7 @@ import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { addToGroups, groupValues, sameStatedValue } from "../../src/conflicts/events.ts";
 import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
+import { retireMemory } from "../../src/govern/lifecycle.ts";
 import { assessPair } from "../../src/conflicts/rules.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { findMemories } from "../../src/recall/find.ts";
@@ -184,6 +185,47 @@ Deno.test("purge: a member of a resolved event (keyed pairs, a replaced claim) i
     assert.equal(after.chosenValue, "3 days");
     await purgeMemories(t.ctx, { memoryId: b, reason: "test", authorized: true });
     assert.equal(t.store.read(() => t.store.conflicts.staleClaimsOf([b])).size, 0);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("judge apply: a member retired since detection is left as history, not edited", async () => {
+  const t = await openTestContext();
+  try {
+    const a = await store(
+      t,
+      "The deploy window is Tuesday. Rollbacks need two approvals.",
+      "deploys",
+    );
+    const b = await store(t, "The deploy window is Friday.", "deploys");
+    const c = await store(t, "The deploy window is Monday.", "deploys");
+    const [event] = t.store.read(() =>
+      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    ).rows;
+    assert.deepEqual(event.members.map((m) => m.memory_id).sort(), [a, b, c].sort());
+    await retireMemory(t.ctx, { memoryId: b, reason: "wrong", authorized: true });
+    const result = await judgeConflict(t.ctx, {
+      conflictId: event.id,
+      expectedRevision: event.revision,
+      chosenValue: "Monday",
+      decidedBy: "agent",
+      apply: true,
+      authorized: true,
+    });
+    assert.equal(result.status, "resolved", JSON.stringify(result));
+    const actions = Object.fromEntries(result.plan.map((s) => [s.memory_id, s.action]));
+    assert.deepEqual(actions, {
+      [a]: "update_current_claim",
+      [b]: "preserve_historical_record",
+      [c]: "use_as_resolution",
+    });
+    assert.equal(t.store.read(() => t.store.getMemory(b))!.version, 1);
+    assert.equal(
+      t.store.read(() => t.store.getMemory(a))!.content,
+      "The deploy window is Monday. Rollbacks need two approvals.",
+    );
+    assert.deepEqual(result.staleMemoryIds, []);
   } finally {
     t.cleanup();
   }
