@@ -134,8 +134,8 @@ export function defaultPlan(
     const action: PlanAction = holdsValue(group, member.memory_id, chosen)
       ? "use_as_resolution"
       : options.preserveHistory || memory?.status !== "active"
-      ? // A member retired, superseded or purged since detection is no current claim to fix.
-        "preserve_historical_record"
+      // A member retired, superseded or purged since detection is no current claim to fix.
+      ? "preserve_historical_record"
       : corrected !== undefined && !repeats
       ? "update_current_claim"
       : "append_superseded_context";
