@@ -20,6 +20,7 @@ import { EXIT_USAGE, reportFailure } from "./output.ts";
 import { scanSpec } from "./scan.ts";
 import { serveSpec } from "./serve.ts";
 import { setupSpec } from "./setup.ts";
+import { upgradeSpec } from "./upgrade.ts";
 
 /**
  * Every command, in the order `mema help` lists them. A new command: a file exporting its
@@ -32,6 +33,7 @@ const COMMANDS: CommandSpec[] = [
   scanSpec,
   importSpec,
   exportSpec,
+  upgradeSpec,
   consoleSpec,
   clientSpec,
   versionSpec,

@@ -18,7 +18,12 @@ import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
 import { judgeFindings } from "./judge_check.ts";
-import { type DatabaseProbe, probeDatabase, SCHEMA_GENERATION } from "../store/mod.ts";
+import {
+  type DatabaseProbe,
+  inspectDatabase,
+  probeDatabase,
+  SCHEMA_GENERATION,
+} from "../store/mod.ts";
 import { extractVecExtension } from "../store/vec_extension.ts";
 import { DatabaseSync } from "node:sqlite";
 
@@ -139,13 +144,25 @@ function checkDatabase(
       : "fix the file permissions or set MEMA_DB_PATH to a writable location",
   });
   if (probe.generation === undefined) {
-    findings.push({
-      check_id: "database.schema_generation",
-      severity: "critical",
-      title: "not a mema database",
-      detail: `${path} has tables but no mema schema generation`,
-      fix_hint: "point MEMA_DB_PATH at a mema database or a new file",
-    });
+    const kind = inspectDatabase(path);
+    findings.push(
+      kind.kind === "seed"
+        ? {
+          check_id: "database.schema_generation",
+          severity: "critical",
+          title: "an upgrade is due",
+          detail: `${path} is ${kind.label}; this mema serves it only once upgraded`,
+          fix_hint:
+            "run `mema upgrade` (it builds a new database beside this one and switches db_path)",
+        }
+        : {
+          check_id: "database.schema_generation",
+          severity: "critical",
+          title: "not a mema database",
+          detail: `${path} has tables but no mema schema generation`,
+          fix_hint: "point MEMA_DB_PATH at a mema database or a new file",
+        },
+    );
     return undefined;
   }
   if (probe.generation !== SCHEMA_GENERATION) {

@@ -499,3 +499,23 @@ export async function openInBrowser(url: string): Promise<string | undefined> {
     return `${command} could not be started: ${error instanceof Error ? error.message : error}`;
   }
 }
+
+/** Removes a file; a file that is not there is fine. */
+export function removeFileIfExists(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+/** True when stdin is a terminal (a person can answer a question). */
+export function stdinIsTerminal(): boolean {
+  return Deno.stdin.isTerminal();
+}
+
+/** Asks a yes/no question on the terminal; anything but y/yes is no. */
+export function confirmOnTerminal(question: string): boolean {
+  const answer = prompt(`${question} [y/N]`);
+  return answer !== null && /^y(es)?$/i.test(answer.trim());
+}

@@ -24,6 +24,7 @@ import * as purge from "./purge_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
 import * as portability from "./portability_sql.ts";
+import * as upgrade from "./upgrade_sql.ts";
 import * as workspaces from "./workspaces_sql.ts";
 import { indexTokens } from "../text/index_terms.ts";
 import {
@@ -68,6 +69,8 @@ export type {
 } from "./conflicts_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
+export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
+export type { ContentFingerprints, DatabaseKind } from "./upgrade_sql.ts";
 export type { FreedSpaceScrub, PurgedContent } from "./purge_sql.ts";
 export type {
   MoveOutcome,
@@ -567,6 +570,46 @@ export class Store {
     return portability.withBulkFrequencies(this.#connection.db, fn);
   }
 
+  /** For an upgrade: the tables of `source` this database holds too, with shared columns. */
+  tablesToCopyFrom(source: upgrade.UpgradeSource): { table: string; columns: string[] }[] {
+    return upgrade.tablesToCopy(this.#connection.db, source.schema());
+  }
+
+  /** For an upgrade (inside a write): copies one table's rows from `source`. */
+  copyTableFrom(source: upgrade.UpgradeSource, table: string, columns: string[]): number {
+    return upgrade.copyRows(this.#connection.db, table, columns, source.iterate(table, columns));
+  }
+
+  /** For an upgrade (inside a write): inserts a memory keeping its id. */
+  restoreMemory(memory: MemoryRecord): void {
+    upgrade.insertRestoredMemory(this.#connection.db, memory);
+  }
+
+  /** For an upgrade (inside a write): a workspace registry row. */
+  restoreWorkspace(row: Parameters<typeof upgrade.upsertWorkspace>[1]): void {
+    upgrade.upsertWorkspace(this.#connection.db, row);
+  }
+
+  /** For an upgrade (inside a write): registers the workspaces memories use. */
+  registerMemoryWorkspaces(): void {
+    upgrade.registerMemoryWorkspaces(this.#connection.db);
+  }
+
+  /** Rebuilds the word index from `memories` (inside a write); returns memories indexed. */
+  rebuildWordIndex(): number {
+    return this.capabilities.fts ? terms.rebuildTermsIndex(this.#connection.db) : 0;
+  }
+
+  /** Row counts and content hashes of memories and history (upgrade verification). */
+  contentFingerprints(): upgrade.ContentFingerprints {
+    return upgrade.targetFingerprints(this.#connection.db);
+  }
+
+  /** Folds the WAL into the database file and truncates it; `busy` > 0 when it could not. */
+  checkpoint(): { busy: number } {
+    return upgrade.checkpointTruncate(this.#connection.db);
+  }
+
   getMeta(key: string): string | undefined {
     return getMeta(this.#connection, key);
   }
@@ -645,6 +688,21 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     throw new MemaError("storage_error", `cannot prepare the database ${path}: ${error}`, {
       cause: error,
     });
+  }
+}
+
+/** What the SQLite file at `path` is (read-only; `foreign` when SQLite cannot read it). */
+export function inspectDatabase(path: string): upgrade.DatabaseKind {
+  let source: upgrade.UpgradeSource;
+  try {
+    source = new upgrade.UpgradeSource(path);
+  } catch (error) {
+    return { kind: "foreign", reason: String(error instanceof Error ? error.message : error) };
+  }
+  try {
+    return source.inspect();
+  } finally {
+    source.close();
   }
 }
 

@@ -438,7 +438,10 @@ export function notAMemaDatabase(): MemaError {
   return new MemaError(
     "schema_mismatch",
     "this SQLite file is not a mema database (no schema generation in its meta table)",
-    { hint: "point MEMA_DB_PATH at a mema database or at a new file" },
+    {
+      hint:
+        "point MEMA_DB_PATH at a mema database or at a new file; a memory-arbiter 0.8 / mema 0.17 database is brought over by `mema upgrade`",
+    },
   );
 }
 
