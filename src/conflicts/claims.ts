@@ -64,6 +64,8 @@ const THERE_COUNT = /^\s*there\s+(?:is|are|was|were)\s+(?:\d|no\b|only\b)/iu;
  */
 const NAMED_CHANGE =
   /\b(?:raised|lowered|increased|reduced|cut|moved|switched|replaced|migrated|changed|relocated|renamed|upgraded|downgraded|postponed|rescheduled|cancelled|canceled|banned)\b/iu;
+/** "Hopefully…", "maybe…", "I hope…": a wish or a guess, not a statement of fact. */
+const HEDGE = /^\s*(?:hopefully|maybe|perhaps|probably|i hope|i guess|i wish|fingers crossed)\b/iu;
 /** "[shared a photo: …]": a description of an attachment, not something the speaker says. */
 const BRACKETED = /^\s*\[[^\]]*\]\s*$/u;
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -81,6 +83,7 @@ export function readClaim(row: string): Claim {
     return { text, notAClaim: "its subject is a bare pronoun" };
   }
   if (EXHORTATION.test(text)) return { text, notAClaim: "an exhortation states no fact" };
+  if (HEDGE.test(text)) return { text, notAClaim: "a wish or a guess states no fact" };
   if (POSSIBILITY.test(text) && !PERMISSION.test(text)) {
     return { text, notAClaim: "says what could be, not what is" };
   }
