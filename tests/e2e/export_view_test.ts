@@ -51,3 +51,47 @@ Deno.test("memory_review export pages the facts in force as files, bounded in co
     home.cleanup();
   }
 });
+
+Deno.test("memory_review export under strict isolation exports only the caller's own workspace", async () => {
+  const home = makeTempHome();
+  const open = await startServer(home);
+  try {
+    await open.call("remember", {
+      subject: "alpha fact",
+      content: "Alpha ships Mondays.",
+      workspace: "alpha",
+    });
+    await open.call("remember", {
+      subject: "beta fact",
+      content: "Beta ships Fridays.",
+      workspace: "beta",
+    });
+    await open.call("remember", {
+      subject: "global",
+      content: "Everyone uses UTC.",
+      workspace: "default",
+    });
+  } finally {
+    await open.close();
+  }
+  const alpha = await startServer(home, {
+    env: { MEMA_WORKSPACE_ISOLATION: "strict", MEMA_WORKSPACE: "alpha" },
+  });
+  try {
+    const view = (data: unknown) => alpha.callRaw({ view: "export", data }, "memory_review");
+    const own = await view({});
+    assert.equal(own.ok, true, JSON.stringify(own.data));
+    assert.deepEqual(
+      own.data.items.map((item: { text: string }) => JSON.parse(item.text).subject),
+      [
+        "alpha fact",
+      ],
+    );
+    const other = await view({ workspace: "beta" });
+    assert.equal(other.ok, false);
+    assert.match(other.data.reason, /only your own workspace/);
+  } finally {
+    await alpha.close();
+    home.cleanup();
+  }
+});
