@@ -125,8 +125,7 @@ export const importSpec: CommandSpec = {
   name: "import",
   summary: "store Markdown notes and JSONL exports as memories",
   usage: [
-    "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run]",
-    "       [--authorized] [--db PATH]",
+    "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--db PATH]",
   ],
   description: [
     "Markdown files and folders (recursively; .md, .markdown) and JSONL exports of mema.",

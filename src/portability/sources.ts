@@ -191,7 +191,7 @@ export function markdownUnit(raw: string, source: NoteSource): ImportUnit {
   const outline = readNoteSections(parsed.body);
   const title = declaredTitle ?? outline.title ?? source.fileTitle;
   const unit: ImportUnit = { path: source.path, line: 1, items: [] };
-  if (!hasSubstance(parsed.body) && parsed.body.trim() === "") {
+  if (parsed.body.trim() === "") {
     throw new SourceError(parsed.bodyLine, "the note is empty");
   }
   const whole = source.split === "file" || outline.sections.length === 0;
