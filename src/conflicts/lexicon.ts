@@ -131,6 +131,8 @@ export const UPDATE_PHRASES: readonly string[] = [
   "went up",
   "went down",
   "relicensed",
+  "rebuilt",
+  "rewritten",
   "rather than",
   "starting from",
   "starting next",
@@ -408,6 +410,11 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   "@manager": ["manager", "reports to", "report to", "boss", "上级", "汇报", "领导"],
   "@send": ["goes out", "go out", "sent", "send", "sends", "published", "发出", "发送"],
   "@timeout": ["timeout", "time out", "times out"],
+  // Particle verbs: "check in" and "check out" are two attributes, not one verb with a stopword.
+  "@checkin": ["check in", "checks in", "check-in", "checked in"],
+  "@checkout": ["check out", "checks out", "check-out", "checked out"],
+  "@login": ["log in", "logs in", "login", "sign in", "signs in"],
+  "@logout": ["log out", "logs out", "logout", "sign out", "signs out"],
   "@license": [
     "licensed under",
     "released under",
