@@ -5,7 +5,7 @@
  * (issue 11's bar: at most 1) next to the rule stage's precision and recall on the project's
  * labelled corpus, so a change that quiets chat by losing real conflicts shows.
  *
- *   deno run -A bench/chat_conflicts.ts [--data PATH]
+ *   deno run -A bench/chat_conflicts.ts [--data PATH] [--model static-wink-100d]
  *
  * Writes bench/results/chat_conflicts.json. Never asserts.
  * @module
@@ -13,7 +13,9 @@
 import { parseArgs } from "node:util";
 import { detectConflicts } from "../src/conflicts/detect.ts";
 import { assessPair } from "../src/conflicts/rules.ts";
+import { semanticNeighbours } from "../src/conflicts/neighbours.ts";
 import { defaultStages } from "../src/conflicts/stages.ts";
+import { SemanticIndex } from "../src/evidence/semantic.ts";
 import type { ServiceContext } from "../src/memory/context.ts";
 import { rememberMemory } from "../src/memory/remember.ts";
 import { openStore } from "../src/store/mod.ts";
@@ -23,17 +25,29 @@ import { machineFacts, markdownTable, writeResult } from "./helpers/stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { data: { type: "string", default: LOCOMO_DEV } },
+  options: {
+    data: { type: "string", default: LOCOMO_DEV },
+    // With an embedding model, neighbours by meaning are compared too (as `serve` does).
+    model: { type: "string" },
+  },
 });
 
 const home = Deno.makeTempDirSync({ prefix: "mema-chat-" });
-const store = await openStore(`${home}/chat.sqlite3`, { cacheDir: `${home}/cache`, skipVec: true });
+const store = await openStore(`${home}/chat.sqlite3`, {
+  cacheDir: `${home}/cache`,
+  skipVec: values.model === undefined,
+});
+const semantic = values.model
+  ? new SemanticIndex(store, { modelId: values.model, modelsDir: `${home}/models` })
+  : undefined;
 const ctx: ServiceContext = {
   store,
   caller: { client: "bench", agentId: "chat-conflicts" },
   settings: { workspaceIsolation: "none", includeSize: false },
 };
-const stages = defaultStages();
+const stages = defaultStages({
+  vectors: semantic ? semanticNeighbours(store, semantic) : undefined,
+});
 const rows: Record<string, unknown>[] = [];
 let turns = 0;
 let opened = 0;
@@ -50,6 +64,7 @@ try {
       });
       conversationTurns++;
       if (duplicateReplay) continue;
+      await semantic?.embedPendingRows();
       const report = await detectConflicts(ctx, memoryId, stages);
       conversationConflicts += report.recorded.length;
       if (Deno.env.get("SHOW")) {
@@ -74,12 +89,14 @@ try {
     opened += conversationConflicts;
   }
 } finally {
+  await semantic?.unload();
   store.close();
   Deno.removeSync(home, { recursive: true });
 }
 const corpus = scoreCorpus((await loadCorpus()).filter((pair) => pair.half === "held"), assessPair)
   .overall;
 const summary = {
+  model: values.model ?? null,
   turns,
   conflicts_opened: opened,
   per_100_turns: Number((opened / turns * 100).toFixed(2)),
