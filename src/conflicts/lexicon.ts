@@ -214,6 +214,7 @@ export const NEGATION_PHRASES: readonly string[] = [
   "no longer",
   "not anymore",
   "not",
+  "cannot",
   "n't",
   "never",
   "no",

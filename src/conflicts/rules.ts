@@ -573,6 +573,10 @@ function qualifierSwap(
       ).map((word) => `${before.join(" ")}|${word}`),
     );
   };
+  // An attribute word on either side ("enterprise tier" / "enterprise pricing") rewords the
+  // attribute; parallel qualifiers are two content words ("free" / "business").
+  const attribute = (word: string) => word.startsWith("@") || ATTRIBUTE_NOUNS.has(word);
+  if (leftDiff.some(attribute) || rightDiff.some(attribute)) return false;
   const leftHeads = heads(left, leftDiff);
   return [...heads(right, rightDiff)].some((word) => leftHeads.has(word));
 }

@@ -185,10 +185,16 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     .replace(/'s\b/g, "");
 
   const updatePhrases: string[] = [];
-  let negated = false;
-  lower = consume(lower, UPDATE, (phrase) => {
+  // Polarity per clause: "not unavailable" cancels out, but "proprietary and cannot be
+  // redistributed" denies twice, once per clause; the row is negated when a clause is.
+  const clauses = new Map<number, boolean>();
+  const flip = (text: string, offset: number) => {
+    const clause = (text.slice(0, offset).match(CLAUSE_BREAK) ?? []).length;
+    clauses.set(clause, !(clauses.get(clause) ?? false));
+  };
+  lower = consume(lower, UPDATE, (phrase, offset, text) => {
     updatePhrases.push(phrase);
-    if (NEGATING_UPDATES.has(phrase)) negated = !negated;
+    if (NEGATING_UPDATES.has(phrase)) flip(text, offset);
   });
   const historicalPhrases: string[] = [];
   lower = consume(lower, HISTORICAL, (phrase) => historicalPhrases.push(phrase));
@@ -199,17 +205,16 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   const states: string[] = [];
   // A state word becomes its state's token; a word denying the state also flips the polarity.
   for (const { regex, token, off } of STATE_WORDS) {
-    lower = lower.replace(regex, () => {
+    lower = lower.replace(regex, (_match: string, offset: number, text: string) => {
       states.push(token);
-      if (off) negated = !negated;
+      if (off) flip(text, offset);
       return ` ${token.startsWith("@") ? token : STATE_TOKEN_PREFIX + token.replace(/_/g, "")} `;
     });
   }
   // "no matter how small" concedes, it does not negate.
   lower = lower.replace(/\bno matter\b/g, " ");
-  lower = consume(lower, NEGATION, () => {
-    negated = !negated;
-  });
+  lower = consume(lower, NEGATION, (_phrase, offset, text) => flip(text, offset));
+  const negated = [...clauses.values()].some((odd) => odd);
   for (const { phrase, regex } of FAMILY_PHRASES) {
     lower = lower.replace(regex, ` ${FAMILY_OF_PHRASE.get(phrase)} `);
   }
@@ -290,16 +295,23 @@ function dropE(word: string): string {
 }
 
 /** Removes every match (a space stays, so words on either side do not merge). */
-function consume(text: string, phrases: PhraseMatcher[], found: (phrase: string) => void): string {
+function consume(
+  text: string,
+  phrases: PhraseMatcher[],
+  found: (phrase: string, offset: number, text: string) => void,
+): string {
   let out = text;
   for (const { phrase, regex } of phrases) {
-    out = out.replace(regex, () => {
-      found(phrase);
+    out = out.replace(regex, (_match: string, offset: number, whole: string) => {
+      found(phrase, offset, whole);
       return " ";
     });
   }
   return out;
 }
+
+/** Where one clause ends and the next begins: never removed by the phrase passes. */
+const CLAUSE_BREAK = /[;,，；]|\band\b|\bbut\b|而且|但是/gu;
 
 /** "in 2019" in a past-tense row, or a year before the row's own event time. */
 function pastYear(

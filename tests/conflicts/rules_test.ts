@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { assessPair, type EvidenceSide } from "../../src/conflicts/rules.ts";
+import { readSentence } from "../../src/conflicts/sentence.ts";
 import { loadCorpus, loadLegacyCorpus, scoreCorpus } from "./corpus.ts";
 
 function pair(a: string, b: string, subject = "notes"): ReturnType<typeof assessPair> {
@@ -305,4 +306,14 @@ Deno.test("number: close percentages, counts and identifiers are still different
     assert.equal(result.candidate, true, `${a} / ${b}: ${result.reasons}`);
     assert.ok(result.kind === "number" || result.kind === "date", result.kind);
   }
+});
+
+Deno.test("v2: polarity is read per clause", () => {
+  // Two denials in one clause cancel out; one in each of two clauses is still a denial.
+  assert.equal(readSentence("The room is not unavailable.").negated, false);
+  assert.equal(
+    readSentence("The font files are proprietary and cannot be redistributed.").negated,
+    true,
+  );
+  assert.equal(readSentence("Backups no longer go to S3; they go to B2.").negated, true);
 });
