@@ -341,7 +341,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     "just really very quite usually always mostly still also only again ever yet soon today " +
     "tomorrow yesterday week weeks month months year years day days last next ago recently " +
     "lately later earlier am pm et al etc s one's let's get gets got after before until till " +
-    "since during within around across between among through" +
+    "since during within around across between among through says said mentioned tells told" +
     " 的 了 是 在 和 与 我 我们 你 你们 他 她 他们 这 那 个 就 都 会 要 把 被"
   ).split(/\s+/).filter((word) => word !== ""),
 );
@@ -445,6 +445,8 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "priced",
     "pricing",
     "sells for",
+    "pay",
+    "pays",
     "sell for",
     "charge",
     "charges",
