@@ -36,8 +36,8 @@ export const NOTICES_PER_RESPONSE = 5;
 export const STRICT_NOTICE_WINDOW = 200;
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
-/** Bumped when the rule stage changes, so the next scan round is a full one. */
-export const DETECTOR_VERSION = "rules-1";
+/** Bumped when the rule stage changes, so the next scan round is a full one (rules-2: issue 14). */
+export const DETECTOR_VERSION = "rules-2";
 /** Memories per kick (memory-arbiter used 400, capped at 2000). */
 export const SCAN_DEFAULT_MEMORIES = 400;
 /** Seconds per kick (memory-arbiter used 45). */
