@@ -89,9 +89,11 @@ export async function consoleCommand(args: string[]): Promise<number> {
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
     });
+    const judge = openJudge(config);
     const ctx = {
       store,
       semantic,
+      judge,
       caller: consoleCaller(),
       settings: {
         workspaceIsolation: config.workspaceIsolation,
@@ -103,7 +105,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     if (store.capabilities.readOnly === undefined) {
       // Changes made in the console queue evidence and conflict checks like any write.
       const stages = defaultStages({
-        judge: openJudge(config),
+        judge,
         vectors: semanticNeighbours(store, semantic),
       });
       const jobWorker = startEvidenceWorker(store, semantic, {

@@ -122,7 +122,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       dbPath: config.dbPath,
       conflicts: {
         stages: defaultStages({
-          judge: judge.usable ? judge : undefined,
+          judge,
           vectors: semanticNeighbours(store, semantic),
         }),
         waitMs: config.noticeSyncWaitMs,

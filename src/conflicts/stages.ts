@@ -20,7 +20,11 @@ import type { PairJudge } from "./types.ts";
 export function defaultStages(
   options: { judge?: PairJudge; vectors?: VectorNeighbours } = {},
 ): DetectionStages {
-  return { assess: assessPair, judge: options.judge, vectors: options.vectors };
+  // A judge handle that is not usable (off, not installed) is no judge: the rules decide.
+  const judge = options.judge instanceof JudgeHandle && !options.judge.usable
+    ? undefined
+    : options.judge;
+  return { assess: assessPair, judge, vectors: options.vectors };
 }
 
 /**
