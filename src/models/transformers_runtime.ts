@@ -14,10 +14,20 @@
  */
 import { cacheDir } from "../config/paths.ts";
 import { MemaError } from "../errors/mod.ts";
+import {
+  ensureModelStackPart,
+  importTransformersModule,
+  type TransformersModule,
+} from "./model_stack.ts";
 import { prepareModelRuntime } from "./native_libs.ts";
 
-/** Imports transformers.js configured for local models only. */
-export async function importTransformers(): Promise<typeof import("@huggingface/transformers")> {
+/**
+ * Imports transformers.js configured for local models only, installing the model runtime
+ * first when it is missing (a model configured without `mema setup`; the message goes to
+ * stderr).
+ */
+export async function importTransformers(): Promise<TransformersModule> {
+  await ensureModelStackPart("transformers");
   try {
     prepareModelRuntime({ cacheDir: cacheDir() });
   } catch (error) {
@@ -26,7 +36,7 @@ export async function importTransformers(): Promise<typeof import("@huggingface/
       cause: error,
     });
   }
-  const transformers = await import("@huggingface/transformers");
+  const transformers = await importTransformersModule();
   const env = transformers.env;
   // Before anything loads: raise the log level first so no info line reaches stdout.
   env.logLevel = transformers.LogLevel.ERROR;

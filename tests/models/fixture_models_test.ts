@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { ensureModelStackPart, importTransformersModule } from "../../src/models/model_stack.ts";
 
 const FIXTURES = new URL("../fixtures/models/", import.meta.url);
 const EMBED_DIR = fileURLToPath(new URL("tiny-bert-embed", FIXTURES));
@@ -16,12 +17,15 @@ const NLI_DIR = fileURLToPath(new URL("tiny-nli", FIXTURES));
 /** The ONNX graph and the PyTorch module differ only by float rounding. */
 const REFERENCE_TOLERANCE = 1e-4;
 
-type Transformers = typeof import("@huggingface/transformers");
+// The package is not in deno.json (src/models/model_stack.ts), so its types are not either.
+// deno-lint-ignore no-explicit-any
+type Transformers = any;
 
 async function loadTransformers(): Promise<Transformers> {
   // Imported inside the tests so that loading the native onnxruntime addon is part of what
   // they check, and so other test modules never pay for it.
-  const transformers = await import("@huggingface/transformers");
+  await ensureModelStackPart("transformers");
+  const transformers = await importTransformersModule() as unknown as Transformers;
   transformers.env.allowRemoteModels = false;
   transformers.env.allowLocalModels = true;
   return transformers;
@@ -32,8 +36,8 @@ async function readReference(dir: string): Promise<Record<string, unknown>> {
 }
 
 async function loadNli(): Promise<{
-  tokenizer: InstanceType<Transformers["PreTrainedTokenizer"]>;
-  model: InstanceType<Transformers["PreTrainedModel"]>;
+  tokenizer: Transformers;
+  model: Transformers;
 }> {
   const { AutoTokenizer, AutoModelForSequenceClassification } = await loadTransformers();
   const tokenizer = await AutoTokenizer.from_pretrained(NLI_DIR);

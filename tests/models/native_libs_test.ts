@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
+import { modelStackFile } from "../../src/models/model_stack.ts";
 import { modelRuntimeLibraries, prepareModelRuntime } from "../../src/models/native_libs.ts";
 import { ROOT } from "../helpers/server.ts";
 
@@ -31,7 +31,7 @@ for (const addon of addons) {
 
 /** Copies each addon alone to a flat name in `dir`, as denort 2.9 does. */
 function loneAddonCopies(dir: string): string[] {
-  const require = createRequire(fileURLToPath(import.meta.resolve("@huggingface/transformers")));
+  const require = createRequire(modelStackFile("transformers"));
   const ortIndex = require.resolve("onnxruntime-node");
   const ortBin = `${dirname(ortIndex)}/../bin/napi-v6/${process.platform}/${process.arch}`;
   const sharpPackage = createRequire(require.resolve("sharp"))

