@@ -11,6 +11,7 @@
  * ```
  * @module
  */
+import { MODEL_STACK, modelStackInstalled } from "../models/model_stack.ts";
 import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
 import { isMemaError } from "../errors/mod.ts";
 import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
@@ -278,6 +279,17 @@ function checkVectorChain(
     });
     return;
   }
+  // The model runtime is installed by `mema setup` or on first use (src/models/model_stack.ts).
+  const runtime = modelStackInstalled("transformers");
+  findings.push({
+    check_id: "vector.model_runtime",
+    severity: "info",
+    title: runtime ? "the model runtime is installed" : "the model runtime is not installed yet",
+    detail: runtime
+      ? `${MODEL_STACK.transformers.name}@${MODEL_STACK.transformers.version}`
+      : "the server installs it from npm the first time it loads the model",
+    fix_hint: runtime ? undefined : "`mema setup --model <id>` installs it now",
+  });
   let located;
   try {
     located = locateEmbeddingModel({

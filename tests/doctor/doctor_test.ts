@@ -187,6 +187,7 @@ Deno.test("doctor: the vector chain reports a ready index, then a mismatch", asy
     assert.equal(severity(result.report.findings, "conflicts.scan_freshness"), "info");
     assert.equal(severity(result.report.findings, "vector.model_configured"), "info");
     assert.equal(severity(result.report.findings, "vector.model_files"), "info");
+    assert.equal(severity(result.report.findings, "vector.model_runtime"), "info");
     assert.equal(
       severity(result.report.findings, "vector.index"),
       "info",
