@@ -46,6 +46,16 @@ const NO_FOLLOWS: Partial<RecallTuning> = { followsCarry: 0 };
 
 /** Values tried per lever for the leave-one-conversation-out choice. */
 const GRID: [string, Partial<RecallTuning>[]][] = [
+  ["follows carry", [0.6, 0.7, 0.8, 0.9].map((share) => ({ followsCarry: share }))],
+  [
+    "follows hops",
+    [
+      { followsHops: 1 },
+      ...[2, 3].flatMap((hops) =>
+        [0.5, 0.7, 0.85].map((share) => ({ followsHops: hops, followsHopShare: share }))
+      ),
+    ],
+  ],
   ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
 ];
 

@@ -167,6 +167,10 @@ export const HYBRID_VECTOR_WEIGHT = 0.75;
  *   0 → 0.679 / 0.674; 0.5 → 0.714 / 0.708; 0.6 → 0.722 / 0.726; 0.7 → 0.726 / 0.737
  *   (MRR 0.530 / 0.555); 0.8 → 0.726 / 0.734; 0.9 → 0.723 / 0.730. 0.7: the top of the
  *   plateau; each of the three conversations is above 0.70 from 0.6 to 0.8.
+ * - with two hops and dates (bench/locomo_levers.ts --grid), conv-26 / conv-30 / conv-41:
+ *   0.6 → 0.727 / 0.736 / 0.767; 0.7 → 0.737 / 0.736 / 0.774; 0.8 → 0.748 / 0.721 / 0.774;
+ *   0.9 → 0.744 / 0.740 / 0.762. Leaving one out picks 0.7 / 0.8 / 0.9, held out 0.737 /
+ *   0.721 / 0.762: two folds fall, so 0.7 stays.
  */
 export const FOLLOWS_CARRY = 0.7;
 /**
