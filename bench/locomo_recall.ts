@@ -72,6 +72,8 @@ async function main(): Promise<void> {
   await client.connect(transport);
 
   const scores: QuestionScore[] = [];
+  /** The conversation of each score: R@10 per conversation is the per-fold figure. */
+  const conversationOf: string[] = [];
   const queryMs: number[] = [];
   let stored = 0;
   let ingestMs = 0;
@@ -130,6 +132,7 @@ async function main(): Promise<void> {
           idToDia.get(r.memory_id)
         );
         scores.push(scoreRanking(ranked, evidence, category));
+        conversationOf.push(conversation.sample_id);
       }
     }
   } finally {
@@ -159,6 +162,12 @@ async function main(): Promise<void> {
       `| ${row.category} | ${row.n} | ${row.recall_at_5} | ${row.recall_at_10} | ${row.mrr} |`,
     );
   }
+  const perConversation = selected.map((c) => {
+    const own = scores.filter((_, index) => conversationOf[index] === c.sample_id);
+    const r10 = own.reduce((sum, score) => sum + score.r10, 0) / Math.max(1, own.length);
+    return `${c.sample_id} ${r10.toFixed(3)}`;
+  });
+  console.log(`R@10 per conversation: ${perConversation.join(", ")}`);
   console.log(
     `ingest ${summary.ingest_per_s} memories/s through MCP; vector index ready ${summary.index_wait_ms} ms after; find p50 ${summary.query_p50_ms} ms, p95 ${summary.query_p95_ms} ms`,
   );

@@ -152,6 +152,11 @@ export const DEFAULT_SIMILARITY_FLOOR = 0.6;
  *   0.672 / 0.679 without: the static model's manifest entry sets floor 0.75.
  * - scoring every lexical candidate's rows exactly (not only the top-k rows) lowered it:
  *   0.668 without follows, 0.720 with, so the vector channel stays a top-k search.
+ * - with two follows hops and query dates (lexical 0.751 / 0.698), through MCP, R@10
+ *   conv-26 / conv-30 / conv-41 with follows | without: weight 0.4 → 0.743 / 0.709 / 0.777 |
+ *   0.679 / 0.693 / 0.724; 0.75 → 0.737 / 0.731 / 0.775 | 0.672 / 0.703 / 0.729 (overall
+ *   0.751 | 0.702); 1.2 → 0.721 / 0.731 / 0.769 | 0.652 / 0.703 / 0.723. 0.4 costs conv-30
+ *   and 1.2 costs conv-26, so 0.75 stays.
  */
 export const HYBRID_VECTOR_WEIGHT = 0.75;
 
