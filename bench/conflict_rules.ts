@@ -3,11 +3,14 @@
  * `tests/conflicts/corpus.json`: precision, recall and F1 on the tune half and on the held half
  * (the figure to report: the rules were never shaped on it), per domain, language and sentence
  * frame, and every misclassified pair with the rule stage's reasons. The earlier corpus
- * (`corpus_legacy.json`, tuned-on) is scored too, so a change that breaks its cases shows.
+ * (`corpus_legacy.json`, tuned-on) is scored too, so a change that breaks its cases shows, and so
+ * is the probe set (`corpus_probe.json`, tuned-on: pairs written to find general gaps).
  *
  * ```sh
  * deno task bench:conflicts                 # held half: figures only
  * deno task bench:conflicts --tune          # also list the tune half's mistakes
+ * deno task bench:conflicts --probe         # also list the probe set's mistakes
+ * deno task bench:conflicts --no-held       # while tuning: leave the held half's figures out
  * deno task bench:conflicts --json          # the same figures as JSON
  * ```
  *
@@ -21,6 +24,7 @@ import {
   type CorpusScore,
   loadCorpus,
   loadLegacyCorpus,
+  loadProbeCorpus,
   scoreCorpus,
 } from "../tests/conflicts/corpus.ts";
 
@@ -29,6 +33,7 @@ const legacy: CorpusPair[] = await loadLegacyCorpus();
 const tune = scoreCorpus(corpus.filter((pair) => pair.half === "tune"), assessPair);
 const held = scoreCorpus(corpus.filter((pair) => pair.half === "held"), assessPair);
 const old = scoreCorpus(legacy, assessPair);
+const probe = scoreCorpus(await loadProbeCorpus(), assessPair);
 
 function line(label: string, score: CorpusScore): string {
   return `${label.padEnd(22)}${String(score.pairs).padStart(5)} pairs (${
@@ -44,17 +49,21 @@ if (Deno.args.includes("--json")) {
       tune: { overall: tune.overall, groups: tune.groups },
       held: { overall: held.overall, groups: held.groups },
       legacy: old.overall,
+      probe: { overall: probe.overall, groups: probe.groups },
     },
     null,
     2,
   ));
 } else {
   console.log(`conflict rule stage (no model) on ${corpus.length} pairs`);
-  console.log(line("held half", held.overall));
+  const hideHeld = Deno.args.includes("--no-held");
+  if (!hideHeld) console.log(line("held half", held.overall));
   console.log(line("tune half", tune.overall));
   console.log(line("legacy (tuned-on)", old.overall));
-  for (const [name, report] of [["held", held], ["tune", tune]] as const) {
-    console.log(`\n${name} half by group:`);
+  console.log(line("probe (tuned-on)", probe.overall));
+  for (const [name, report] of [["held", held], ["tune", tune], ["probe", probe]] as const) {
+    if (name === "held" && hideHeld) continue;
+    console.log(`\n${name} ${name === "probe" ? "set" : "half"} by group:`);
     for (const key of Object.keys(report.groups).sort()) {
       console.log(`  ${line(key, report.groups[key])}`);
     }
@@ -62,6 +71,7 @@ if (Deno.args.includes("--json")) {
   const show = [
     ...(Deno.args.includes("--tune") ? tune.misclassified : []),
     ...(Deno.args.includes("--tune") ? old.misclassified : []),
+    ...(Deno.args.includes("--probe") ? probe.misclassified : []),
     ...(Deno.args.includes("--show-held") ? held.misclassified : []),
   ];
   if (show.length > 0) console.log(`\nmisclassified (${show.length}):`);

@@ -60,12 +60,18 @@ export const RULE_AMOUNT_TOLERANCE = 0.025;
 /**
  * Dimensions (or `prefix:` families) compared with {@linkcode RULE_AMOUNT_TOLERANCE}: only those
  * whose amounts go through a unit conversion or are routinely rounded when restated — sizes,
- * durations, money. Everything else compares exactly: a percentage is itself the fact (an SLA
+ * durations, money, mass and length ("50 lb" is 22.7 kg, restated as "23 kg": 1.4% apart). Everything else compares exactly: a percentage is itself the fact (an SLA
  * of 99.9% vs 99.5% is 0.4% apart and a different promise), so are counts ("40 replicas" /
  * "41 replicas"), bare numbers and identifiers ("ticket 1201"), versions and times of day
  * (14:00 / 14:15 are 1.8% apart in minutes after midnight).
  */
-export const RULE_TOLERANT_DIMENSIONS: readonly string[] = ["bytes", "duration", "money:"];
+export const RULE_TOLERANT_DIMENSIONS: readonly string[] = [
+  "bytes",
+  "duration",
+  "money:",
+  "mass",
+  "length",
+];
 
 /**
  * Relative gap still "equal" in an exact dimension: float rounding only, so "1.1k" (computed

@@ -134,6 +134,15 @@ export const UPDATE_PHRASES: readonly string[] = [
   "rebuilt",
   "rewritten",
   "rather than",
+  // Going back to an earlier state is a change too ("the team went back to daily standups").
+  "went back to",
+  "switched back to",
+  "moved back to",
+  "reverted to",
+  "returned to",
+  // "pushed the launch back": the sentence reader joins the split particle verb first.
+  "pushed back",
+  "moved up",
   "starting from",
   "starting next",
   "starting on",
@@ -176,6 +185,9 @@ export const UPDATE_PHRASES: readonly string[] = [
   "戒掉",
   "改为",
   "改成",
+  "变成",
+  "变为",
+  "调整到",
   "换成",
   "换到",
   "搬到",
@@ -342,7 +354,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     "tomorrow yesterday week weeks month months year years day days last next ago recently " +
     "lately later earlier am pm et al etc s one's let's get gets got after before until till " +
     "since during within around across between among through says said mentioned tells told" +
-    " 的 了 是 在 和 与 我 我们 你 你们 他 她 他们 这 那 个 就 都 会 要 把 被"
+    " 的 了 是 在 和 与 我 我们 你 你们 他 她 他们 这 那 个 就 都 会 要 把 被 由"
   ).split(/\s+/).filter((word) => word !== ""),
 );
 
@@ -383,7 +395,22 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "爱吃",
   ],
   "@max": ["maximum", "max", "at most", "no more than", "capped at", "最多", "最大", "上限"],
-  "@min": ["minimum", "min", "at least", "no less than", "最少", "最低", "至少"],
+  "@min": [
+    "minimum",
+    "min",
+    "at least",
+    "no less than",
+    // "requires iOS 15 or later" names a minimum version.
+    "or later",
+    "or newer",
+    "or higher",
+    "or above",
+    "and up",
+    "and above",
+    "最少",
+    "最低",
+    "至少",
+  ],
   "@use": [
     "uses",
     "use",
@@ -419,6 +446,7 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   "@license": [
     "licensed under",
     "released under",
+    "published under",
     "distributed under",
     "available under",
     "license",
@@ -457,6 +485,23 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "收费",
   ],
   "@status": ["status", "state"],
+  // Rule stage v2 probes (tests/conflicts/corpus_probe.json): attributes people name in
+  // interchangeable words.
+  "@backup": ["backup", "backups", "back up", "backs up", "backed up", "backing up"],
+  "@birthday": ["birthday", "born", "date of birth", "birth date", "生日", "出生"],
+  "@current": ["current", "latest", "newest", "most recent"],
+  "@lead": [
+    "lead",
+    "leads",
+    "head of",
+    "heads",
+    "in charge of",
+    "负责人",
+    "负责",
+    "牵头",
+    "带领",
+    "组长",
+  ],
 };
 
 /**
@@ -522,7 +567,7 @@ export const STATE_ANTONYMS: Readonly<
     off: ["is broken", "are broken", "broken", "out of order", "out of service", "坏了", "故障"],
   },
   married: { on: ["married", "已婚"], off: ["single", "unmarried", "divorced", "单身", "离婚"] },
-  open: { on: ["open"], off: ["closed"] },
+  open: { on: ["open", "营业", "开门"], off: ["closed", "休息", "关门", "歇业", "打烊"] },
   in_stock: {
     on: ["in stock", "有货"],
     off: ["out of stock", "sold out", "缺货", "售罄"],
@@ -590,6 +635,32 @@ export const QUALIFIER_PHRASES: readonly string[] = [
   "额外",
   "学生",
 ];
+
+/**
+ * Short forms written for the long ones in notes ("docs" / "documentation", "repo" /
+ * "repository"): the stemmer reads both as the long form.
+ */
+export const ABBREVIATIONS: Readonly<Record<string, string>> = {
+  doc: "documentation",
+  docs: "documentation",
+  repo: "repository",
+  repos: "repository",
+  config: "configuration",
+  configs: "configuration",
+  db: "database",
+  dbs: "database",
+  prod: "production",
+  env: "environment",
+  envs: "environment",
+  app: "application",
+  apps: "application",
+  admin: "administrator",
+  admins: "administrator",
+  info: "information",
+  stats: "statistics",
+  spec: "specification",
+  specs: "specification",
+};
 
 /**
  * Irregular past forms mapped to their base, so a passive or past restatement ("the team is

@@ -82,6 +82,8 @@ export interface PairAssessment {
 interface ValueComparison {
   differing: { a: SentenceValue; b: SentenceValue }[];
   agreeing: number;
+  /** Rates of one dimension per different periods ("$5 per hour" / "$30 for the day"). */
+  otherPeriod?: { a: SentenceValue; b: SentenceValue };
 }
 
 /**
@@ -186,6 +188,10 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   if (ownPart && !oneSidedChange) {
     return drop(`one row is about ${ownPart}, a part of the other's subject`);
   }
+  if (values.otherPeriod && values.differing.length === 0 && !oneSidedChange) {
+    const { a: rateA, b: rateB } = values.otherPeriod;
+    return drop(`rates per different periods (${rateA.raw} / ${rateB.raw}): two prices`);
+  }
   const day = dayScope(left, right) ?? dayScope(right, left);
   if (day && updates.length === 0 && values.differing.length > 0) {
     return drop(`one row is limited to ${day}: a schedule for that day, not a new one`);
@@ -274,6 +280,14 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
   } else if (values.agreeing > 0 && !(twoSided && !oneSidedChange && namedValueSwap())) {
     if (rewordedChange && extraWords > 0) return changed();
+    // "Docs are under CC BY 4.0" / "docs are now under CC BY-SA 4.0": the row saying "now" names
+    // the same number with another name glued to it, a different value.
+    if (!twoSided && extraWords > 0 && extraWords <= RULE_VALUE_MAX_WORDS && renamedValue()) {
+      kind = "update_phrase";
+      opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+      reasons.push(`now the value goes by another name: ${describe()}`);
+      return accept(kind, opposed, []);
+    }
     return drop("restatement: every value the rows share is equal");
   } else if (twoSided) {
     if (leftOnly.runs > 1 || rightOnly.runs > 1) {
@@ -361,6 +375,21 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     const detail = (words: readonly string[]) => words.some((word) => !word.startsWith("xstate"));
     return (!detail(leftOnly.words) || changedSide(left)) &&
       (!detail(rightOnly.words) || changedSide(right));
+  }
+
+  /**
+   * The only extra words sit on the side with an update phrase, glued to a value ("CC BY-SA
+   * 4.0" against "CC BY 4.0").
+   */
+  function renamedValue(): boolean {
+    const extra = (shape: SentenceShape, other: Set<string>) =>
+      shape.words.map((word, i) => ({ word, i })).filter(({ word }) =>
+        word !== VALUE_SLOT && !other.has(word)
+      );
+    const leftExtra = extra(left, rightSet);
+    const rightExtra = extra(right, leftSet);
+    const [shape, words] = leftExtra.length > 0 ? [left, leftExtra] : [right, rightExtra];
+    return shape.updatePhrases.length > 0 && words.every(({ i }) => shape.attached[i]);
   }
 
   /**
@@ -667,9 +696,19 @@ function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComp
   const out: ValueComparison = { differing: [], agreeing: 0 };
   const dimensions = new Set(left.map((v) => v.dimension));
   for (const dimension of dimensions) {
-    const mine = left.filter((v) => v.dimension === dimension);
-    const theirs = right.filter((v) => v.dimension === dimension);
-    if (theirs.length === 0) continue;
+    // Rates per different periods ("$5 per hour" / "$30 for the whole day") are two prices.
+    const mine = left.filter((v) =>
+      v.dimension === dimension && right.some((w) => w.dimension === dimension && samePer(v, w))
+    );
+    const theirs = right.filter((w) =>
+      w.dimension === dimension && mine.some((v) => samePer(v, w))
+    );
+    if (theirs.length === 0) {
+      const rateA = left.find((v) => v.dimension === dimension && v.per !== undefined);
+      const rateB = right.find((w) => w.dimension === dimension && w.per !== undefined);
+      if (rateA && rateB) out.otherPeriod = { a: rateA, b: rateB };
+      continue;
+    }
     const unmatchedMine = mine.filter((v) => !theirs.some((w) => sameValue(v, w)));
     const unmatchedTheirs = theirs.filter((w) => !mine.some((v) => sameValue(v, w)));
     if (unmatchedMine.length > 0 && unmatchedTheirs.length > 0) {
@@ -681,6 +720,11 @@ function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComp
     }
   }
   return out;
+}
+
+/** Two amounts can be compared unless each is a rate and their periods differ. */
+function samePer(a: SentenceValue, b: SentenceValue): boolean {
+  return a.per === undefined || b.per === undefined || a.per === b.per;
 }
 
 /** The words of `shape` the other row lacks, and how many separate runs they form. */

@@ -14,6 +14,7 @@
  * @module
  */
 import {
+  ABBREVIATIONS,
   ADDITION_PHRASES,
   ATTRIBUTE_FAMILIES,
   HISTORICAL_PHRASES,
@@ -46,6 +47,10 @@ function pastAnchor(text: string): string | undefined {
   }
   return undefined;
 }
+
+/** "pushed the launch back", "moved the meeting up": a change verb, its object, its particle. */
+const SPLIT_PARTICLE =
+  /\b(pushed|moved|brought|switched)\s+((?:the|our|their|this|that|it)\s+(?:[a-z]+\s+)?[a-z]+|it)\s+(back|up|forward)\b/g;
 
 /** Words just before a value that make it the replaced one. */
 const REPLACED_VALUE =
@@ -169,12 +174,20 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   let masked = "";
   let cursor = 0;
   for (const value of values) {
-    masked += `${source.slice(cursor, value.start)} ${VALUE_MARK} `;
+    // A rate keeps its period as a word ("$1,500 a year" and "the annual license" share it).
+    const per = value.per === undefined
+      ? ""
+      : value.per === "year"
+      ? "@yearly"
+      : `@per${value.per}`;
+    masked += `${source.slice(cursor, value.start)} ${VALUE_MARK} ${per} `;
     cursor = value.end;
   }
   masked += source.slice(cursor);
   // Phrasal verbs that look like a change but are not one ("dropped off the cakes").
   let lower = masked.toLowerCase().replace(/\b(dropped|dropping|drop)\s+(off|by)\b/g, "visit")
+    // A particle verb split by its object ("pushed the launch back") reads joined.
+    .replace(SPLIT_PARTICLE, "$1 $3 $2")
     .replace(/[’‘`]/g, "'")
     .replace(
       /\b(can|won|shan)'t\b/g,
@@ -277,6 +290,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
  * underscores (config keys, product names) are kept as written.
  */
 export function stem(word: string): string {
+  const long = ABBREVIATIONS[word];
+  if (long !== undefined) return stem(long);
   const irregular = IRREGULAR_FORMS[word];
   if (irregular !== undefined) return dropE(irregular);
   if (!/^[a-z]+$/.test(word) || word.length <= 3) return word.length === 3 ? dropE(word) : word;

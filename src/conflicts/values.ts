@@ -32,6 +32,11 @@ export interface SentenceValue {
   amount?: number;
   /** Version or date components (`[1, 2]`; a date is `[year|NaN, month|NaN, day|NaN]`). */
   parts?: number[];
+  /**
+   * The period an amount of money is charged per ("$5 per hour" → `hour`), when one follows it.
+   * Two rates per different periods are not compared ("$5 per hour" / "$30 for the whole day").
+   */
+  per?: string;
   /** The text as written. */
   raw: string;
   /** UTF-16 offsets in the sentence. */
@@ -82,6 +87,33 @@ const BYTES: Record<string, number> = {
   gib: 1024 ** 3,
   tb: 1024 ** 4,
   tib: 1024 ** 4,
+};
+
+/** Mass in kilograms and length in metres: restated in other units ("50 lb" ≈ "23 kg"). */
+const MASS_KG: Record<string, number> = {
+  g: 0.001,
+  gram: 0.001,
+  kg: 1,
+  kilo: 1,
+  kilogram: 1,
+  lb: 0.45359237,
+  lbs: 0.45359237,
+  tonne: 1000,
+  公斤: 1,
+  千克: 1,
+  克: 0.001,
+  斤: 0.5,
+};
+const LENGTH_M: Record<string, number> = {
+  km: 1000,
+  kilometer: 1000,
+  kilometre: 1000,
+  meter: 1,
+  metre: 1,
+  mile: 1609.344,
+  mi: 1609.344,
+  公里: 1000,
+  米: 1,
 };
 
 const CURRENCY_WORDS: Record<string, string> = {
@@ -168,6 +200,48 @@ const CHINESE_DIGITS: Record<string, number> = {
 const YEAR_LEADS =
   /(?:in|since|from|until|till|by|of|before|after|during|early|late|mid|year)\s+$/i;
 
+/** What may follow an amount of money to make it a rate. */
+const RATE_PERIOD =
+  /^\s*(?:\/\s*|(?:per|a|an|each|every)\s+|for\s+(?:the|a|an|one)\s+(?:(?:whole|full|entire)\s+)?)(hour|hr|day|night|week|month|mo|year|yr|annum)s?\b|^\s*(hourly|daily|nightly|weekly|monthly|yearly|annually)\b/i;
+
+const ORDINAL_WORDS: Record<string, number> = {
+  first: 1,
+  second: 2,
+  third: 3,
+  fourth: 4,
+  fifth: 5,
+  sixth: 6,
+  seventh: 7,
+  eighth: 8,
+  ninth: 9,
+  tenth: 10,
+  eleventh: 11,
+  twelfth: 12,
+  thirteenth: 13,
+  fourteenth: 14,
+  fifteenth: 15,
+  sixteenth: 16,
+  seventeenth: 17,
+  eighteenth: 18,
+  nineteenth: 19,
+  twentieth: 20,
+  thirtieth: 30,
+  last: -1,
+};
+const ORDINAL_WORD =
+  String.raw`(?:(?:twenty|thirty)[- ])?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|` +
+  String.raw`ninth)|tenth|eleventh|twelfth|(?:thir|four|fif|six|seven|eigh|nine)teenth|` +
+  String.raw`twentieth|thirtieth|last`;
+
+function ordinalWord(word: string): number | undefined {
+  const parts = word.toLowerCase().split(/[- ]/);
+  if (parts.length === 2) {
+    const ones = ORDINAL_WORDS[parts[1]];
+    return ones === undefined ? undefined : (parts[0] === "twenty" ? 20 : 30) + ones;
+  }
+  return ORDINAL_WORDS[parts[0]];
+}
+
 const NUM = String.raw`\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?`;
 const MONTH_NAME = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|` +
   String.raw`july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
@@ -233,6 +307,17 @@ const PATTERNS: {
     },
   },
   {
+    // Clock hours in words: "4 o'clock in the morning", "11 in the evening", "9 o'clock".
+    regex:
+      /\b(\d{1,2})(?::(\d{2}))?(?:\s*o'clock)?\s+(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night))\b|\b(\d{1,2})\s*o'clock\b/gi,
+    read: (m) => {
+      if (m[5]) return time(+m[5], 0);
+      const part = (m[3] ?? m[4]).toLowerCase();
+      const hour = +m[1] % 12 + (part === "morning" ? 0 : part === "night" && +m[1] < 6 ? 0 : 12);
+      return time(hour, m[2] ? +m[2] : 0);
+    },
+  },
+  {
     // Money: $20, US$1.5k, €30/month, 20 dollars, 99元, ¥5万.
     regex: new RegExp(
       String.raw`(?:US)?([$€£¥])\s?(${NUM})(?:\s?(k|m|bn|thousand|million|billion)\b)?|` +
@@ -240,11 +325,18 @@ const PATTERNS: {
           .raw`\b(${NUM})\s?(k|thousand|million|billion|万)?\s?(usd|eur|gbp|cny|rmb|dollars?|euros?|pounds?|元|块)`,
       "gi",
     ),
-    read: (m) => {
+    read: (m, text) => {
       const symbol = m[1] ?? m[6];
       const amount = parseNumber(m[2] ?? m[4]) *
         (MULTIPLIERS[(m[3] ?? m[5] ?? "").toLowerCase()] ?? 1);
-      return { dimension: `money:${CURRENCY_WORDS[singular(symbol.toLowerCase())]}`, amount };
+      const dimension = `money:${CURRENCY_WORDS[singular(symbol.toLowerCase())]}`;
+      // "$5 per hour", "€30/month", "$30 for the whole day", "$1,500 a year": the rate's period
+      // is part of the value.
+      const rate = text.slice(m.index + m[0].length).match(RATE_PERIOD);
+      if (!rate) return { dimension, amount };
+      const per = singular((rate[1] ?? rate[2]).toLowerCase()).replace(/ly$/, "")
+        .replace(/^dai$/, "day").replace(/^annual$/, "year").replace(/^annum$/, "year");
+      return { dimension, amount, per, end: m.index + m[0].length + rate[0].length };
     },
   },
   {
@@ -258,14 +350,20 @@ const PATTERNS: {
       String
         .raw`(?<![\w.])(${NUM})\s?-?\s?(milliseconds?|msec|ms|seconds?|secs?|s|minutes?|mins?|` +
         String
-          .raw`hours?|hrs?|h|days?|d|weeks?|wks?|months?|mo|years?|yrs?|bytes?|[kmgt]i?b)\b|` +
-        String.raw`(\d+(?:\.\d+)?)\s?(秒钟|秒|分钟|小时|天|周|星期|个月|年)`,
+          .raw`hours?|hrs?|h|days?|d|weeks?|wks?|months?|mo|years?|yrs?|bytes?|[kmgt]i?b|` +
+        String
+          .raw`kgs?|kilos?|kilograms?|grams?|g|lbs?|tonnes?|km|kilomet(?:er|re)s?|met(?:er|re)s?|` +
+        String.raw`miles?|mi)\b|` +
+        String
+          .raw`(\d+(?:\.\d+)?)\s?(秒钟|秒|分钟|小时|天|周|星期|个月|年|公斤|千克|克|斤|公里|米)`,
       "gi",
     ),
     read: (m) => {
       const amount = parseNumber(m[1] ?? m[3]);
       const unit = singular((m[2] ?? m[4]).toLowerCase());
       if (unit in BYTES) return { dimension: "bytes", amount: amount * BYTES[unit] };
+      if (unit in MASS_KG) return { dimension: "mass", amount: amount * MASS_KG[unit] };
+      if (unit in LENGTH_M) return { dimension: "length", amount: amount * LENGTH_M[unit] };
       return { dimension: "duration", amount: amount * DURATION_SECONDS[unit] };
     },
   },
@@ -291,6 +389,19 @@ const PATTERNS: {
       "gi",
     ),
     read: (m) => date(NaN, monthOf(m[1] ?? m[2]), NaN),
+  },
+  {
+    // Ordinals that are not part of a date: "the 15th of every month", "the second Monday",
+    // "the 3rd floor". Words only before a day, a period or "of", where they rank a slot.
+    regex: new RegExp(
+      String.raw`\b(\d{1,2})(?:st|nd|rd|th)\b|\b(${ORDINAL_WORD})(?=\s+(?:of\b|` +
+        String.raw`(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|day\b|week\b|weekend\b|floor\b))`,
+      "gi",
+    ),
+    read: (m) => {
+      const amount = m[1] ? +m[1] : ordinalWord(m[2]);
+      return amount === undefined ? undefined : { dimension: "ordinal", amount };
+    },
   },
   {
     // Years after a preposition: "in 2019", "since 2021".
@@ -449,7 +560,73 @@ function stemNoun(noun: string): string {
  * up to 99 before a unit as digits: "三天" → "3天", "二十四小时" → "24小时".
  */
 export function normalizeNumerals(text: string): string {
-  return chineseNumeralsToDigits(text.normalize("NFKC"));
+  return englishNumeralsToDigits(chineseNumeralsToDigits(text.normalize("NFKC")));
+}
+
+const ENGLISH_ONES: Record<string, number> = {
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+};
+const ENGLISH_TENS: Record<string, number> = {
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
+/**
+ * Number words before a unit, a currency or a clock word: "twenty-five dollars", "two weeks",
+ * "ten o'clock", "eleven in the evening", "fifty kg". Elsewhere a number word stays a word
+ * ("one of us"); "one day" is an idiom as often as a duration and stays too.
+ */
+const ENGLISH_NUMERAL = new RegExp(
+  String.raw`\b(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](one|two|three|` +
+    String.raw`four|five|six|seven|eight|nine))?|(zero|one|two|three|four|five|six|seven|eight|` +
+    String.raw`nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|` +
+    String.raw`nineteen))(?:[- ](hundred|thousand))?(?=[\s-]+(?:seconds?|minutes?|hours?|days?|` +
+    String.raw`weeks?|months?|years?|dollars?|euros?|pounds?|percent|per\s+cent|o'clock|` +
+    String.raw`in\s+the\s+(?:morning|afternoon|evening)|kilos?|kilograms?|kg|lbs?|miles?|` +
+    String.raw`kilomet(?:er|re)s?|km|gigabytes?|megabytes?|terabytes?|[kmgt]b)\b)`,
+  "gi",
+);
+
+function englishNumeralsToDigits(text: string): string {
+  return text.replace(/[’‘]/g, "'").replace(
+    ENGLISH_NUMERAL,
+    (whole: string, tens?: string, ones?: string, single?: string, scale?: string, ...rest) => {
+      const at = rest[0] as number;
+      const source = rest[1] as string;
+      if (/^one$/i.test(whole) && /^[\s-]+day\b/i.test(source.slice(at + whole.length))) {
+        return whole;
+      }
+      const base = single !== undefined
+        ? ENGLISH_ONES[single.toLowerCase()]
+        : ENGLISH_TENS[tens!.toLowerCase()] + (ones ? ENGLISH_ONES[ones.toLowerCase()] : 0);
+      const factor = scale === undefined ? 1 : scale.toLowerCase() === "hundred" ? 100 : 1000;
+      return String(base * factor);
+    },
+  );
 }
 
 function chineseNumeralsToDigits(text: string): string {

@@ -35,8 +35,11 @@ export interface CorpusPair {
   a: EvidenceSide;
   b: EvidenceSide;
   note: string;
-  /** Which half the pair is in ({@link halfOf}); never written in the file. */
-  half: "tune" | "held";
+  /**
+   * Which half the pair is in ({@link halfOf}); never written in the file. `probe` pairs come
+   * from `corpus_probe.json` and are tuned on like the tune half.
+   */
+  half: "tune" | "held" | "probe";
 }
 
 /**
@@ -91,6 +94,22 @@ export async function loadCorpus(): Promise<CorpusPair[]> {
     a: { text: pair.a },
     b: { text: pair.b },
     half: halfOf(pair.id),
+  }));
+}
+
+/**
+ * Reads `corpus_probe.json`: pairs written later (mostly reworded conflicts and reworded
+ * non-conflicts) to find general gaps without reading the held half. Tuned on, all `probe`.
+ */
+export async function loadProbeCorpus(): Promise<CorpusPair[]> {
+  const raw: RawPair[] = JSON.parse(
+    await Deno.readTextFile(new URL("./corpus_probe.json", import.meta.url)),
+  );
+  return raw.map((pair) => ({
+    ...pair,
+    a: { text: pair.a },
+    b: { text: pair.b },
+    half: "probe",
   }));
 }
 

@@ -317,3 +317,87 @@ Deno.test("v2: polarity is read per clause", () => {
   );
   assert.equal(readSentence("Backups no longer go to S3; they go to B2.").negated, true);
 });
+
+/** Asserts the rule stage's decision on each pair, with its reasons when it is wrong. */
+function expectPairs(pairs: [string, string][], candidate: boolean): void {
+  for (const [a, b] of pairs) {
+    const result = pair(a, b);
+    assert.equal(result.candidate, candidate, `${a} / ${b}: ${result.reasons.join("; ")}`);
+  }
+}
+
+Deno.test("probe: amounts written in words, o'clock and ordinals are values", () => {
+  expectPairs([
+    ["The Pro plan costs $20 per month.", "The Pro plan is priced at twenty-five dollars a month."],
+    [
+      "The nightly backup job runs at 2am.",
+      "Nightly backups have been moved to 4 o'clock in the morning.",
+    ],
+    ["The library closes at 10 pm.", "The library now closes at eleven in the evening."],
+    [
+      "The quarterly review happens on the first Monday of the month.",
+      "The quarterly review happens on the second Monday of the month.",
+    ],
+    [
+      "Invoices are due on the 1st of each month.",
+      "Invoices are now due on the fifteenth of every month.",
+    ],
+  ], true);
+  expectPairs([
+    ["The workshop ticket is $50.", "Tickets for the workshop are priced at fifty dollars."],
+    ["The trial period lasts 14 days.", "The trial period lasts two weeks."],
+    ["The library closes at 10 pm.", "The library closes at ten in the evening."],
+  ], false);
+});
+
+Deno.test("probe: weights and distances compare across units; rates only per the same period", () => {
+  expectPairs([
+    ["Max luggage weight is 20 kg.", "Max luggage weight is now 50 lb."],
+    ["The race course is 10 km.", "The race course is 5 miles."],
+    ["Parking costs $5 per hour.", "Parking now costs $8 an hour."],
+  ], true);
+  expectPairs([
+    ["Max luggage weight is 23 kg.", "Max luggage weight is 50 lb."],
+    ["The bridge limit for trucks is 3 tonnes.", "The bridge limit for trucks is 3000 kg."],
+    ["Parking costs $5 per hour.", "Parking costs $30 for the whole day."],
+  ], false);
+});
+
+Deno.test("probe: going back, split particle verbs and Chinese 变成 name a change", () => {
+  expectPairs([
+    ["The team prefers async standups.", "The team went back to daily video standups."],
+    [
+      "The product launch is scheduled for March 3.",
+      "We pushed the launch back to the 17th of March.",
+    ],
+    ["她最喜欢的颜色是蓝色。", "她最喜欢的颜色变成了绿色。"],
+    ["张伟是后端组的负责人。", "后端组现在由李娜负责。"],
+    ["这家店周一休息。", "这家店现在周一也营业。"],
+  ], true);
+  expectPairs([["测试组由孙悦带领。", "孙悦是测试组的组长。"]], false);
+});
+
+Deno.test("probe: interchangeable attribute words and short forms meet", () => {
+  expectPairs([
+    ["Kevin's birthday is on July 4.", "Kevin was born on the 14th of July."],
+    ["The current release is v2.3.1.", "The latest release is 2.4.0."],
+    [
+      "Our docs are published under CC BY 4.0.",
+      "Documentation is now released under CC BY-SA 4.0.",
+    ],
+  ], true);
+  expectPairs([
+    ["The database backups run every night.", "Every night, the database is backed up."],
+    ["Our docs are published under CC BY 4.0.", "The documentation is released under CC BY 4.0."],
+  ], false);
+});
+
+Deno.test("probe: 'these days' opens a claim, and a permission may name its amount in words", () => {
+  expectPairs([
+    ["I prefer tea in the morning.", "These days I drink coffee in the morning instead of tea."],
+    [
+      "Remote work is allowed two days a week.",
+      "Employees may now work remotely three days a week.",
+    ],
+  ], true);
+});
