@@ -193,3 +193,10 @@ export const RULE_CHANGE_MAX_EXTRA_WORDS = 6;
  * three). Chosen on the tune half of tests/conflicts/corpus.json.
  */
 export const RULE_MIN_OVERLAP_REWORDED_VALUE = 0.6;
+
+/**
+ * Fewest letters a derivational suffix may leave when the stemmer reads a noun as its verb
+ * ("migration" → "migr" meets "migrated"; "vacation", "station" and "location" stay whole, so
+ * they never meet "vac-", "st-" or "loc-" words). Chosen on tests/conflicts/corpus_probe.json.
+ */
+export const RULE_DERIVED_MIN_BASE = 4;

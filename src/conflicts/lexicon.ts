@@ -663,6 +663,23 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Nouns made from verbs whose stem the suffix rules cannot recover ("retention" / "retain",
+ * "registration" / "register"): read as the verb, so "data retention is 30 days" and "we
+ * retain data for a year" share their attribute.
+ */
+export const DERIVED_FORMS: Readonly<Record<string, string>> = {
+  registration: "register",
+  retention: "retain",
+  subscription: "subscribe",
+  extension: "extend",
+  decision: "decide",
+  description: "describe",
+  expiry: "expire",
+  admission: "admit",
+  assignment: "assign",
+};
+
+/**
  * Irregular past forms mapped to their base, so a passive or past restatement ("the team is
  * led by Chloe" / "Chloe leads the team") shares its verb with the present one.
  */

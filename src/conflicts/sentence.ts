@@ -17,6 +17,7 @@ import {
   ABBREVIATIONS,
   ADDITION_PHRASES,
   ATTRIBUTE_FAMILIES,
+  DERIVED_FORMS,
   HISTORICAL_PHRASES,
   IRREGULAR_FORMS,
   NEGATION_PHRASES,
@@ -27,6 +28,7 @@ import {
   UPDATE_PHRASES,
 } from "./lexicon.ts";
 import { extractValues, normalizeNumerals, type SentenceValue } from "./values.ts";
+import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE } from "./constants.ts";
 
 /** Marks a state token among the words ("xstateallowed"); never a word people write. */
 const STATE_TOKEN_PREFIX = "xstate";
@@ -299,10 +301,37 @@ export function stem(word: string): string {
   if (out.endsWith("ies") && out.length > 4) out = `${out.slice(0, -3)}y`;
   else if (out.endsWith("sses")) out = out.slice(0, -2);
   else if (out.endsWith("s") && !/(?:ss|us|is)$/.test(out)) out = out.slice(0, -1);
+  const derived = DERIVED_FORMS[out] ?? derivedBase(out);
+  if (derived !== undefined) return stem(derived);
   if (out.endsWith("ing") && out.length > 5) out = out.slice(0, -3);
   else if (out.endsWith("ed") && !out.endsWith("eed") && out.length >= 4) out = out.slice(0, -2);
   if (/([b-df-hj-km-np-rtv-z])\1$/.test(out)) out = out.slice(0, -1);
-  return dropE(out);
+  // A verb in -ate meets its noun in -ation ("migrated" / "migration"): both lose the "at".
+  out = dropE(out);
+  if (/at(?:e|es|ed|ing)$/.test(word) && out.endsWith("at") && out.length - 2 >= DERIVED_MIN_BASE) {
+    out = out.slice(0, -2);
+  }
+  return out;
+}
+
+/**
+ * The verb a noun is made from, by its suffix: "configuration" → "configure", "addition" →
+ * "add", "deletion" → "delete", "deployment" → "deploy", "renewal" → "renew". Returned as a
+ * form the stemmer then reads like the verb; undefined when no suffix rule applies.
+ */
+function derivedBase(word: string): string | undefined {
+  const rules: [RegExp, number][] = [
+    [/ation$/, DERIVED_MIN_BASE],
+    [/ition$/, 3],
+    [/(?<=[ct])ion$/, 5],
+    [/ment$/, 6],
+    [/(?<=[wvs])al$/, 5],
+  ];
+  for (const [suffix, minBase] of rules) {
+    const match = word.match(suffix);
+    if (match && match.index! >= minBase) return `${word.slice(0, match.index)}ing`;
+  }
+  return undefined;
 }
 
 function dropE(word: string): string {

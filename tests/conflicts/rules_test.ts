@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { assessPair, type EvidenceSide } from "../../src/conflicts/rules.ts";
-import { readSentence } from "../../src/conflicts/sentence.ts";
+import { readSentence, stem } from "../../src/conflicts/sentence.ts";
 import { loadCorpus, loadLegacyCorpus, scoreCorpus } from "./corpus.ts";
 
 function pair(a: string, b: string, subject = "notes"): ReturnType<typeof assessPair> {
@@ -400,4 +400,18 @@ Deno.test("probe: 'these days' opens a claim, and a permission may name its amou
       "Employees may now work remotely three days a week.",
     ],
   ], true);
+});
+
+Deno.test("probe: a noun made from a verb meets the verb (-ation, -tion, -ment, -al)", () => {
+  expectPairs([
+    ["Account deletion takes 30 days.", "Accounts are now deleted after 14 days."],
+    ["Password expiration is set to 90 days.", "Passwords now expire after 60 days."],
+    ["Our subscription renewal is on the 1st of June.", "The subscription renews on June 15."],
+    ["Data retention is 30 days.", "We retain data for one year."],
+    ["Deployment happens on Tuesdays.", "We deploy on Thursdays now."],
+  ], true);
+  expectPairs([["Deployment happens on Tuesdays.", "We deploy on Tuesdays."]], false);
+  assert.equal(stem("migration"), stem("migrated"));
+  assert.equal(stem("configuration"), stem("configure"));
+  assert.notEqual(stem("vacation"), stem("vacancy"));
 });
