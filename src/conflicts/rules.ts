@@ -668,6 +668,17 @@ function readSide(side: EvidenceSide): { notAClaim?: string; shape?: SentenceSha
   return read;
 }
 
+/** A subject read once: every pair of a detection run compares the new memory's subject. */
+function readSubject(subject: string): SentenceShape {
+  const key = `subject\u0000${subject}`;
+  const cached = READ_CACHE.get(key)?.shape;
+  if (cached) return cached;
+  const shape = readSentence(subject);
+  if (READ_CACHE.size >= READ_CACHE_MAX) READ_CACHE.delete(READ_CACHE.keys().next().value!);
+  READ_CACHE.set(key, { shape });
+  return shape;
+}
+
 function contentSet(shape: SentenceShape): Set<string> {
   return new Set(shape.words.filter((word) => word !== VALUE_SLOT));
 }
@@ -684,8 +695,8 @@ function coreSet(shape: SentenceShape, other: Set<string>): Set<string> {
 /** Share of the shorter subject's words found in the other; undefined when one is missing. */
 function subjectsOverlap(a?: string, b?: string): number | undefined {
   if (!a?.trim() || !b?.trim()) return undefined;
-  const left = contentSet(readSentence(a));
-  const right = contentSet(readSentence(b));
+  const left = contentSet(readSubject(a));
+  const right = contentSet(readSubject(b));
   if (left.size === 0 || right.size === 0) return undefined;
   const shared = [...left].filter((word) => right.has(word)).length;
   return shared / Math.min(left.size, right.size);
