@@ -394,7 +394,18 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "喜欢",
     "爱吃",
   ],
-  "@max": ["maximum", "max", "at most", "no more than", "capped at", "最多", "最大", "上限"],
+  "@max": [
+    "maximum",
+    "max",
+    "at most",
+    "no more than",
+    "capped at",
+    // "bags may weigh up to 50 lb": a bound named by its preposition.
+    "up to",
+    "最多",
+    "最大",
+    "上限",
+  ],
   "@min": [
     "minimum",
     "min",
@@ -490,6 +501,20 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   "@backup": ["backup", "backups", "back up", "backs up", "backed up", "backing up"],
   "@birthday": ["birthday", "born", "date of birth", "birth date", "生日", "出生"],
   "@current": ["current", "latest", "newest", "most recent"],
+  "@store": [
+    "stored in",
+    "stored on",
+    "stores",
+    "store",
+    "stored",
+    "kept in",
+    "kept on",
+    "keep",
+    "keeps",
+    "kept",
+    "saved in",
+    "saved to",
+  ],
   "@lead": [
     "lead",
     "leads",
@@ -677,6 +702,7 @@ export const DERIVED_FORMS: Readonly<Record<string, string>> = {
   expiry: "expire",
   admission: "admit",
   assignment: "assign",
+  weight: "weigh",
 };
 
 /**

@@ -188,6 +188,12 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   masked += source.slice(cursor);
   // Phrasal verbs that look like a change but are not one ("dropped off the cakes").
   let lower = masked.toLowerCase().replace(/\b(dropped|dropping|drop)\s+(off|by)\b/g, "visit")
+    // "keep going", "keeps me motivated": "keep" before a verb form means to continue, not to
+    // store something somewhere.
+    .replace(
+      /\b(?:keep|keeps|kept|keeping)\s+(?:(?:me|you|us|them|him|her|it)\s+)?(?=[a-z]+(?:ing|ed)\b)/g,
+      "continue ",
+    )
     // A particle verb split by its object ("pushed the launch back") reads joined.
     .replace(SPLIT_PARTICLE, "$1 $3 $2")
     .replace(/[’‘`]/g, "'")

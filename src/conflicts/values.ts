@@ -87,6 +87,10 @@ const BYTES: Record<string, number> = {
   gib: 1024 ** 3,
   tb: 1024 ** 4,
   tib: 1024 ** 4,
+  kilobyte: 1024,
+  megabyte: 1024 ** 2,
+  gigabyte: 1024 ** 3,
+  terabyte: 1024 ** 4,
 };
 
 /** Mass in kilograms and length in metres: restated in other units ("50 lb" ≈ "23 kg"). */
@@ -351,6 +355,7 @@ const PATTERNS: {
         .raw`(?<![\w.])(${NUM})\s?-?\s?(milliseconds?|msec|ms|seconds?|secs?|s|minutes?|mins?|` +
         String
           .raw`hours?|hrs?|h|days?|d|weeks?|wks?|months?|mo|years?|yrs?|bytes?|[kmgt]i?b|` +
+        String.raw`(?:kilo|mega|giga|tera)bytes?|` +
         String
           .raw`kgs?|kilos?|kilograms?|grams?|g|lbs?|tonnes?|km|kilomet(?:er|re)s?|met(?:er|re)s?|` +
         String.raw`miles?|mi)\b|` +

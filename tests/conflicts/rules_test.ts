@@ -415,3 +415,14 @@ Deno.test("probe: a noun made from a verb meets the verb (-ation, -tion, -ment, 
   assert.equal(stem("configuration"), stem("configure"));
   assert.notEqual(stem("vacation"), stem("vacancy"));
 });
+
+Deno.test("probe: 'kept in' is 'stored in', 'up to' names a maximum, megabytes are a size", () => {
+  expectPairs([
+    ["The configuration is stored in etcd.", "We now keep the config in Consul."],
+    ["Max luggage weight is 20 kg.", "Checked bags may weigh up to 50 lb."],
+  ], true);
+  expectPairs([
+    ["The maximum upload size is 25 MB.", "Uploads up to 25 megabytes are accepted."],
+    ["Max luggage weight is 23 kg.", "Checked luggage may weigh up to 50 lb."],
+  ], false);
+});
