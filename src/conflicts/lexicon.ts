@@ -194,6 +194,7 @@ export const UPDATE_PHRASES: readonly string[] = [
   "搬去",
   "调到",
   "改到",
+  "交给",
   "推迟到",
   "提前到",
   "升级到",
@@ -381,6 +382,11 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   ],
   "@begin": ["starts", "start", "begins", "begin", "commences", "kicks off", "kick off"],
   "@yearly": ["annual", "annually", "yearly", "per year", "a year"],
+  // How often: "changed monthly" / "rotated every month" name one frequency.
+  "@monthly": ["monthly", "every month", "each month", "per month", "每月", "每个月"],
+  "@weekly": ["weekly", "every week", "each week", "per week", "每周"],
+  "@daily": ["daily", "every day", "each day", "per day", "每天"],
+  "@hourly": ["hourly", "every hour", "each hour", "per hour", "每小时"],
   "@preference": [
     "likes",
     "like",
@@ -592,7 +598,7 @@ export const STATE_ANTONYMS: Readonly<
     off: ["is broken", "are broken", "broken", "out of order", "out of service", "坏了", "故障"],
   },
   married: { on: ["married", "已婚"], off: ["single", "unmarried", "divorced", "单身", "离婚"] },
-  open: { on: ["open", "营业", "开门"], off: ["closed", "休息", "关门", "歇业", "打烊"] },
+  open: { on: ["open", "opens", "营业", "开门"], off: ["closed", "休息", "关门", "歇业", "打烊"] },
   in_stock: {
     on: ["in stock", "有货"],
     off: ["out of stock", "sold out", "缺货", "售罄"],
@@ -781,6 +787,8 @@ export const MULTI_VALUED_VERBS: readonly string[] = [
   "speaks",
   "collect",
   "collects",
+  // "allergic to peanuts" and "allergic to shellfish" can both hold.
+  "allergic",
   "喜欢",
   "爱",
 ];

@@ -54,6 +54,15 @@ function pastAnchor(text: string): string | undefined {
 const SPLIT_PARTICLE =
   /\b(pushed|moved|brought|switched)\s+((?:the|our|their|this|that|it)\s+(?:[a-z]+\s+)?[a-z]+|it)\s+(back|up|forward)\b/g;
 
+/** The frequency family a rate's period reads as ("$1,500 a year" meets "the annual fee"). */
+const RATE_TOKENS: Record<string, string> = {
+  year: "@yearly",
+  month: "@monthly",
+  week: "@weekly",
+  day: "@daily",
+  hour: "@hourly",
+};
+
 /** Words just before a value that make it the replaced one. */
 const REPLACED_VALUE =
   /(?:instead of|rather than|in place of|replacing|up from|down from|was|formerly|改为[^，。]*前的|而不是)\s*(?:the\s+)?$/iu;
@@ -177,11 +186,7 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   let cursor = 0;
   for (const value of values) {
     // A rate keeps its period as a word ("$1,500 a year" and "the annual license" share it).
-    const per = value.per === undefined
-      ? ""
-      : value.per === "year"
-      ? "@yearly"
-      : `@per${value.per}`;
+    const per = value.per === undefined ? "" : RATE_TOKENS[value.per] ?? `@per${value.per}`;
     masked += `${source.slice(cursor, value.start)} ${VALUE_MARK} ${per} `;
     cursor = value.end;
   }

@@ -426,3 +426,17 @@ Deno.test("probe: 'kept in' is 'stored in', 'up to' names a maximum, megabytes a
     ["Max luggage weight is 23 kg.", "Checked luggage may weigh up to 50 lb."],
   ], false);
 });
+
+Deno.test("probe: frequencies in other words, 'opens' against 'closed', 交给 and allergies", () => {
+  expectPairs([
+    ["The museum is closed on Mondays.", "The museum now opens on Mondays."],
+    ["小王负责招聘。", "招聘工作已经交给小李了。"],
+  ], true);
+  expectPairs([
+    [
+      "The router admin password is changed monthly.",
+      "The router admin password is rotated every month.",
+    ],
+    ["Alex is allergic to peanuts.", "Alex is allergic to shellfish."],
+  ], false);
+});
