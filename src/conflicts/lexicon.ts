@@ -379,6 +379,10 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
     "works from",
     "work from",
     "works out of",
+    // "the repo is hosted on GitHub" / "the repository lives on GitHub"
+    "hosted on",
+    "hosted in",
+    "hosted at",
   ],
   "@begin": ["starts", "start", "begins", "begin", "commences", "kicks off", "kick off"],
   "@yearly": ["annual", "annually", "yearly", "per year", "a year"],

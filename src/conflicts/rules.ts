@@ -161,6 +161,10 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
   if (updates.length === 0 && episode(a.text) && episode(b.text)) {
     return drop("two episodes a speaker tells (first person, past tense): both can be true");
   }
+  const occasions = twoOccasions(a.text, b.text);
+  if (updates.length === 0 && occasions) {
+    return drop(`two occasions (${occasions}), each told in the past: both can be true`);
+  }
   const sharedId = sharedIdentifier(a.text, b.text);
   if (sharedId && !polarityFlip && !oneSidedChange) {
     return drop(`restatement: both rows name ${sharedId}`);
@@ -171,7 +175,8 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
       `different ${ids.kind} for the same attribute: ${ids.a} vs ${ids.b}`,
     ]);
   }
-  if (!polarityFlip && updates.length === 0) {
+  // "now … as well" still adds: only a named change ("switched to") replaces.
+  if (!polarityFlip && !namedChange) {
     const addition = left.additions[0] ?? right.additions[0];
     if (addition && (left.additions.length === 0) !== (right.additions.length === 0)) {
       return drop(`one row adds to the other ("${addition}"), it does not replace it`);
@@ -279,6 +284,10 @@ export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
     kind = "negation";
     reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
   } else if (values.agreeing > 0 && !(twoSided && !oneSidedChange && namedValueSwap())) {
+    // "We upgraded to PostgreSQL 16" / "PostgreSQL 16 is our main database": the change ends
+    // in the value the other row holds, so both say the same present.
+    const target = changeTarget(a.text, left, right) ?? changeTarget(b.text, right, left);
+    if (target) return drop(`the change ends in the value the other row holds (${target})`);
     if (rewordedChange && extraWords > 0) return changed();
     // "Docs are under CC BY 4.0" / "docs are now under CC BY-SA 4.0": the row saying "now" names
     // the same number with another name glued to it, a different value.
@@ -560,6 +569,45 @@ function sharedIdentifier(a: string, b: string): string | undefined {
  * two episodes with different amounts are two occasions, not a changed fact.
  */
 const FIRST_PERSON = /(?:^|[\s,])(?:i|i'm|i've|my|me)\b/iu;
+
+/**
+ * The value a row's change leads to ("upgraded to PostgreSQL 16" → "16") when the other row
+ * holds it too; undefined when no change of this row ends in a shared value.
+ */
+function changeTarget(
+  text: string,
+  shape: SentenceShape,
+  other: SentenceShape,
+): string | undefined {
+  const lower = text.toLowerCase();
+  for (const phrase of shape.updatePhrases) {
+    if (!/\b(?:to|into|for|with|by)$/.test(phrase)) continue;
+    for (const value of shape.values) {
+      if (!other.values.some((theirs) => sameValue(value, theirs))) continue;
+      const near = new RegExp(
+        `${escapeRegex(phrase)}\\s+(?:\\S+\\s+){0,2}?${escapeRegex(value.raw.toLowerCase())}`,
+        "u",
+      );
+      if (near.test(lower)) return value.raw;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * When a row says something happened: "yesterday", "last week", "this morning", "3 days ago".
+ * Two rows anchored at different such times, each with a past action, tell two occasions
+ * ("Melanie painted a sunset last week" / "Melanie painted a lake scene yesterday").
+ */
+const OCCASION =
+  /\b(?:yesterday|last\s+(?:night|week|weekend|month|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this\s+(?:morning|afternoon|evening|past\s+weekend)|\d+\s+(?:days?|weeks?|months?)\s+ago|(?:a|one|two|three)\s+(?:days?|weeks?|months?)\s+ago)\b/iu;
+
+function twoOccasions(a: string, b: string): string | undefined {
+  const left = a.match(OCCASION)?.[0].toLowerCase();
+  const right = b.match(OCCASION)?.[0].toLowerCase();
+  if (!left || !right || left === right) return undefined;
+  return PAST_ACTION.test(a) && PAST_ACTION.test(b) ? `${left} / ${right}` : undefined;
+}
 
 /** "I made it in pottery class", "I painted this after I visited…": something a speaker did. */
 function episode(text: string): boolean {

@@ -206,7 +206,39 @@ const YEAR_LEADS =
 
 /** What may follow an amount of money to make it a rate. */
 const RATE_PERIOD =
-  /^\s*(?:\/\s*|(?:per|a|an|each|every)\s+|for\s+(?:the|a|an|one)\s+(?:(?:whole|full|entire)\s+)?)(hour|hr|day|night|week|month|mo|year|yr|annum)s?\b|^\s*(hourly|daily|nightly|weekly|monthly|yearly|annually)\b/i;
+  /^\s*(?:\/\s*|(?:per|a|an|each|every)\s+|for\s+(?:the|a|an|one)\s+(?:(?:whole|full|entire)\s+)?)(second|sec|minute|min|hour|hr|day|night|week|month|mo|year|yr|annum)s?\b|^\s*(hourly|daily|nightly|weekly|monthly|yearly|annually)\b/i;
+
+/** Seconds in each period a rate may be given per. */
+const PERIOD_SECONDS: Record<string, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3600,
+  day: 86400,
+  night: 86400,
+  week: 604800,
+  month: 2592000,
+  year: 31536000,
+};
+
+/** The period right after an amount ("per hour", "a month", "/year", "annually"), if any. */
+function ratePeriod(after: string): { per: string; length: number } | undefined {
+  const rate = after.match(RATE_PERIOD);
+  if (!rate) return undefined;
+  const word = singular((rate[1] ?? rate[2]).toLowerCase()).replace(/ly$/, "");
+  const per = ({
+    sec: "second",
+    min: "minute",
+    hr: "hour",
+    dai: "day",
+    mo: "month",
+    yr: "year",
+    annual: "year",
+    annum: "year",
+  })[
+    word
+  ] ?? word;
+  return { per, length: rate[0].length };
+}
 
 const ORDINAL_WORDS: Record<string, number> = {
   first: 1,
@@ -336,11 +368,9 @@ const PATTERNS: {
       const dimension = `money:${CURRENCY_WORDS[singular(symbol.toLowerCase())]}`;
       // "$5 per hour", "€30/month", "$30 for the whole day", "$1,500 a year": the rate's period
       // is part of the value.
-      const rate = text.slice(m.index + m[0].length).match(RATE_PERIOD);
+      const rate = ratePeriod(text.slice(m.index + m[0].length));
       if (!rate) return { dimension, amount };
-      const per = singular((rate[1] ?? rate[2]).toLowerCase()).replace(/ly$/, "")
-        .replace(/^dai$/, "day").replace(/^annual$/, "year").replace(/^annum$/, "year");
-      return { dimension, amount, per, end: m.index + m[0].length + rate[0].length };
+      return { dimension, amount, per: rate.per, end: m.index + m[0].length + rate.length };
     },
   },
   {
@@ -417,6 +447,20 @@ const PATTERNS: {
         : undefined,
   },
   {
+    // How often: "twice a day", "3 times per week" (a rate: times per second).
+    regex:
+      /\b(?:(once|twice|thrice)|(\d+)\s+times)\s+(?:a|an|per|every|each)\s+(hour|day|night|week|month|year)\b/gi,
+    read: (m) => {
+      const times = m[2] ? +m[2] : ["once", "twice", "thrice"].indexOf(m[1].toLowerCase()) + 1;
+      return { dimension: "rate:time", amount: times / PERIOD_SECONDS[m[3].toLowerCase()] };
+    },
+  },
+  {
+    // Chinese counts with their measure word: 10个, 3台, 2位 (the measure word is the unit).
+    regex: /(\d+)\s?(个|人|台|次|位|名|本|条|件|张|辆|套|间)/g,
+    read: (m) => ({ dimension: `count:${m[2]}`, amount: +m[1] }),
+  },
+  {
     // Any other number, with the noun it counts when one follows: "5 replicas", "port 8080".
     regex: new RegExp(
       // A number glued to a word by a hyphen is part of an identifier (us-east-1, gpt-4).
@@ -426,7 +470,7 @@ const PATTERNS: {
         String.raw`twenty|thirty|fifty|hundred)\s+([a-z][a-z_-]*)|(\d+)\s?(个|人|台|次)`,
       "gi",
     ),
-    read: (m) => {
+    read: (m, text) => {
       if (m[6]) return { dimension: `count:${m[7]}`, amount: +m[6] };
       if (m[4]) {
         const noun = m[5].toLowerCase();
@@ -439,6 +483,15 @@ const PATTERNS: {
       // The value ends at the number: the counted noun stays a content word of the sentence.
       const end = m.index + m[1].length + (m[2]?.length ?? 0);
       if (noun && !(noun in NOUN_STOPS)) {
+        // "100 requests per minute" = "6,000 requests per hour": a count per period is a rate.
+        const rate = ratePeriod(text.slice(m.index + m[0].length));
+        if (rate) {
+          return {
+            dimension: `rate:${stemNoun(noun)}`,
+            amount: amount / PERIOD_SECONDS[rate.per],
+            end,
+          };
+        }
         return { dimension: `count:${stemNoun(noun)}`, amount, end };
       }
       return { dimension: "scalar", parts: [amount], end };

@@ -440,3 +440,25 @@ Deno.test("probe: frequencies in other words, 'opens' against 'closed', 交给 a
     ["Alex is allergic to peanuts.", "Alex is allergic to shellfish."],
   ], false);
 });
+
+Deno.test("probe: rates per period, a change that ends in the other's value, two occasions", () => {
+  expectPairs([
+    [
+      "The API rate limit is 100 requests per minute.",
+      "The API rate limit is 150 requests per minute.",
+    ],
+    ["The search index is rebuilt twice a day.", "The search index is now rebuilt 3 times a day."],
+  ], true);
+  expectPairs([
+    [
+      "The API rate limit is 100 requests per minute.",
+      "The API rate limit is 6,000 requests per hour.",
+    ],
+    ["Our deployment runs on Kubernetes.", "We deploy to Kubernetes twice a day."],
+    ["We upgraded to PostgreSQL 16 in March.", "PostgreSQL 16 is our main database."],
+    ["Melanie painted a sunset last week.", "Melanie painted a lake scene yesterday."],
+    ["The app supports English and Spanish.", "The app now supports French as well."],
+    ["The repo is hosted on GitHub.", "The repository lives on GitHub."],
+    ["会议室可以容纳十个人。", "会议室有一台投影仪。"],
+  ], false);
+});
