@@ -28,7 +28,7 @@ import {
 } from "./helpers/locomo.ts";
 
 /** One asked question and where its score comes from. */
-interface Asked {
+export interface Asked {
   conversation: string;
   question: string;
   category: string;
@@ -59,7 +59,8 @@ const GRID: [string, Partial<RecallTuning>[]][] = [
   ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
 ];
 
-async function buildLibrary(path: string) {
+/** Stores the dev conversations once (shared with bench/locomo_vectors.ts). */
+export async function buildLibrary(path: string) {
   const data = loadLocomo(path);
   const dir = Deno.makeTempDirSync({ prefix: "mema-levers-" });
   const store = await openStore(`${dir}/locomo.sqlite3`, { cacheDir: `${dir}/cache` });
@@ -102,10 +103,20 @@ async function buildLibrary(path: string) {
   return { ctx, dia, asked, conversations: data.map((c) => c.sample_id), cleanup };
 }
 
-type Library = Awaited<ReturnType<typeof buildLibrary>>;
+export type Library = Awaited<ReturnType<typeof buildLibrary>>;
 
-/** Scores every question under one setting. */
-function run(library: Library, tuning: Partial<RecallTuning>): (QuestionScore & Asked)[] {
+/** The vector channel of a run: a query vector per question and the similarity floor. */
+export interface VectorChannel {
+  embed: (query: string) => Float32Array | undefined;
+  floor: number;
+}
+
+/** Scores every question under one setting (hybrid when `vectors` is given). */
+export function run(
+  library: Library,
+  tuning: Partial<RecallTuning>,
+  vectors?: VectorChannel,
+): (QuestionScore & Asked)[] {
   return library.asked.map((item) => {
     const page = findMemories(library.ctx, {
       query: item.question,
@@ -113,22 +124,25 @@ function run(library: Library, tuning: Partial<RecallTuning>): (QuestionScore & 
       workspaceOnly: true,
       limit: 10,
       tuning,
+      queryVector: vectors?.embed(item.question),
+      similarityFloor: vectors?.floor,
     });
     const ranked = page.items.map((entry) => library.dia.get(entry.memory.id));
     return { ...item, ...scoreRanking(ranked, item.evidence, item.category) };
   });
 }
 
-const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
+export const mean = (values: number[]) =>
+  values.reduce((s, v) => s + v, 0) / Math.max(1, values.length);
 const f3 = (value: number) => value.toFixed(3);
 
-function perConversation(library: Library, scores: (QuestionScore & Asked)[]): number[] {
+export function perConversation(library: Library, scores: (QuestionScore & Asked)[]): number[] {
   return library.conversations.map((id) =>
     mean(scores.filter((s) => s.conversation === id).map((s) => s.r10))
   );
 }
 
-function row(library: Library, label: string, scores: (QuestionScore & Asked)[]): string {
+export function row(library: Library, label: string, scores: (QuestionScore & Asked)[]): string {
   const table = scoreTable(scores);
   const cell = (category: string) =>
     table.find((entry) => entry.category === category)?.recall_at_10.toFixed(3) ?? "-";

@@ -250,10 +250,14 @@ export class SemanticIndex {
    * not searchable yet, or the query has no direction (no word the model knows), so it
    * contributes nothing rather than matching everything.
    */
-  async embedQuery(query: string): Promise<Float32Array | undefined> {
+  async embedQuery(
+    query: string,
+    words?: readonly { word: string; weight: number }[],
+  ): Promise<Float32Array | undefined> {
     if (!this.searchable()) return undefined;
     const model = await this.#model();
     if (!this.searchable()) return undefined;
+    if (words && words.length > 0 && model.entry.builtin) return await weightedQuery(model, words);
     const [vector] = await model.embedder.embed([query], "query");
     return hasDirection(vector) ? vector : undefined;
   }
@@ -395,4 +399,27 @@ export interface RebuildReport {
   memoriesMissingRows: number;
   embeddedNow: number;
   complete: boolean;
+}
+
+/**
+ * The query vector of a word-level model (the built-in static model, whose text vector is the
+ * mean of its words' rows) with each word's row scaled by its weight: every distinct word is
+ * embedded alone without normalization (its row), the rows are summed by weight and the sum
+ * normalized. Stored vectors are unweighted means, so the space is unchanged.
+ */
+async function weightedQuery(
+  model: OpenedModel,
+  words: readonly { word: string; weight: number }[],
+): Promise<Float32Array | undefined> {
+  const distinct = [...new Set(words.map(({ word }) => word))];
+  const rows = await model.embedder.embed(distinct, "query", { normalize: false });
+  const rowOf = new Map(distinct.map((word, i) => [word, rows[i]]));
+  const sum = new Float64Array(model.dim);
+  for (const { word, weight } of words) {
+    const row = rowOf.get(word)!;
+    for (let k = 0; k < sum.length; k++) sum[k] += weight * row[k];
+  }
+  const norm = Math.sqrt(sum.reduce((total, x) => total + x * x, 0));
+  const vector = Float32Array.from(sum, (x) => x / norm);
+  return hasDirection(vector) ? vector : undefined;
 }

@@ -71,6 +71,15 @@ export interface EmbedderOptions {
 }
 
 /** A loaded-on-demand embedding model. */
+/** Per-call options of {@link Embedder.embed}. */
+export interface EmbedCallOptions {
+  /**
+   * Overrides the embedder's normalization: `false` returns the pooled vectors as they are
+   * (a word-level model's single-word texts give the word's weighted row, to be summed).
+   */
+  normalize?: boolean;
+}
+
 export interface Embedder {
   /** The vector dimension. */
   readonly dim: number;
@@ -81,7 +90,7 @@ export interface Embedder {
    * vector (see {@linkcode hasDirection}). Calls are queued, so at most one batch runs at a
    * time per embedder.
    */
-  embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]>;
+  embed(texts: string[], kind: EmbedKind, options?: EmbedCallOptions): Promise<Float32Array[]>;
   /** Releases the model; the next `embed` loads it again. */
   unload(): Promise<void>;
 }
@@ -193,7 +202,11 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     return loading;
   };
 
-  const run = async (texts: string[], kind: EmbedKind): Promise<Float32Array[]> => {
+  const run = async (
+    texts: string[],
+    kind: EmbedKind,
+    call: EmbedCallOptions,
+  ): Promise<Float32Array[]> => {
     const prefix = (kind === "query" ? options.queryPrefix : options.passagePrefix) ?? "";
     const vectors: Float32Array[] = texts.map(() => new Float32Array(options.dim));
     // Whitespace-only texts tokenize to nothing; a batch of only those would hand onnxruntime
@@ -218,7 +231,10 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
           { field: "dim", hint: "check the model's dimension in models.manifest.json" },
         );
       }
-      const pooled = poolBatch(hidden, inputs.attention_mask, options);
+      const pooled = poolBatch(hidden, inputs.attention_mask, {
+        pooling: options.pooling,
+        normalize: call.normalize ?? options.normalize,
+      });
       indexes.forEach((index, row) => {
         vectors[index] = pooled[row];
       });
@@ -231,8 +247,8 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     get loaded(): boolean {
       return pipeline !== undefined;
     },
-    embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
-      const result = queue.then(() => run(texts, kind));
+    embed(texts: string[], kind: EmbedKind, call: EmbedCallOptions = {}): Promise<Float32Array[]> {
+      const result = queue.then(() => run(texts, kind, call));
       queue = result.catch(() => {});
       return result;
     },

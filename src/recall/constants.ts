@@ -157,8 +157,34 @@ export const DEFAULT_SIMILARITY_FLOOR = 0.6;
  *   0.679 / 0.693 / 0.724; 0.75 → 0.737 / 0.731 / 0.775 | 0.672 / 0.703 / 0.729 (overall
  *   0.751 | 0.702); 1.2 → 0.721 / 0.731 / 0.769 | 0.652 / 0.703 / 0.723. 0.4 costs conv-30
  *   and 1.2 costs conv-26, so 0.75 stays.
+ * - the word-vector channel's levers (bench/locomo_vectors.ts, in process, chunks embedded
+ *   with the static model's recipe; floors 0.4–0.75 × weights 0.5–1.5, leave one
+ *   conversation out, R@10 held out conv-26 / conv-30 / conv-41 with follows | without,
+ *   against the shipped 0.737 / 0.731 / 0.775 | 0.672 / 0.703 / 0.729):
+ *   the unweighted query at its held-out choice (floor 0.5–0.6, weight 0.5) 0.730 / 0.721 /
+ *   0.793 | 0.669 / 0.712 / 0.735; SIF a 1e-3 / 5e-3 / 1e-2 instead of 2e-3, 0.730 / 0.727 /
+ *   0.793 | 0.672 / 0.718 / 0.736 at best; removing the common component (the first
+ *   principal direction of the library's chunk vectors) 0.753 / 0.727 / 0.774 | 0.676 /
+ *   0.724 / 0.722, of the Zipf-weighted wink rows no better than without; keeping memories
+ *   only the vectors found out of the ranking: within 0.006 either way, picked by no more
+ *   than two folds. None taken (conv-30 falls).
+ *   Query words weighed by their IDF in the library (`src/recall/query_weights.ts`,
+ *   `QUERY_IDF_WEIGHTING`): every fold picks floor 0.6, weight 0.5; held out 0.757 / 0.737 /
+ *   0.792 | 0.679 / 0.741 / 0.732 (overall 0.766 | 0.713, multi-hop 0.480 | 0.495): no
+ *   conversation lower, so 0.5 and the static model's floor 0.6 (models.manifest.json).
+ *   Measured with the static model only; an e5 model uses the same weight.
  */
-export const HYBRID_VECTOR_WEIGHT = 0.75;
+export const HYBRID_VECTOR_WEIGHT = 0.5;
+
+/**
+ * Whether the query vector of a word-level model (the built-in static model) weighs each
+ * query word by its IDF in the library (`src/recall/query_weights.ts`); stored vectors are
+ * unchanged. LoCoMo dev held out (see {@link HYBRID_VECTOR_WEIGHT}): with 0.757 / 0.737 /
+ * 0.792 | 0.679 / 0.741 / 0.732, without (best held-out fusion) 0.730 / 0.721 / 0.793 |
+ * 0.669 / 0.712 / 0.735. A word no memory holds keeps weight 1: weighing it as the rarest
+ * word (IDF 7.98) measured 0.748 / 0.728 / 0.788 at floor 0.5 and lowered conv-30.
+ */
+export const QUERY_IDF_WEIGHTING = true;
 
 /**
  * Share of a memory's score that the memory following it (`follows`) inherits when

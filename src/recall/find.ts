@@ -16,7 +16,7 @@ import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../s
 import { type AccessContext, type ReadScope, readScope } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
 import { WEAK_ISOLATION_NUDGE } from "../workspaces/constants.ts";
-import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR, HYBRID_VECTOR_WEIGHT } from "./constants.ts";
+import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR } from "./constants.ts";
 import { type DateWindow, insideWindow, queryDates } from "./dates.ts";
 import { carryToFollowers } from "./follows.ts";
 import { demoteStaleClaims } from "./stale.ts";
@@ -161,6 +161,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
         filters,
         floor: input.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR,
         now,
+        tuning,
       });
       total += fused.vectorOnly;
       ranked = fused.ranked;
@@ -249,11 +250,18 @@ function rerankText(
 function fuseWithVectors(
   ctx: ServiceContext,
   lexical: RankedMemory[],
-  options: { vector: Float32Array; filters: RecallFilters; floor: number; now: number },
+  options: {
+    vector: Float32Array;
+    filters: RecallFilters;
+    floor: number;
+    now: number;
+    tuning: RecallTuning;
+  },
 ): { ranked: RankedMemory[]; vectorOnly: number } {
-  const hits = vectorCandidates(ctx.store, options.vector, options);
-  if (hits.length === 0) return { ranked: lexical, vectorOnly: 0 };
+  const found = vectorCandidates(ctx.store, options.vector, options);
   const byId = new Map(lexical.map((item) => [item.memory.id, item]));
+  const hits = options.tuning.vectorOnly ? found : found.filter((hit) => byId.has(hit.memoryId));
+  if (hits.length === 0) return { ranked: lexical, vectorOnly: 0 };
   const missing = hits.filter((hit) => !byId.has(hit.memoryId)).map((hit) => hit.memoryId);
   const extra = ctx.store.getMemories(missing);
   const vectorById = new Map(hits.map((hit) => [hit.memoryId, hit]));
@@ -268,7 +276,7 @@ function fuseWithVectors(
     ranked.push({
       memory,
       score: (lexicalItem?.score ?? priorBoost(memory, options.now)) +
-        HYBRID_VECTOR_WEIGHT * similarity,
+        options.tuning.vectorWeight * similarity,
       coverage: lexicalItem?.coverage ?? 0,
       matchedTerms: lexicalItem?.matchedTerms ?? [],
       vectorCosine: hit?.cosine,

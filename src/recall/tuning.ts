@@ -16,6 +16,7 @@ import {
   FOLLOWS_CARRY,
   FOLLOWS_HOP_SHARE,
   FOLLOWS_HOPS,
+  HYBRID_VECTOR_WEIGHT,
 } from "./constants.ts";
 
 /** Every lever of the rerank that the LoCoMo benchmark measures. */
@@ -30,6 +31,10 @@ export interface RecallTuning {
   dateWeight: number;
   /** BM25 length normalization of the rerank. */
   bm25B: number;
+  /** Weight of the evidence similarity added to the lexical score (hybrid recall). */
+  vectorWeight: number;
+  /** Whether memories only the vector channel found may join the ranking. */
+  vectorOnly: boolean;
 }
 
 /** The levers as shipped. */
@@ -39,6 +44,8 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   followsHopShare: FOLLOWS_HOP_SHARE,
   dateWeight: DATE_MATCH_WEIGHT,
   bm25B: BM25_B,
+  vectorWeight: HYBRID_VECTOR_WEIGHT,
+  vectorOnly: true,
 };
 
 /** The shipped levers with `overrides` applied. */

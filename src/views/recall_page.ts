@@ -22,6 +22,8 @@ import {
 } from "../recall/find.ts";
 import { hitSpansFor, type HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
+import { queryWords } from "../recall/query_weights.ts";
+import { QUERY_IDF_WEIGHTING } from "../recall/constants.ts";
 import { type OpenConflictRef, openConflictsOf } from "./conflicts.ts";
 import { visible } from "../workspaces/access.ts";
 
@@ -59,7 +61,11 @@ async function queryVectors(
   const semantic = ctx.semantic;
   if (!semantic?.usable()) return undefined;
   try {
-    return await Promise.all(queries.map((query) => semantic.embedQuery(query)));
+    // The query's words weighed by their rarity in the library (word-level models only).
+    const words = QUERY_IDF_WEIGHTING
+      ? ctx.store.read(() => queries.map((query) => queryWords(ctx.store, query)))
+      : [];
+    return await Promise.all(queries.map((query, i) => semantic.embedQuery(query, words[i])));
   } catch (error) {
     warnings.push(`semantic recall failed for this call, lexical results only: ${error}`);
     return undefined;

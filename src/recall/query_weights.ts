@@ -1,0 +1,59 @@
+/**
+ * Query-side word weights for a word-level embedding model (the built-in static model): each
+ * word of the query is weighed by how rare it is in this library (BM25's IDF over the word
+ * index's document frequencies), so the query vector points at what the question is about
+ * ("pottery", "Melanie") rather than at the words every turn shares ("think", "really").
+ * Stored vectors do not change: only the query's mean is reweighted, so the embedding space
+ * stays the same.
+ *
+ * One store lookup per query (the document frequencies of its words, as the lexical channel
+ * reads them), so the cost is bounded whatever the library size.
+ *
+ * @example
+ * ```ts
+ * import { queryWords } from "./src/recall/query_weights.ts";
+ * // queryWords(store, "What does Melanie paint?")
+ * // → [{ word: "what", weight: 1 }, …, { word: "melanie", weight: 3.9 }, { word: "paint", weight: 2.7 }]
+ * ```
+ * @module
+ */
+import type { Store } from "../store/mod.ts";
+import { termTokens } from "../text/index_terms.ts";
+
+/** One word of the query, in order, and the weight its vector gets in the query's mean. */
+export interface QueryWord {
+  word: string;
+  weight: number;
+}
+
+// The BERT pre-tokenizer's split (the static model's tokenizer): runs of anything but
+// whitespace and punctuation, each punctuation character alone.
+const PUNCTUATION = "\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-\\u007E";
+const WORD = new RegExp(`[^\\s${PUNCTUATION}]+`, "gu");
+
+/**
+ * The query's words (lower-cased, as the static model's tokenizer reads them) with their
+ * weights: `ln(1 + (N − df + 0.5) / (df + 0.5))` for a word the library holds (`df`
+ * memories of `N`), 1 for a function word or a word no memory holds (it cannot be rare in
+ * a library that lacks it; measured: weighing it as the rarest lowered recall, see
+ * `QUERY_IDF_WEIGHTING` in constants.ts). Call inside a store read.
+ */
+export function queryWords(store: Store, query: string): QueryWord[] {
+  const words = query.toLowerCase().match(WORD) ?? [];
+  const tokenOf = new Map<string, string | undefined>();
+  for (const word of words) {
+    if (tokenOf.has(word)) continue;
+    const tokens = termTokens(word);
+    tokenOf.set(word, tokens.length === 1 ? tokens[0] : undefined);
+  }
+  const tokens = [...new Set([...tokenOf.values()].filter((t): t is string => t !== undefined))];
+  if (tokens.length === 0) return words.map((word) => ({ word, weight: 1 }));
+  const frequencies = store.tokenFrequencies(tokens);
+  const total = store.indexedMemories();
+  return words.map((word) => {
+    const token = tokenOf.get(word);
+    const df = token === undefined ? 0 : frequencies.get(token) ?? 0;
+    if (df === 0 || total === 0) return { word, weight: 1 };
+    return { word, weight: Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5)) };
+  });
+}
