@@ -164,8 +164,8 @@ export const DEFAULT_SIMILARITY_FLOOR = 0.6;
  *   the unweighted query at its held-out choice (floor 0.5–0.6, weight 0.5) 0.730 / 0.721 /
  *   0.793 | 0.669 / 0.712 / 0.735; SIF a 1e-3 / 5e-3 / 1e-2 instead of 2e-3, 0.730 / 0.727 /
  *   0.793 | 0.672 / 0.718 / 0.736 at best; removing the common component (the first
- *   principal direction of the library's chunk vectors) 0.753 / 0.727 / 0.774 | 0.676 /
- *   0.724 / 0.722, of the Zipf-weighted wink rows no better than without; keeping memories
+ *   principal direction of the library's chunk vectors) 0.740 / 0.727 / 0.774 | 0.677 /
+ *   0.730 / 0.722, of the Zipf-weighted wink rows no better than without; keeping memories
  *   only the vectors found out of the ranking: within 0.006 either way, picked by no more
  *   than two folds. None taken (conv-30 falls).
  *   Query words weighed by their IDF in the library (`src/recall/query_weights.ts`,
