@@ -59,6 +59,8 @@ interface Variant {
   queryWeight?: Map<string, number>;
   /** The shipped query weighting (src/recall/query_weights.ts), from the store. */
   libraryWeights?: boolean;
+  /** Raises the shipped weights to this power (1: as shipped). */
+  power?: number;
 }
 
 function embedText(
@@ -70,7 +72,11 @@ function embedText(
   const { dim, index, rows } = variant.table;
   const store = library?.ctx.store;
   const shipped = query && variant.libraryWeights && store
-    ? new Map(store.read(() => queryWords(store, text)).map(({ word, weight }) => [word, weight]))
+    ? new Map(
+      store.read(() => queryWords(store, text)).map((
+        { word, weight },
+      ) => [word, weight ** (variant.power ?? 1)]),
+    )
     : undefined;
   const sum = new Float64Array(dim);
   for (const token of text.toLowerCase().match(TOKEN) ?? []) {
@@ -198,6 +204,15 @@ async function main(): Promise<void> {
             label: `sif ${sifA} − library PC1`,
             table,
             remove: principalDirection(vectors, raw.dim),
+          });
+        }
+        if (name.startsWith("idf^")) {
+          const power = Number(name.slice(4));
+          variants.push({
+            label: `sif ${sifA}, query words × IDF^${power}`,
+            table,
+            libraryWeights: true,
+            power,
           });
         }
         if (name === "idf") {
