@@ -243,9 +243,9 @@ function rerankText(
 }
 
 /**
- * Hybrid ranking: the lexical order and the evidence order are fused with
- * reciprocal-rank fusion, then the trust/recency prior orders near-ties.
- * Memories only the vector channel found must clear the similarity floor.
+ * Hybrid ranking: a memory's lexical score (or, found only by meaning, its trust/recency prior)
+ * plus `HYBRID_VECTOR_WEIGHT` × its cosine rescaled above the similarity floor (0 at the floor,
+ * 1 at identity). Memories only the vector channel found must clear the floor.
  */
 function fuseWithVectors(
   ctx: ServiceContext,

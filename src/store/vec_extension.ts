@@ -26,11 +26,24 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-let extractedPath: Promise<string> | undefined;
+/** The copy made for each cache directory in this process. */
+const extracted = new Map<string, Promise<string>>();
 
-/** Copies vec0.so to the cache directory once per process and returns the real path. */
+/**
+ * Copies vec0.so to the cache directory (once per directory and process) and returns the real
+ * path. A copy deleted since (a cleaned cache, a test's temporary home) is made again: SQLite
+ * given a missing path tries `<path>.so` and fails with a confusing message.
+ */
 export function extractVecExtension(cacheDir: string): Promise<string> {
-  extractedPath ??= (async () => {
+  const known = extracted.get(cacheDir);
+  if (known) {
+    return known.then((path) => {
+      if (pathExists(path)) return path;
+      extracted.delete(cacheDir);
+      return extractVecExtension(cacheDir);
+    });
+  }
+  const copying = (async () => {
     const source = sqliteVec.getLoadablePath();
     const bytes = readBytes(source);
     const hash = (await sha256Hex(bytes)).slice(0, 16);
@@ -43,10 +56,9 @@ export function extractVecExtension(cacheDir: string): Promise<string> {
     }
     return target;
   })();
-  extractedPath.catch(() => {
-    extractedPath = undefined;
-  });
-  return extractedPath;
+  extracted.set(cacheDir, copying);
+  copying.catch(() => extracted.delete(cacheDir));
+  return copying;
 }
 
 /** Loads sqlite-vec into `db`; any failure is returned, never thrown. */
