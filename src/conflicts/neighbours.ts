@@ -15,11 +15,30 @@ import { DEFAULT_SIMILARITY_FLOOR } from "../recall/constants.ts";
 import { vectorCandidates } from "../recall/vector.ts";
 import type { Store } from "../store/mod.ts";
 import type { VectorNeighbours } from "./detect.ts";
+import {
+  DETECT_BACKLOG_RECOUNT_MS,
+  DETECT_JOB_KIND,
+  DETECT_VECTOR_BACKLOG_MAX,
+} from "./constants_pipeline.ts";
 
-/** Vector neighbours from the semantic index; answers [] while the index is not searchable. */
+/**
+ * Vector neighbours from the semantic index; answers [] while the index is not searchable, and
+ * while a bulk import's checks wait ({@linkcode DETECT_VECTOR_BACKLOG_MAX}).
+ */
 export function semanticNeighbours(store: Store, semantic: SemanticIndex): VectorNeighbours {
+  let counted = Number.NEGATIVE_INFINITY;
+  let backlog = 0;
+  const bulkBacklog = () => {
+    if (performance.now() - counted >= DETECT_BACKLOG_RECOUNT_MS) {
+      counted = performance.now();
+      const byStatus = store.read(() => store.countJobs())[DETECT_JOB_KIND] ?? {};
+      backlog = byStatus.pending ?? 0;
+    }
+    return backlog > DETECT_VECTOR_BACKLOG_MAX;
+  };
   return {
     async near(text, workspaces) {
+      if (bulkBacklog()) return [];
       const vector = await semantic.embedQuery(text);
       if (!vector) return [];
       const floor = semantic.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR;

@@ -7,6 +7,11 @@ import { semanticNeighbours } from "../../src/conflicts/neighbours.ts";
 import { SemanticIndex } from "../../src/evidence/semantic.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openTestContext } from "../helpers/context.ts";
+import {
+  DETECT_JOB_KIND,
+  DETECT_VECTOR_BACKLOG_MAX,
+} from "../../src/conflicts/constants_pipeline.ts";
+import { enqueueJob } from "../../src/jobs/queue.ts";
 
 Deno.test("neighbours by meaning: a paraphrase in scope is found, other workspaces are not", async () => {
   const t = await openTestContext();
@@ -30,6 +35,39 @@ Deno.test("neighbours by meaning: a paraphrase in scope is found, other workspac
     assert.equal(near[0]?.memoryId, car, JSON.stringify(near));
     assert.ok(near[0].similarity > 0 && near[0].similarity <= 1);
     assert.ok(!near.some((hit) => hit.memoryId === elsewhere));
+  } finally {
+    await semantic.unload();
+    t.cleanup();
+  }
+});
+
+Deno.test("a bulk import's checks skip the by-meaning lookup (word neighbours only)", async () => {
+  const t = await openTestContext();
+  const semantic = new SemanticIndex(t.store, {
+    modelId: "static-wink-100d",
+    modelsDir: `${t.dir}/models`,
+  });
+  t.ctx.semantic = semantic;
+  try {
+    await rememberMemory(t.ctx, {
+      content: "My car broke down on the highway, so I was late.",
+      subject: "notes",
+      workspace: "life",
+    });
+    await semantic.embedPendingRows();
+    const query = "The automobile stopped working on the motorway.";
+    assert.equal((await semanticNeighbours(t.store, semantic).near(query, ["life"])).length, 1);
+    // More waiting checks than DETECT_VECTOR_BACKLOG_MAX: a bulk import is being checked.
+    await t.store.write(() => {
+      for (let i = 0; i < DETECT_VECTOR_BACKLOG_MAX + 1; i++) {
+        enqueueJob(t.store, {
+          kind: DETECT_JOB_KIND,
+          dedupeKey: `bulk:${i}`,
+          payload: { memory_id: 1 },
+        });
+      }
+    });
+    assert.deepEqual(await semanticNeighbours(t.store, semantic).near(query, ["life"]), []);
   } finally {
     await semantic.unload();
     t.cleanup();
