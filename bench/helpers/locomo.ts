@@ -12,6 +12,7 @@
  * @module
  */
 import { ROOT } from "./stats.ts";
+import { MONTHS } from "../../src/recall/dates.ts";
 
 /** One dialogue turn. */
 export interface Turn {
@@ -55,21 +56,6 @@ export const CATEGORY: Record<number, string> = {
 
 /** Where the dev split lives in the shared folder. */
 export const LOCOMO_DEV = `${ROOT}/../shared/bench/locomo/locomo-dev.json`;
-
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
 
 /** Reads the data set. */
 export function loadLocomo(path: string): Conversation[] {

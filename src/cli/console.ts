@@ -18,8 +18,8 @@ import { SemanticIndex } from "../evidence/semantic.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import type { CallerIdentity } from "../memory/context.ts";
-import { dirName, logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
-import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
+import { logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
+import { serviceSettings } from "./service_settings.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { openStore } from "../store/mod.ts";
 import { settlesWithin } from "../platform/deadline.ts";
@@ -95,12 +95,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
       semantic,
       judge,
       caller: consoleCaller(),
-      settings: {
-        workspaceIsolation: config.workspaceIsolation,
-        includeSize: config.includeSize,
-        backupPath: config.backupPath,
-        recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
-      },
+      settings: serviceSettings(config),
     };
     if (store.capabilities.readOnly === undefined) {
       // Changes made in the console queue evidence and conflict checks like any write.

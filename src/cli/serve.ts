@@ -12,8 +12,8 @@ import { LineStdioTransport } from "../mcp/stdio.ts";
 import { createRuntime } from "../mcp/runtime.ts";
 import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
 import { settlesWithin } from "../platform/deadline.ts";
-import { dirName, logInfo, logWarn } from "../platform/mod.ts";
-import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
+import { logInfo, logWarn } from "../platform/mod.ts";
+import { serviceSettings } from "./service_settings.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
@@ -112,12 +112,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       semantic,
       judge,
       caller,
-      settings: {
-        workspaceIsolation: config.workspaceIsolation,
-        includeSize: config.includeSize,
-        backupPath: config.backupPath,
-        recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
-      },
+      settings: serviceSettings(config),
     }, {
       dbPath: config.dbPath,
       conflicts: {

@@ -165,27 +165,6 @@ const MONTHS = [
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 const CHINESE_WEEKDAYS = "日一二三四五六";
 
-const NUMBER_WORDS: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  thirty: 30,
-  fifty: 50,
-  hundred: 100,
-};
-
 const CHINESE_DIGITS: Record<string, number> = {
   零: 0,
   一: 1,
@@ -476,7 +455,7 @@ const PATTERNS: {
         const noun = m[5].toLowerCase();
         return noun in NOUN_STOPS
           ? undefined
-          : { dimension: `count:${stemNoun(noun)}`, amount: NUMBER_WORDS[m[4].toLowerCase()] };
+          : { dimension: `count:${stemNoun(noun)}`, amount: numberWordValue(m[4]) };
       }
       const amount = parseNumber(m[1]) * (m[2] ? 1e3 : 1);
       const noun = m[3]?.toLowerCase();
@@ -653,6 +632,12 @@ const ENGLISH_TENS: Record<string, number> = {
   eighty: 80,
   ninety: 90,
 };
+
+/** The value of one number word ("twelve", "thirty", "hundred"). */
+function numberWordValue(word: string): number {
+  const lower = word.toLowerCase();
+  return lower === "hundred" ? 100 : ENGLISH_ONES[lower] ?? ENGLISH_TENS[lower];
+}
 /**
  * Number words before a unit, a currency or a clock word: "twenty-five dollars", "two weeks",
  * "ten o'clock", "eleven in the evening", "fifty kg". Elsewhere a number word stays a word

@@ -32,7 +32,8 @@ function liveMemory(ctx: ServiceContext, id: number, field: string): MemoryRecor
   return memory;
 }
 
-function checkReason(reason: string | undefined): string {
+/** The reason a governance action gives for the audit log: required, trimmed. */
+export function checkReason(reason: string | undefined): string {
   if (reason === undefined || reason.trim() === "") {
     throw new MemaError("invalid_input", "reason is required: say why, for the audit log", {
       field: "reason",

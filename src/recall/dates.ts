@@ -24,7 +24,8 @@ export interface DateWindow {
   words: string[];
 }
 
-const MONTHS = [
+/** Month names, January first (index = month − 1). */
+export const MONTHS: readonly string[] = [
   "january",
   "february",
   "march",

@@ -79,16 +79,21 @@ export function selectAudit(
   );
   return {
     total,
-    rows: rows.map((row) => ({
-      id: Number(row.id),
-      at: String(row.at),
-      action: String(row.action),
-      memoryId: row.memory_id === null ? null : Number(row.memory_id),
-      agentId: String(row.agent_id),
-      client: String(row.client),
-      reason: row.reason === null ? null : String(row.reason),
-      detail: JSON.parse(String(row.detail)) as Record<string, unknown>,
-    })),
+    rows: rows.map(toAuditRecord),
+  };
+}
+
+/** Converts an `audit` row into a record. */
+export function toAuditRecord(row: Row): AuditRecord {
+  return {
+    id: Number(row.id),
+    at: String(row.at),
+    action: String(row.action),
+    memoryId: row.memory_id === null ? null : Number(row.memory_id),
+    agentId: String(row.agent_id),
+    client: String(row.client),
+    reason: row.reason === null ? null : String(row.reason),
+    detail: JSON.parse(String(row.detail)) as Record<string, unknown>,
   };
 }
 

@@ -13,7 +13,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { replaceRows } from "./evidence_sql.ts";
-import type { AuditRecord } from "./govern_sql.ts";
+import { type AuditRecord, toAuditRecord } from "./govern_sql.ts";
 import { type IndexedFields, unindexMemoryTerms } from "./terms_sql.ts";
 
 type Row = Record<string, unknown>;
@@ -201,16 +201,7 @@ export function selectAuditMentioning(
              AND t.atom IN (SELECT value FROM json_each(?2))))
      ORDER BY a.id`,
   ).all(memoryId, JSON.stringify(conflictIds)) as Row[];
-  return rows.map((row) => ({
-    id: Number(row.id),
-    at: String(row.at),
-    action: String(row.action),
-    memoryId: row.memory_id === null ? null : Number(row.memory_id),
-    agentId: String(row.agent_id),
-    client: String(row.client),
-    reason: row.reason === null ? null : String(row.reason),
-    detail: JSON.parse(String(row.detail)) as Record<string, unknown>,
-  }));
+  return rows.map(toAuditRecord);
 }
 
 /** Replaces an audit row's reason and detail (the purge's scrub of text about a purged memory). */

@@ -18,24 +18,17 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
+import { checkReason } from "../govern/lifecycle.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, RecallFilters, WorkspaceRecord } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace, visible } from "./access.ts";
 import { canonicalWorkspace, DEFAULT_WORKSPACE, WORKSPACE_MAX_CHARS } from "./canonical.ts";
+import { callerLabel } from "./registry.ts";
 
 /** The most memories one `move_memories` call moves (a larger job: merge the workspaces). */
 export const MOVE_MEMORIES_MAX = 5_000;
-
-function checkReason(reason: string | undefined): string {
-  if (reason === undefined || reason.trim() === "") {
-    throw new MemaError("invalid_input", "reason is required: say why, for the audit log", {
-      field: "reason",
-    });
-  }
-  return reason.trim();
-}
 
 /** A workspace name from input: its canonical form and display spelling, or `invalid_input`. */
 function checkName(name: string, field: string): { canonical: string; display: string } {
@@ -163,7 +156,7 @@ export async function renameWorkspace(
       impact:
         `Workspace "${from.canonical}" becomes "${to.canonical}": its ${ids.length} memories move, and writes that still name "${from.canonical}" land in "${to.canonical}". Reason: ${reason}.`,
     });
-    if (target) ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerName(ctx) });
+    if (target) ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
     return foldInto(ctx, [from.canonical], to, { action: "rename_workspace", reason });
   });
 }
@@ -219,7 +212,7 @@ function foldInto(
     const part = moveAll(ctx, memories, to, audit_);
     report.moved.push(...part.moved);
     report.supersededByTwin.push(...part.supersededByTwin);
-    ctx.store.redirectWorkspace(source, to, { at: nowIso(), by: callerName(ctx) });
+    ctx.store.redirectWorkspace(source, to, { at: nowIso(), by: callerLabel(ctx) });
     audit(ctx, {
       ...audit_,
       detail: { from_workspace: source, to_workspace: to.canonical, memories: part.moved.length },
@@ -323,9 +316,9 @@ export async function moveMemories(
       }. Reason: ${reason}.`,
     });
     if (!target) {
-      ctx.store.registerWorkspace({ ...to, state: "active", at: nowIso(), by: callerName(ctx) });
+      ctx.store.registerWorkspace({ ...to, state: "active", at: nowIso(), by: callerLabel(ctx) });
     } else if (target.state === "pending") {
-      ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerName(ctx) });
+      ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
     }
     const report = moveAll(ctx, memories, to, { action: "move_memories", reason });
     return { ...report, dryRun: false, to: to.canonical };
@@ -359,8 +352,8 @@ export async function confirmPendingWorkspace(
         `Workspace "${name.canonical}" becomes a real workspace; writes to it are stored from now on. Reason: ${reason}.`,
     });
     const at = nowIso();
-    ctx.store.confirmWorkspace(name.canonical, { at, by: callerName(ctx) });
-    ctx.store.markWorkspacesReviewed([name.canonical], { at, by: callerName(ctx) });
+    ctx.store.confirmWorkspace(name.canonical, { at, by: callerLabel(ctx) });
+    ctx.store.markWorkspacesReviewed([name.canonical], { at, by: callerLabel(ctx) });
     audit(ctx, {
       action: "confirm_pending_workspace",
       reason,
@@ -395,12 +388,8 @@ export async function confirmWorkspaces(
         list.map((w) => `"${w}"`).join(", ")
       } are marked as reviewed (no duplicates among them). Reason: ${reason}.`,
     });
-    ctx.store.markWorkspacesReviewed(list, { at: nowIso(), by: callerName(ctx) });
+    ctx.store.markWorkspacesReviewed(list, { at: nowIso(), by: callerLabel(ctx) });
     audit(ctx, { action: "confirm_workspaces", reason, detail: { workspaces: list } });
     return { confirmed: list };
   });
-}
-
-function callerName(ctx: ServiceContext): string {
-  return `${ctx.caller.client}/${ctx.caller.agentId}`;
 }

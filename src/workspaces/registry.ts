@@ -45,6 +45,11 @@ export interface WorkspaceArrival {
   redirectedFrom?: string;
 }
 
+/** Who a registry row names as its creator or confirmer: `client/agent_id`. */
+export function callerLabel(ctx: Pick<ServiceContext, "caller">): string {
+  return `${ctx.caller.client}/${ctx.caller.agentId}`;
+}
+
 /** The existing name a new one is most likely a misspelling of, if any. */
 export function nearWorkspaceName(name: string, existing: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -94,7 +99,7 @@ export function admitWorkspace(
     display,
     state: "active",
     at: nowIso(),
-    by: `${ctx.caller.client}/${ctx.caller.agentId}`,
+    by: callerLabel(ctx),
   });
   return { canonical, display, isNew: true, didYouMean };
 }
@@ -110,7 +115,7 @@ export async function registerPendingWorkspace(
       display: pending.display,
       state: "pending",
       at: nowIso(),
-      by: `${ctx.caller.client}/${ctx.caller.agentId}`,
+      by: callerLabel(ctx),
     })
   );
 }
