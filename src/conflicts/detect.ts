@@ -20,7 +20,7 @@ import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
-import { lexicalCandidates } from "../recall/lexical.ts";
+import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/tokens.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
@@ -111,13 +111,13 @@ export function scopeOf(memory: MemoryRecord): string[] | undefined {
 /** Memories in scope that share words with `memory` (its workspace plus the default pool). */
 export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
   const workspaces = scopeOf(memory);
-  const found = lexicalCandidates(store, `${memory.subject} ${memory.content.slice(0, 2000)}`, {
+  const found = sharedWordCandidates(store, `${memory.subject} ${memory.content.slice(0, 2000)}`, {
     filters: { statuses: ["active"], workspaces },
     pool: limit + 1,
     maxTerms: DETECT_QUERY_TERMS,
     budget: DETECT_POSTINGS_BUDGET,
   });
-  const records = store.getMemories(found.ids.filter((id) => id !== memory.id).slice(0, limit));
+  const records = store.getMemories(found.filter((id) => id !== memory.id).slice(0, limit));
   return [...records.values()];
 }
 

@@ -39,7 +39,7 @@ import {
   DUPLICATE_POSTINGS_BUDGET,
   DUPLICATE_QUERY_TERMS,
 } from "./constants_pipeline.ts";
-import { lexicalCandidates } from "../recall/lexical.ts";
+import { sharedWordCandidates } from "../recall/lexical.ts";
 import { ATTRIBUTE_FAMILIES, NEGATION_PHRASES, STOPWORDS } from "./lexicon.ts";
 import { stem } from "./sentence.ts";
 import { extractValues, sameValue, type SentenceValue } from "./values.ts";
@@ -232,13 +232,13 @@ export function nearestDuplicate(
   memory: MemoryRecord,
 ): PossibleDuplicate | undefined {
   let best: PossibleDuplicate | undefined;
-  const found = lexicalCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
+  const found = sharedWordCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
     filters: { statuses: ["active"], workspaces: [memory.workspaceCanonical] },
     pool: DUPLICATE_NEIGHBOURS + 1,
     maxTerms: DUPLICATE_QUERY_TERMS,
     budget: DUPLICATE_POSTINGS_BUDGET,
   });
-  const ids = found.ids.filter((id) => id !== memory.id).slice(0, DUPLICATE_NEIGHBOURS);
+  const ids = found.filter((id) => id !== memory.id).slice(0, DUPLICATE_NEIGHBOURS);
   for (const other of store.getMemories(ids).values()) {
     const similarity = duplicateSimilarity(memory.content, other.content);
     if (isNearDuplicate(similarity) && (!best || similarity > best.similarity)) {

@@ -106,3 +106,27 @@ export function lexicalCandidates(
     frequencies,
   };
 }
+
+/**
+ * Memories that share the rarest words of `text` (its index tokens pruned as for a query),
+ * best first by the summed IDF of the words they hold: neighbours for the conflict and
+ * duplicate checks, which compare the few they get and need no text ranking, so they skip
+ * the index's BM25 (see Store.weightedTermHits). Without FTS5, the LIKE fallback.
+ */
+export function sharedWordCandidates(
+  store: Store,
+  text: string,
+  options: { filters: RecallFilters; pool: number; maxTerms: number; budget: number },
+): number[] {
+  if (!store.capabilities.fts) {
+    return lexicalCandidates(store, text, options).ids;
+  }
+  const { kept } = pruneTerms(weigh(store, indexQueryTerms(text)), options);
+  if (kept.length === 0) return [];
+  const documents = Math.max(store.indexedMemories(), 1);
+  const weighed = kept.map((term) => {
+    const df = Math.min(Math.max(term.frequency, 1), documents);
+    return { token: term.token, weight: Math.log(1 + (documents - df + 0.5) / (df + 0.5)) };
+  });
+  return store.weightedTermHits(weighed, options.filters, options.pool).map((hit) => hit.id);
+}

@@ -241,6 +241,18 @@ export class Store {
     return terms.selectTermHits(this.#connection.db, match, filters, limit);
   }
 
+  /**
+   * Memories holding the most weight of the index tokens (summed weights of the tokens each
+   * holds), best first: neighbour lookups that need shared words, not a text ranking.
+   */
+  weightedTermHits(
+    tokens: readonly { token: string; weight: number }[],
+    filters: RecallFilters,
+    limit: number,
+  ): LexicalHit[] {
+    return terms.selectWeightedTermHits(this.#connection.db, tokens, filters, limit);
+  }
+
   /** How many memories hold each index token. */
   tokenFrequencies(tokens: readonly string[]): Map<string, number> {
     return terms.selectTokenFrequencies(this.#connection.db, tokens);

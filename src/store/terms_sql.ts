@@ -288,6 +288,55 @@ export function selectTermHits(
   return rows.map(toHit);
 }
 
+/**
+ * Memories holding the most weight of `terms`, best first: each term's postings are read
+ * without scoring and a memory scores the summed weights of the terms it holds (ties: newest
+ * first). For neighbour lookups that need shared rare words, not a ranking: FTS5's bm25()
+ * reads every matching row's length, which made a 6-word duplicate check cost 1.3 ms at 3k
+ * memories (0.3 ms of it for 300 postings) against ~0.05 ms for the postings alone.
+ */
+export function selectWeightedTermHits(
+  db: DatabaseSync,
+  terms: readonly { token: string; weight: number }[],
+  filters: RecallFilters,
+  limit: number,
+): LexicalHit[] {
+  const postings = db.prepare(
+    "SELECT rowid AS id FROM memories_terms WHERE memories_terms MATCH ?",
+  );
+  const scores = new Map<number, number>();
+  for (const { token, weight } of terms) {
+    // mema's index tokens are letters and digits only, so a quoted token is one phrase.
+    for (const row of postings.all(`{subject tags content} : "${token}"`) as { id: number }[]) {
+      const id = Number(row.id);
+      scores.set(id, (scores.get(id) ?? 0) + weight);
+    }
+  }
+  const ranked = [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+  // The filters run on the best first, a few pages at a time: most hits pass them, and
+  // checking every hit (up to the postings budget) cost as much as reading the postings.
+  const { where, values } = filterSql(filters);
+  const inScope = db.prepare(
+    `SELECT m.id AS id FROM memories m WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where}`,
+  );
+  const hits: LexicalHit[] = [];
+  const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
+  for (let start = 0; start < ranked.length && hits.length < limit; start += page) {
+    const slice = ranked.slice(start, start + page);
+    const kept = new Set(
+      (inScope.all(JSON.stringify(slice.map(([id]) => id)), ...values) as { id: number }[])
+        .map((row) => Number(row.id)),
+    );
+    for (const [id, relevance] of slice) {
+      if (kept.has(id) && hits.length < limit) hits.push({ id, relevance });
+    }
+  }
+  return hits;
+}
+
+/** Pages of `limit` hits filtered at once by {@linkcode selectWeightedTermHits}. */
+const WEIGHTED_FILTER_PAGES = 4;
+
 function toHit(row: { id: number; score: number }): LexicalHit {
   return { id: Number(row.id), relevance: -Number(row.score) };
 }
