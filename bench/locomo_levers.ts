@@ -39,6 +39,7 @@ export interface Asked {
 const ABLATION: [string, Partial<RecallTuning>][] = [
   ["follows hop 2", { followsHops: 1 }],
   ["dates", { dateWeight: 0 }],
+  ["verb forms", { verbFormWeight: 0 }],
 ];
 
 /** The sequence carry off: the "without follows" figures. */
@@ -57,6 +58,7 @@ const GRID: [string, Partial<RecallTuning>[]][] = [
     ],
   ],
   ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
+  ["verb forms", [0, 0.5, 0.75, 1].map((weight) => ({ verbFormWeight: weight }))],
 ];
 
 /** Stores the dev conversations once (shared with bench/locomo_vectors.ts). */

@@ -43,14 +43,14 @@ const PUNCTUATION = "\\p{P}\\u0021-\\u002F\\u003A-\\u0040\\u005B-\\u0060\\u007B-
 const TOKEN = new RegExp(`[^\\s${PUNCTUATION}]+|[${PUNCTUATION}]`, "gu");
 const SINGLE_PUNCTUATION = new RegExp(`^[${PUNCTUATION}]$`, "u");
 
-interface Table {
+export interface Table {
   dim: number;
   index: Map<string, number>;
   rows: Float32Array;
 }
 
 /** One way of turning text into a vector. */
-interface Variant {
+export interface Variant {
   label: string;
   table: Table;
   /** A unit direction removed from every vector (common-component removal). */
@@ -63,7 +63,7 @@ interface Variant {
   power?: number;
 }
 
-function embedText(
+export function embedText(
   variant: Variant,
   text: string,
   query = false,
@@ -120,7 +120,11 @@ function principalDirection(vectors: ArrayLike<number>[], dim: number, weights?:
   return u;
 }
 
-async function indexVariant(library: Library, variant: Variant, space: string): Promise<number> {
+export async function indexVariant(
+  library: Library,
+  variant: Variant,
+  space: string,
+): Promise<number> {
   const store = library.ctx.store;
   await store.write(() => {
     store.recreateVecTable(variant.table.dim);

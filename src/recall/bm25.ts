@@ -37,13 +37,14 @@ function termFrequency(term: string, tokens: readonly string[]): number {
 
 /**
  * BM25 of each candidate for `terms` (index tokens), normalized so the best is 1.
- * `frequencies` are the library's document frequencies and `documents` its size.
+ * `frequencies` are the library's document frequencies and `documents` its size; a term in
+ * `termWeights` (another form of a query word) counts that share of its BM25.
  */
 export function bm25Scores(
   terms: readonly string[],
   candidates: readonly TokenizedCandidate[],
   library: { frequencies: ReadonlyMap<string, number>; documents: number },
-  options: { b?: number } = {},
+  options: { b?: number; termWeights?: ReadonlyMap<string, number> } = {},
 ): Map<number, number> {
   const b = options.b ?? BM25_B;
   const scores = new Map<number, number>();
@@ -61,7 +62,9 @@ export function bm25Scores(
     let score = 0;
     for (const term of terms) {
       const tf = termFrequency(term, candidate.tokens);
-      if (tf > 0) score += idf.get(term)! * tf * (BM25_K1 + 1) / (tf + norm);
+      if (tf === 0) continue;
+      const weight = options.termWeights?.get(term) ?? 1;
+      score += weight * idf.get(term)! * tf * (BM25_K1 + 1) / (tf + norm);
     }
     scores.set(candidate.id, score);
     best = Math.max(best, score);

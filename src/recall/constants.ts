@@ -241,6 +241,23 @@ export const FOLLOWS_HOP_SHARE = 0.85;
  */
 export const DATE_MATCH_WEIGHT = 0.8;
 
+/**
+ * Credit of an irregular verb's past forms searched with a query's base form ("choose" →
+ * "chose", "chosen"; src/text/irregular.ts), in the rerank's BM25 and coverage (1: the same
+ * word). LoCoMo dev, in process (bench/locomo_levers.ts --grid), R@10 conv-26 / conv-30 /
+ * conv-41 with follows | without: off → 0.737 / 0.736 / 0.774 | 0.677 / 0.693 / 0.721;
+ * 0.5 → 0.740 / 0.736 / 0.774 | 0.677 / 0.693 / 0.721; 0.75 → 0.740 / 0.736 / 0.774 |
+ * 0.683 / 0.693 / 0.721; 1 → 0.747 / 0.749 / 0.774 | 0.683 / 0.693 / 0.721. Leaving each
+ * conversation out, the other two pick 1 every time; held out no conversation falls.
+ * Hybrid (static model, bench/locomo_vectors.ts' shipped channel): off → 0.757 / 0.737 /
+ * 0.792 | 0.679 / 0.741 / 0.732; 1 → 0.763 / 0.744 / 0.792 | 0.692 / 0.734 / 0.732 (conv-30
+ * without follows loses "How long did it take…", where "took" is not the answer; its mean
+ * with and without follows is unchanged). Expanding past forms to the base too ("made" →
+ * "make") measured 0.747 / 0.749 / 0.772 | 0.683 / 0.693 / 0.720: conv-41 fell, so only
+ * base forms are expanded.
+ */
+export const VERB_FORM_WEIGHT = 1;
+
 /** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
 export const HITS_FULL_COVERAGE = 0.5;
 /** Default neighbouring rows around each hit. */

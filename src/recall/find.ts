@@ -26,6 +26,7 @@ import { bm25Scores } from "./bm25.ts";
 import { memoryTokens } from "./memory_tokens.ts";
 import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
+import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
 
 /** What an agent may ask of find. */
@@ -147,12 +148,22 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       };
     }
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
-    const candidates = lexicalCandidates(ctx.store, query, { filters, pool });
+    const candidates = lexicalCandidates(ctx.store, query, {
+      filters,
+      pool,
+      verbForms: tuning.verbFormWeight > 0,
+    });
     const records = ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts
-      ? rerankText(ctx.store, candidates.frequencies, [...records.values()], tuning)
+      ? rerankText(ctx.store, candidates, [...records.values()], tuning)
       : candidates.text;
-    let ranked = rankCandidates([...records.values()], { terms, text, now });
+    let ranked = rankCandidates([...records.values()], {
+      terms,
+      text,
+      now,
+      forms: tuning.verbFormWeight > 0 ? termVerbForms(query, terms) : undefined,
+      formWeight: tuning.verbFormWeight,
+    });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
@@ -230,16 +241,36 @@ function favourDates(
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */
 function rerankText(
   store: ServiceContext["store"],
-  frequencies: Map<string, number>,
+  candidates: { frequencies: Map<string, number>; alternates: Set<string> },
   records: readonly MemoryRecord[],
   tuning: RecallTuning,
 ): Map<number, number> {
+  const { frequencies, alternates } = candidates;
   return bm25Scores(
     [...frequencies.keys()],
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
     { frequencies, documents: store.indexedMemories() },
-    { b: tuning.bm25B },
+    {
+      b: tuning.bm25B,
+      termWeights: new Map([...alternates].map((token) => [token, tuning.verbFormWeight])),
+    },
   );
+}
+
+/**
+ * The past forms of each query term that is an irregular verb in its base form ("chose",
+ * "chosen" for "choose"; src/text/irregular.ts), leaving out forms the term already finds
+ * as a word start ("go" finds "goes").
+ */
+function termVerbForms(query: string, terms: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const word of textTokens(query)) {
+    const term = queryTerms(word)[0];
+    if (term === undefined || !terms.includes(term)) continue;
+    const forms = verbForms(word).filter((form) => !form.startsWith(term));
+    if (forms.length > 0) out.set(term, [...new Set([...(out.get(term) ?? []), ...forms])]);
+  }
+  return out;
 }
 
 /**

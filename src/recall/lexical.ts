@@ -12,9 +12,10 @@
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
-import { indexQueryTerms } from "../text/index_terms.ts";
+import { indexQueryTerms, termTokens } from "../text/index_terms.ts";
+import { verbForms } from "../text/irregular.ts";
 import { LIKE_POOL, QUERY_POSTINGS_BUDGET, QUERY_TERMS_MAX } from "./constants.ts";
-import { queryTerms } from "./tokens.ts";
+import { queryTerms, textTokens } from "./tokens.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
 export interface LexicalCandidates {
@@ -28,6 +29,8 @@ export interface LexicalCandidates {
   total: number;
   /** Every index token of the query with its document frequency (pruned ones too). */
   frequencies: Map<string, number>;
+  /** Tokens searched only as another form of a query word (an irregular verb's past). */
+  alternates: Set<string>;
 }
 
 /** A query token with how many memories hold it. */
@@ -81,19 +84,38 @@ function weigh(store: Store, tokens: readonly string[]): WeighedTerm[] {
 export function lexicalCandidates(
   store: Store,
   query: string,
-  options: { filters: RecallFilters; pool: number; maxTerms?: number; budget?: number },
+  options: {
+    filters: RecallFilters;
+    pool: number;
+    maxTerms?: number;
+    budget?: number;
+    /** Also search the past forms of the query's irregular verbs (src/text/irregular.ts). */
+    verbForms?: boolean;
+  },
 ): LexicalCandidates {
   const { filters, pool } = options;
+  const alternates = new Set<string>();
+  const none = (frequencies: Map<string, number>) => ({
+    text: new Map<number, number>(),
+    ids: [],
+    total: 0,
+    frequencies,
+    alternates,
+  });
   if (!store.capabilities.fts) {
     const terms = queryTerms(query);
-    if (terms.length === 0) return { text: new Map(), ids: [], total: 0, frequencies: new Map() };
+    if (terms.length === 0) return none(new Map());
     const ids = store.likeHits(terms, filters, Math.max(pool, LIKE_POOL));
-    return { text: new Map(), ids, total: ids.length, frequencies: new Map() };
+    return { text: new Map(), ids, total: ids.length, frequencies: new Map(), alternates };
   }
-  const weighed = weigh(store, indexQueryTerms(query));
+  const own = indexQueryTerms(query);
+  if (options.verbForms) {
+    for (const token of verbFormTokens(query)) if (!own.includes(token)) alternates.add(token);
+  }
+  const weighed = weigh(store, [...own, ...alternates]);
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
   const { kept, pruned } = pruneTerms(weighed, options);
-  if (kept.length === 0) return { text: new Map(), ids: [], total: 0, frequencies };
+  if (kept.length === 0) return none(frequencies);
   const hits = store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
@@ -104,6 +126,7 @@ export function lexicalCandidates(
     ids: hits.map((hit) => hit.id),
     total: exact ? hits.length : Math.max(hits.length, mostFrequent),
     frequencies,
+    alternates,
   };
 }
 
@@ -129,4 +152,15 @@ export function sharedWordCandidates(
     return { token: term.token, weight: Math.log(1 + (documents - df + 0.5) / (df + 0.5)) };
   });
   return store.weightedTermHits(weighed, options.filters, options.pool).map((hit) => hit.id);
+}
+
+/** The index tokens of the other forms of each irregular verb the query names in its base form. */
+export function verbFormTokens(query: string): string[] {
+  const out = new Set<string>();
+  for (const word of textTokens(query)) {
+    for (const form of verbForms(word)) {
+      if (form !== word) { for (const token of termTokens(form)) out.add(token); }
+    }
+  }
+  return [...out];
 }

@@ -90,6 +90,8 @@ export function matchStrength(text: string, term: string): number {
 interface Fields {
   memory: MemoryRecord;
   tagTokens: Set<string>;
+  /** The words that matched: the term, or the other form of it that the text holds. */
+  matched: string[];
   /** Query terms the memory holds anywhere, with their {@link matchStrength}. */
   strengths: Map<string, number>;
   /** The same for the subject alone. */
@@ -105,7 +107,14 @@ interface Fields {
  */
 export function rankCandidates(
   records: readonly MemoryRecord[],
-  options: { terms: readonly string[]; text: ReadonlyMap<number, number>; now: number },
+  options: {
+    terms: readonly string[];
+    text: ReadonlyMap<number, number>;
+    now: number;
+    /** Other forms of a term (an irregular verb's past forms) and the credit one earns. */
+    forms?: ReadonlyMap<string, readonly string[]>;
+    formWeight?: number;
+  },
 ): RankedMemory[] {
   const { terms, now } = options;
   const fields: Fields[] = [];
@@ -116,28 +125,38 @@ export function rankCandidates(
     const tagTokens = new Set(memory.tags.flatMap((tag) => [tag, ...textTokens(tag)]));
     const strengths = new Map<string, number>();
     const subjectStrengths = new Map<string, number>();
+    const matched: string[] = [];
     for (const term of terms) {
       const inSubject = matchStrength(subject, term);
       if (inSubject > 0) subjectStrengths.set(term, inSubject);
-      const strength = Math.max(
+      let strength = Math.max(
         inSubject,
         matchStrength(content, term),
         ...memory.tags.map((tag) => matchStrength(tag, term)),
       );
-      if (strength > 0) strengths.set(term, strength);
+      let word = term;
+      for (const form of options.forms?.get(term) ?? []) {
+        const credit = (options.formWeight ?? 1) *
+          Math.max(matchStrength(subject, form), matchStrength(content, form));
+        if (credit > strength) [strength, word] = [credit, form];
+      }
+      if (strength > 0) {
+        strengths.set(term, strength);
+        matched.push(word);
+      }
     }
     if (strengths.size === 0) continue;
     for (const term of strengths.keys()) {
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
-    fields.push({ memory, tagTokens, strengths, subjectStrengths });
+    fields.push({ memory, tagTokens, matched, strengths, subjectStrengths });
   }
   const pool = fields.length;
   const weights = new Map(
     terms.map((term) => [term, Math.log(1 + pool / (documentFrequency.get(term) ?? 1))]),
   );
   const ranked: RankedMemory[] = [];
-  for (const { memory, tagTokens, strengths, subjectStrengths } of fields) {
+  for (const { memory, tagTokens, matched, strengths, subjectStrengths } of fields) {
     const coverage = weightedShare(terms, weights, (term) => strengths.get(term) ?? 0);
     const subjectShare = weightedShare(terms, weights, (term) => subjectStrengths.get(term) ?? 0);
     const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term) ? 1 : 0);
@@ -145,7 +164,7 @@ export function rankCandidates(
     const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +
       RANK_WEIGHTS.subject * subjectShare + RANK_WEIGHTS.tags * tagShare +
       priorBoost(memory, now);
-    ranked.push({ memory, score, coverage, matchedTerms: [...strengths.keys()] });
+    ranked.push({ memory, score, coverage, matchedTerms: matched });
   }
   ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
   return ranked;

@@ -17,6 +17,7 @@ import {
   FOLLOWS_HOP_SHARE,
   FOLLOWS_HOPS,
   HYBRID_VECTOR_WEIGHT,
+  VERB_FORM_WEIGHT,
 } from "./constants.ts";
 
 /** Every lever of the rerank that the LoCoMo benchmark measures. */
@@ -35,6 +36,8 @@ export interface RecallTuning {
   vectorWeight: number;
   /** Whether memories only the vector channel found may join the ranking. */
   vectorOnly: boolean;
+  /** Credit of an irregular verb's past forms searched with its base form (0: not searched). */
+  verbFormWeight: number;
 }
 
 /** The levers as shipped. */
@@ -46,6 +49,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   bm25B: BM25_B,
   vectorWeight: HYBRID_VECTOR_WEIGHT,
   vectorOnly: true,
+  verbFormWeight: VERB_FORM_WEIGHT,
 };
 
 /** The shipped levers with `overrides` applied. */
