@@ -391,6 +391,8 @@ export async function detectConflicts(
       const id = recordSuspectPair(ctx, pair, { source: "write_time", verdict });
       if (id !== undefined) recorded.push(id);
     });
-  });
+    // Findings of a queued check: a power cut that loses them loses the job's completion
+    // too (WAL keeps commit order), so the check runs again.
+  }, { durable: false });
   return { memoryId, pairsChecked: found.checked, suspects: found.suspects.length, recorded };
 }

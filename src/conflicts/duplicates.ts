@@ -337,7 +337,7 @@ export async function noticeVectorDuplicate(
     await ctx.store.write(() => {
       if (ctx.store.getMemory(memory.id)?.version !== memory.version) return;
       noticeDuplicate(ctx, memory, duplicate, nowIso());
-    });
+    }, { durable: false });
   } catch {
     // The conflict check goes on; the scan and the next write can still find it.
   }

@@ -46,8 +46,7 @@ export async function checkWithinWait(
       ctx.store.finishPendingJob({
         kind: DETECT_JOB_KIND,
         dedupeKey: checkKey(memory.id, memory.version),
-      })
-    );
+      }), { durable: false });
     return report;
   }).catch(() => undefined);
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -298,8 +298,7 @@ export class SemanticIndex {
               vector: rowId === chunk.headRowId && hasDirection(vectors[i]) ? vectors[i] : null,
             }))
           ),
-        )
-      );
+        ), { durable: false }); // rows a power cut un-embeds are embedded again at start
       done += chunks.reduce((sum, chunk) => sum + chunk.rowIds.length, 0);
       await yieldToRequests();
     }

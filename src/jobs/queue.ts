@@ -37,6 +37,13 @@ export function enqueueJob(store: Store, job: NewJob, now = new Date()): number 
   });
 }
 
+/**
+ * Claims, completions and failures commit without a disk sync: losing them to a power cut
+ * only runs a job again (handlers are idempotent), and the next synced write makes them
+ * durable anyway (see Store.write).
+ */
+const BOOKKEEPING = { durable: false } as const;
+
 /** Claims ready jobs for `owner` in one transaction. */
 export async function claimJobs(
   store: Store,
@@ -50,13 +57,12 @@ export async function claimJobs(
       limit: claim.limit,
       now: now.toISOString(),
       leaseExpires: new Date(now.getTime() + (claim.leaseMs ?? JOB_LEASE_MS)).toISOString(),
-    })
-  );
+    }), BOOKKEEPING);
 }
 
 /** Marks a job done; false when its lease had expired and another worker took it. */
 export async function completeJob(store: Store, job: JobRecord, owner: string): Promise<boolean> {
-  return await store.write(() => store.finishJob(job.id, owner));
+  return await store.write(() => store.finishJob(job.id, owner), BOOKKEEPING);
 }
 
 /** Marks several jobs done in one transaction; the ids whose lease was lost are left out. */
@@ -66,7 +72,7 @@ export async function completeJobs(
   owner: string,
 ): Promise<number[]> {
   if (jobs.length === 0) return [];
-  return await store.write(() => jobs.filter((job) => store.finishJob(job.id, owner)))
+  return await store.write(() => jobs.filter((job) => store.finishJob(job.id, owner)), BOOKKEEPING)
     .then((done) => done.map((job) => job.id));
 }
 
@@ -90,6 +96,5 @@ export async function failJob(
       error: message,
       retryAt: new Date(now.getTime() + retryDelayMs(job.attempts)).toISOString(),
       now: now.toISOString(),
-    })
-  );
+    }), BOOKKEEPING);
 }

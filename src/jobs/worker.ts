@@ -120,8 +120,11 @@ export function startJobWorker(
     await completeJobs(store, finished, owner);
     if (Date.now() - lastPrune > JOB_DONE_RETENTION_MS / 24) {
       lastPrune = Date.now();
-      await store.write(() =>
-        store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString())
+      await store.write(
+        () => store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString()),
+        {
+          durable: false,
+        },
       );
     }
     return jobs.length;

@@ -37,7 +37,8 @@ import {
   setMeta,
 } from "./schema.ts";
 import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
-import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
+import { openConnection, type SqliteConnection, type WriteOptions } from "./sqlite_connection.ts";
+export type { WriteOptions };
 import type {
   AuditEntry,
   HistoryEntry,
@@ -170,9 +171,10 @@ export class Store {
   /**
    * Runs `fn` in one write transaction (all or nothing). Waiting for another
    * process's lock never blocks this thread; `fn` itself must be synchronous.
+   * `{ durable: false }` skips the disk sync, for background work a re-run redoes.
    */
-  write<T>(fn: () => T): Promise<T> {
-    return this.#connection.write(fn);
+  write<T>(fn: () => T, options?: WriteOptions): Promise<T> {
+    return this.#connection.write(fn, options);
   }
 
   /**

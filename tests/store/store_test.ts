@@ -201,3 +201,37 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("background writes skip the disk sync; every other write still syncs (FULL)", async () => {
+  const dir = tempDir();
+  try {
+    const connection = openConnection(`${dir}/sync.sqlite3`, {});
+    const level = () =>
+      Number((connection.db.prepare("PRAGMA synchronous").get() as { synchronous: number })
+        .synchronous);
+    const FULL = 2;
+    const NORMAL = 1;
+    try {
+      connection.db.exec("CREATE TABLE t (v INTEGER)");
+      assert.equal(level(), FULL);
+      const during = await connection.write(() => {
+        connection.db.exec("INSERT INTO t VALUES (1)");
+        return level();
+      }, { durable: false });
+      assert.equal(during, NORMAL);
+      assert.equal(level(), FULL, "the next acknowledged write syncs again");
+      assert.equal(await connection.write(() => level()), FULL);
+      // A failed background write leaves the level restored too.
+      await assert.rejects(connection.write(() => {
+        throw new Error("boom");
+      }, { durable: false }));
+      assert.equal(level(), FULL);
+      const rows = connection.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number };
+      assert.equal(Number(rows.n), 1);
+    } finally {
+      connection.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
