@@ -207,8 +207,10 @@ Deno.test("background writes skip the disk sync; every other write still syncs (
   try {
     const connection = openConnection(`${dir}/sync.sqlite3`, {});
     const level = () =>
-      Number((connection.db.prepare("PRAGMA synchronous").get() as { synchronous: number })
-        .synchronous);
+      Number(
+        (connection.db.prepare("PRAGMA synchronous").get() as { synchronous: number })
+          .synchronous,
+      );
     const FULL = 2;
     const NORMAL = 1;
     try {
