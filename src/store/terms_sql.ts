@@ -301,14 +301,17 @@ export function selectWeightedTermHits(
   filters: RecallFilters,
   limit: number,
 ): LexicalHit[] {
+  // One string per term: reading a long doclist as row objects cost twice as much.
   const postings = db.prepare(
-    "SELECT rowid AS id FROM memories_terms WHERE memories_terms MATCH ?",
+    "SELECT group_concat(rowid) AS ids FROM memories_terms WHERE memories_terms MATCH ?",
   );
   const scores = new Map<number, number>();
   for (const { token, weight } of terms) {
     // mema's index tokens are letters and digits only, so a quoted token is one phrase.
-    for (const row of postings.all(`{subject tags content} : "${token}"`) as { id: number }[]) {
-      const id = Number(row.id);
+    const row = postings.get(`{subject tags content} : "${token}"`) as { ids: string | null };
+    if (!row.ids) continue;
+    for (const text of row.ids.split(",")) {
+      const id = Number(text);
       scores.set(id, (scores.get(id) ?? 0) + weight);
     }
   }
