@@ -16,7 +16,7 @@ export const BUSY_RETRY_BASE_MS = 4;
 export const BUSY_RETRY_MAX_MS = 250;
 
 /** The schema generation this build writes and accepts. */
-export const SCHEMA_GENERATION = 9;
+export const SCHEMA_GENERATION = 10;
 
 /**
  * BM25 column weights for (subject, tags, content). The subject is a one-line
@@ -24,3 +24,11 @@ export const SCHEMA_GENERATION = 9;
  * First guess from the memory-arbiter reranker's 10:10:3 relevance tiers; tuned later on LoCoMo.
  */
 export const BM25_WEIGHTS = { subject: 4, tags: 2, content: 1 } as const;
+
+/**
+ * Entries of `vector_changes` kept: a process whose vector mirror is further behind than this
+ * reloads every vector (~1 s at 100k memories) instead of reading each change (one vec0 point
+ * read each, ~30–90 µs). 10,000 entries are ~150 KB on disk and cover a 5,000-memory import
+ * made by another process between two of this process's vector lookups.
+ */
+export const VECTOR_CHANGES_KEPT = 10_000;

@@ -52,6 +52,7 @@ import type {
   SourceType,
 } from "./types.ts";
 import { loadVecExtension } from "./vec_extension.ts";
+import { VectorMirror } from "./vector_mirror.ts";
 
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
@@ -155,6 +156,8 @@ export class Store {
   readonly #connection: SqliteConnection;
   /** Conflict groups, notices and the scan queue. */
   readonly conflicts: ConflictTables;
+  /** This process's copy of the vectors, made at the first nearest-row lookup. */
+  #vectors: VectorMirror | undefined;
 
   constructor(
     path: string,
@@ -343,8 +346,23 @@ export class Store {
     return evidence.writeRowVectors(this.#connection.db, space, vectors);
   }
 
+  /**
+   * The `k` rows nearest to `vector` (cosine distance, nearest first). Served from this
+   * process's copy of the vectors (`vector_mirror.ts`), which follows every process's writes
+   * through the `vector_changes` log; inside a write transaction (whose changes may still roll
+   * back) and without WebAssembly SIMD, from sqlite-vec's own scan.
+   */
   nearestRows(vector: Float32Array, k: number): { rowId: number; distance: number }[] {
-    return evidence.selectNearestRows(this.#connection.db, vector, k);
+    if (this.#connection.inWrite || !this.capabilities.vec || !VectorMirror.supported()) {
+      return evidence.selectNearestRows(this.#connection.db, vector, k);
+    }
+    this.#vectors ??= new VectorMirror(this.#connection.db);
+    return this.#vectors.nearest(vector, k);
+  }
+
+  /** Vectors held in this process's copy and its bytes (benchmarks report memory with it). */
+  vectorMirrorSize(): { vectors: number; bytes: number } {
+    return { vectors: this.#vectors?.size ?? 0, bytes: this.#vectors?.bytes ?? 0 };
   }
 
   rowsById(ids: readonly number[]): evidence.EvidenceRowRecord[] {

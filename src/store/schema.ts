@@ -299,6 +299,19 @@ CREATE TABLE stale_claims (
 );
 `;
 
+/**
+ * One entry per change to a stored vector (`row_id`: the evidence row whose vector was written
+ * or deleted; NULL: the vector table was recreated), written in the same transaction as the
+ * change. AUTOINCREMENT: a sequence number is never reused, even after the oldest entries are
+ * pruned, so a reader can tell what it has not seen and whether entries it needed are gone.
+ */
+const VECTOR_CHANGES = `
+CREATE TABLE vector_changes (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  row_id INTEGER
+);
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -385,6 +398,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the workspace registry (pending, confirmed, redirected names)",
     apply(connection) {
       connection.db.exec(WORKSPACES_TABLE);
+    },
+  },
+  {
+    generation: 10,
+    kind: "additive",
+    description: "a log of vector changes (keeps each process's in-memory vector copy current)",
+    apply(connection) {
+      // Starts empty: a process loads every vector once, then follows this log.
+      connection.db.exec(VECTOR_CHANGES);
     },
   },
 ];

@@ -52,6 +52,7 @@ export class SqliteConnection {
   readonly db: DatabaseSync;
   readonly readOnly: boolean;
   #depth = 0;
+  #writing = false;
   /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
   readonly #busyTimeoutMs: number;
   #currentBusyTimeoutMs: number;
@@ -123,6 +124,7 @@ export class SqliteConnection {
         this.#setBusyTimeout(this.#busyTimeoutMs);
       }
       this.#depth++;
+      this.#writing = true;
       try {
         const value = checkSynchronous(fn());
         this.db.exec("COMMIT");
@@ -133,6 +135,7 @@ export class SqliteConnection {
         throw storageError(error);
       } finally {
         this.#depth--;
+        this.#writing = false;
       }
     } finally {
       this.#setSynchronous(SYNCHRONOUS_DEFAULT);
@@ -154,6 +157,11 @@ export class SqliteConnection {
     if (ms === this.#currentBusyTimeoutMs) return;
     this.db.exec(`PRAGMA busy_timeout = ${Math.trunc(ms)}`);
     this.#currentBusyTimeoutMs = ms;
+  }
+
+  /** True inside a write transaction: reads may see changes that are not committed yet. */
+  get inWrite(): boolean {
+    return this.#writing;
   }
 
   /** Runs `fn` in one read transaction so it sees a single snapshot. */

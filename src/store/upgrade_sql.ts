@@ -35,7 +35,13 @@ export type DatabaseKind =
   | { kind: "foreign"; reason: string };
 
 /** Derived tables a copy leaves out: they are rebuilt from `memories` (or hold no facts). */
-const DERIVED_TABLES = new Set(["meta", "memory_rows", "jobs", "memories_terms_df"]);
+const DERIVED_TABLES = new Set([
+  "meta",
+  "memory_rows",
+  "jobs",
+  "memories_terms_df",
+  "vector_changes",
+]);
 const DERIVED_PREFIXES = ["memories_terms", "memory_row_vec", "memories_fts", "memories_words"];
 
 function tableNames(db: DatabaseSync): string[] {

@@ -223,6 +223,9 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.ok(indexTerms(t.dbPath, SECRET).length > 0);
     assert.equal(findMemories(t.ctx, { query: `${SECRET}3` }).items[0]?.memory.id, secret);
     const liveBefore = t.store.indexedMemories();
+    // The process's copy of the vectors holds the secret's before the purge.
+    const secretRows = new Set(t.store.rowsOfMemory(secret).map((row) => row.id));
+    assert.ok(t.store.nearestRows(VECTOR, 5).some((n) => secretRows.has(n.rowId)));
 
     const result = await purgeMemories(t.ctx, {
       memoryId: secret,
@@ -249,6 +252,7 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.deepEqual(t.store.rowsOfMemory(secret), []);
     const nearest = t.store.nearestRows(VECTOR, 5);
     assert.ok(nearest.length > 0);
+    assert.ok(nearest.every((n) => !secretRows.has(n.rowId)), "nor in the copy of the vectors");
     assert.ok(
       t.store.rowsById(nearest.map((n) => n.rowId)).every((row) => row.memoryId !== secret),
     );

@@ -1,0 +1,185 @@
+/**
+ * Nearest rows come from each process's in-memory copy of the vectors: the same neighbours as
+ * sqlite-vec's exact scan, and current with what any other process wrote, deleted or rebuilt.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { updateMemory } from "../../src/memory/update.ts";
+import { openStore, SCHEMA_GENERATION, type Store } from "../../src/store/mod.ts";
+import { openTestContext, type TestContext } from "../helpers/context.ts";
+
+const SPACE = "test-model:10:000000000000";
+/** Not a multiple of four: the copy pads each vector. */
+const DIM = 10;
+
+/** A deterministic pseudo-random vector (no two alike, none of them zero). */
+function vectorOf(seed: number, dim = DIM): Float32Array {
+  const out = new Float32Array(dim);
+  let x = seed * 2654435761 % 4294967296;
+  for (let i = 0; i < dim; i++) {
+    x = (x * 1664525 + 1013904223) % 4294967296;
+    out[i] = x / 4294967296 - 0.5;
+  }
+  return out;
+}
+
+/** One memory of `sentences` sentences: its evidence rows, subject row included. */
+async function memoryRows(t: TestContext, sentences: number, label: string): Promise<number[]> {
+  const content = Array.from({ length: sentences }, (_, i) => `Item ${label} ${i} is here.`)
+    .join(" ");
+  const { memoryId } = await rememberMemory(t.ctx, { content, subject: label, workspace: "w" });
+  return t.store.rowsOfMemory(memoryId).map((row) => row.id);
+}
+
+async function writeVectors(store: Store, rows: readonly number[], seed = 0): Promise<void> {
+  await store.write(() =>
+    store.writeRowVectors(SPACE, rows.map((rowId) => ({ rowId, vector: vectorOf(rowId + seed) })))
+  );
+}
+
+/** sqlite-vec's own answer: inside a write transaction the store scans vec0. */
+function exactNearest(store: Store, query: Float32Array, k: number) {
+  let exact: ReturnType<Store["nearestRows"]> = [];
+  store.writeBlocking(() => {
+    exact = store.nearestRows(query, k);
+  });
+  return exact;
+}
+
+Deno.test("nearest rows equal sqlite-vec's exact scan, distances included", async () => {
+  const t = await openTestContext();
+  try {
+    assert.equal(t.store.capabilities.vec, true, t.store.capabilities.vecError);
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const rows = [
+      ...await memoryRows(t, 120, "a"),
+      ...await memoryRows(t, 120, "b"),
+      ...await memoryRows(t, 60, "c"),
+    ];
+    await writeVectors(t.store, rows);
+    // Vectors removed before the first lookup leave holes in sqlite-vec's chunks.
+    const removed = rows.filter((_, i) => i % 7 === 3);
+    await t.store.write(() =>
+      t.store.writeRowVectors(SPACE, removed.map((rowId) => ({ rowId, vector: null })))
+    );
+    for (const [seed, k] of [[7, 1], [8, 10], [9, 100], [10, 400]]) {
+      const query = vectorOf(1_000_000 + seed);
+      const exact = exactNearest(t.store, query, k);
+      const fast = t.store.nearestRows(query, k);
+      assert.equal(fast.length, Math.min(k, rows.length - removed.length));
+      assert.deepEqual(fast.map((n) => n.rowId), exact.map((n) => n.rowId), `k ${k}`);
+      fast.forEach((n, i) => assert.ok(Math.abs(n.distance - exact[i].distance) < 1e-5));
+    }
+    assert.deepEqual(t.store.nearestRows(new Float32Array(DIM), 5), [], "no direction, no rows");
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("a vector another process writes, deletes or rebuilds is seen by this one", async () => {
+  const t = await openTestContext();
+  const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
+  try {
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const rows = await memoryRows(t, 50, "base");
+    await writeVectors(t.store, rows);
+    const query = vectorOf(424242);
+    const before = t.store.nearestRows(query, 3);
+    assert.equal(before.length, 3);
+
+    // The other process stores a row pointing the query's way: it becomes the nearest.
+    const { memoryId } = await rememberMemory({ ...t.ctx, store: other }, {
+      content: "A brand new fact.",
+      subject: "new",
+      workspace: "w",
+    });
+    const fresh = other.rowsOfMemory(memoryId).map((row) => row.id);
+    await other.write(() =>
+      other.writeRowVectors(SPACE, fresh.map((rowId) => ({ rowId, vector: query })))
+    );
+    const seen = t.store.nearestRows(query, 3);
+    assert.ok(fresh.includes(seen[0].rowId), JSON.stringify(seen));
+    assert.ok(seen[0].distance < 1e-5);
+
+    // New content drops the old rows and their vectors: never returned again.
+    await updateMemory({ ...t.ctx, store: other }, {
+      memoryId,
+      edit: { kind: "new_content", content: "The fact changed entirely." },
+    });
+    const after = t.store.nearestRows(query, 3);
+    assert.ok(after.every((n) => !fresh.includes(n.rowId)), JSON.stringify(after));
+    assert.deepEqual(after.map((n) => n.rowId), before.map((n) => n.rowId));
+
+    // A model switch recreates the table with another size: the copy starts over.
+    await other.write(() => other.recreateVecTable(DIM + 2));
+    assert.deepEqual(t.store.nearestRows(query, 3), []);
+    const wide = vectorOf(rows[0], DIM + 2);
+    await other.write(() => other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: wide }]));
+    const rebuilt = t.store.nearestRows(wide, 10);
+    assert.equal(rebuilt.length, 1, "only the vector of the new size");
+    assert.equal(rebuilt[0].rowId, rows[0]);
+  } finally {
+    other.close();
+    t.cleanup();
+  }
+});
+
+Deno.test("a vector written by a transaction that rolls back is never returned", async () => {
+  const t = await openTestContext();
+  try {
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const rows = await memoryRows(t, 20, "r");
+    await writeVectors(t.store, rows.slice(1));
+    const query = vectorOf(99);
+    assert.ok(t.store.nearestRows(query, 1).length === 1);
+    await assert.rejects(
+      t.store.write(() => {
+        t.store.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]);
+        // The transaction sees its own vector...
+        assert.equal(t.store.nearestRows(query, 1)[0].rowId, rows[0]);
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    // ...and nobody sees it once it rolled back, even after later writes reuse log positions.
+    await writeVectors(t.store, rows.slice(1, 3), 1_000);
+    const nearest = t.store.nearestRows(query, rows.length);
+    assert.ok(nearest.every((n) => n.rowId !== rows[0]), JSON.stringify(nearest));
+    assert.deepEqual(
+      nearest.map((n) => n.rowId),
+      exactNearest(t.store, query, rows.length).map((n) => n.rowId),
+    );
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("a generation-9 database keeps its vectors: the copy loads them, then follows the log", async () => {
+  const t = await openTestContext();
+  let reopened: Store | undefined;
+  try {
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const rows = await memoryRows(t, 30, "old");
+    await writeVectors(t.store, rows);
+    const query = vectorOf(5151);
+    const expected = exactNearest(t.store, query, 5).map((n) => n.rowId);
+    t.store.close();
+    // As generation 9 left it: no change log.
+    const db = new DatabaseSync(t.dbPath);
+    db.exec("DROP TABLE vector_changes");
+    db.exec("UPDATE meta SET value = '9' WHERE key = 'schema_generation'");
+    db.close();
+
+    reopened = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
+    assert.deepEqual(reopened.schema.migrated, [10]);
+    assert.equal(reopened.schema.generation, SCHEMA_GENERATION);
+    assert.deepEqual(reopened.nearestRows(query, 5).map((n) => n.rowId), expected);
+    const store = reopened;
+    await store.write(() => store.writeRowVectors(SPACE, [{ rowId: rows[3], vector: query }]));
+    assert.equal(reopened.nearestRows(query, 1)[0].rowId, rows[3]);
+  } finally {
+    reopened?.close();
+    Deno.removeSync(t.dir, { recursive: true });
+  }
+});
