@@ -13,6 +13,9 @@
  * - `find` / `memory_searchKnowledge` p50/p95 over `--queries` renamed LoCoMo questions
  *   (limit 10; `--warmup` queries first, not counted), right after the build (mema's
  *   background jobs may still be running; their count is reported; `--drain` waits for them);
+ * - R@10 at library scale: `--recall-questions` of the library's scored LoCoMo questions,
+ *   renamed like their round, spread over the rounds stored; a question scores the share of
+ *   its own round's evidence turns among the 10 results (subjects / titles name the turn);
  * - `remember` p50/p95 over `--remember-sample` new memories, one call at a time;
  * - at the largest size, pathological queries (`--pathological-reps` timed repetitions after
  *   one warm-up): 4,000 characters of library text, its first 500 characters (the peer's
@@ -22,7 +25,7 @@
  * - mema's bulk path, when `memory help` shows an action taking many facts in one call: the
  *   same library into a fresh lexical database, `n/a` otherwise.
  *
- *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300]
+ *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300] [--recall-questions 300]
  *     [--remember-sample 200] [--systems mema_lexical,mema_hybrid,peer] [--drain] [--seed 7]
  *     [--sequential-max 10000] [--concurrency 8] [--pathological-reps 5] [--index-wait-s 900]
  *     [--models-dir DIR] [--peer-dir DIR] [--label side_by_side]
@@ -76,6 +79,7 @@ const LABEL: Record<SystemName, string> = {
 
 interface Options {
   queries: number;
+  recallQuestions: number;
   warmup: number;
   rememberSample: number;
   pathologicalReps: number;
@@ -103,8 +107,8 @@ interface BulkPath {
 /** One server under test, whatever its tools are called. */
 interface Target {
   remember(memory: LibraryMemory): Promise<void>;
-  /** Returns how many results came back. */
-  find(query: string): Promise<number>;
+  /** Returns the titles (mema: subjects) of the results, best first. */
+  find(query: string): Promise<string[]>;
   bulk?: (memories: LibraryMemory[]) => Promise<void>;
   bulkBatch?: number;
   /** Waits up to `timeoutMs` for the vector index (mema); returns its state. */
@@ -118,6 +122,39 @@ interface Target {
   /** What the server last wrote to stderr (mema), printed when a call fails. */
   stderrTail(): string;
   close(): Promise<void>;
+}
+
+/**
+ * Recall at library scale: `count` of the library's scored LoCoMo questions (spread evenly
+ * over the rounds stored), each asked once; a question scores the share of its evidence turns
+ * (of its own round: the subject ends with "<conversation>-r<round> <dia id>") in the top 10.
+ */
+async function measureRecall(
+  target: Target,
+  library: LocomoLibrary,
+  count: number,
+): Promise<SystemResult["recall_at_10"]> {
+  const step = Math.max(1, Math.floor(library.labelled.length / Math.max(1, count)));
+  const sample = library.labelled.filter((_, i) => i % step === 0).slice(0, count);
+  const sums = new Map<string, [number, number]>();
+  let total = 0;
+  for (const question of sample) {
+    const titles = await target.find(question.question);
+    const found = question.evidence.filter((ending) =>
+      titles.some((title) =>
+        title.endsWith(ending) || title.includes(`${ending} #`)
+      )
+    ).length / question.evidence.length;
+    total += found;
+    const sum = sums.get(question.category) ?? [0, 0];
+    sums.set(question.category, [sum[0] + found, sum[1] + 1]);
+  }
+  const round = (x: number) => Number(x.toFixed(3));
+  return {
+    questions: sample.length,
+    overall: round(total / Math.max(1, sample.length)),
+    by_category: Object.fromEntries([...sums].map(([k, [sum, n]]) => [k, round(sum / n)])),
+  };
 }
 
 interface PathologicalResult {
@@ -142,6 +179,8 @@ interface SystemResult {
   drain?: string;
   find_ms: LatencySummary;
   find_results_mean: number;
+  /** R@10 of renamed LoCoMo questions (evidence turns of their own round), by category. */
+  recall_at_10: { questions: number; overall: number; by_category: Record<string, number> };
   remember_ms: LatencySummary;
   pathological?: Record<string, PathologicalResult>;
   disk: {
@@ -251,7 +290,9 @@ async function startMemaTarget(
     },
     async find(query) {
       const envelope = await server.call("memory", "find", { query, limit: FIND_LIMIT });
-      return (envelope.data?.results ?? []).length;
+      return ((envelope.data?.results ?? []) as { subject?: string }[]).map((r) =>
+        String(r.subject ?? "")
+      );
     },
     ready: (timeoutMs) => server.waitForIndex(timeoutMs),
     async jobsOpen() {
@@ -310,7 +351,7 @@ async function startPeerTarget(dir: string, peerDir: string): Promise<Target> {
     },
     async find(query) {
       const found = await peer.search({ query, limit: FIND_LIMIT });
-      return found.results.length;
+      return found.results.map((r) => r.title);
     },
     ready: () => Promise.resolve("n/a"),
     jobsOpen: () => Promise.resolve(undefined),
@@ -466,9 +507,10 @@ async function runSystem(
         const { value, ms } = await timedAsync(() => target.find(query));
         if (i < options.warmup) continue;
         findMs.push(ms);
-        results += value;
+        results += value.length;
       }
       log(`${name}: find done`);
+      const recall = await measureRecall(target, library, options.recallQuestions);
       const rememberMs: number[] = [];
       for (const memory of library.extra) {
         rememberMs.push((await timedAsync(() => target.remember(memory))).ms);
@@ -487,6 +529,7 @@ async function runSystem(
         drain,
         find_ms: summarize(findMs),
         find_results_mean: Number((results / Math.max(1, findMs.length)).toFixed(2)),
+        recall_at_10: recall,
         remember_ms: summarize(rememberMs),
         pathological: pathologicalResult,
         disk: {
@@ -602,6 +645,11 @@ function sizeTable(r: SizeResult): string {
   row("find p50 / p95 ms", (s) => pair(s?.find_ms), (s) => pairRatio(s?.find_ms, peer?.find_ms));
   row("find results per query", (s) => s ? String(s.find_results_mean) : "—", none);
   row(
+    `R@10, ${(lex ?? hyb ?? peer)?.recall_at_10.questions ?? 0} renamed LoCoMo questions`,
+    (s) => s ? s.recall_at_10.overall.toFixed(3) : "—",
+    (s) => ratio(s?.recall_at_10.overall, peer?.recall_at_10.overall),
+  );
+  row(
     "disk bytes per memory",
     (s) => s ? `${s.disk.bytes_per_memory}${s.disk.checkpointed ? "" : " (no checkpoint)"}` : "—",
     (s) => ratio(s?.disk.bytes_per_memory, peer?.disk.bytes_per_memory),
@@ -652,6 +700,7 @@ async function main(): Promise<void> {
     options: {
       sizes: { type: "string", default: "1000,10000,100000" },
       queries: { type: "string", default: "300" },
+      "recall-questions": { type: "string", default: "300" },
       warmup: { type: "string", default: "20" },
       "remember-sample": { type: "string", default: "200" },
       "pathological-reps": { type: "string", default: "5" },
@@ -674,6 +723,7 @@ async function main(): Promise<void> {
   const modelsDir = values["models-dir"] ?? Deno.makeTempDirSync({ prefix: "mema-sbs-models-" });
   const options: Options = {
     queries: Number(values.queries),
+    recallQuestions: Number(values["recall-questions"]),
     warmup: Number(values.warmup),
     rememberSample: Number(values["remember-sample"]),
     pathologicalReps: Number(values["pathological-reps"]),

@@ -17,7 +17,13 @@
  * ```
  * @module
  */
-import { type Conversation, loadLocomo, LOCOMO_DEV, sessionTurns } from "./locomo.ts";
+import {
+  type Conversation,
+  loadLocomo,
+  LOCOMO_DEV,
+  scoredQuestions,
+  sessionTurns,
+} from "./locomo.ts";
 import { seededRandom } from "./notes.ts";
 
 /** One memory of the library, in terms both servers take. */
@@ -38,6 +44,11 @@ export interface LocomoLibrary {
   extra: LibraryMemory[];
   /** Questions of the conversation rounds the first `size` memories reach, renamed, shuffled. */
   queries: string[];
+  /**
+   * The scored questions of those rounds (unshuffled), renamed, with the subject endings of
+   * their evidence turns (`", <conversation>-r<round> <dia id>"`): recall at library scale.
+   */
+  labelled: { question: string; category: string; evidence: string[] }[];
   /** Distinct words of the library (lower case, letters only), for many-term queries. */
   vocabulary: string[];
   /** Mean content length in characters. */
@@ -129,6 +140,7 @@ export function buildLocomoLibrary(options: {
   const total = options.size + options.extra;
   const all: LibraryMemory[] = [];
   const queries: string[] = [];
+  const labelled: LocomoLibrary["labelled"] = [];
   const subjects = new Set<string>();
   const contents = new Set<string>();
   let contentChars = 0;
@@ -144,6 +156,13 @@ export function buildLocomoLibrary(options: {
           if (question.length >= QUERY_MIN_CHARS && question.length <= QUERY_MAX_CHARS) {
             queries.push(question);
           }
+        }
+        for (const { question, category, evidence } of scoredQuestions(item.conversation)) {
+          labelled.push({
+            question: rename(String(question.question ?? "")).trim(),
+            category,
+            evidence: [...evidence].map((diaId) => `, ${label} ${diaId}`),
+          });
         }
       }
       for (const turn of item.turns) {
@@ -182,6 +201,7 @@ export function buildLocomoLibrary(options: {
     memories: all.slice(0, options.size),
     extra: all.slice(options.size),
     queries: shuffled(queries, random),
+    labelled,
     vocabulary: [...vocabulary].sort(),
     contentCharsMean: Math.round(contentChars / Math.max(1, all.length)),
   };
