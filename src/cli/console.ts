@@ -83,6 +83,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
+      durability: config.durability,
     });
     const semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,

@@ -91,6 +91,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
+      durability: config.durability,
       skipVec: true,
     });
     ensureDir(dir);

@@ -214,6 +214,7 @@ export async function importCommand(args: string[]): Promise<number> {
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
+      durability: config.durability,
     });
     const ctx: ServiceContext = {
       store,

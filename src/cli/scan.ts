@@ -106,6 +106,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
+      durability: config.durability,
     });
     const ctx = {
       store,

@@ -100,6 +100,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
+      durability: config.durability,
     });
     const semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,

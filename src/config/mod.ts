@@ -30,6 +30,9 @@ export const DEFAULT_HTTP_PORT = 8000;
 /** Upper bound of the HTTP time settings (10 minutes): beyond it a setting is a typo. */
 const HTTP_MS_MAX = 600_000;
 
+/** How writes reach the disk (see {@linkcode MemaConfig.durability}). */
+export type Durability = "full" | "normal";
+
 const identityName = (max: number) =>
   z.string().min(1).max(max).regex(IDENTITY_PATTERN, "use only letters, digits and . _ : @ -");
 
@@ -42,6 +45,7 @@ const configFileSchema = z.object({
   workspace_isolation: z.enum(["none", "weak", "strict"]).optional(),
   include_size: z.boolean().optional(),
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
+  durability: z.enum(["full", "normal"]).optional(),
   embedding_model: z.string().min(1).nullable().optional(),
   models_dir: z.string().min(1).optional(),
   manifest_path: z.string().min(1).optional(),
@@ -81,6 +85,11 @@ export interface MemaConfig {
   workspaceIsolation: WorkspaceIsolation;
   includeSize: boolean;
   busyTimeoutMs: number;
+  /**
+   * `full`: every acknowledged write is synced to disk (survives power loss); `normal`: synced
+   * at checkpoints (survives a killed process; a power cut can lose the last writes).
+   */
+  durability: Durability;
   cacheDir: string;
   /** Manifest id of the embedding model, or undefined for lexical recall only. */
   embeddingModel?: string;
@@ -120,6 +129,7 @@ export type SettingKey =
   | keyof MemaConfig["sources"]
   | "includeSize"
   | "busyTimeoutMs"
+  | "durability"
   | "embeddingModel"
   | "modelsDir"
   | "manifestPath"
@@ -168,6 +178,7 @@ const ENV_NAMES = {
   backupPath: ["MEMA_BACKUP_JSONL", "MEMORY_ARBITER_BACKUP_JSONL"],
   judgeModel: ["MEMA_JUDGE_MODEL"],
   noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
+  durability: ["MEMA_DURABILITY"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -247,6 +258,17 @@ function checkIsolation(value: string, origin: string): WorkspaceIsolation {
       "config_invalid",
       `${origin} must be "none", "weak" or "strict" (got "${value}")`,
       { field: origin, didYouMean: closestName(value, ["none", "weak", "strict"]) },
+    );
+  }
+  return value;
+}
+
+function checkDurability(value: string, origin: string): Durability {
+  if (value !== "full" && value !== "normal") {
+    throw new MemaError(
+      "config_invalid",
+      `${origin} must be "full" or "normal" (got "${value}")`,
+      { field: origin },
     );
   }
   return value;
@@ -396,6 +418,10 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
 
   const manifestSetting = fromEnv(ENV_NAMES.manifestPath)?.value ?? file.manifest_path;
   const judgeModelSetting = fromEnv(ENV_NAMES.judgeModel)?.value ?? file.judge_model ?? undefined;
+  const envDurability = fromEnv(ENV_NAMES.durability);
+  const durability = envDurability
+    ? checkDurability(envDurability.value, envDurability.name)
+    : file.durability ?? "full";
   const envTransport = fromEnv(ENV_NAMES.transport);
   const transport = flags.transport ??
     (envTransport ? checkTransport(envTransport.value, envTransport.name) : undefined) ??
@@ -424,6 +450,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     ...sources,
     includeSize: origin(undefined, file.include_size),
     busyTimeoutMs: origin(undefined, file.busy_timeout_ms),
+    durability: origin(ENV_NAMES.durability, file.durability),
     embeddingModel: origin(ENV_NAMES.embeddingModel, file.embedding_model),
     modelsDir: origin(ENV_NAMES.modelsDir, file.models_dir),
     manifestPath: origin(ENV_NAMES.manifestPath, file.manifest_path),
@@ -455,6 +482,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     workspaceIsolation,
     includeSize: file.include_size ?? false,
     busyTimeoutMs: file.busy_timeout_ms ?? 5000,
+    durability,
     cacheDir: cacheDir(),
     transport,
     http,

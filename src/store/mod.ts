@@ -96,6 +96,8 @@ export interface StoreCapabilities {
 export interface OpenStoreOptions {
   cacheDir: string;
   busyTimeoutMs?: number;
+  /** `full` (default) syncs every acknowledged write; `normal` syncs at checkpoints. */
+  durability?: "full" | "normal";
   /** Skip loading sqlite-vec (tests of the degraded path). */
   skipVec?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
@@ -679,7 +681,10 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   let readOnly: string | undefined;
   try {
     if (options.readOnlyCause !== undefined) throw options.readOnlyCause;
-    connection = openConnection(path, { busyTimeoutMs: options.busyTimeoutMs });
+    connection = openConnection(path, {
+      busyTimeoutMs: options.busyTimeoutMs,
+      durability: options.durability,
+    });
   } catch (error) {
     if (!isReadOnlyFailure(error)) {
       throw new MemaError("storage_error", `cannot open the database ${path}: ${error}`, {

@@ -19,6 +19,12 @@ import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./con
 export interface ConnectionOptions {
   readOnly?: boolean;
   busyTimeoutMs?: number;
+  /**
+   * `full` (default): every write syncs the WAL, so an acknowledged write survives an OS crash
+   * or power loss. `normal`: the WAL is synced at checkpoints only; a killed process loses
+   * nothing, a power cut may lose the last writes (never corrupts).
+   */
+  durability?: "full" | "normal";
 }
 
 /**
@@ -29,9 +35,6 @@ export interface ConnectionOptions {
 export interface WriteOptions {
   durable?: boolean;
 }
-
-/** Every acknowledged write syncs the WAL (survives an OS crash or power loss too). */
-const SYNCHRONOUS_DEFAULT = "FULL" as const;
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
@@ -56,13 +59,20 @@ export class SqliteConnection {
   /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
   readonly #busyTimeoutMs: number;
   #currentBusyTimeoutMs: number;
-  #synchronous: "FULL" | "NORMAL" = SYNCHRONOUS_DEFAULT;
+  /** The sync level of acknowledged writes (`durability`). */
+  readonly #synchronousDefault: "FULL" | "NORMAL";
+  #synchronous: "FULL" | "NORMAL";
 
-  constructor(db: DatabaseSync, options: { readOnly: boolean; busyTimeoutMs: number }) {
+  constructor(
+    db: DatabaseSync,
+    options: { readOnly: boolean; busyTimeoutMs: number; synchronous: "FULL" | "NORMAL" },
+  ) {
     this.db = db;
     this.readOnly = options.readOnly;
     this.#busyTimeoutMs = options.busyTimeoutMs;
     this.#currentBusyTimeoutMs = options.busyTimeoutMs;
+    this.#synchronousDefault = options.synchronous;
+    this.#synchronous = options.synchronous;
   }
 
   /**
@@ -112,7 +122,7 @@ export class SqliteConnection {
     durable = true,
   ): { done: true; value: T } | { done: false; error: unknown } {
     // The sync level can only change outside a transaction; it applies to this one's COMMIT.
-    this.#setSynchronous(durable ? SYNCHRONOUS_DEFAULT : "NORMAL");
+    this.#setSynchronous(durable ? this.#synchronousDefault : "NORMAL");
     try {
       try {
         this.#setBusyTimeout(lockWaitMs);
@@ -138,7 +148,7 @@ export class SqliteConnection {
         this.#writing = false;
       }
     } finally {
-      this.#setSynchronous(SYNCHRONOUS_DEFAULT);
+      this.#setSynchronous(this.#synchronousDefault);
     }
   }
 
@@ -222,6 +232,7 @@ function storageError(error: unknown): unknown {
 /** Opens `path` with WAL, busy_timeout and foreign keys (read-only connections skip WAL setup). */
 export function openConnection(path: string, options: ConnectionOptions = {}): SqliteConnection {
   const readOnly = options.readOnly ?? false;
+  const synchronous = options.durability === "normal" ? "NORMAL" : "FULL";
   const db = new DatabaseSync(path, {
     readOnly,
     allowExtension: true,
@@ -233,8 +244,8 @@ export function openConnection(path: string, options: ConnectionOptions = {}): S
     if (!readOnly) {
       db.exec("PRAGMA journal_mode = WAL");
       // FULL syncs the WAL on every commit, so an acknowledged write survives an OS crash or
-      // power loss too, not only a killed process (NORMAL would only guarantee the latter).
-      db.exec(`PRAGMA synchronous = ${SYNCHRONOUS_DEFAULT}`);
+      // power loss too, not only a killed process (NORMAL only guarantees the latter).
+      db.exec(`PRAGMA synchronous = ${synchronous}`);
     }
     db.exec("PRAGMA foreign_keys = ON");
     // Deleted and overwritten bytes are zeroed in the pages that held them, so a purged fact
@@ -246,7 +257,11 @@ export function openConnection(path: string, options: ConnectionOptions = {}): S
     throw error;
   }
   cacheStatements(db);
-  return new SqliteConnection(db, { readOnly, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+  return new SqliteConnection(db, {
+    readOnly,
+    busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+    synchronous,
+  });
 }
 
 /** Statements kept prepared per connection; past this, the oldest is dropped. */

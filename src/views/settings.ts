@@ -52,6 +52,7 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
           row("db_path", "dbPath", config.dbPath),
           row("backup_jsonl", "backupPath", config.backupPath),
           row("busy_timeout_ms", "busyTimeoutMs", config.busyTimeoutMs),
+          row("durability", "durability", config.durability),
         ],
       },
       {
