@@ -358,8 +358,9 @@ export class Store {
     if (this.#connection.inWrite || !this.capabilities.vec || !VectorMirror.supported()) {
       return evidence.selectNearestRows(this.#connection.db, vector, k);
     }
-    this.#vectors ??= new VectorMirror(this.#connection.db);
-    return this.#vectors.nearest(vector, k);
+    const vectors = this.#vectors ??= new VectorMirror(this.#connection.db);
+    // One snapshot for catching up with the log and, at first, loading every vector.
+    return this.#connection.read(() => vectors.nearest(vector, k));
   }
 
   /** Vectors held in this process's copy and its bytes (benchmarks report memory with it). */
@@ -653,6 +654,7 @@ export class Store {
   }
 
   close(): void {
+    this.#vectors = undefined;
     this.#connection.close();
   }
 }

@@ -183,3 +183,30 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
     Deno.removeSync(t.dir, { recursive: true });
   }
 });
+
+Deno.test("changes pruned from the log before this process read them make it reload", async () => {
+  const t = await openTestContext();
+  const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
+  try {
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const rows = await memoryRows(t, 12, "p");
+    await writeVectors(t.store, rows.slice(2));
+    const query = vectorOf(777);
+    assert.ok(t.store.nearestRows(query, 1)[0].distance > 1e-3);
+    // The other process writes a vector pointing the query's way, then so many more changes
+    // that the entry for it is pruned (simulated: the log keeps the newest 10,000).
+    await other.write(() => other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]));
+    const db = new DatabaseSync(t.dbPath);
+    db.exec("DELETE FROM vector_changes");
+    db.close();
+    await other.write(() =>
+      other.writeRowVectors(SPACE, [{ rowId: rows[1], vector: vectorOf(1) }])
+    );
+    const nearest = t.store.nearestRows(query, 1);
+    assert.equal(nearest[0].rowId, rows[0]);
+    assert.ok(nearest[0].distance < 1e-5);
+  } finally {
+    other.close();
+    t.cleanup();
+  }
+});
