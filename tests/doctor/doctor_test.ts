@@ -172,10 +172,11 @@ Deno.test("doctor: the vector chain reports a ready index, then a mismatch", asy
         subject: "backups",
         workspace: "ops",
       });
-      for (let i = 0; i < 100; i++) {
+      // Up to 30 s: loading the model and embedding take seconds on a busy CI machine.
+      for (let i = 0; i < 150; i++) {
         const status = await server.call("status");
         if (status.data.capabilities.vector_state === "ready") break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
     } finally {
       await server.close();
