@@ -38,6 +38,7 @@ export interface Asked {
 /** Each lever's "off" value: the ablation. */
 const ABLATION: [string, Partial<RecallTuning>][] = [
   ["follows hop 2", { followsHops: 1 }],
+  ["follows through hits", { followsThroughHits: false }],
   ["dates", { dateWeight: 0 }],
   ["verb forms", { verbFormWeight: 0 }],
 ];
@@ -57,6 +58,7 @@ const GRID: [string, Partial<RecallTuning>[]][] = [
       ),
     ],
   ],
+  ["follows through hits", [false, true].map((on) => ({ followsThroughHits: on }))],
   ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
   ["verb forms", [0, 0.5, 0.75, 1].map((weight) => ({ verbFormWeight: weight }))],
 ];

@@ -21,13 +21,18 @@ import type { RecallTuning } from "./tuning.ts";
  * follows; the follower's own follower gets `followsHopShare` of that, up to
  * `followsHops` memories down the sequence (one indexed query per hop), always from the
  * scores before carrying, so a long sequence does not pass one hit down its whole length.
+ * With `followsThroughHits`, a hit's carry also continues past a follower that is a hit
+ * itself (a question between the statement and its answer).
  * Every memory reached must pass the same filters; those that were not candidates join the list.
  */
 export function carryToFollowers(
   store: Store,
   ranked: readonly RankedMemory[],
   filters: RecallFilters,
-  tuning: Pick<RecallTuning, "followsCarry" | "followsHops" | "followsHopShare">,
+  tuning: Pick<
+    RecallTuning,
+    "followsCarry" | "followsHops" | "followsHopShare" | "followsThroughHits"
+  >,
 ): { ranked: RankedMemory[]; added: number } {
   const scored = ranked.filter((item) => item.score > 0);
   // Each link: the memory reached, the hit it owes its score to, the score it is lent.
@@ -45,9 +50,13 @@ export function carryToFollowers(
       for (const [to, from] of followers) {
         const lender = frontier.get(from)!;
         links.push({ to, from: lender.origin, score: lender.score });
-        if (reached.has(to)) continue;
+        if (reached.has(to) && !tuning.followsThroughHits) continue;
         reached.add(to);
-        next.set(to, { origin: lender.origin, score: lender.score * tuning.followsHopShare });
+        // A memory lent to by several goes on with the largest share.
+        const score = lender.score * tuning.followsHopShare;
+        if ((next.get(to)?.score ?? -Infinity) < score) {
+          next.set(to, { origin: lender.origin, score });
+        }
       }
       frontier = next;
     }

@@ -16,6 +16,7 @@ import {
   FOLLOWS_CARRY,
   FOLLOWS_HOP_SHARE,
   FOLLOWS_HOPS,
+  FOLLOWS_THROUGH_HITS,
   HYBRID_VECTOR_WEIGHT,
   VERB_FORM_WEIGHT,
 } from "./constants.ts";
@@ -28,6 +29,8 @@ export interface RecallTuning {
   followsHops: number;
   /** Share of what one hop received that the next hop receives. */
   followsHopShare: number;
+  /** Whether a hit's carry continues past a memory that is a hit itself. */
+  followsThroughHits: boolean;
   /** Added to candidates dated inside a date the query names (0: dates not read). */
   dateWeight: number;
   /** BM25 length normalization of the rerank. */
@@ -45,6 +48,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   followsCarry: FOLLOWS_CARRY,
   followsHops: FOLLOWS_HOPS,
   followsHopShare: FOLLOWS_HOP_SHARE,
+  followsThroughHits: FOLLOWS_THROUGH_HITS,
   dateWeight: DATE_MATCH_WEIGHT,
   bm25B: BM25_B,
   vectorWeight: HYBRID_VECTOR_WEIGHT,
