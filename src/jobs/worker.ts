@@ -18,6 +18,7 @@ import {
   JOB_PAUSE_WHILE_SERVING_MS,
   JOB_POLL_MS,
   JOB_SLICE_MS,
+  JOB_SLICE_SERVING_MS,
 } from "./constants.ts";
 import { servingRequests } from "./activity.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
@@ -50,6 +51,14 @@ export async function yieldToRequests(): Promise<void> {
   if (servingRequests()) {
     await new Promise((resolve) => setTimeout(resolve, JOB_PAUSE_WHILE_SERVING_MS));
   }
+}
+
+/**
+ * How long the next slice may run: {@linkcode JOB_SLICE_MS} when idle, a single job while
+ * requests flow (a call that arrives during a slice waits for it).
+ */
+function sliceBudget(): number {
+  return servingRequests() ? JOB_SLICE_SERVING_MS : JOB_SLICE_MS;
 }
 
 /** Runs one job; throwing schedules a retry. */
@@ -97,6 +106,7 @@ export function startJobWorker(
     // drains microtasks, so without a real yield a backlog would starve the transport).
     let finished: JobRecord[] = [];
     let sliceStarted = performance.now();
+    let slice = sliceBudget();
     for (const job of jobs) {
       if (stopped) break;
       try {
@@ -110,11 +120,12 @@ export function startJobWorker(
           }`,
         );
       }
-      if (performance.now() - sliceStarted >= JOB_SLICE_MS) {
+      if (performance.now() - sliceStarted >= slice) {
         await completeJobs(store, finished, owner);
         finished = [];
         await yieldToRequests();
         sliceStarted = performance.now();
+        slice = sliceBudget();
       }
     }
     await completeJobs(store, finished, owner);
