@@ -22,5 +22,10 @@ export function noteRequest(): void {
 
 /** True when a request was served within the last {@linkcode JOB_FOREGROUND_WINDOW_MS}. */
 export function servingRequests(): boolean {
-  return performance.now() - lastRequestAt < JOB_FOREGROUND_WINDOW_MS;
+  return foregroundRemainingMs() > 0;
+}
+
+/** How long until the process counts as idle again (0: idle now). */
+export function foregroundRemainingMs(): number {
+  return Math.max(0, lastRequestAt + JOB_FOREGROUND_WINDOW_MS - performance.now());
 }

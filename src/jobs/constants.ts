@@ -48,11 +48,11 @@ export const JOB_DONE_RETENTION_MS = 24 * 60 * 60_000;
  */
 export const JOB_FOREGROUND_WINDOW_MS = 50;
 /**
- * Pause after a slice while requests are being served: background work then takes at most
- * 8 / (8 + 250) ≈ 3% of the thread. A request that arrives during a slice waits for it, so
- * this share is also about the share of calls that wait: with 25 ms (24%) and 100 ms (7%) the
- * waits showed in the p95 of `find` and `remember` while a backlog drained (through MCP at 1k,
- * find p95 17.6 ms at 100 ms against 6.2 ms for the peer). The backlog still moves while calls
- * never stop (one slice every ~260 ms) and runs at full speed once they pause for 50 ms.
+ * Longest pause after a slice while requests are being served: the worker waits until no
+ * request came for {@linkcode JOB_FOREGROUND_WINDOW_MS}, at most this long, so calls back to back
+ * leave background work one job every ~250 ms (~1% of the thread), while a lone call (a status
+ * poll) holds it up ≤ 50 ms. A call that arrives during a slice waits for it: with a fixed
+ * 25 ms pause (24% of the thread) and then 100 ms, that showed in `find`'s and `remember`'s p95
+ * while a backlog drained (through MCP at 1k, find p95 17.6 ms against 6.2 ms for the peer).
  */
 export const JOB_PAUSE_WHILE_SERVING_MS = 250;
