@@ -25,7 +25,7 @@
  * - mema's bulk path, when `memory help` shows an action taking many facts in one call: the
  *   same library into a fresh lexical database, `n/a` otherwise.
  *
- *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300] [--recall-questions 300]
+ *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300] [--recall-questions 300] [--mema-env KEY=VALUE]
  *     [--remember-sample 200] [--systems mema_lexical,mema_hybrid,peer] [--drain] [--seed 7]
  *     [--sequential-max 10000] [--concurrency 8] [--pathological-reps 5] [--index-wait-s 900]
  *     [--models-dir DIR] [--peer-dir DIR] [--label side_by_side]
@@ -80,6 +80,8 @@ const LABEL: Record<SystemName, string> = {
 interface Options {
   queries: number;
   recallQuestions: number;
+  /** Extra environment for every mema server (`--mema-env KEY=VALUE`, repeatable). */
+  memaEnv: Record<string, string>;
   warmup: number;
   rememberSample: number;
   pathologicalReps: number;
@@ -475,8 +477,12 @@ async function runSystem(
       target = await startPeerTarget(dir, options.peerDir);
     } else {
       const env: Record<string, string> = system === "mema_hybrid"
-        ? { MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID, MEMA_MODELS_DIR: options.modelsDir }
-        : {};
+        ? {
+          ...options.memaEnv,
+          MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID,
+          MEMA_MODELS_DIR: options.modelsDir,
+        }
+        : { ...options.memaEnv };
       ({ target, bulkPath } = await startMemaTarget(dir, env, true));
     }
     let result: SystemResult;
@@ -564,10 +570,14 @@ async function runSystem(
 }
 
 /** mema's bulk path on a fresh lexical database (when the server has one). */
-async function runBulk(size: number, library: LocomoLibrary): Promise<BulkResult> {
+async function runBulk(
+  size: number,
+  library: LocomoLibrary,
+  memaEnv: Record<string, string>,
+): Promise<BulkResult> {
   const dir = Deno.makeTempDirSync({ prefix: `mema-sbs-bulk-${size}-` });
   try {
-    const { target, bulkPath } = await startMemaTarget(dir, {}, true);
+    const { target, bulkPath } = await startMemaTarget(dir, { ...memaEnv }, true);
     try {
       if (!bulkPath) return { available: false };
       const built = await ingest(target, library.memories, "bulk", 1, `${size} mema bulk`);
@@ -701,6 +711,7 @@ async function main(): Promise<void> {
       sizes: { type: "string", default: "1000,10000,100000" },
       queries: { type: "string", default: "300" },
       "recall-questions": { type: "string", default: "300" },
+      "mema-env": { type: "string", multiple: true, default: [] },
       warmup: { type: "string", default: "20" },
       "remember-sample": { type: "string", default: "200" },
       "pathological-reps": { type: "string", default: "5" },
@@ -724,6 +735,13 @@ async function main(): Promise<void> {
   const options: Options = {
     queries: Number(values.queries),
     recallQuestions: Number(values["recall-questions"]),
+    memaEnv: Object.fromEntries(
+      (values["mema-env"] as string[]).map((pair) => {
+        const at = pair.indexOf("=");
+        if (at <= 0) throw new Error(`--mema-env takes KEY=VALUE (got "${pair}")`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+    ),
     warmup: Number(values.warmup),
     rememberSample: Number(values["remember-sample"]),
     pathologicalReps: Number(values["pathological-reps"]),
@@ -783,7 +801,7 @@ async function main(): Promise<void> {
           per_s: lexical.ingest.per_s,
         };
       } else if (systems.some((s) => s !== "peer")) {
-        sizeResult.bulk = await runBulk(size, library);
+        sizeResult.bulk = await runBulk(size, library, options.memaEnv);
       }
       results.push(sizeResult);
       console.log(
