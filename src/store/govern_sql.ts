@@ -161,15 +161,17 @@ export function selectLinkedTodos(
   },
 ): { id: number; shared: number }[] {
   if (options.tags.length === 0) return [];
-  const candidates = options.todoMatch === undefined
-    ? ""
-    : "AND m.id IN (SELECT rowid FROM memories_terms WHERE memories_terms MATCH ?)";
+  // With the word index the todo memories come from it first and are joined by id: written as
+  // `m.id IN (… MATCH …)` SQLite walked every active memory (15 ms per find at 100k).
+  const source = options.todoMatch === undefined ? "memories m" : `(SELECT rowid AS id
+       FROM memories_terms WHERE memories_terms MATCH ?) todo
+     CROSS JOIN memories m ON m.id = todo.id`;
   const rows = db.prepare(
     `SELECT m.id AS id,
        (SELECT count(*) FROM json_each(m.tags) t WHERE t.value IN (SELECT value FROM json_each(?)))
          AS shared
-     FROM memories m
-     WHERE m.status = 'active' ${candidates}
+     FROM ${source}
+     WHERE m.status = 'active'
        AND EXISTS (SELECT 1 FROM json_each(m.tags) t WHERE t.value = ?)
        AND m.id NOT IN (SELECT value FROM json_each(?))
        AND shared > 0
