@@ -11,6 +11,7 @@
  * @module
  */
 import { logWarn, processId } from "../platform/mod.ts";
+import { ioTurn } from "../platform/io_turn.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
 import {
   JOB_CLAIM_BATCH,
@@ -24,30 +25,12 @@ import { foregroundRemainingMs, servingRequests } from "./activity.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
 /**
- * Lets pending I/O (requests) run. Only a timer lets the event loop poll I/O (a
- * message-channel task alone starved stdin for seconds while a backlog drained), but a
- * timer set from inside a timer's callback is clamped to 4 ms, which capped draining at ~250
- * jobs a second: so the zero timer is set from a message-channel task, where it is not
- * nested.
- */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      setTimeout(resolve, 0);
-    };
-    channel.port2.postMessage(undefined);
-  });
-}
-
-/**
  * Gives requests a turn between two slices of background work, and steps back longer while
  * requests are flowing ({@link servingRequests}). Long-running handlers (the embedding of a
  * large backlog) call it between their batches.
  */
 export async function yieldToRequests(): Promise<void> {
-  await yieldToEventLoop();
+  await ioTurn();
   // Wait until the calls stop (no request for JOB_FOREGROUND_WINDOW_MS), at most the pause: a
   // lone call (a status poll) costs the backlog ≤ 50 ms, calls back to back let one job run
   // every JOB_PAUSE_WHILE_SERVING_MS.
