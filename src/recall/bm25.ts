@@ -17,6 +17,15 @@
  */
 import { BM25_B, BM25_K1, BM25_PREFIX_CREDIT, BM25_PREFIX_MIN_CHARS } from "./constants.ts";
 
+/**
+ * BM25's inverse document frequency of a term held by `df` of `documents` memories (callers
+ * keep `df` within 1..documents): the one formula the rerank, the neighbour lookups and the
+ * static model's query weights share.
+ */
+export function bm25Idf(df: number, documents: number): number {
+  return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+}
+
 /** A candidate and its index tokens (subject, tags and content). */
 export interface TokenizedCandidate {
   id: number;
@@ -54,7 +63,7 @@ export function bm25Scores(
   const n = Math.max(library.documents, 1);
   const idf = new Map(terms.map((term) => {
     const df = Math.min(Math.max(library.frequencies.get(term) ?? 1, 1), n);
-    return [term, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
+    return [term, bm25Idf(df, n)];
   }));
   let best = 0;
   for (const candidate of candidates) {

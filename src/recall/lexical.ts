@@ -12,6 +12,7 @@
  * @module
  */
 import type { RecallFilters, Store } from "../store/mod.ts";
+import { bm25Idf } from "./bm25.ts";
 import { indexQueryTerms, termTokens } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { LIKE_POOL, QUERY_POSTINGS_BUDGET, QUERY_TERMS_MAX } from "./constants.ts";
@@ -149,7 +150,7 @@ export function sharedWordCandidates(
   const documents = Math.max(store.indexedMemories(), 1);
   const weighed = kept.map((term) => {
     const df = Math.min(Math.max(term.frequency, 1), documents);
-    return { token: term.token, weight: Math.log(1 + (documents - df + 0.5) / (df + 0.5)) };
+    return { token: term.token, weight: bm25Idf(df, documents) };
   });
   return store.weightedTermHits(weighed, options.filters, options.pool).map((hit) => hit.id);
 }

@@ -19,6 +19,7 @@
  */
 import type { Store } from "../store/mod.ts";
 import { termTokens } from "../text/index_terms.ts";
+import { bm25Idf } from "./bm25.ts";
 
 /** One word of the query, in order, and the weight its vector gets in the query's mean. */
 export interface QueryWord {
@@ -54,6 +55,6 @@ export function queryWords(store: Store, query: string): QueryWord[] {
     const token = tokenOf.get(word);
     const df = token === undefined ? 0 : frequencies.get(token) ?? 0;
     if (df === 0 || total === 0) return { word, weight: 1 };
-    return { word, weight: Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5)) };
+    return { word, weight: bm25Idf(df, Math.max(total, df)) };
   });
 }
