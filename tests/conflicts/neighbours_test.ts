@@ -4,9 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { semanticNeighbours } from "../../src/conflicts/neighbours.ts";
-import { SemanticIndex } from "../../src/evidence/semantic.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import { openTestContext } from "../helpers/context.ts";
+import { openStaticModelContext } from "../helpers/context.ts";
 import {
   DETECT_JOB_KIND,
   DETECT_VECTOR_BACKLOG_MAX,
@@ -14,12 +13,8 @@ import {
 import { enqueueJob } from "../../src/jobs/queue.ts";
 
 Deno.test("neighbours by meaning: a paraphrase in scope is found, other workspaces are not", async () => {
-  const t = await openTestContext();
-  const semantic = new SemanticIndex(t.store, {
-    modelId: "static-wink-100d",
-    modelsDir: `${t.dir}/models`,
-  });
-  t.ctx.semantic = semantic;
+  const t = await openStaticModelContext();
+  const { semantic } = t;
   try {
     const remember = async (content: string, workspace: string) =>
       (await rememberMemory(t.ctx, { content, subject: "notes", workspace })).memoryId;
@@ -42,12 +37,8 @@ Deno.test("neighbours by meaning: a paraphrase in scope is found, other workspac
 });
 
 Deno.test("a bulk import's checks skip the by-meaning lookup (word neighbours only)", async () => {
-  const t = await openTestContext();
-  const semantic = new SemanticIndex(t.store, {
-    modelId: "static-wink-100d",
-    modelsDir: `${t.dir}/models`,
-  });
-  t.ctx.semantic = semantic;
+  const t = await openStaticModelContext();
+  const { semantic } = t;
   try {
     await rememberMemory(t.ctx, {
       content: "My car broke down on the highway, so I was late.",

@@ -3,6 +3,7 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
+import { SemanticIndex } from "../../src/evidence/semantic.ts";
 import type { ServiceContext } from "../../src/memory/context.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 
@@ -37,6 +38,20 @@ export async function openTestContext(
       Deno.removeSync(dir, { recursive: true });
     },
   };
+}
+
+/**
+ * A test context whose semantic index uses the built-in static model (built into
+ * `<dir>/models` on first use). Unload `semantic` before `cleanup()`.
+ */
+export async function openStaticModelContext(): Promise<TestContext & { semantic: SemanticIndex }> {
+  const t = await openTestContext();
+  const semantic = new SemanticIndex(t.store, {
+    modelId: "static-wink-100d",
+    modelsDir: `${t.dir}/models`,
+  });
+  t.ctx.semantic = semantic;
+  return { ...t, semantic };
 }
 
 /**

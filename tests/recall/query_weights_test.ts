@@ -4,11 +4,10 @@
  * them is nearest by meaning, the question's topic word does.
  */
 import assert from "node:assert/strict";
-import { SemanticIndex } from "../../src/evidence/semantic.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { queryWords } from "../../src/recall/query_weights.ts";
 import { findPage } from "../../src/views/recall_page.ts";
-import { openTestContext } from "../helpers/context.ts";
+import { openStaticModelContext, openTestContext } from "../helpers/context.ts";
 
 const DECOYS = [
   "Our weekend plans fell through because of the storm.",
@@ -20,12 +19,8 @@ const DECOYS = [
 ];
 
 Deno.test("hybrid find: the topic word, not the word every memory shares, picks the meaning match", async () => {
-  const t = await openTestContext();
-  const semantic = new SemanticIndex(t.store, {
-    modelId: "static-wink-100d",
-    modelsDir: `${t.dir}/models`,
-  });
-  t.ctx.semantic = semantic;
+  const t = await openStaticModelContext();
+  const { semantic } = t;
   try {
     for (const content of DECOYS) {
       await rememberMemory(t.ctx, { content, subject: "notes", workspace: "life" });
