@@ -146,6 +146,37 @@ export function perConversation(library: Library, scores: (QuestionScore & Asked
   );
 }
 
+/** One setting's scores with and without follows, and its R@10 per conversation. */
+export interface SettingScores<S> {
+  setting: S;
+  scores: (QuestionScore & Asked)[][];
+  per: number[][];
+}
+
+/**
+ * For each conversation, the setting the other conversations score best (the training score:
+ * mean R@10 over their questions, with and without follows alike) and what it scores on the
+ * one left out, with | without follows.
+ */
+export function printLeaveOneOut<S>(
+  library: Library,
+  results: readonly SettingScores<S>[],
+  describe: (setting: S) => string,
+): void {
+  for (const [fold, held] of library.conversations.entries()) {
+    const trainScore = (r: SettingScores<S>) =>
+      mean(
+        r.scores.map((list) => mean(list.filter((s) => s.conversation !== held).map((s) => s.r10))),
+      );
+    const best = results.reduce((top, r) => trainScore(r) > trainScore(top) ? r : top);
+    console.log(
+      `  leave ${held} out: ${describe(best.setting)} (train ${f3(trainScore(best))}) → held out ${
+        f3(best.per[0][fold])
+      } | ${f3(best.per[1][fold])}`,
+    );
+  }
+}
+
 export function row(library: Library, label: string, scores: (QuestionScore & Asked)[]): string {
   const table = scoreTable(scores);
   const cell = (category: string) =>
@@ -211,22 +242,7 @@ async function main(): Promise<void> {
           }`,
         );
       }
-      // The training score: mean R@10 over the other conversations' questions, with and
-      // without follows alike.
-      for (const [fold, held] of library.conversations.entries()) {
-        const trainScore = (r: (typeof results)[number]) =>
-          mean(
-            r.scores.map((list) =>
-              mean(list.filter((s) => s.conversation !== held).map((s) => s.r10))
-            ),
-          );
-        const best = results.reduce((top, r) => trainScore(r) > trainScore(top) ? r : top);
-        console.log(
-          `  leave ${held} out: ${JSON.stringify(best.setting)} (train ${
-            f3(trainScore(best))
-          }) → held out ${f3(best.per[0][fold])} | ${f3(best.per[1][fold])}`,
-        );
-      }
+      printLeaveOneOut(library, results, (setting) => JSON.stringify(setting));
     }
   } finally {
     library.cleanup();

@@ -32,10 +32,11 @@ import { LOCOMO_DEV } from "./helpers/locomo.ts";
 import {
   buildLibrary,
   type Library,
-  mean,
   perConversation,
+  printLeaveOneOut,
   row,
   run,
+  type SettingScores,
   type VectorChannel,
 } from "./locomo_levers.ts";
 
@@ -162,8 +163,6 @@ function chunkTexts(library: Library): string[] {
   return [...byMemory.values()].flatMap(embeddingChunks).map((chunk) => chunk.text);
 }
 
-const f3 = (value: number) => value.toFixed(3);
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: Deno.args,
@@ -270,11 +269,7 @@ async function main(): Promise<void> {
       }
       for (const [n, variant] of variants.entries()) {
         await indexVariant(library, variant, `bench-${sifA}-${n}`);
-        const results: {
-          setting: string;
-          scores: ReturnType<typeof run>[];
-          per: number[][];
-        }[] = [];
+        const results: SettingScores<string>[] = [];
         for (const floor of values.floors.split(",").map(Number)) {
           for (const weight of values.weights.split(",").map(Number)) {
             for (const only of values["vector-only"].split(",").map((x) => x === "true")) {
@@ -300,20 +295,7 @@ async function main(): Promise<void> {
             }
           }
         }
-        for (const [fold, held] of library.conversations.entries()) {
-          const trainScore = (r: (typeof results)[number]) =>
-            mean(
-              r.scores.map((list) =>
-                mean(list.filter((s) => s.conversation !== held).map((s) => s.r10))
-              ),
-            );
-          const best = results.reduce((top, r) => trainScore(r) > trainScore(top) ? r : top);
-          console.log(
-            `  leave ${held} out: ${best.setting} (train ${f3(trainScore(best))}) → held out ${
-              f3(best.per[0][fold])
-            } | ${f3(best.per[1][fold])}`,
-          );
-        }
+        printLeaveOneOut(library, results, (setting) => setting);
       }
     }
   } finally {
