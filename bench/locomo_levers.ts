@@ -41,6 +41,7 @@ const ABLATION: [string, Partial<RecallTuning>][] = [
   ["follows through hits", { followsThroughHits: false }],
   ["dates", { dateWeight: 0 }],
   ["verb forms", { verbFormWeight: 0 }],
+  ["word pool", { wordPool: false }],
 ];
 
 /** The sequence carry off: the "without follows" figures. */

@@ -32,14 +32,68 @@ export interface TokenizedCandidate {
   tokens: readonly string[];
 }
 
-function termFrequency(term: string, tokens: readonly string[]): number {
-  let tf = 0;
-  for (const token of tokens) {
-    if (token === term) tf += 1;
-    else if (
-      (term.length >= BM25_PREFIX_MIN_CHARS && token.startsWith(term)) ||
-      (token.length >= BM25_PREFIX_MIN_CHARS && term.startsWith(token))
-    ) tf += BM25_PREFIX_CREDIT;
+/** A candidate's tokens counted, and its distinct tokens sorted (for prefix ranges). */
+interface TokenCounts {
+  counts: Map<string, number>;
+  sorted: string[];
+}
+
+/** Per token array: the rerank gets the same cached arrays query after query. */
+const countsOf = new WeakMap<readonly string[], TokenCounts>();
+
+function tokenCounts(tokens: readonly string[]): TokenCounts {
+  let found = countsOf.get(tokens);
+  if (!found) {
+    const counts = new Map<string, number>();
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    found = { counts, sorted: [...counts.keys()].sort() };
+    countsOf.set(tokens, found);
+  }
+  return found;
+}
+
+/** The first index in `sorted` whose token is not below `term`. */
+function lowerBound(sorted: readonly string[], term: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (sorted[middle] < term) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A query term with the shorter words that count as its prefixes, made once per query. */
+interface QueryTerm {
+  term: string;
+  prefixes: string[];
+}
+
+function queryTerm(term: string): QueryTerm {
+  const prefixes: string[] = [];
+  for (let length = BM25_PREFIX_MIN_CHARS; length < term.length; length++) {
+    prefixes.push(term.slice(0, length));
+  }
+  return { term, prefixes };
+}
+
+/**
+ * Occurrences of `term`, plus {@link BM25_PREFIX_CREDIT} for each token that begins with it
+ * or that it begins with (either at least {@link BM25_PREFIX_MIN_CHARS} long).
+ */
+function termFrequency({ term, prefixes }: QueryTerm, { counts, sorted }: TokenCounts): number {
+  let tf = counts.get(term) ?? 0;
+  if (term.length >= BM25_PREFIX_MIN_CHARS) {
+    for (let i = lowerBound(sorted, term); i < sorted.length; i++) {
+      const token = sorted[i];
+      if (!token.startsWith(term)) break;
+      if (token !== term) tf += BM25_PREFIX_CREDIT * counts.get(token)!;
+    }
+  }
+  for (const prefix of prefixes) {
+    const shorter = counts.get(prefix);
+    if (shorter) tf += BM25_PREFIX_CREDIT * shorter;
   }
   return tf;
 }
@@ -61,19 +115,20 @@ export function bm25Scores(
   const averageLength = candidates.reduce((sum, c) => sum + c.tokens.length, 0) /
     candidates.length;
   const n = Math.max(library.documents, 1);
-  const idf = new Map(terms.map((term) => {
+  const weighed = terms.map((term) => {
     const df = Math.min(Math.max(library.frequencies.get(term) ?? 1, 1), n);
-    return [term, bm25Idf(df, n)];
-  }));
+    const weight = options.termWeights?.get(term) ?? 1;
+    return { query: queryTerm(term), weight: weight * bm25Idf(df, n) };
+  });
   let best = 0;
   for (const candidate of candidates) {
     const norm = BM25_K1 * (1 - b + b * candidate.tokens.length / (averageLength || 1));
+    const counts = tokenCounts(candidate.tokens);
     let score = 0;
-    for (const term of terms) {
-      const tf = termFrequency(term, candidate.tokens);
+    for (const { query, weight } of weighed) {
+      const tf = termFrequency(query, counts);
       if (tf === 0) continue;
-      const weight = options.termWeights?.get(term) ?? 1;
-      score += weight * idf.get(term)! * tf * (BM25_K1 + 1) / (tf + norm);
+      score += weight * tf * (BM25_K1 + 1) / (tf + norm);
     }
     scores.set(candidate.id, score);
     best = Math.max(best, score);

@@ -152,6 +152,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       filters,
       pool,
       verbForms: tuning.verbFormWeight > 0,
+      wordPool: tuning.wordPool,
     });
     const records = ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts

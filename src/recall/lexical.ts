@@ -1,8 +1,10 @@
 /**
- * The lexical channel: BM25 over the word index (subject, tags, content; mema's
- * own tokens, see src/text/index_terms.ts), with the query's terms pruned by
- * document frequency so a query's cost is bounded however large the library
- * grows, and LIKE over everything when FTS5 is absent.
+ * The lexical channel: candidates from the word index (subject, tags, content; mema's
+ * own tokens, see src/text/index_terms.ts), the memories holding the most IDF weight of
+ * the query's words (or FTS5's BM25 top hits, the `wordPool` lever off), with the query's
+ * terms pruned by document frequency so a query's cost is bounded however large the library
+ * grows, and LIKE over everything when FTS5 is absent. The rerank (src/recall/bm25.ts,
+ * rank.ts) orders them.
  *
  * @example
  * ```ts
@@ -20,7 +22,11 @@ import { queryTerms, textTokens } from "./tokens.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
 export interface LexicalCandidates {
-  /** Full-text relevance, 0..1 (the best candidate 1): BM25 divided by the best hit's. */
+  /**
+   * Index relevance, 0..1 (the best candidate 1): summed IDF of the words held (or FTS5's
+   * BM25) divided by the best hit's. Only the LIKE fallback's order uses it; with the index the
+   * rerank scores the pool itself.
+   */
   text: Map<number, number>;
   ids: number[];
   /**
@@ -92,6 +98,8 @@ export function lexicalCandidates(
     budget?: number;
     /** Also search the past forms of the query's irregular verbs (src/text/irregular.ts). */
     verbForms?: boolean;
+    /** Pick the pool by summed IDF of the words held (see WORD_POOL), not FTS5's BM25. */
+    wordPool?: boolean;
   },
 ): LexicalCandidates {
   const { filters, pool } = options;
@@ -117,7 +125,17 @@ export function lexicalCandidates(
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
   const { kept, pruned } = pruneTerms(weighed, options);
   if (kept.length === 0) return none(frequencies);
-  const hits = store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
+  const documents = Math.max(store.indexedMemories(), 1);
+  const hits = options.wordPool
+    ? store.weightedTermHits(
+      kept.map((term) => ({
+        token: term.token,
+        weight: bm25Idf(Math.min(Math.max(term.frequency, 1), documents), documents),
+      })),
+      filters,
+      pool,
+    )
+    : store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
   const exact = hits.length < pool && pruned.length === 0;

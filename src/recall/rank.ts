@@ -38,8 +38,20 @@ export interface RankedMemory {
 
 const DAY_MS = 86_400_000;
 
+/** Event time (ingest time when absent) in ms, per record object (see {@linkcode matchTexts}). */
+const times = new WeakMap<MemoryRecord, number>();
+
+function timeOf(memory: MemoryRecord): number {
+  let at = times.get(memory);
+  if (at === undefined) {
+    at = Date.parse(memory.eventTime ?? memory.ingestTime);
+    times.set(memory, at);
+  }
+  return at;
+}
+
 function recencyBoost(memory: MemoryRecord, now: number): number {
-  const at = Date.parse(memory.eventTime ?? memory.ingestTime);
+  const at = timeOf(memory);
   const ageDays = (now - at) / DAY_MS;
   for (const step of RECENCY_BOOST) if (ageDays <= step.maxDays) return step.boost;
   return 0;
@@ -87,6 +99,32 @@ export function matchStrength(text: string, term: string): number {
   return INSIDE_WORD_MATCH;
 }
 
+/** A record's text as the rerank compares it: NFKC, lower case; its tags with their words. */
+interface MatchText {
+  subject: string;
+  content: string;
+  tagTokens: Set<string>;
+}
+
+/**
+ * Per record object: the store hands out the same frozen record while the database is
+ * unchanged (src/store/record_cache.ts), so repeated queries skip normalizing its text.
+ */
+const matchTexts = new WeakMap<MemoryRecord, MatchText>();
+
+function matchText(memory: MemoryRecord): MatchText {
+  let text = matchTexts.get(memory);
+  if (!text) {
+    text = {
+      subject: memory.subject.normalize("NFKC").toLowerCase(),
+      content: memory.content.normalize("NFKC").toLowerCase(),
+      tagTokens: new Set(memory.tags.flatMap((tag) => [tag, ...textTokens(tag)])),
+    };
+    matchTexts.set(memory, text);
+  }
+  return text;
+}
+
 interface Fields {
   memory: MemoryRecord;
   tagTokens: Set<string>;
@@ -120,9 +158,7 @@ export function rankCandidates(
   const fields: Fields[] = [];
   const documentFrequency = new Map<string, number>();
   for (const memory of records) {
-    const subject = memory.subject.normalize("NFKC").toLowerCase();
-    const content = memory.content.normalize("NFKC").toLowerCase();
-    const tagTokens = new Set(memory.tags.flatMap((tag) => [tag, ...textTokens(tag)]));
+    const { subject, content, tagTokens } = matchText(memory);
     const strengths = new Map<string, number>();
     const subjectStrengths = new Map<string, number>();
     const matched: string[] = [];

@@ -19,6 +19,7 @@ import {
   FOLLOWS_THROUGH_HITS,
   HYBRID_VECTOR_WEIGHT,
   VERB_FORM_WEIGHT,
+  WORD_POOL,
 } from "./constants.ts";
 
 /** Every lever of the rerank that the LoCoMo benchmark measures. */
@@ -41,6 +42,11 @@ export interface RecallTuning {
   vectorOnly: boolean;
   /** Credit of an irregular verb's past forms searched with its base form (0: not searched). */
   verbFormWeight: number;
+  /**
+   * How the candidate pool is chosen: by the summed IDF of the query words a memory holds
+   * (true), or by FTS5's BM25 (false).
+   */
+  wordPool: boolean;
 }
 
 /** The levers as shipped. */
@@ -54,6 +60,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   vectorWeight: HYBRID_VECTOR_WEIGHT,
   vectorOnly: true,
   verbFormWeight: VERB_FORM_WEIGHT,
+  wordPool: WORD_POOL,
 };
 
 /** The shipped levers with `overrides` applied. */

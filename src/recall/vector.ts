@@ -44,20 +44,16 @@ export function vectorCandidates(
   const nearest = store.nearestRows(vector, VECTOR_K_ROWS)
     .filter(({ distance }) => Number.isFinite(distance));
   if (nearest.length === 0) return [];
-  const rows = new Map(store.rowsById(nearest.map((n) => n.rowId)).map((row) => [row.id, row]));
-  const memoryIds = [...new Set([...rows.values()].map((row) => row.memoryId))];
-  const allowed = store.filterMemoryIds(memoryIds, options.filters);
+  const owners = store.currentRowOwners(nearest.map((n) => n.rowId), options.filters);
   const byMemory = new Map<number, { cosines: number[]; rowIds: number[] }>();
   for (const { rowId, distance } of nearest) {
-    const row = rows.get(rowId);
-    if (!row || !allowed.has(row.memoryId) || allowed.get(row.memoryId) !== row.memoryVersion) {
-      continue;
-    }
-    const entry = byMemory.get(row.memoryId) ?? { cosines: [], rowIds: [] };
+    const memoryId = owners.get(rowId);
+    if (memoryId === undefined) continue;
+    const entry = byMemory.get(memoryId) ?? { cosines: [], rowIds: [] };
     // Float rounding can put a same-direction row a hair below distance 0.
     entry.cosines.push(Math.min(1, 1 - distance));
     entry.rowIds.push(rowId);
-    byMemory.set(row.memoryId, entry);
+    byMemory.set(memoryId, entry);
   }
   const hits: VectorHit[] = [];
   for (const [memoryId, { cosines, rowIds }] of byMemory) {

@@ -313,15 +313,6 @@ export function selectVector(db: DatabaseSync, rowId: number): Uint8Array | unde
   return row?.embedding as Uint8Array | undefined;
 }
 
-/** Reads rows by id. */
-export function selectRowsById(db: DatabaseSync, ids: readonly number[]): EvidenceRowRecord[] {
-  if (ids.length === 0) return [];
-  const rows = db.prepare(
-    "SELECT * FROM memory_rows WHERE id IN (SELECT value FROM json_each(?))",
-  ).all(JSON.stringify(ids)) as Row[];
-  return rows.map(toRow);
-}
-
 /** The rows of one memory's current version, in order. */
 export function selectRowsOfMemory(db: DatabaseSync, memoryId: number): EvidenceRowRecord[] {
   const rows = db.prepare(

@@ -38,6 +38,8 @@ import {
 } from "./schema.ts";
 import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
 import { openConnection, type SqliteConnection, type WriteOptions } from "./sqlite_connection.ts";
+import { RecordCache } from "./record_cache.ts";
+import { RECORD_CACHE_MAX } from "./constants.ts";
 export type { WriteOptions };
 import type {
   AuditEntry,
@@ -160,6 +162,8 @@ export class Store {
   readonly conflicts: ConflictTables;
   /** This process's copy of the vectors, made at the first nearest-row lookup. */
   #vectors: VectorMirror | undefined;
+  /** Records read since the database last changed (src/store/record_cache.ts). */
+  readonly #records = new RecordCache(RECORD_CACHE_MAX);
 
   constructor(
     path: string,
@@ -205,8 +209,14 @@ export class Store {
     return memories.selectMemory(this.#connection.db, id);
   }
 
+  /** The memories of `ids` that exist (frozen: callers share them), in ascending id order. */
   getMemories(ids: readonly number[]): Map<number, MemoryRecord> {
-    return memories.selectMemories(this.#connection.db, ids);
+    const db = this.#connection.db;
+    return this.#records.read(
+      this.#connection.changeStamp(),
+      ids,
+      (missing) => memories.selectMemories(db, missing),
+    );
   }
 
   findActiveByContent(workspaceCanonical: string, contentSha: string): MemoryRecord | undefined {
@@ -250,14 +260,19 @@ export class Store {
 
   /**
    * Memories holding the most weight of the index tokens (summed weights of the tokens each
-   * holds), best first: neighbour lookups that need shared words, not a text ranking.
+   * holds), best first: the candidate pool of `find` and the neighbour lookups. Memories held
+   * in the record cache are filtered without a query.
    */
   weightedTermHits(
     tokens: readonly { token: string; weight: number }[],
     filters: RecallFilters,
     limit: number,
   ): LexicalHit[] {
-    return terms.selectWeightedTermHits(this.#connection.db, tokens, filters, limit);
+    const stamp = this.#connection.changeStamp();
+    return terms.selectWeightedTermHits(this.#connection.db, tokens, filters, limit, (id) => {
+      const record = this.#records.peek(stamp, id);
+      return record && recall.recordPassesFilters(record, filters);
+    });
   }
 
   /** How many memories hold each index token. */
@@ -368,8 +383,12 @@ export class Store {
     return { vectors: this.#vectors?.size ?? 0, bytes: this.#vectors?.bytes ?? 0 };
   }
 
-  rowsById(ids: readonly number[]): evidence.EvidenceRowRecord[] {
-    return evidence.selectRowsById(this.#connection.db, ids);
+  /**
+   * Of the evidence rows `rowIds`, those of their memory's current version whose memory passes
+   * the filters, mapped to that memory.
+   */
+  currentRowOwners(rowIds: readonly number[], filters: RecallFilters): Map<number, number> {
+    return recall.selectCurrentRowOwners(this.#connection.db, rowIds, filters);
   }
 
   rowsOfMemory(memoryId: number): evidence.EvidenceRowRecord[] {

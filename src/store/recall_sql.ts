@@ -4,7 +4,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import type { RecallFilters } from "./types.ts";
+import type { MemoryRecord, RecallFilters } from "./types.ts";
 
 type Row = Record<string, unknown>;
 
@@ -48,6 +48,28 @@ export function filterSql(filters: RecallFilters): FilterSql {
     values.push(JSON.stringify(filters.protectionLevels));
   }
   return { where: clauses.join(" AND "), values };
+}
+
+/**
+ * Whether a memory passes the filters: {@linkcode filterSql}'s test on a record already in
+ * hand (tests/store/filter_match_test.ts holds the two to the same answers).
+ */
+export function recordPassesFilters(memory: MemoryRecord, filters: RecallFilters): boolean {
+  if (!filters.statuses.includes(memory.status)) return false;
+  const workspace = memory.workspaceCanonical;
+  if (filters.workspaces && !filters.workspaces.includes(workspace)) return false;
+  if (filters.excludeWorkspaces?.includes(workspace)) return false;
+  if (filters.tagsAll?.some((tag) => !memory.tags.includes(tag))) return false;
+  const time = memory.eventTime ?? memory.ingestTime;
+  if (filters.after && !(time >= filters.after)) return false;
+  if (filters.before && !(time < filters.before)) return false;
+  if (filters.sourceTypes?.length && !filters.sourceTypes.includes(memory.sourceType)) {
+    return false;
+  }
+  if (
+    filters.protectionLevels?.length && !filters.protectionLevels.includes(memory.protectionLevel)
+  ) return false;
+  return true;
 }
 
 function escapeLike(term: string): string {
@@ -124,6 +146,27 @@ export function selectFilteredVersions(
      WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where}`,
   ).all(JSON.stringify(ids), ...values) as Row[];
   for (const row of rows) found.set(Number(row.id), Number(row.version));
+  return found;
+}
+
+/**
+ * Of the evidence rows `rowIds`, those of their memory's current version whose memory passes
+ * the filters: row id → memory id (one query for what the vector channel keeps).
+ */
+export function selectCurrentRowOwners(
+  db: DatabaseSync,
+  rowIds: readonly number[],
+  filters: RecallFilters,
+): Map<number, number> {
+  const found = new Map<number, number>();
+  if (rowIds.length === 0) return found;
+  const { where, values } = filterSql(filters);
+  const rows = db.prepare(
+    `SELECT r.id AS id, r.memory_id AS memory_id
+     FROM memory_rows r JOIN memories m ON m.id = r.memory_id
+     WHERE r.id IN (SELECT value FROM json_each(?)) AND r.memory_version = m.version AND ${where}`,
+  ).all(JSON.stringify(rowIds), ...values) as Row[];
+  for (const row of rows) found.set(Number(row.id), Number(row.memory_id));
   return found;
 }
 

@@ -56,6 +56,8 @@ export class SqliteConnection {
   readonly readOnly: boolean;
   #depth = 0;
   #writing = false;
+  /** Write transactions ended (committed or rolled back): part of {@linkcode changeStamp}. */
+  #writesEnded = 0;
   /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
   readonly #busyTimeoutMs: number;
   #currentBusyTimeoutMs: number;
@@ -146,6 +148,7 @@ export class SqliteConnection {
       } finally {
         this.#depth--;
         this.#writing = false;
+        this.#writesEnded++;
       }
     } finally {
       this.#setSynchronous(this.#synchronousDefault);
@@ -172,6 +175,21 @@ export class SqliteConnection {
   /** True inside a write transaction: reads may see changes that are not committed yet. */
   get inWrite(): boolean {
     return this.#writing;
+  }
+
+  /**
+   * A value that changes whenever what this connection reads may have changed: another
+   * connection committed (`PRAGMA data_version`), this one changed a row (`total_changes()`)
+   * or ended a write transaction. Undefined inside a write transaction, or one this class did
+   * not open, where reads may see changes that are not committed yet. Read it before the rows
+   * it vouches for: a commit landing in between then only gives the next call a new stamp.
+   */
+  changeStamp(): string | undefined {
+    if (this.#writing || (this.#depth === 0 && this.db.isTransaction)) return undefined;
+    const row = this.db.prepare(
+      "SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes",
+    ).get() as { version: number; changes: number };
+    return `${row.version}:${row.changes}:${this.#writesEnded}`;
   }
 
   /** Runs `fn` in one read transaction so it sees a single snapshot. */

@@ -291,15 +291,18 @@ export function selectTermHits(
 /**
  * Memories holding the most weight of `terms`, best first: each term's postings are read
  * without scoring and a memory scores the summed weights of the terms it holds (ties: newest
- * first). For neighbour lookups that need shared rare words, not a ranking: FTS5's bm25()
- * reads every matching row's length, which made a 6-word duplicate check cost 1.3 ms at 3k
- * memories (0.3 ms of it for 300 postings) against ~0.05 ms for the postings alone.
+ * first). For `find`'s candidate pool (which the rerank orders itself) and the neighbour
+ * lookups, which need shared rare words, not a ranking: FTS5's bm25() reads every matching
+ * row's length, which made a 6-word duplicate check cost 1.3 ms at 3k memories (0.3 ms of it
+ * for 300 postings) against ~0.05 ms for the postings alone. `passes` answers the filters for
+ * the memories it knows (the store's record cache), so only the others are looked up.
  */
 export function selectWeightedTermHits(
   db: DatabaseSync,
   terms: readonly { token: string; weight: number }[],
   filters: RecallFilters,
   limit: number,
+  passes: (id: number) => boolean | undefined = () => undefined,
 ): LexicalHit[] {
   // One string per term: reading a long doclist as row objects cost twice as much.
   const postings = db.prepare(
@@ -326,10 +329,18 @@ export function selectWeightedTermHits(
   const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
   for (let start = 0; start < ranked.length && hits.length < limit; start += page) {
     const slice = ranked.slice(start, start + page);
-    const kept = new Set(
-      (inScope.all(JSON.stringify(slice.map(([id]) => id)), ...values) as { id: number }[])
-        .map((row) => Number(row.id)),
-    );
+    const kept = new Set<number>();
+    const unknown: number[] = [];
+    for (const [id] of slice) {
+      const verdict = passes(id);
+      if (verdict === undefined) unknown.push(id);
+      else if (verdict) kept.add(id);
+    }
+    if (unknown.length > 0) {
+      for (const row of inScope.all(JSON.stringify(unknown), ...values) as { id: number }[]) {
+        kept.add(Number(row.id));
+      }
+    }
     for (const [id, relevance] of slice) {
       if (kept.has(id) && hits.length < limit) hits.push({ id, relevance });
     }

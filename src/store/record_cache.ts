@@ -1,0 +1,85 @@
+/**
+ * Memory records kept between reads while the database has not changed.
+ *
+ * A `find` reads its whole candidate pool (200 memories) as records; at 1,000 memories that
+ * read was a quarter of the query. The cache keeps records for as long as a change stamp
+ * (from {@linkcode SqliteConnection.changeStamp}) stays the same: any commit by another
+ * connection, any row this connection changed and any write transaction this process ran
+ * (committed or rolled back) gives a new stamp, and a new stamp empties the cache. So a cached
+ * record is always the row as the current snapshot holds it; the cache only pays off while
+ * reads run without writes in between, which is when queries repeat.
+ *
+ * Cached records are frozen (their tags and metadata too): callers share them, and a caller
+ * that changed one would change every later answer.
+ *
+ * @example
+ * ```ts
+ * import { RecordCache } from "./src/store/record_cache.ts";
+ * const cache = new RecordCache(100);
+ * // cache.read(connection.changeStamp(), [1, 2], (missing) => selectMemories(db, missing));
+ * ```
+ * @module
+ */
+import type { MemoryRecord } from "./types.ts";
+
+/** Freezes a value and every object or array inside it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** Records by id for one change stamp, at most `max` of them (the oldest leave first). */
+export class RecordCache {
+  readonly #max: number;
+  #stamp: string | undefined;
+  #records = new Map<number, MemoryRecord>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** How many records are held (for tests and diagnostics). */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** The record of `id` if held for this `stamp` (nothing is loaded). */
+  peek(stamp: string | undefined, id: number): MemoryRecord | undefined {
+    return stamp !== undefined && stamp === this.#stamp ? this.#records.get(id) : undefined;
+  }
+
+  /**
+   * The records of `ids` that exist, in ascending id order, taking what the cache holds and
+   * loading the rest with `load`. An undefined `stamp` means the snapshot may hold changes
+   * that are not committed: everything is loaded and nothing is kept.
+   */
+  read(
+    stamp: string | undefined,
+    ids: readonly number[],
+    load: (ids: readonly number[]) => Map<number, MemoryRecord>,
+  ): Map<number, MemoryRecord> {
+    if (stamp === undefined || this.#max <= 0) return load(ids);
+    if (stamp !== this.#stamp) {
+      this.#records.clear();
+      this.#stamp = stamp;
+    }
+    const wanted = [...new Set(ids)].sort((a, b) => a - b);
+    const missing = wanted.filter((id) => !this.#records.has(id));
+    const loaded = missing.length > 0 ? load(missing) : new Map<number, MemoryRecord>();
+    for (const record of loaded.values()) {
+      if (this.#records.size >= this.#max) {
+        this.#records.delete(this.#records.keys().next().value!);
+      }
+      this.#records.set(record.id, deepFreeze(record));
+    }
+    const found = new Map<number, MemoryRecord>();
+    for (const id of wanted) {
+      const record = this.#records.get(id) ?? loaded.get(id);
+      if (record) found.set(id, record);
+    }
+    return found;
+  }
+}

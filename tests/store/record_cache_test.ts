@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { updateMemory } from "../../src/memory/update.ts";
+import { findMemories } from "../../src/recall/find.ts";
+import { openTestContext } from "../helpers/context.ts";
+
+/** What `find` shows of the one memory holding `word`. */
+function found(t: Awaited<ReturnType<typeof openTestContext>>, word: string) {
+  return findMemories(t.ctx, { query: word, status: "any" }).items.map((item) => ({
+    id: item.memory.id,
+    content: item.memory.content,
+    status: item.memory.status,
+  }));
+}
+
+Deno.test("records read again after a write show the write: update, another connection, rollback", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const { memoryId } = await rememberMemory(t.ctx, {
+      subject: "harbour",
+      content: "The harbour ferry leaves at nine",
+      workspace: "travel",
+    });
+    // Read twice: the second read is served from the cache.
+    assert.deepEqual(found(t, "ferry"), [{
+      id: memoryId,
+      content: "The harbour ferry leaves at nine",
+      status: "active",
+    }]);
+    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at nine");
+
+    // This process's own update.
+    await updateMemory(t.ctx, {
+      memoryId,
+      edit: { kind: "new_content", content: "The harbour ferry leaves at ten" },
+    });
+    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at ten");
+
+    // Another connection (another process, in life) changes the row behind the store's back.
+    const other = new DatabaseSync(t.dbPath);
+    other.exec(`UPDATE memories SET status = 'retired' WHERE id = ${memoryId}`);
+    other.close();
+    assert.equal(found(t, "ferry")[0].status, "retired");
+    assert.equal(
+      t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!.status),
+      "retired",
+    );
+
+    // A write transaction that fails rolls back: what it read inside is not kept.
+    await assert.rejects(t.store.write(() => {
+      t.store.changeMemory(memoryId, {
+        content: "uncommitted text",
+        updatedAt: new Date().toISOString(),
+      });
+      assert.equal(t.store.getMemories([memoryId]).get(memoryId)!.content, "uncommitted text");
+      throw new Error("abort the transaction");
+    }));
+    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at ten");
+    assert.equal(
+      t.store.getMemories([memoryId]).get(memoryId)!.content,
+      "The harbour ferry leaves at ten",
+    );
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("records the store hands out cannot be changed by a caller", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const { memoryId } = await rememberMemory(t.ctx, {
+      subject: "kiln",
+      content: "The kiln fires at 1200 degrees",
+      workspace: "pottery",
+      tags: ["studio"],
+      metadata: { room: { floor: 2 } },
+    });
+    const record = t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
+    assert.throws(() => (record as { content: string }).content = "changed", TypeError);
+    assert.throws(() => (record.tags as string[]).push("extra"), TypeError);
+    assert.throws(() => ((record.metadata.room as { floor: number }).floor = 3), TypeError);
+    const again = t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
+    assert.deepEqual(
+      [again.content, again.tags, again.metadata],
+      ["The kiln fires at 1200 degrees", ["studio"], { room: { floor: 2 } }],
+    );
+  } finally {
+    t.cleanup();
+  }
+});
