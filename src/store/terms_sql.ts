@@ -210,11 +210,19 @@ export function selectTokenFrequencies(
 ): Map<string, number> {
   const found = new Map<string, number>(tokens.map((token) => [token, 0]));
   if (tokens.length === 0) return found;
-  const statement = db.prepare("SELECT docs FROM memories_terms_df WHERE term = ?");
-  for (const token of new Set(tokens)) {
-    const row = statement.get(token) as { docs: number } | undefined;
-    if (row) found.set(token, Number(row.docs));
+  if (found.size === 1) {
+    const row = db.prepare("SELECT docs FROM memories_terms_df WHERE term = ?").get(tokens[0]) as
+      | { docs: number }
+      | undefined;
+    if (row) found.set(tokens[0], Number(row.docs));
+    return found;
   }
+  // One statement for all: ~2 µs a token against ~5 µs for one lookup each (a write's
+  // duplicate check weighs ~30 tokens).
+  const rows = db.prepare(
+    "SELECT term, docs FROM memories_terms_df WHERE term IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify([...found.keys()])) as { term: string; docs: number }[];
+  for (const row of rows) found.set(String(row.term), Number(row.docs));
   return found;
 }
 
