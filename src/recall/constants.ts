@@ -23,13 +23,24 @@ export const CHARS_PER_TOKEN_LATIN = 4;
 export const CANDIDATE_POOL = 200;
 /**
  * The pool is the memories holding the most IDF weight of the query's (pruned) words, read
- * from the index's postings without scoring, instead of FTS5's BM25 top hits: the rerank
- * computes its own BM25 over the pool anyway, and FTS5's bm25() costs ~2.4 µs per matching
- * memory (1.0 of 1.2 ms per query at 1,000 memories; in process at 100k, mean 24 → 15 ms).
- * LoCoMo dev R@10 with / without follows: lexical 0.774 / 0.700 → 0.774 / 0.698 (one
- * conv-26 question), static model 0.785 / 0.717 → 0.787 / 0.721.
+ * from the index's postings without scoring, instead of FTS5's BM25 top hits, when the kept
+ * words' postings number at most {@link WORD_POOL_MAX_POSTINGS}: the rerank computes its own
+ * BM25 over the pool anyway, and FTS5's bm25() costs ~2.4 µs per matching memory (1.0 of
+ * 1.2 ms per query at 1,000 memories). LoCoMo dev R@10 with / without follows: lexical
+ * 0.774 / 0.700 → 0.774 / 0.698 (one conv-26 question), static model 0.785 / 0.717 →
+ * 0.787 / 0.721.
  */
 export const WORD_POOL = true;
+/**
+ * Past this many postings the pool is FTS5's BM25 again: with thousands of matches many
+ * memories hold the same rare words, and BM25's term counts, lengths and field weights pick
+ * better among them than the summed IDF's tie-break (newest first). R@10 at library scale,
+ * 400 renamed LoCoMo questions in process (bench/side_by_side.ts' library), BM25 pool / word
+ * pool always / word pool up to 2,000 postings: 10k 0.587 / 0.591 / 0.596; 100k 0.499 / 0.482
+ * / 0.499 (3,000 and 5,000: 0.499), find p50 25.5 / 18.1 / 19.6 ms. Queries at 1,000
+ * memories stay under it.
+ */
+export const WORD_POOL_MAX_POSTINGS = 2_000;
 /**
  * Most query terms scored per query, rarest first. A pasted 4,000-character query has
  * hundreds of terms; its rarest dozen pick the same memories at a bounded cost.

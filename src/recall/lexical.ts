@@ -17,7 +17,12 @@ import type { RecallFilters, Store } from "../store/mod.ts";
 import { bm25Idf } from "./bm25.ts";
 import { indexQueryTerms, termTokens } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
-import { LIKE_POOL, QUERY_POSTINGS_BUDGET, QUERY_TERMS_MAX } from "./constants.ts";
+import {
+  LIKE_POOL,
+  QUERY_POSTINGS_BUDGET,
+  QUERY_TERMS_MAX,
+  WORD_POOL_MAX_POSTINGS,
+} from "./constants.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
@@ -98,7 +103,7 @@ export function lexicalCandidates(
     budget?: number;
     /** Also search the past forms of the query's irregular verbs (src/text/irregular.ts). */
     verbForms?: boolean;
-    /** Pick the pool by summed IDF of the words held (see WORD_POOL), not FTS5's BM25. */
+    /** Pick the pool by summed IDF of the words held (WORD_POOL, up to WORD_POOL_MAX_POSTINGS). */
     wordPool?: boolean;
   },
 ): LexicalCandidates {
@@ -126,7 +131,9 @@ export function lexicalCandidates(
   const { kept, pruned } = pruneTerms(weighed, options);
   if (kept.length === 0) return none(frequencies);
   const documents = Math.max(store.indexedMemories(), 1);
-  const hits = options.wordPool
+  const postings = kept.reduce((sum, term) => sum + term.frequency, 0);
+  const byWords = options.wordPool && postings <= WORD_POOL_MAX_POSTINGS;
+  const hits = byWords
     ? store.weightedTermHits(
       kept.map((term) => ({
         token: term.token,
