@@ -7,7 +7,9 @@
  * @example
  * ```ts
  * import { bm25Scores } from "./src/recall/bm25.ts";
- * const scores = bm25Scores(["paint"], [{ id: 1, tokens: ["carolin", "paint", "sunset"] }], {
+ * import { countTokens } from "./src/recall/bm25.ts";
+ * const tokens = countTokens(["carolin", "paint", "sunset"]);
+ * const scores = bm25Scores(["paint"], [{ id: 1, tokens }], {
  *   frequencies: new Map([["paint", 3]]),
  *   documents: 100,
  * });
@@ -26,30 +28,39 @@ export function bm25Idf(df: number, documents: number): number {
   return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
 }
 
-/** A candidate and its index tokens (subject, tags and content). */
+/**
+ * A text's index tokens counted: its distinct tokens sorted (exact and prefix lookups by binary
+ * search), how often each occurs, and how many tokens it has in all. Plain arrays: the token
+ * cache keeps one per memory (src/recall/memory_tokens.ts), and a Map each, kept beside the token
+ * list, doubled the process's memory at 100k memories.
+ */
+export interface TokenCounts {
+  sorted: readonly string[];
+  counts: readonly number[];
+  length: number;
+}
+
+/** Counts `tokens` (a memory's index tokens: subject, tags and content). */
+export function countTokens(tokens: readonly string[]): TokenCounts {
+  const sorted: string[] = [];
+  const counts: number[] = [];
+  for (const token of [...tokens].sort()) {
+    if (sorted.length > 0 && sorted[sorted.length - 1] === token) counts[counts.length - 1]++;
+    else sorted.push(token), counts.push(1);
+  }
+  return { sorted, counts, length: tokens.length };
+}
+
+/** A candidate and its counted index tokens. */
 export interface TokenizedCandidate {
   id: number;
-  tokens: readonly string[];
+  tokens: TokenCounts;
 }
 
-/** A candidate's tokens counted, and its distinct tokens sorted (for prefix ranges). */
-interface TokenCounts {
-  counts: Map<string, number>;
-  sorted: string[];
-}
-
-/** Per token array: the rerank gets the same cached arrays query after query. */
-const countsOf = new WeakMap<readonly string[], TokenCounts>();
-
-function tokenCounts(tokens: readonly string[]): TokenCounts {
-  let found = countsOf.get(tokens);
-  if (!found) {
-    const counts = new Map<string, number>();
-    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-    found = { counts, sorted: [...counts.keys()].sort() };
-    countsOf.set(tokens, found);
-  }
-  return found;
+/** How often `token` occurs, 0 when absent. */
+function countOf({ sorted, counts }: TokenCounts, token: string): number {
+  const at = lowerBound(sorted, token);
+  return sorted[at] === token ? counts[at] : 0;
 }
 
 /** The first index in `sorted` whose token is not below `term`. */
@@ -82,19 +93,17 @@ function queryTerm(term: string): QueryTerm {
  * Occurrences of `term`, plus {@link BM25_PREFIX_CREDIT} for each token that begins with it
  * or that it begins with (either at least {@link BM25_PREFIX_MIN_CHARS} long).
  */
-function termFrequency({ term, prefixes }: QueryTerm, { counts, sorted }: TokenCounts): number {
-  let tf = counts.get(term) ?? 0;
+function termFrequency({ term, prefixes }: QueryTerm, document: TokenCounts): number {
+  const { sorted, counts } = document;
+  const at = lowerBound(sorted, term);
+  let tf = sorted[at] === term ? counts[at] : 0;
   if (term.length >= BM25_PREFIX_MIN_CHARS) {
-    for (let i = lowerBound(sorted, term); i < sorted.length; i++) {
-      const token = sorted[i];
-      if (!token.startsWith(term)) break;
-      if (token !== term) tf += BM25_PREFIX_CREDIT * counts.get(token)!;
+    for (let i = sorted[at] === term ? at + 1 : at; i < sorted.length; i++) {
+      if (!sorted[i].startsWith(term)) break;
+      tf += BM25_PREFIX_CREDIT * counts[i];
     }
   }
-  for (const prefix of prefixes) {
-    const shorter = counts.get(prefix);
-    if (shorter) tf += BM25_PREFIX_CREDIT * shorter;
-  }
+  for (const prefix of prefixes) tf += BM25_PREFIX_CREDIT * countOf(document, prefix);
   return tf;
 }
 
@@ -123,10 +132,9 @@ export function bm25Scores(
   let best = 0;
   for (const candidate of candidates) {
     const norm = BM25_K1 * (1 - b + b * candidate.tokens.length / (averageLength || 1));
-    const counts = tokenCounts(candidate.tokens);
     let score = 0;
     for (const { query, weight } of weighed) {
-      const tf = termFrequency(query, counts);
+      const tf = termFrequency(query, candidate.tokens);
       if (tf === 0) continue;
       score += weight * tf * (BM25_K1 + 1) / (tf + norm);
     }

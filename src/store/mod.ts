@@ -163,7 +163,10 @@ export class Store {
   /** This process's copy of the vectors, made at the first nearest-row lookup. */
   #vectors: VectorMirror | undefined;
   /** Records read since the database last changed (src/store/record_cache.ts). */
-  readonly #records = new RecordCache(RECORD_CACHE_MAX);
+  readonly #records = new RecordCache(
+    RECORD_CACHE_MAX,
+    () => this.capabilities.fts ? this.indexedMemories() : Infinity,
+  );
 
   constructor(
     path: string,
@@ -209,7 +212,7 @@ export class Store {
     return memories.selectMemory(this.#connection.db, id);
   }
 
-  /** The memories of `ids` that exist (frozen: callers share them), in ascending id order. */
+  /** The memories of `ids` that exist (frozen: callers may share them). */
   getMemories(ids: readonly number[]): Map<number, MemoryRecord> {
     const db = this.#connection.db;
     return this.#records.read(

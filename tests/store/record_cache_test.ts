@@ -3,6 +3,8 @@ import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { findMemories } from "../../src/recall/find.ts";
+import { RecordCache } from "../../src/store/record_cache.ts";
+import type { MemoryRecord } from "../../src/store/types.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 /** What `find` shows of the one memory holding `word`. */
@@ -88,4 +90,27 @@ Deno.test("records the store hands out cannot be changed by a caller", async () 
   } finally {
     t.cleanup();
   }
+});
+
+Deno.test("the record cache serves repeats while the library fits, and steps aside for a large one", () => {
+  const record = (id: number) => ({ id, tags: [], metadata: {} }) as unknown as MemoryRecord;
+  const loads: number[][] = [];
+  const load = (ids: readonly number[]) => {
+    loads.push([...ids]);
+    return new Map(ids.map((id) => [id, record(id)]));
+  };
+  const small = new RecordCache(4, () => 8);
+  small.read("s1", [1, 2], load);
+  const again = small.read("s1", [2, 1, 3], load);
+  assert.deepEqual([...again.keys()].sort(), [1, 2, 3]);
+  assert.deepEqual(loads, [[1, 2], [3]], "only the record not held is loaded");
+  small.read("s2", [1], load);
+  assert.deepEqual(loads.at(-1), [1], "a new stamp empties the cache");
+
+  loads.length = 0;
+  const large = new RecordCache(4, () => 9);
+  large.read("s1", [1, 2], load);
+  large.read("s1", [1, 2], load);
+  assert.deepEqual(loads, [[1, 2], [1, 2]], "a library over twice the cache is not cached");
+  assert.equal(large.size, 0);
 });
