@@ -98,3 +98,9 @@ export const HYBRID_MIN_COVERAGE = 0.95;
  * the static model (a mean of word vectors) a fact of a few sentences reads as one.
  */
 export const EMBED_CHUNK_CHARS = 400;
+
+/**
+ * Word rows of the built-in static model kept for query vectors (src/evidence/semantic.ts): 20,000
+ * words of 100 floats are ~8 MB.
+ */
+export const QUERY_WORD_ROWS_MAX = 20_000;

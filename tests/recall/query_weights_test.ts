@@ -57,3 +57,28 @@ Deno.test("query words: rare library words weigh more, common ones less, unknown
     t.cleanup();
   }
 });
+
+Deno.test("query vectors: words seen in earlier queries give the same vector as a fresh model", async () => {
+  const first = await openStaticModelContext();
+  const second = await openStaticModelContext();
+  try {
+    const words = [
+      { word: "violin", weight: 2.5 },
+      { word: "recital", weight: 1.7 },
+      { word: "weekend", weight: 0.3 },
+    ];
+    // The first index embeds "violin" and "weekend" for an earlier query, then reuses them.
+    await first.semantic.embedQuery("violin weekend", [words[0], words[2]]);
+    const reused = await first.semantic.embedQuery("violin recital weekend", words);
+    const fresh = await second.semantic.embedQuery("violin recital weekend", words);
+    assert.ok(reused && fresh);
+    assert.deepEqual([...reused], [...fresh]);
+    const alone = await second.semantic.embedQuery("violin weekend", [words[0], words[2]]);
+    assert.notDeepEqual([...alone!], [...fresh], "the weights and words still make the vector");
+  } finally {
+    await first.semantic.unload();
+    await second.semantic.unload();
+    first.cleanup();
+    second.cleanup();
+  }
+});
