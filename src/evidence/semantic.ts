@@ -402,12 +402,6 @@ export interface RebuildReport {
 }
 
 /**
- * The query vector of a word-level model (the built-in static model, whose text vector is the
- * mean of its words' rows) with each word's row scaled by its weight: every distinct word is
- * embedded alone without normalization (its row), the rows are summed by weight and the sum
- * normalized. Stored vectors are unweighted means, so the space is unchanged.
- */
-/**
  * Each opened model's unnormalized word rows, by word: a query's words recur from query to
  * query, and embedding them was most of a hybrid `find`'s query vector (~0.6 ms p50 at 1,000
  * memories). A word's row does not depend on the other words of the batch (the static model
@@ -415,6 +409,12 @@ export interface RebuildReport {
  */
 const wordRows = new WeakMap<OpenedModel, Map<string, Float32Array>>();
 
+/**
+ * The query vector of a word-level model (the built-in static model, whose text vector is the
+ * mean of its words' rows) with each word's row scaled by its weight: every distinct word is
+ * embedded alone without normalization (its row, kept in {@linkcode wordRows}), the rows are summed by weight and the sum
+ * normalized. Stored vectors are unweighted means, so the space is unchanged.
+ */
 async function weightedQuery(
   model: OpenedModel,
   words: readonly { word: string; weight: number }[],

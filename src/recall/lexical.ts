@@ -13,7 +13,7 @@
  * ```
  * @module
  */
-import type { RecallFilters, Store } from "../store/mod.ts";
+import type { LexicalHit, RecallFilters, Store } from "../store/mod.ts";
 import { bm25Idf } from "./bm25.ts";
 import { indexQueryTerms, termTokens } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
@@ -92,6 +92,24 @@ function weigh(store: Store, tokens: readonly string[]): WeighedTerm[] {
   return tokens.map((token) => ({ token, frequency: frequencies.get(token) ?? 0 }));
 }
 
+/**
+ * The memories holding the most IDF weight of `terms` (each term's BM25 IDF in the library),
+ * best first: the word pool of `find` and the neighbours of the conflict and duplicate checks.
+ */
+function sharedWordHits(
+  store: Store,
+  terms: readonly WeighedTerm[],
+  filters: RecallFilters,
+  limit: number,
+): LexicalHit[] {
+  const documents = Math.max(store.indexedMemories(), 1);
+  const weighed = terms.map((term) => {
+    const df = Math.min(Math.max(term.frequency, 1), documents);
+    return { token: term.token, weight: bm25Idf(df, documents) };
+  });
+  return store.weightedTermHits(weighed, filters, limit);
+}
+
 /** Collects lexical candidates for `query`, at most `pool` of them. */
 export function lexicalCandidates(
   store: Store,
@@ -130,18 +148,9 @@ export function lexicalCandidates(
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
   const { kept, pruned } = pruneTerms(weighed, options);
   if (kept.length === 0) return none(frequencies);
-  const documents = Math.max(store.indexedMemories(), 1);
   const postings = kept.reduce((sum, term) => sum + term.frequency, 0);
-  const byWords = options.wordPool && postings <= WORD_POOL_MAX_POSTINGS;
-  const hits = byWords
-    ? store.weightedTermHits(
-      kept.map((term) => ({
-        token: term.token,
-        weight: bm25Idf(Math.min(Math.max(term.frequency, 1), documents), documents),
-      })),
-      filters,
-      pool,
-    )
+  const hits = options.wordPool && postings <= WORD_POOL_MAX_POSTINGS
+    ? sharedWordHits(store, kept, filters, pool)
     : store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
@@ -172,12 +181,7 @@ export function sharedWordCandidates(
   }
   const { kept } = pruneTerms(weigh(store, indexQueryTerms(text)), options);
   if (kept.length === 0) return [];
-  const documents = Math.max(store.indexedMemories(), 1);
-  const weighed = kept.map((term) => {
-    const df = Math.min(Math.max(term.frequency, 1), documents);
-    return { token: term.token, weight: bm25Idf(df, documents) };
-  });
-  return store.weightedTermHits(weighed, options.filters, options.pool).map((hit) => hit.id);
+  return sharedWordHits(store, kept, options.filters, options.pool).map((hit) => hit.id);
 }
 
 /** The index tokens of the other forms of each irregular verb the query names in its base form. */

@@ -77,8 +77,8 @@ export class RecordCache {
       this.#admit = this.#librarySize() <= 2 * this.#max;
     }
     if (!this.#admit) return load(ids);
-    const wanted = [...new Set(ids)].sort((a, b) => a - b);
-    const missing = wanted.filter((id) => !this.#records.has(id));
+    const wanted = new Set(ids);
+    const missing = [...wanted].filter((id) => !this.#records.has(id));
     const loaded = missing.length > 0 ? load(missing) : new Map<number, MemoryRecord>();
     for (const record of loaded.values()) {
       if (this.#records.size >= this.#max) {
