@@ -57,12 +57,6 @@ export interface TokenizedCandidate {
   tokens: TokenCounts;
 }
 
-/** How often `token` occurs, 0 when absent. */
-function countOf({ sorted, counts }: TokenCounts, token: string): number {
-  const at = lowerBound(sorted, token);
-  return sorted[at] === token ? counts[at] : 0;
-}
-
 /** The first index in `sorted` whose token is not below `term`. */
 function lowerBound(sorted: readonly string[], term: string): number {
   let low = 0;
@@ -75,35 +69,35 @@ function lowerBound(sorted: readonly string[], term: string): number {
   return low;
 }
 
-/** A query term with the shorter words that count as its prefixes, made once per query. */
+/** A query term and its first {@link BM25_PREFIX_MIN_CHARS} characters, made once per query. */
 interface QueryTerm {
   term: string;
-  prefixes: string[];
+  head: string;
 }
 
 function queryTerm(term: string): QueryTerm {
-  const prefixes: string[] = [];
-  for (let length = BM25_PREFIX_MIN_CHARS; length < term.length; length++) {
-    prefixes.push(term.slice(0, length));
-  }
-  return { term, prefixes };
+  return { term, head: term.slice(0, BM25_PREFIX_MIN_CHARS) };
 }
 
 /**
  * Occurrences of `term`, plus {@link BM25_PREFIX_CREDIT} for each token that begins with it
- * or that it begins with (either at least {@link BM25_PREFIX_MIN_CHARS} long).
+ * or that it begins with (either at least {@link BM25_PREFIX_MIN_CHARS} long). One binary
+ * search: the tokens that begin with the term sort right after it, and those it begins with
+ * right before it, among the run of tokens sharing its first characters (a token outside that
+ * run sorts below all of it or above the term).
  */
-function termFrequency({ term, prefixes }: QueryTerm, document: TokenCounts): number {
+function termFrequency({ term, head }: QueryTerm, document: TokenCounts): number {
   const { sorted, counts } = document;
   const at = lowerBound(sorted, term);
-  let tf = sorted[at] === term ? counts[at] : 0;
-  if (term.length >= BM25_PREFIX_MIN_CHARS) {
-    for (let i = sorted[at] === term ? at + 1 : at; i < sorted.length; i++) {
-      if (!sorted[i].startsWith(term)) break;
-      tf += BM25_PREFIX_CREDIT * counts[i];
-    }
+  const exact = sorted[at] === term;
+  let tf = exact ? counts[at] : 0;
+  if (term.length < BM25_PREFIX_MIN_CHARS) return tf;
+  for (let i = exact ? at + 1 : at; i < sorted.length && sorted[i].startsWith(term); i++) {
+    tf += BM25_PREFIX_CREDIT * counts[i];
   }
-  for (const prefix of prefixes) tf += BM25_PREFIX_CREDIT * countOf(document, prefix);
+  for (let i = at - 1; i >= 0 && sorted[i].startsWith(head); i--) {
+    if (term.startsWith(sorted[i])) tf += BM25_PREFIX_CREDIT * counts[i];
+  }
   return tf;
 }
 

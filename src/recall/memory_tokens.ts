@@ -16,12 +16,23 @@ import { countTokens, type TokenCounts } from "./bm25.ts";
 import { MEMORY_TOKENS_CACHE_MAX } from "./constants.ts";
 
 const cache = new Map<string, TokenCounts>();
+/**
+ * The same, per record object: the store hands out one frozen record while the database is
+ * unchanged (src/store/record_cache.ts), and building the key above for 200 candidates was a
+ * twentieth of a query at 1,000 memories.
+ */
+const byRecord = new WeakMap<MemoryRecord, TokenCounts>();
 
 /** The index tokens of the memory's current version, counted (src/recall/bm25.ts). */
 export function memoryTokens(memory: MemoryRecord): TokenCounts {
+  const held = byRecord.get(memory);
+  if (held) return held;
   const key = `${memory.id}:${memory.version}:${memory.updatedAt}`;
   const cached = cache.get(key);
-  if (cached) return cached;
+  if (cached) {
+    byRecord.set(memory, cached);
+    return cached;
+  }
   const tokens = countTokens([
     ...indexTokens(memory.subject),
     ...indexTokens(memory.tags.join(" ")),
@@ -29,5 +40,6 @@ export function memoryTokens(memory: MemoryRecord): TokenCounts {
   ]);
   if (cache.size >= MEMORY_TOKENS_CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, tokens);
+  byRecord.set(memory, tokens);
   return tokens;
 }

@@ -65,21 +65,6 @@ export function priorBoost(memory: MemoryRecord, now: number): number {
     (memory.status === "superseded" ? SUPERSEDED_PENALTY : 0);
 }
 
-function weightedShare(
-  terms: readonly string[],
-  weights: ReadonlyMap<string, number>,
-  strength: (term: string) => number,
-): number {
-  let total = 0;
-  let found = 0;
-  for (const term of terms) {
-    const weight = weights.get(term) ?? 1;
-    total += weight;
-    found += weight * strength(term);
-  }
-  return total === 0 ? 0 : found / total;
-}
-
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /**
@@ -93,10 +78,17 @@ export function matchStrength(text: string, term: string): number {
   if (at < 0) return 0;
   if (isCjk(term)) return 1;
   while (at >= 0) {
-    if (at === 0 || !WORD_CHAR.test(text[at - 1])) return 1;
+    if (at === 0 || !wordCharAt(text, at - 1)) return 1;
     at = text.indexOf(term, at + 1);
   }
   return INSIDE_WORD_MATCH;
+}
+
+/** True when `text[at]` is a letter or digit (ASCII answered without the Unicode class). */
+function wordCharAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code >= 128) return WORD_CHAR.test(text[at]);
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
 }
 
 /** A record's text as the rerank compares it: NFKC, lower case; its tags with their words. */
@@ -130,10 +122,10 @@ interface Fields {
   tagTokens: Set<string>;
   /** The words that matched: the term, or the other form of it that the text holds. */
   matched: string[];
-  /** Query terms the memory holds anywhere, with their {@link matchStrength}. */
-  strengths: Map<string, number>;
+  /** Per query term (same order): its {@link matchStrength} anywhere in the memory, 0 when absent. */
+  strengths: Float64Array;
   /** The same for the subject alone. */
-  subjectStrengths: Map<string, number>;
+  subjectStrengths: Float64Array;
 }
 
 /**
@@ -156,20 +148,21 @@ export function rankCandidates(
 ): RankedMemory[] {
   const { terms, now } = options;
   const fields: Fields[] = [];
-  const documentFrequency = new Map<string, number>();
+  const documentFrequency = new Float64Array(terms.length);
   for (const memory of records) {
     const { subject, content, tagTokens } = matchText(memory);
-    const strengths = new Map<string, number>();
-    const subjectStrengths = new Map<string, number>();
+    const strengths = new Float64Array(terms.length);
+    const subjectStrengths = new Float64Array(terms.length);
     const matched: string[] = [];
-    for (const term of terms) {
+    for (let index = 0; index < terms.length; index++) {
+      const term = terms[index];
       const inSubject = matchStrength(subject, term);
-      if (inSubject > 0) subjectStrengths.set(term, inSubject);
-      let strength = Math.max(
-        inSubject,
-        matchStrength(content, term),
-        ...memory.tags.map((tag) => matchStrength(tag, term)),
-      );
+      subjectStrengths[index] = inSubject;
+      let strength = inSubject === 1 ? 1 : Math.max(inSubject, matchStrength(content, term));
+      for (const tag of memory.tags) {
+        if (strength === 1) break;
+        strength = Math.max(strength, matchStrength(tag, term));
+      }
       let word = term;
       for (const form of options.forms?.get(term) ?? []) {
         const credit = (options.formWeight ?? 1) *
@@ -177,25 +170,34 @@ export function rankCandidates(
         if (credit > strength) [strength, word] = [credit, form];
       }
       if (strength > 0) {
-        strengths.set(term, strength);
+        strengths[index] = strength;
+        documentFrequency[index]++;
         matched.push(word);
       }
     }
-    if (strengths.size === 0) continue;
-    for (const term of strengths.keys()) {
-      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    }
+    if (matched.length === 0) continue;
     fields.push({ memory, tagTokens, matched, strengths, subjectStrengths });
   }
   const pool = fields.length;
-  const weights = new Map(
-    terms.map((term) => [term, Math.log(1 + pool / (documentFrequency.get(term) ?? 1))]),
-  );
+  // A term's weight: how rare it is in the pool. Every share below divides by their sum.
+  const weights = terms.map((_, index) => Math.log(1 + pool / (documentFrequency[index] || 1)));
+  const totalWeight = weights.reduce((sum, weight) => sum + weight, 0);
   const ranked: RankedMemory[] = [];
   for (const { memory, tagTokens, matched, strengths, subjectStrengths } of fields) {
-    const coverage = weightedShare(terms, weights, (term) => strengths.get(term) ?? 0);
-    const subjectShare = weightedShare(terms, weights, (term) => subjectStrengths.get(term) ?? 0);
-    const tagShare = weightedShare(terms, weights, (term) => tagTokens.has(term) ? 1 : 0);
+    let coverage = 0;
+    let subjectShare = 0;
+    let tagShare = 0;
+    for (let index = 0; index < terms.length; index++) {
+      const weight = weights[index];
+      coverage += weight * strengths[index];
+      subjectShare += weight * subjectStrengths[index];
+      if (tagTokens.has(terms[index])) tagShare += weight;
+    }
+    if (totalWeight > 0) {
+      coverage /= totalWeight;
+      subjectShare /= totalWeight;
+      tagShare /= totalWeight;
+    }
     const text = options.text.get(memory.id) ?? 0;
     const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +
       RANK_WEIGHTS.subject * subjectShare + RANK_WEIGHTS.tags * tagShare +

@@ -328,21 +328,27 @@ export function selectWeightedTermHits(
   );
   const hits: LexicalHit[] = [];
   const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
-  for (let start = 0; start < ranked.length && hits.length < limit; start += page) {
-    const slice = ranked.slice(start, start + page);
+  let next = 0;
+  while (next < ranked.length && hits.length < limit) {
+    // A batch ends once the hits it surely adds fill the page (the record cache answered for
+    // them), or at `page` entries: the others are looked up in one query.
+    const batch: [number, number][] = [];
     const kept = new Set<number>();
     const unknown: number[] = [];
-    for (const [id] of slice) {
-      const verdict = passes(id);
-      if (verdict === undefined) unknown.push(id);
-      else if (verdict) kept.add(id);
+    while (next < ranked.length && batch.length < page && hits.length + kept.size < limit) {
+      const entry = ranked[next++];
+      const verdict = passes(entry[0]);
+      if (verdict === false) continue;
+      batch.push(entry);
+      if (verdict) kept.add(entry[0]);
+      else unknown.push(entry[0]);
     }
     if (unknown.length > 0) {
       for (const row of inScope.all(JSON.stringify(unknown), ...values) as { id: number }[]) {
         kept.add(Number(row.id));
       }
     }
-    for (const [id, relevance] of slice) {
+    for (const [id, relevance] of batch) {
       if (kept.has(id) && hits.length < limit) hits.push({ id, relevance });
     }
   }
