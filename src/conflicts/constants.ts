@@ -200,3 +200,9 @@ export const RULE_MIN_OVERLAP_REWORDED_VALUE = 0.6;
  * they never meet "vac-", "st-" or "loc-" words). Chosen on tests/conflicts/corpus_probe.json.
  */
 export const RULE_DERIVED_MIN_BASE = 4;
+
+/**
+ * Words whose stems are kept (src/conflicts/sentence.ts). Stemming was a third of reading a chat
+ * turn for the duplicate test; 20,000 words (~2 MB) hold a large library's working vocabulary.
+ */
+export const STEM_CACHE_MAX = 20_000;

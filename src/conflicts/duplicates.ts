@@ -231,6 +231,10 @@ export function nearestDuplicate(
   store: Store,
   memory: MemoryRecord,
 ): PossibleDuplicate | undefined {
+  // A text no duplicate can match (chat that states no fact, too few content words) needs no
+  // neighbours: on chat turns this was most of `remember`'s duplicate check.
+  const mine = readForDuplicates(memory.content);
+  if (mine.notAClaim !== undefined || mine.words.size < DUPLICATE_MIN_WORDS) return undefined;
   let best: PossibleDuplicate | undefined;
   const found = sharedWordCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
     filters: { statuses: ["active"], workspaces: [memory.workspaceCanonical] },

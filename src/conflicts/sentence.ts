@@ -28,8 +28,10 @@ import {
   UPDATE_PHRASES,
 } from "./lexicon.ts";
 import { extractValues, normalizeNumerals, type SentenceValue } from "./values.ts";
-import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE } from "./constants.ts";
+import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE, STEM_CACHE_MAX } from "./constants.ts";
 
+/** Stems by word ({@link stem}): chat repeats its words, and the duplicate test stems them all. */
+const STEMS = new Map<string, string>();
 /** Marks a state token among the words ("xstateallowed"); never a word people write. */
 const STATE_TOKEN_PREFIX = "xstate";
 
@@ -307,6 +309,16 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
  * underscores (config keys, product names) are kept as written.
  */
 export function stem(word: string): string {
+  let out = STEMS.get(word);
+  if (out === undefined) {
+    out = stemWord(word);
+    if (STEMS.size >= STEM_CACHE_MAX) STEMS.delete(STEMS.keys().next().value!);
+    STEMS.set(word, out);
+  }
+  return out;
+}
+
+function stemWord(word: string): string {
   const long = ABBREVIATIONS[word];
   if (long !== undefined) return stem(long);
   const irregular = IRREGULAR_FORMS[word];
