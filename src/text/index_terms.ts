@@ -53,7 +53,29 @@ function wordToken(token: string): string {
  * One query or document word as index tokens: a CJK run gives its bigrams (a
  * phrase), any other word one stemmed token, a function word none.
  */
-export function termTokens(token: string): string[] {
+export function termTokens(token: string): readonly string[] {
+  if (token.length > TERM_TOKENS_KEY_MAX) return readTerm(token);
+  let tokens = TERM_TOKENS.get(token);
+  if (tokens === undefined) {
+    tokens = Object.freeze(readTerm(token));
+    if (TERM_TOKENS.size >= TERM_TOKENS_MAX) TERM_TOKENS.delete(TERM_TOKENS.keys().next().value!);
+    TERM_TOKENS.set(token, tokens);
+  }
+  return tokens;
+}
+
+/**
+ * Index tokens per word as written (lower-cased): text repeats its words, and stemming each
+ * occurrence again was most of tokenizing a memory (for the index at write time, and for the
+ * rerank's counted tokens of a candidate not seen yet).
+ */
+const TERM_TOKENS = new Map<string, readonly string[]>();
+/** Words kept in {@link TERM_TOKENS}: a large library's working vocabulary, ~3 MB. */
+const TERM_TOKENS_MAX = 30_000;
+/** Longer words (a CJK run can be a whole paragraph) are read each time, never kept. */
+const TERM_TOKENS_KEY_MAX = 40;
+
+function readTerm(token: string): string[] {
   if (isCjk(token)) return cjkTokens(token);
   if (isStopword(token)) return [];
   const word = wordToken(token);
