@@ -39,6 +39,7 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
   return {
     async near(text, workspaces) {
       if (bulkBacklog()) return [];
+      if (semantic.searchable()) await semantic.awaitQuietLoad();
       const vector = await semantic.embedQuery(text);
       if (!vector) return [];
       const floor = semantic.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR;

@@ -104,3 +104,12 @@ export const EMBED_CHUNK_CHARS = 400;
  * words of 100 floats are ~8 MB.
  */
 export const QUERY_WORD_ROWS_MAX = 20_000;
+
+/**
+ * Background work (embedding rows, a conflict check's neighbours by meaning) that would load the
+ * embedding model waits for a pause in requests first, at most this long: loading it holds the
+ * thread in pieces of up to ~140 ms (transformers.js and the ONNX session; with the built-in
+ * static model, three calls of 45–140 ms in a one-call-at-a-time ingest at 1k). A `find` that
+ * needs a query vector loads it at once, on its own time.
+ */
+export const MODEL_LOAD_QUIET_MAX_MS = 30_000;

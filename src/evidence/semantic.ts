@@ -14,6 +14,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { untilQuiet } from "../jobs/activity.ts";
 import { yieldToRequests } from "../jobs/worker.ts";
 import {
   type LocatedModel,
@@ -29,6 +30,7 @@ import {
   EMBED_BATCH_ROWS,
   EMBED_JOB_KIND,
   HYBRID_MIN_COVERAGE,
+  MODEL_LOAD_QUIET_MAX_MS,
   QUERY_WORD_ROWS_MAX,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
@@ -220,6 +222,15 @@ export class SemanticIndex {
   /** True when find may use the vector channel (see {@linkcode SemanticReport.searchable}). */
   searchable(): boolean {
     return this.describe().searchable;
+  }
+
+  /**
+   * For background work about to use the model: when it is not loaded yet, waits for a pause in
+   * requests first (at most {@linkcode MODEL_LOAD_QUIET_MAX_MS}), so the load does not hold calls
+   * that arrive back to back. Never call it on a request's own path (it would wait for itself).
+   */
+  async awaitQuietLoad(): Promise<void> {
+    if (this.#opened === undefined && this.#located) await untilQuiet(MODEL_LOAD_QUIET_MAX_MS);
   }
 
   /** Loads the model once; the first load also claims an empty index for its space. */

@@ -32,6 +32,7 @@ export async function runEvidenceJob(
     if (await backfillRows(store, ROW_BACKFILL_BATCH) === 0) rows.complete = true;
     else await new Promise((resolve) => setTimeout(resolve, 0));
   }
+  if (semantic.usable()) await semantic.awaitQuietLoad();
   await semantic.embedPendingRows();
 }
 

@@ -29,3 +29,17 @@ export function servingRequests(): boolean {
 export function foregroundRemainingMs(): number {
   return Math.max(0, lastRequestAt + JOB_FOREGROUND_WINDOW_MS - performance.now());
 }
+
+/**
+ * Resolves once no request came for {@linkcode JOB_FOREGROUND_WINDOW_MS}, or after `maxMs` of
+ * requests without such a pause: for background work that would hold the thread too long to run
+ * between two calls.
+ */
+export async function untilQuiet(maxMs: number): Promise<void> {
+  const deadline = performance.now() + maxMs;
+  for (;;) {
+    const wait = Math.min(foregroundRemainingMs(), deadline - performance.now());
+    if (wait <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
+  }
+}
