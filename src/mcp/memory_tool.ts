@@ -7,7 +7,7 @@ import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
-import { possibleDuplicateOf } from "../conflicts/duplicates.ts";
+import { type PossibleDuplicate, possibleDuplicateOf } from "../conflicts/duplicates.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
@@ -245,10 +245,19 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       follows: data.follows,
       authorized: data.authorized,
     };
+    // The duplicate hint is read while the write's disk sync runs (it only reads).
+    let duplicate: PossibleDuplicate | undefined;
     const outcome = await writeOrBackup(
       runtime.ctx,
       { action: "remember", input },
-      () => rememberMemory(runtime.ctx, input),
+      () =>
+        rememberMemory(runtime.ctx, input, {
+          whileSyncing: (result) => {
+            if (!result.duplicateReplay) {
+              duplicate = possibleDuplicateOf(runtime.ctx, result.memoryId);
+            }
+          },
+        }),
     );
     if (outcome.kind === "backed_up") return backedUp(outcome);
     const result = outcome.result;
@@ -260,7 +269,6 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     if (result.duplicateReplay) response.duplicate_replay = true;
     else {
       await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
-      const duplicate = possibleDuplicateOf(runtime.ctx, result.memoryId);
       if (duplicate) {
         response.write_hints = {
           possible_duplicate: {

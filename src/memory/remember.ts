@@ -135,10 +135,14 @@ function checkFollows(ctx: ServiceContext, follows: number, workspaceCanonical: 
 export async function rememberMemory(
   ctx: ServiceContext,
   input: RememberInput,
+  options: {
+    /** Work on the committed result while its disk sync runs (see `WriteOptions`). */
+    whileSyncing?: (result: RememberResult) => void;
+  } = {},
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);
   try {
-    return await ctx.store.write(store);
+    return await ctx.store.write(store, { whileSyncing: options.whileSyncing });
   } catch (error) {
     if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
     throw error;

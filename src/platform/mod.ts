@@ -105,6 +105,33 @@ export function modifiedAt(path: string): number | undefined {
   }
 }
 
+/** A file kept open to flush its written data to disk without blocking the thread. */
+export interface DataSyncHandle {
+  /** Flushes what was written to the file (through any handle) to stable storage. */
+  sync(): Promise<void>;
+  close(): void;
+}
+
+/** Opens `path` for {@linkcode DataSyncHandle.sync}; undefined when it cannot be opened. */
+export function openDataSync(path: string): DataSyncHandle | undefined {
+  try {
+    // Opened for writing (nothing is written): Windows flushes only handles that may write.
+    const file = Deno.openSync(path, { read: true, write: true });
+    return {
+      sync: () => file.syncData(),
+      close: () => {
+        try {
+          file.close();
+        } catch {
+          // Already closed.
+        }
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The size of the file at `path` in bytes, or undefined when it does not exist. */
 export function fileSize(path: string): number | undefined {
   try {

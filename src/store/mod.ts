@@ -185,7 +185,7 @@ export class Store {
    * process's lock never blocks this thread; `fn` itself must be synchronous.
    * `{ durable: false }` skips the disk sync, for background work a re-run redoes.
    */
-  write<T>(fn: () => T, options?: WriteOptions): Promise<T> {
+  write<T>(fn: () => T, options?: WriteOptions<T>): Promise<T> {
     return this.#connection.write(fn, options);
   }
 

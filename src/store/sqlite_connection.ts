@@ -12,7 +12,8 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
-import { sleepSync } from "../platform/mod.ts";
+import { type DataSyncHandle, logWarn, openDataSync, sleepSync } from "../platform/mod.ts";
+import { GroupSync } from "./group_sync.ts";
 import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./constants.ts";
 
 /** Options for {@linkcode openConnection}. */
@@ -32,8 +33,16 @@ export interface ConnectionOptions {
  * re-run redoes (claiming and finishing jobs, a job's findings): its commit skips the fsync,
  * which made up a fifth of the background drain (one sync per 8 ms slice, ~1.2 ms each).
  */
-export interface WriteOptions {
+export interface WriteOptions<T = unknown> {
   durable?: boolean;
+  /**
+   * Work to run once the transaction committed, before the write resolves, given its result (a
+   * hint computed from what was just written). With `durability: full` in WAL mode the disk sync
+   * then runs off the thread meanwhile: the commit leaves its WAL frames unsynced, the WAL file is
+   * flushed in the background, and the write resolves only after both. It must not throw (an
+   * error is logged, the write still succeeds) and must not write.
+   */
+  whileSyncing?: (value: T) => void;
 }
 
 const SQLITE_BUSY = 5;
@@ -64,10 +73,17 @@ export class SqliteConnection {
   /** The sync level of acknowledged writes (`durability`). */
   readonly #synchronousDefault: "FULL" | "NORMAL";
   #synchronous: "FULL" | "NORMAL";
+  /** The WAL file, for syncs off the thread (`whileSyncing`); undefined: commits sync themselves. */
+  readonly #wal: { handle: DataSyncHandle; group: GroupSync } | undefined;
 
   constructor(
     db: DatabaseSync,
-    options: { readOnly: boolean; busyTimeoutMs: number; synchronous: "FULL" | "NORMAL" },
+    options: {
+      readOnly: boolean;
+      busyTimeoutMs: number;
+      synchronous: "FULL" | "NORMAL";
+      wal?: DataSyncHandle;
+    },
   ) {
     this.db = db;
     this.readOnly = options.readOnly;
@@ -75,6 +91,8 @@ export class SqliteConnection {
     this.#currentBusyTimeoutMs = options.busyTimeoutMs;
     this.#synchronousDefault = options.synchronous;
     this.#synchronous = options.synchronous;
+    const handle = options.wal;
+    this.#wal = handle ? { handle, group: new GroupSync(() => handle.sync()) } : undefined;
   }
 
   /**
@@ -88,12 +106,38 @@ export class SqliteConnection {
    * rolled back and `fn` runs again, so it must only touch the database and its
    * own locals.
    */
-  async write<T>(fn: () => T, options: WriteOptions = {}): Promise<T> {
-    if (this.#depth > 0) return checkSynchronous(fn());
+  async write<T>(fn: () => T, options: WriteOptions<T> = {}): Promise<T> {
+    if (this.#depth > 0) {
+      const value = checkSynchronous(fn());
+      meanwhile(options, value);
+      return value;
+    }
+    const durable = options.durable ?? true;
+    // A durable commit with work to do after it syncs the WAL off the thread while that runs.
+    const wal = durable && options.whileSyncing !== undefined &&
+        this.#synchronousDefault === "FULL"
+      ? this.#wal
+      : undefined;
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      const outcome = this.#tryWrite(fn, 0, options.durable ?? true);
-      if (outcome.done) return outcome.value;
+      const outcome = this.#tryWrite(fn, 0, durable && wal === undefined);
+      if (outcome.done) {
+        const synced = wal?.group.sync();
+        meanwhile(options, outcome.value);
+        if (synced) {
+          await synced.catch((error) => {
+            throw new MemaError(
+              "storage_error",
+              "the write was saved but could not be synced to disk",
+              {
+                hint: "check the disk holding the database; the write may be lost on power loss",
+                cause: error,
+              },
+            );
+          });
+        }
+        return outcome.value;
+      }
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw storageError(outcome.error);
       await sleep(Math.min(remaining, backoffMs(attempt)));
@@ -172,6 +216,14 @@ export class SqliteConnection {
     this.#currentBusyTimeoutMs = ms;
   }
 
+  /**
+   * True when a durable write given `whileSyncing` work syncs the WAL off the thread meanwhile
+   * (`durability: full`, WAL mode, the WAL file opened); otherwise its commit syncs itself.
+   */
+  get syncsOffThread(): boolean {
+    return this.#wal !== undefined && this.#synchronousDefault === "FULL";
+  }
+
   /** True inside a write transaction: reads may see changes that are not committed yet. */
   get inWrite(): boolean {
     return this.#writing;
@@ -207,6 +259,16 @@ export class SqliteConnection {
 
   close(): void {
     if (this.db.isOpen) this.db.close();
+    this.#wal?.handle.close();
+  }
+}
+
+/** Runs a write's `whileSyncing` work; its failure is the hint's, never the write's. */
+function meanwhile<T>(options: WriteOptions<T>, value: T): void {
+  try {
+    options.whileSyncing?.(value);
+  } catch (error) {
+    logWarn(`work after a write failed (the write is saved): ${error}`);
   }
 }
 
@@ -279,7 +341,22 @@ export function openConnection(path: string, options: ConnectionOptions = {}): S
     readOnly,
     busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     synchronous,
+    wal: readOnly || synchronous !== "FULL" ? undefined : walHandle(db, path),
   });
+}
+
+/**
+ * The database's WAL file, opened to sync it off the thread, when the database is in WAL mode
+ * (not, e.g., in memory or on a file system without shared memory) and the file exists. The file
+ * stays in place while this connection is open: SQLite removes it only when the last connection
+ * closes, and leaving WAL mode needs every other connection closed.
+ */
+function walHandle(db: DatabaseSync, path: string): DataSyncHandle | undefined {
+  const mode = db.prepare("PRAGMA journal_mode").get() as { journal_mode?: string } | undefined;
+  if (mode?.journal_mode !== "wal") return undefined;
+  // A read opens the WAL (SQLite creates it on first access).
+  db.prepare("SELECT count(*) FROM sqlite_master").get();
+  return openDataSync(`${path}-wal`);
 }
 
 /** Statements kept prepared per connection; past this, the oldest is dropped. */
