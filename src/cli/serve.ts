@@ -106,6 +106,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       modelId: config.embeddingModel,
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
+      recountAfterCalls: true,
     });
     const judge = openJudge(config);
     const runtime = createRuntime({

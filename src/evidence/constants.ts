@@ -73,6 +73,11 @@ export const EMBED_BATCH_ROWS = 128;
  * nothing, a count per call would cost milliseconds at 100k rows.
  */
 export const DESCRIBE_CACHE_MS = 500;
+/**
+ * A count that took t ms is kept at least t × this long, so counting takes at most ~0.5% of the
+ * thread however large the index (the counts grow with the rows: ~4–20 ms at 100k memories).
+ */
+export const DESCRIBE_COST_FACTOR = 200;
 
 /** Memories given rows per backfill transaction (databases from before generation 2). */
 export const ROW_BACKFILL_BATCH = 200;
