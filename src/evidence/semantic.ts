@@ -118,8 +118,10 @@ export class SemanticIndex {
   }
 
   /**
-   * Cheap, synchronous state for every response; never loads the model. The
-   * row counts behind it are cached for {@linkcode DESCRIBE_CACHE_MS}.
+   * Cheap, synchronous state for every response; never loads the model. The row counts behind
+   * it are kept {@linkcode DESCRIBE_CACHE_MS}, or {@linkcode DESCRIBE_COST_FACTOR} times what
+   * counting took if longer; with `recountAfterCalls`, a stale state is answered and recounted
+   * after the call.
    */
   describe(): SemanticReport {
     const described = this.#described;
