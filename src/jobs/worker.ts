@@ -21,7 +21,7 @@ import {
   JOB_SLICE_MS,
   JOB_SLICE_SERVING_MS,
 } from "./constants.ts";
-import { foregroundRemainingMs, servingRequests } from "./activity.ts";
+import { servingRequests, untilQuiet } from "./activity.ts";
 import { claimJobs, completeJobs, failJob } from "./queue.ts";
 
 /**
@@ -34,12 +34,7 @@ export async function yieldToRequests(): Promise<void> {
   // Wait until the calls stop (no request for JOB_FOREGROUND_WINDOW_MS), at most the pause: a
   // lone call (a status poll) costs the backlog ≤ 50 ms, calls back to back let one job run
   // every JOB_PAUSE_WHILE_SERVING_MS.
-  const deadline = performance.now() + JOB_PAUSE_WHILE_SERVING_MS;
-  for (;;) {
-    const wait = Math.min(foregroundRemainingMs(), deadline - performance.now());
-    if (wait <= 0) return;
-    await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
-  }
+  await untilQuiet(JOB_PAUSE_WHILE_SERVING_MS);
 }
 
 /**
