@@ -271,6 +271,13 @@ export function insertStaleClaim(
   );
 }
 
+function anyRow(db: DatabaseSync, table: "stale_claims"): boolean {
+  const row = db.prepare(`SELECT EXISTS (SELECT 1 FROM ${table}) AS found`).get() as {
+    found: number;
+  };
+  return row.found === 1;
+}
+
 /**
  * Of `memoryIds`, those whose current version still carries a replaced claim (an edit since
  * the resolution ends it: the memory says something new), with the memories holding the
@@ -281,7 +288,8 @@ export function selectStaleClaims(
   memoryIds: readonly number[],
 ): Map<number, StaleClaim[]> {
   const found = new Map<number, StaleClaim[]>();
-  if (memoryIds.length === 0) return found;
+  // Only resolved conflicts leave replaced claims: most libraries have none.
+  if (memoryIds.length === 0 || !anyRow(db, "stale_claims")) return found;
   const rows = db.prepare(
     `SELECT s.memory_id AS memory_id, s.conflict_id AS conflict_id,
        s.memory_version AS memory_version, s.holder_ids AS holder_ids,

@@ -461,6 +461,11 @@ export class Store {
     const todoMatch = this.capabilities.fts && tokens.length > 0
       ? `tags : (${tokens.map((token) => `"${token}"`).join(" AND ")})`
       : undefined;
+    // A word no memory holds means no todo to link (one lookup in the frequencies).
+    if (todoMatch !== undefined) {
+      const frequencies = this.tokenFrequencies(tokens);
+      if (tokens.some((token) => !frequencies.get(token))) return [];
+    }
     return govern.selectLinkedTodos(this.#connection.db, { ...options, todoMatch });
   }
 

@@ -174,6 +174,17 @@ export function selectCurrentRowOwners(
   return found;
 }
 
+/**
+ * True when some memory follows another (one step of the partial index on `follows`): most
+ * libraries have none, and `find` then skips the sequence lookups.
+ */
+function anyFollows(db: DatabaseSync): boolean {
+  const row = db.prepare(
+    "SELECT EXISTS (SELECT 1 FROM memories WHERE follows IS NOT NULL) AS found",
+  ).get() as { found: number };
+  return row.found === 1;
+}
+
 /** Memories passing the filters that follow one of `ids`: follower id → the id it follows. */
 export function selectFollowers(
   db: DatabaseSync,
@@ -181,7 +192,7 @@ export function selectFollowers(
   filters: RecallFilters,
 ): Map<number, number> {
   const found = new Map<number, number>();
-  if (ids.length === 0) return found;
+  if (ids.length === 0 || !anyFollows(db)) return found;
   const { where, values } = filterSql(filters);
   const rows = db.prepare(
     `SELECT m.id AS id, m.follows AS follows FROM memories m
