@@ -271,8 +271,9 @@ export function insertStaleClaim(
   );
 }
 
-function anyRow(db: DatabaseSync, table: "stale_claims"): boolean {
-  const row = db.prepare(`SELECT EXISTS (SELECT 1 FROM ${table}) AS found`).get() as {
+/** True when any claim was replaced (only resolved conflicts leave them). */
+function anyStaleClaims(db: DatabaseSync): boolean {
+  const row = db.prepare("SELECT EXISTS (SELECT 1 FROM stale_claims) AS found").get() as {
     found: number;
   };
   return row.found === 1;
@@ -288,8 +289,8 @@ export function selectStaleClaims(
   memoryIds: readonly number[],
 ): Map<number, StaleClaim[]> {
   const found = new Map<number, StaleClaim[]>();
-  // Only resolved conflicts leave replaced claims: most libraries have none.
-  if (memoryIds.length === 0 || !anyRow(db, "stale_claims")) return found;
+  // Most libraries have none.
+  if (memoryIds.length === 0 || !anyStaleClaims(db)) return found;
   const rows = db.prepare(
     `SELECT s.memory_id AS memory_id, s.conflict_id AS conflict_id,
        s.memory_version AS memory_version, s.holder_ids AS holder_ids,

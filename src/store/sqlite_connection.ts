@@ -73,7 +73,10 @@ export class SqliteConnection {
   /** The sync level of acknowledged writes (`durability`). */
   readonly #synchronousDefault: "FULL" | "NORMAL";
   #synchronous: "FULL" | "NORMAL";
-  /** The WAL file, for syncs off the thread (`whileSyncing`); undefined: commits sync themselves. */
+  /**
+   * The WAL file, for syncs off the thread (`whileSyncing`); only under `durability: full`.
+   * Undefined: commits sync themselves.
+   */
   readonly #wal: { handle: DataSyncHandle; group: GroupSync } | undefined;
 
   constructor(
@@ -113,11 +116,9 @@ export class SqliteConnection {
       return value;
     }
     const durable = options.durable ?? true;
-    // A durable commit with work to do after it syncs the WAL off the thread while that runs.
-    const wal = durable && options.whileSyncing !== undefined &&
-        this.#synchronousDefault === "FULL"
-      ? this.#wal
-      : undefined;
+    // A durable commit with work to do after it syncs the WAL off the thread while that runs
+    // (the WAL handle exists only under `durability: full`).
+    const wal = durable && options.whileSyncing !== undefined ? this.#wal : undefined;
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
       const outcome = this.#tryWrite(fn, 0, durable && wal === undefined);
@@ -221,7 +222,7 @@ export class SqliteConnection {
    * (`durability: full`, WAL mode, the WAL file opened); otherwise its commit syncs itself.
    */
   get syncsOffThread(): boolean {
-    return this.#wal !== undefined && this.#synchronousDefault === "FULL";
+    return this.#wal !== undefined;
   }
 
   /** True inside a write transaction: reads may see changes that are not committed yet. */
