@@ -42,6 +42,7 @@ const ABLATION: [string, Partial<RecallTuning>][] = [
   ["dates", { dateWeight: 0 }],
   ["verb forms", { verbFormWeight: 0 }],
   ["word pool", { wordPool: false }],
+  ["spelling", { spellingWeight: 0 }],
 ];
 
 /** The sequence carry off: the "without follows" figures. */
@@ -62,6 +63,7 @@ const GRID: [string, Partial<RecallTuning>[]][] = [
   ["follows through hits", [false, true].map((on) => ({ followsThroughHits: on }))],
   ["dates", [0, 0.2, 0.4, 0.8, 1.2, 2].map((weight) => ({ dateWeight: weight }))],
   ["verb forms", [0, 0.5, 0.75, 1].map((weight) => ({ verbFormWeight: weight }))],
+  ["spelling", [0, 0.25, 0.5, 0.75, 1].map((weight) => ({ spellingWeight: weight }))],
 ];
 
 /** Stores the dev conversations once (shared with bench/locomo_vectors.ts). */

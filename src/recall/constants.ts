@@ -296,6 +296,43 @@ export const DATE_MATCH_WEIGHT = 0.8;
  */
 export const VERB_FORM_WEIGHT = 1;
 
+/**
+ * Credit of a library word standing in for a misspelt query word (src/recall/spelling.ts):
+ * a query word no memory holds is searched as the index's words within a small edit distance,
+ * each earning this share of a match of the word itself in the rerank's BM25 and coverage.
+ * LoCoMo dev, in process (bench/locomo_levers.ts --grid), R@10 conv-26 / conv-30 / conv-41
+ * with follows | without: off → 0.747 / 0.786 / 0.795 | 0.677 / 0.693 / 0.721; 0.25 and 0.5 →
+ * 0.753 / 0.786 / 0.795 | 0.683 / 0.693 / 0.721; 0.75 and 1 → 0.753 / 0.786 / 0.798 | 0.683 /
+ * 0.693 / 0.724. Leaving each conversation out, the other two pick 0.75 twice and 0.25 once
+ * (conv-41 out: a tie from 0.25 to 1); held out no conversation falls. Two dev questions hold
+ * such a slip ("fesetival", "funraiser").
+ */
+export const SPELLING_WEIGHT = 0.75;
+/**
+ * Shortest query word (as an index token, after stemming) read as a possible slip. A shorter
+ * word the library does not hold is as likely a real word one edit from another real one
+ * (LoCoMo dev: "trait" → "train", "common" → "commun(ity)", "belov(ed)" → "below"); real
+ * words grow sparse with length, slips do not ("fesetival", "funraiser").
+ */
+export const SPELLING_MIN_LENGTH = 7;
+/** From this length on (index token), two edits are allowed; one below. */
+export const SPELLING_TWO_EDITS_LENGTH = 10;
+/** At most this many unknown words of one query are looked up (a pasted text costs no more). */
+export const SPELLING_WORDS_MAX = 3;
+/** Library words kept per unknown word: the nearest, the most widely held first. */
+export const SPELLING_VARIANTS_MAX = 2;
+/**
+ * Letters a library word must share with the unknown word, from the start: the lookup reads
+ * one range of the vocabulary. Slips in the first two letters are not caught; with one letter
+ * the range held ~15× more words (a 186k-word vocabulary: 4–16 ms a word, against ~0.5).
+ */
+export const SPELLING_PREFIX = 2;
+/**
+ * Vocabulary rows read per unknown word (the words sharing its first letters): bounds the
+ * lookup in a library of any size.
+ */
+export const SPELLING_SCAN_MAX = 5_000;
+
 /** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
 export const HITS_FULL_COVERAGE = 0.5;
 /** Default neighbouring rows around each hit. */

@@ -24,8 +24,9 @@ import { vectorCandidates } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
 import { bm25Scores } from "./bm25.ts";
 import { memoryTokens } from "./memory_tokens.ts";
-import { priorBoost, rankCandidates, type RankedMemory } from "./rank.ts";
+import { priorBoost, rankCandidates, type RankedMemory, type TermForm } from "./rank.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
+import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
 
@@ -153,6 +154,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       pool,
       verbForms: tuning.verbFormWeight > 0,
       wordPool: tuning.wordPool,
+      spelling: tuning.spellingWeight > 0,
     });
     const records = ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts
@@ -162,8 +164,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       terms,
       text,
       now,
-      forms: tuning.verbFormWeight > 0 ? termVerbForms(query, terms) : undefined,
-      formWeight: tuning.verbFormWeight,
+      forms: termForms(query, terms, candidates.variants, tuning),
     });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
@@ -242,36 +243,62 @@ function favourDates(
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */
 function rerankText(
   store: ServiceContext["store"],
-  candidates: { frequencies: Map<string, number>; alternates: Set<string> },
+  candidates: {
+    frequencies: Map<string, number>;
+    alternates: Set<string>;
+    variants: Map<string, string[]>;
+  },
   records: readonly MemoryRecord[],
   tuning: RecallTuning,
 ): Map<number, number> {
-  const { frequencies, alternates } = candidates;
+  const { frequencies, alternates, variants } = candidates;
+  const termWeights = new Map([...alternates].map((token) => [token, tuning.verbFormWeight]));
+  for (const token of new Set([...variants.values()].flat())) {
+    termWeights.set(token, Math.max(termWeights.get(token) ?? 0, tuning.spellingWeight));
+  }
   return bm25Scores(
     [...frequencies.keys()],
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
     { frequencies, documents: store.indexedMemories() },
     {
       b: tuning.bm25B,
-      termWeights: new Map([...alternates].map((token) => [token, tuning.verbFormWeight])),
+      termWeights,
     },
   );
 }
 
 /**
- * The past forms of each query term that is an irregular verb in its base form ("chose",
- * "chosen" for "choose"; src/text/irregular.ts), leaving out forms the term already finds
- * as a word start ("go" finds "goes").
+ * The other forms each query term is searched in: the past forms of an irregular verb in its
+ * base form ("chose", "chosen" for "choose"; src/text/irregular.ts), leaving out forms the term
+ * already finds as a word start ("go" finds "goes"), and for a word no memory holds the
+ * library's words a slip away (src/recall/spelling.ts; index tokens, which begin the words
+ * they stand for).
  */
-function termVerbForms(query: string, terms: readonly string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+function termForms(
+  query: string,
+  terms: readonly string[],
+  variants: ReadonlyMap<string, readonly string[]>,
+  tuning: RecallTuning,
+): Map<string, TermForm[]> | undefined {
+  const out = new Map<string, TermForm[]>();
+  const add = (term: string, forms: readonly string[], weight: number) => {
+    const held = out.get(term) ?? [];
+    for (const form of forms) {
+      if (!held.some((entry) => entry.form === form)) held.push({ form, weight });
+    }
+    if (held.length > 0) out.set(term, held);
+  };
   for (const word of textTokens(query)) {
     const term = queryTerms(word)[0];
     if (term === undefined || !terms.includes(term)) continue;
-    const forms = verbForms(word).filter((form) => !form.startsWith(term));
-    if (forms.length > 0) out.set(term, [...new Set([...(out.get(term) ?? []), ...forms])]);
+    if (tuning.verbFormWeight > 0) {
+      add(term, verbForms(word).filter((form) => !form.startsWith(term)), tuning.verbFormWeight);
+    }
+    const token = indexQueryTerms(word)[0];
+    const near = token === undefined ? undefined : variants.get(token);
+    if (near) add(term, near, tuning.spellingWeight);
   }
-  return out;
+  return out.size > 0 ? out : undefined;
 }
 
 /**

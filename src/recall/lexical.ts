@@ -23,6 +23,7 @@ import {
   QUERY_TERMS_MAX,
   WORD_POOL_MAX_POSTINGS,
 } from "./constants.ts";
+import { spellingVariants } from "./spelling.ts";
 import { queryTerms, textTokens } from "./tokens.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
@@ -43,6 +44,11 @@ export interface LexicalCandidates {
   frequencies: Map<string, number>;
   /** Tokens searched only as another form of a query word (an irregular verb's past). */
   alternates: Set<string>;
+  /**
+   * Query tokens no memory holds, each with the library tokens searched in its place
+   * (src/recall/spelling.ts); their frequencies are in `frequencies` too.
+   */
+  variants: Map<string, string[]>;
 }
 
 /** A query token with how many memories hold it. */
@@ -123,22 +129,33 @@ export function lexicalCandidates(
     verbForms?: boolean;
     /** Pick the pool by summed IDF of the words held (WORD_POOL, up to WORD_POOL_MAX_POSTINGS). */
     wordPool?: boolean;
+    /** Search a word no memory holds as the library's words a slip away (src/recall/spelling.ts). */
+    spelling?: boolean;
   },
 ): LexicalCandidates {
   const { filters, pool } = options;
   const alternates = new Set<string>();
+  let variants = new Map<string, string[]>();
   const none = (frequencies: Map<string, number>) => ({
     text: new Map<number, number>(),
     ids: [],
     total: 0,
     frequencies,
     alternates,
+    variants,
   });
   if (!store.capabilities.fts) {
     const terms = queryTerms(query);
     if (terms.length === 0) return none(new Map());
     const ids = store.likeHits(terms, filters, Math.max(pool, LIKE_POOL));
-    return { text: new Map(), ids, total: ids.length, frequencies: new Map(), alternates };
+    return {
+      text: new Map(),
+      ids,
+      total: ids.length,
+      frequencies: new Map(),
+      alternates,
+      variants,
+    };
   }
   const own = indexQueryTerms(query);
   if (options.verbForms) {
@@ -146,6 +163,16 @@ export function lexicalCandidates(
   }
   const weighed = weigh(store, [...own, ...alternates]);
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
+  if (options.spelling) {
+    variants = spellingVariants(store, weighed.filter((term) => own.includes(term.token)));
+    const added = [...new Set([...variants.values()].flat())].filter((token) =>
+      !frequencies.has(token)
+    );
+    for (const term of weigh(store, added)) {
+      weighed.push(term);
+      frequencies.set(term.token, term.frequency);
+    }
+  }
   const { kept, pruned } = pruneTerms(weighed, options);
   if (kept.length === 0) return none(frequencies);
   const postings = kept.reduce((sum, term) => sum + term.frequency, 0);
@@ -162,6 +189,7 @@ export function lexicalCandidates(
     total: exact ? hits.length : Math.max(hits.length, mostFrequent),
     frequencies,
     alternates,
+    variants,
   };
 }
 

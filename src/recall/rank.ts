@@ -21,6 +21,12 @@ import {
 import { isCjk, textTokens } from "./tokens.ts";
 
 /** A memory with its score and the parts that made it. */
+/** Another form a query term is searched in, and the share of a match of the term it earns. */
+export interface TermForm {
+  form: string;
+  weight: number;
+}
+
 export interface RankedMemory {
   memory: MemoryRecord;
   score: number;
@@ -84,6 +90,20 @@ export function matchStrength(text: string, term: string): number {
   return INSIDE_WORD_MATCH;
 }
 
+/**
+ * The whole word of `text` that `form` begins (its first occurrence at a word start), or
+ * `form` itself when none does: what `matched_terms` names for a term found in another form
+ * (a misspelt word's stand-in is an index token, "festiv" for "festival").
+ */
+function wordBegunBy(text: string, form: string): string | undefined {
+  let at = text.indexOf(form);
+  while (at >= 0 && at > 0 && wordCharAt(text, at - 1)) at = text.indexOf(form, at + 1);
+  if (at < 0) return undefined;
+  let end = at + form.length;
+  while (end < text.length && wordCharAt(text, end)) end++;
+  return text.slice(at, end);
+}
+
 /** True when `text[at]` is a letter or digit (ASCII answered without the Unicode class). */
 function wordCharAt(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
@@ -141,9 +161,11 @@ export function rankCandidates(
     terms: readonly string[];
     text: ReadonlyMap<number, number>;
     now: number;
-    /** Other forms of a term (an irregular verb's past forms) and the credit one earns. */
-    forms?: ReadonlyMap<string, readonly string[]>;
-    formWeight?: number;
+    /**
+     * Other forms of a term, each with the share of a match it earns: an irregular verb's past
+     * forms, the library's words standing in for a misspelt one.
+     */
+    forms?: ReadonlyMap<string, readonly TermForm[]>;
   },
 ): RankedMemory[] {
   const { terms, now } = options;
@@ -164,10 +186,13 @@ export function rankCandidates(
         strength = Math.max(strength, matchStrength(tag, term));
       }
       let word = term;
-      for (const form of options.forms?.get(term) ?? []) {
-        const credit = (options.formWeight ?? 1) *
+      for (const { form, weight } of options.forms?.get(term) ?? []) {
+        const credit = weight *
           Math.max(matchStrength(subject, form), matchStrength(content, form));
-        if (credit > strength) [strength, word] = [credit, form];
+        if (credit > strength) {
+          strength = credit;
+          word = wordBegunBy(subject, form) ?? wordBegunBy(content, form) ?? form;
+        }
       }
       if (strength > 0) {
         strengths[index] = strength;

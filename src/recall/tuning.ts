@@ -18,6 +18,7 @@ import {
   FOLLOWS_HOPS,
   FOLLOWS_THROUGH_HITS,
   HYBRID_VECTOR_WEIGHT,
+  SPELLING_WEIGHT,
   VERB_FORM_WEIGHT,
   WORD_POOL,
 } from "./constants.ts";
@@ -42,6 +43,8 @@ export interface RecallTuning {
   vectorOnly: boolean;
   /** Credit of an irregular verb's past forms searched with its base form (0: not searched). */
   verbFormWeight: number;
+  /** Credit of a library word standing in for a misspelt query word (0: not searched). */
+  spellingWeight: number;
   /**
    * How the candidate pool is chosen: by the summed IDF of the query words a memory holds
    * (true), or by FTS5's BM25 (false).
@@ -60,6 +63,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   vectorWeight: HYBRID_VECTOR_WEIGHT,
   vectorOnly: true,
   verbFormWeight: VERB_FORM_WEIGHT,
+  spellingWeight: SPELLING_WEIGHT,
   wordPool: WORD_POOL,
 };
 

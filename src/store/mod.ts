@@ -283,6 +283,19 @@ export class Store {
     return terms.selectTokenFrequencies(this.#connection.db, tokens);
   }
 
+  /**
+   * The word index's tokens beginning with `prefix`, `lengths.min`..`lengths.max` long, with
+   * how many memories hold each (at most `limit` vocabulary rows read): candidates for a
+   * misspelt query word.
+   */
+  vocabularyByPrefix(
+    prefix: string,
+    lengths: { min: number; max: number },
+    limit: number,
+  ): Map<string, number> {
+    return terms.selectVocabularyByPrefix(this.#connection.db, prefix, lengths, limit);
+  }
+
   /** How many memories the word index holds. */
   indexedMemories(): number {
     return terms.selectTokenFrequencies(this.#connection.db, [terms.ALL_DOCUMENTS_TOKEN])

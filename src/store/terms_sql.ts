@@ -220,6 +220,31 @@ export function selectTokenFrequencies(
 }
 
 /**
+ * Index tokens that begin with `prefix` and whose length lies within `lengths`, with their
+ * document counts: the library's words a misspelt query word may stand for. A range of the
+ * vocabulary's primary key, at most `limit` rows of it read whatever their length.
+ */
+export function selectVocabularyByPrefix(
+  db: DatabaseSync,
+  prefix: string,
+  lengths: { min: number; max: number },
+  limit: number,
+): Map<string, number> {
+  const found = new Map<string, number>();
+  if (prefix === "") return found;
+  const last = prefix.length - 1;
+  const after = prefix.slice(0, last) + String.fromCharCode(prefix.charCodeAt(last) + 1);
+  // The LIMIT sits in the subquery so it bounds the rows read, not the rows kept.
+  const rows = db.prepare(
+    `SELECT term, docs FROM (
+       SELECT term, docs FROM memories_terms_df WHERE term >= ? AND term < ? LIMIT ?
+     ) WHERE docs > 0 AND length(term) BETWEEN ? AND ?`,
+  ).all(prefix, after, limit, lengths.min, lengths.max) as { term: string; docs: number }[];
+  for (const row of rows) found.set(String(row.term), Number(row.docs));
+  return found;
+}
+
+/**
  * How many index hits are scored before the filters when only the status filter applies:
  * twice the pool, since few memories are outside the requested statuses.
  */

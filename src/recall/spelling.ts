@@ -1,0 +1,63 @@
+/**
+ * Misspelt query words: a word of the query that no memory holds ("educaton", "fesetival")
+ * is looked up among the library's own index words that share its first two letters and
+ * lie within a small edit distance (one edit, two from eight letters on), and the nearest,
+ * most widely held of them are searched in its place at a reduced credit. A word the
+ * library holds is never touched, so a correctly spelt query costs nothing more; a word
+ * with no near neighbour (a name the library does not know) stays unmatched.
+ *
+ * @example
+ * ```ts
+ * import { spellingVariants } from "./src/recall/spelling.ts";
+ * // spellingVariants(store, [{ token: "fesetiv", frequency: 0 }]) → Map { "fesetiv" → ["festiv"] }
+ * ```
+ * @module
+ */
+import type { Store } from "../store/mod.ts";
+import { editDistanceWithin } from "../text/edit_distance.ts";
+import {
+  SPELLING_MIN_LENGTH,
+  SPELLING_PREFIX,
+  SPELLING_SCAN_MAX,
+  SPELLING_TWO_EDITS_LENGTH,
+  SPELLING_VARIANTS_MAX,
+  SPELLING_WORDS_MAX,
+} from "./constants.ts";
+
+/** Index tokens of plain Latin words: the only ones a slip of the keyboard is looked up for. */
+const LATIN_WORD = /^[a-z]+$/;
+
+/**
+ * For each query token no memory holds (frequency 0) that reads as a word, the library's
+ * tokens it may be a slip for, nearest first (then the most widely held).
+ */
+export function spellingVariants(
+  store: Store,
+  tokens: readonly { token: string; frequency: number }[],
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const unknown = tokens.filter((term) =>
+    term.frequency === 0 && term.token.length >= SPELLING_MIN_LENGTH &&
+    LATIN_WORD.test(term.token)
+  ).slice(0, SPELLING_WORDS_MAX);
+  for (const { token } of unknown) {
+    const edits = token.length >= SPELLING_TWO_EDITS_LENGTH ? 2 : 1;
+    const vocabulary = store.vocabularyByPrefix(
+      token.slice(0, SPELLING_PREFIX),
+      { min: token.length - edits, max: token.length + edits },
+      SPELLING_SCAN_MAX,
+    );
+    const near: { word: string; distance: number; docs: number }[] = [];
+    for (const [word, docs] of vocabulary) {
+      // A word that begins the token or that it begins is already half a match in the rerank
+      // ("entrepreneur" for "entrepreneurial"): not a slip.
+      if (word.startsWith(token) || token.startsWith(word)) continue;
+      const distance = editDistanceWithin(token, word, edits);
+      if (distance <= edits) near.push({ word, distance, docs });
+    }
+    near.sort((a, b) => a.distance - b.distance || b.docs - a.docs || (a.word < b.word ? -1 : 1));
+    const words = near.slice(0, SPELLING_VARIANTS_MAX).map((entry) => entry.word);
+    if (words.length > 0) out.set(token, words);
+  }
+  return out;
+}
