@@ -60,7 +60,9 @@ export async function takeNotices(
   // Under strict isolation notices of other workspaces are skipped: look further ahead.
   const window = isStrict(ctx) ? STRICT_NOTICE_WINDOW : limit;
   try {
-    // Most responses have nothing to deliver: look before taking the write lock.
+    // Most responses have nothing to deliver: look before taking the write lock (and before
+    // reading notices at all while none is pending and nothing changed).
+    if (!store.hasPendingNotices()) return [];
     const any = store.read(() =>
       store.conflicts.notices({ statuses: ["pending"], limit: window, offset: 0 })
         .some((notice) => noticeVisible(ctx, notice))

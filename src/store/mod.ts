@@ -162,6 +162,8 @@ export class Store {
   readonly conflicts: ConflictTables;
   /** This process's copy of the vectors, made at the first nearest-row lookup. */
   #vectors: VectorMirror | undefined;
+  /** The change stamp at which no notice was pending ({@linkcode Store.hasPendingNotices}). */
+  #noPendingNoticesAt: string | undefined;
   /** Records read since the database last changed (src/store/record_cache.ts). */
   readonly #records = new RecordCache(
     RECORD_CACHE_MAX,
@@ -294,6 +296,18 @@ export class Store {
     limit: number,
   ): Map<string, number> {
     return terms.selectVocabularyByPrefix(this.#connection.db, prefix, lengths, limit);
+  }
+
+  /**
+   * Whether any notice is pending. Every response asks; while the database is unchanged since
+   * the answer was "none", that answer stands without a query.
+   */
+  hasPendingNotices(): boolean {
+    const stamp = this.#connection.changeStamp();
+    if (stamp !== undefined && stamp === this.#noPendingNoticesAt) return false;
+    const any = this.conflicts.notices({ statuses: ["pending"], limit: 1, offset: 0 }).length > 0;
+    this.#noPendingNoticesAt = any ? undefined : stamp;
+    return any;
   }
 
   /** How many memories the word index holds. */

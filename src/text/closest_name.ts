@@ -8,31 +8,10 @@
  * ```
  * @module
  */
+import { editDistance } from "./edit_distance.ts";
 
 function foldName(name: string): string {
   return name.toLowerCase().replace(/[-_\s]/g, "");
-}
-
-/**
- * Edit distance counting a swap of two neighbouring letters as one edit
- * (optimal string alignment): "edn" is one typo away from "end".
- */
-export function editDistance(a: string, b: string): number {
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, before[j - 2] + 1);
-      }
-      current.push(best);
-    }
-    [before, previous] = [previous, current];
-  }
-  return previous[b.length];
 }
 
 /**

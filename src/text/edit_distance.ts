@@ -10,6 +10,7 @@
  * import { editDistanceWithin } from "./src/text/edit_distance.ts";
  * editDistanceWithin("recieve", "receive", 2); // 1
  * editDistanceWithin("pottery", "battery", 1); // 2 (more than the bound: stops early)
+ * editDistance("edn", "end"); // 1
  * ```
  * @module
  */
@@ -56,3 +57,8 @@ export function editDistanceWithin(a: string, b: string, max: number): number {
 }
 
 let rows = new Int32Array(96);
+
+/** The distance between `a` and `b`, unbounded (names in `did_you_mean` hints). */
+export function editDistance(a: string, b: string): number {
+  return editDistanceWithin(a, b, Number.MAX_SAFE_INTEGER - 1);
+}

@@ -16,7 +16,7 @@
  * ```
  * @module
  */
-import { fileSize, logWarn, modifiedAt, readTextIfExists } from "../platform/mod.ts";
+import { dirName, fileSize, logWarn, modifiedAt, readTextIfExists } from "../platform/mod.ts";
 import { canonicalWorkspace } from "./canonical.ts";
 
 /** The blacklist's file name, beside the database. */
@@ -47,15 +47,36 @@ export function parseRecallBlacklist(text: string, path = RECALL_BLACKLIST_FILE)
 }
 
 const cache = new Map<string, { stamp: string; names: string[] }>();
+/**
+ * Per path, the time of its directory when the file was last found absent. Creating the file
+ * changes that time, so while it stands the file is still absent: one stat that succeeds,
+ * instead of one that fails (an error thrown and caught) on every query — most libraries have
+ * no blacklist.
+ */
+const absent = new Map<string, number>();
+/**
+ * A directory time this recent is not trusted: a file created within the same clock tick
+ * would leave it unchanged.
+ */
+const DIRECTORY_TIME_SETTLED_MS = 2_000;
 
 /** The workspaces listed in the blacklist at `path` (re-read when the file changes). */
 export function recallBlacklist(path: string | undefined): string[] {
   if (path === undefined) return [];
+  const directoryTime = absent.get(path);
+  if (directoryTime !== undefined && modifiedAt(dirName(path)) === directoryTime) return [];
   const modified = modifiedAt(path);
   if (modified === undefined) {
     cache.delete(path);
+    const time = modifiedAt(dirName(path));
+    if (time !== undefined && Date.now() - time > DIRECTORY_TIME_SETTLED_MS) {
+      absent.set(path, time);
+    } else {
+      absent.delete(path);
+    }
     return [];
   }
+  absent.delete(path);
   // Size joins the time: two saves within one clock tick still differ in most edits.
   const stamp = `${modified}:${fileSize(path)}`;
   const known = cache.get(path);

@@ -13,7 +13,7 @@
  */
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
-import { editDistance } from "../text/closest_name.ts";
+import { editDistance } from "../text/edit_distance.ts";
 import { isStrict } from "./access.ts";
 import { NEAR_NAME_MAX_DISTANCE } from "./constants.ts";
 

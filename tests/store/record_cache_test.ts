@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
+import { takeNotices } from "../../src/conflicts/notices.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { RecordCache } from "../../src/store/record_cache.ts";
 import type { MemoryRecord } from "../../src/store/types.ts";
@@ -113,4 +114,39 @@ Deno.test("the record cache serves repeats while the library fits, and steps asi
   large.read("s1", [1, 2], load);
   assert.deepEqual(loads, [[1, 2], [1, 2]], "a library over twice the cache is not cached");
   assert.equal(large.size, 0);
+});
+
+Deno.test("a notice added after a response found none rides on the next one, from this or another connection", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const notice = (key: string) => ({
+      kind: "conflict_opened",
+      severity: "normal" as const,
+      conflictId: null,
+      dedupeKey: key,
+      title: `notice ${key}`,
+      message: "two facts disagree",
+      payload: {},
+      createdAt: new Date().toISOString(),
+    });
+    assert.deepEqual(await takeNotices(t.ctx), []);
+    assert.deepEqual(await takeNotices(t.ctx), []); // answered without reading notices
+
+    // This process's own write.
+    await t.store.write(() => t.store.conflicts.insertNotice(notice("own")));
+    assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.title), ["notice own"]);
+    assert.deepEqual(await takeNotices(t.ctx), []);
+
+    // Another connection (another process, in life) adds one behind the store's back.
+    const other = new DatabaseSync(t.dbPath);
+    other.exec(
+      `INSERT INTO notices (kind, severity, dedupe_key, title, message, payload, status,
+         created_at, updated_at) VALUES ('conflict_opened', 'normal', 'other', 'notice other',
+         'm', '{}', 'pending', '2026-01-01', '2026-01-01')`,
+    );
+    other.close();
+    assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.title), ["notice other"]);
+  } finally {
+    t.cleanup();
+  }
 });

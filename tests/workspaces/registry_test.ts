@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseRecallBlacklist } from "../../src/workspaces/blacklist.ts";
+import { parseRecallBlacklist, recallBlacklist } from "../../src/workspaces/blacklist.ts";
 import { nearWorkspaceName } from "../../src/workspaces/registry.ts";
 import { readScope, writeWorkspace } from "../../src/workspaces/access.ts";
 
@@ -37,4 +37,23 @@ Deno.test("read scope and write workspace per isolation mode", () => {
     () => writeWorkspace({ ...none, caller: { client: "c", agentId: "a" } }, undefined),
     /workspace is required/,
   );
+});
+
+Deno.test("a blacklist created beside a long-unchanged database is read from the next query on", () => {
+  const dir = Deno.makeTempDirSync();
+  try {
+    const path = `${dir}/recall_blacklist.jsonl`;
+    // A directory last changed a minute ago: its time vouches for the file's absence.
+    const past = new Date(Date.now() - 60_000);
+    Deno.utimeSync(dir, past, past);
+    assert.deepEqual(recallBlacklist(path), []);
+    assert.deepEqual(recallBlacklist(path), []);
+    Deno.writeTextFileSync(path, '"Scratch"\n');
+    assert.deepEqual(recallBlacklist(path), ["scratch"]);
+    // Removed again: nothing is left out.
+    Deno.removeSync(path);
+    assert.deepEqual(recallBlacklist(path), []);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
