@@ -294,6 +294,7 @@ function termForms(
     if (tuning.verbFormWeight > 0) {
       add(term, verbForms(word).filter((form) => !form.startsWith(term)), tuning.verbFormWeight);
     }
+    if (variants.size === 0) continue;
     const token = indexQueryTerms(word)[0];
     const near = token === undefined ? undefined : variants.get(token);
     if (near) add(term, near, tuning.spellingWeight);
