@@ -41,14 +41,10 @@ export function vectorCandidates(
   options: { filters: RecallFilters; floor: number },
 ): VectorHit[] {
   if (!hasDirection(vector)) return [];
-  const nearest = store.nearestRows(vector, VECTOR_K_ROWS)
-    .filter(({ distance }) => Number.isFinite(distance));
-  if (nearest.length === 0) return [];
-  const owners = store.currentRowOwners(nearest.map((n) => n.rowId), options.filters);
+  const nearest = store.nearestCurrentRows(vector, VECTOR_K_ROWS, options.filters);
   const byMemory = new Map<number, { cosines: number[]; rowIds: number[] }>();
-  for (const { rowId, distance } of nearest) {
-    const memoryId = owners.get(rowId);
-    if (memoryId === undefined) continue;
+  for (const { rowId, distance, memoryId } of nearest) {
+    if (!Number.isFinite(distance)) continue;
     const entry = byMemory.get(memoryId) ?? { cosines: [], rowIds: [] };
     // Float rounding can put a same-direction row a hair below distance 0.
     entry.cosines.push(Math.min(1, 1 - distance));

@@ -313,6 +313,32 @@ export function selectVector(db: DatabaseSync, rowId: number): Uint8Array | unde
   return row?.embedding as Uint8Array | undefined;
 }
 
+/** The memory and version an evidence row belongs to. */
+export interface RowOwner {
+  memoryId: number;
+  version: number;
+}
+
+/** The owners of the evidence rows `rowIds` that exist. */
+export function selectRowOwnersOf(
+  db: DatabaseSync,
+  rowIds: readonly number[],
+): Map<number, RowOwner> {
+  const owners = new Map<number, RowOwner>();
+  const rows = db.prepare(
+    `SELECT r.id AS id, r.memory_id AS memory_id, r.memory_version AS memory_version
+     FROM (SELECT value AS row_id FROM json_each(?)) wanted
+     CROSS JOIN memory_rows r ON r.id = wanted.row_id`,
+  ).all(JSON.stringify(rowIds)) as Row[];
+  for (const row of rows) {
+    owners.set(Number(row.id), {
+      memoryId: Number(row.memory_id),
+      version: Number(row.memory_version),
+    });
+  }
+  return owners;
+}
+
 /** The rows of one memory's current version, in order. */
 export function selectRowsOfMemory(db: DatabaseSync, memoryId: number): EvidenceRowRecord[] {
   const rows = db.prepare(

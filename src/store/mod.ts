@@ -421,6 +421,47 @@ export class Store {
     return recall.selectCurrentRowOwners(this.#connection.db, rowIds, filters);
   }
 
+  /**
+   * {@linkcode Store.nearestRows} kept to the rows of their memory's current version whose
+   * memory passes the filters, each with that memory. Served from this process's vector copy,
+   * the owners come from it too and the memories from the record cache: the joined query was
+   * ~0.45 ms of a hybrid `find` at 1,000 memories through MCP.
+   */
+  nearestCurrentRows(
+    vector: Float32Array,
+    k: number,
+    filters: RecallFilters,
+  ): { rowId: number; distance: number; memoryId: number }[] {
+    // One snapshot for the lookup, the owners and the memories.
+    return this.#connection.read(() => this.#nearestCurrentRows(vector, k, filters));
+  }
+
+  #nearestCurrentRows(
+    vector: Float32Array,
+    k: number,
+    filters: RecallFilters,
+  ): { rowId: number; distance: number; memoryId: number }[] {
+    const nearest = this.nearestRows(vector, k);
+    // The copy answered the lookup unless a write is open (then sqlite-vec did).
+    const mirror = this.#connection.inWrite ? undefined : this.#vectors;
+    const owned = mirror?.ownersOf(nearest.map((row) => row.rowId)) ??
+      new Map<number, evidence.RowOwner>();
+    const unknown = nearest.map((row) => row.rowId).filter((rowId) => !owned.has(rowId));
+    const owners = this.currentRowOwners(unknown, filters);
+    const records = this.getMemories([...new Set([...owned.values()].map((o) => o.memoryId))]);
+    for (const [rowId, { memoryId, version }] of owned) {
+      const memory = records.get(memoryId);
+      if (
+        memory !== undefined && memory.version === version &&
+        recall.recordPassesFilters(memory, filters)
+      ) owners.set(rowId, memoryId);
+    }
+    return nearest.flatMap(({ rowId, distance }) => {
+      const memoryId = owners.get(rowId);
+      return memoryId === undefined ? [] : [{ rowId, distance, memoryId }];
+    });
+  }
+
   rowsOfMemory(memoryId: number): evidence.EvidenceRowRecord[] {
     return evidence.selectRowsOfMemory(this.#connection.db, memoryId);
   }

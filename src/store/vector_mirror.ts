@@ -17,8 +17,10 @@
 import type { DatabaseSync } from "node:sqlite";
 import {
   iterateVectors,
+  type RowOwner,
   scanVectorChunks,
   selectLastVectorChange,
+  selectRowOwnersOf,
   selectVector,
   selectVectorChanges,
 } from "./evidence_sql.ts";
@@ -73,6 +75,13 @@ export class VectorMirror {
   #free: number[] = [];
   #slotOf = new Map<number, number>();
   #rowOf: number[] = [];
+  /**
+   * The memory and version each held row belongs to (null: the row is gone), read at its first
+   * lookup and kept until its vector changes: a row's owner never changes (a memory's new rows
+   * get new ids, and a vector written for a reused id is logged like any other). Loading them
+   * all with the vectors took 1.6 s and 110 MB at 100k memories.
+   */
+  #owners = new Map<number, RowOwner | null>();
   /** The last logged change this copy reflects; undefined until loaded. */
   #seq: number | undefined;
 
@@ -119,6 +128,25 @@ export class VectorMirror {
     }));
   }
 
+  /**
+   * The memory and version each of `rowIds` belongs to, for rows this copy holds (call after a
+   * lookup, in the same snapshot); rows it does not hold, or that no longer exist, are left out.
+   * Owners not read before are read in one query.
+   */
+  ownersOf(rowIds: readonly number[]): Map<number, RowOwner> {
+    const out = new Map<number, RowOwner>();
+    const unread = rowIds.filter((rowId) => this.#slotOf.has(rowId) && !this.#owners.has(rowId));
+    if (unread.length > 0) {
+      const read = selectRowOwnersOf(this.#db, unread);
+      for (const rowId of unread) this.#owners.set(rowId, read.get(rowId) ?? null);
+    }
+    for (const rowId of rowIds) {
+      const owner = this.#slotOf.has(rowId) ? this.#owners.get(rowId) : undefined;
+      if (owner) out.set(rowId, owner);
+    }
+    return out;
+  }
+
   /** Reads the changes logged since the last lookup; reloads when that is not possible. */
   #refresh(): void {
     if (this.#seq === undefined) return this.#reload();
@@ -163,9 +191,11 @@ export class VectorMirror {
     this.#free = [];
     this.#slotOf = new Map();
     this.#rowOf = [];
+    this.#owners = new Map();
   }
 
   #put(rowId: number, bytes: Uint8Array): void {
+    this.#owners.delete(rowId);
     const dim = bytes.byteLength / 4;
     if (this.#kernel === undefined || dim !== this.#dim) this.#reset(dim);
     let slot = this.#slotOf.get(rowId);
@@ -193,6 +223,7 @@ export class VectorMirror {
   }
 
   #remove(rowId: number): void {
+    this.#owners.delete(rowId);
     const slot = this.#slotOf.get(rowId);
     if (slot === undefined) return;
     this.#slotOf.delete(rowId);

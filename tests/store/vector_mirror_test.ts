@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
-import { openStore, SCHEMA_GENERATION, type Store } from "../../src/store/mod.ts";
+import {
+  openStore,
+  type RecallFilters,
+  SCHEMA_GENERATION,
+  type Store,
+} from "../../src/store/mod.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
 
 const SPACE = "test-model:10:000000000000";
@@ -205,6 +210,64 @@ Deno.test("changes pruned from the log before this process read them make it rel
     const nearest = t.store.nearestRows(query, 1);
     assert.equal(nearest[0].rowId, rows[0]);
     assert.ok(nearest[0].distance < 1e-5);
+  } finally {
+    other.close();
+    t.cleanup();
+  }
+});
+
+Deno.test("nearest current rows name their memory through filters, new versions and another process's writes", async () => {
+  const t = await openTestContext();
+  const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
+  try {
+    await t.store.write(() => t.store.recreateVecTable(DIM));
+    const store = async (content: string, workspace: string) => {
+      const { memoryId } = await rememberMemory(t.ctx, { content, subject: "s", workspace });
+      const rows = t.store.rowsOfMemory(memoryId).map((row) => row.id);
+      await writeVectors(t.store, rows);
+      return { memoryId, rows };
+    };
+    const alpha = await store("Alpha sails at dawn. Alpha returns at dusk.", "a");
+    const beta = await store("Beta stays in port. Beta is painted blue.", "b");
+    const query = vectorOf(alpha.rows[0]);
+    const active: RecallFilters = { statuses: ["active"] };
+    const owners = (filters = active) =>
+      new Map(
+        t.store.read(() => t.store.nearestCurrentRows(query, 20, filters))
+          .map((row) => [row.rowId, row.memoryId]),
+      );
+    // The same answer as the joined query over the same rows.
+    const all = owners();
+    assert.equal(all.size, alpha.rows.length + beta.rows.length);
+    const nearest = t.store.nearestRows(query, 20).map((row) => row.rowId);
+    assert.deepEqual(all, t.store.currentRowOwners(nearest, active));
+    assert.equal(all.get(alpha.rows[0]), alpha.memoryId);
+    assert.equal(all.get(beta.rows[0]), beta.memoryId);
+
+    // A workspace filter keeps the other memory's rows out.
+    const onlyA = owners({ ...active, workspaces: ["a"] });
+    assert.deepEqual([...new Set(onlyA.values())], [alpha.memoryId]);
+
+    // Another process retires beta: its rows are no longer current for `active`.
+    const raw = new DatabaseSync(t.dbPath);
+    raw.exec(`UPDATE memories SET status = 'retired' WHERE id = ${beta.memoryId}`);
+    assert.deepEqual([...new Set(owners().values())], [alpha.memoryId]);
+
+    // New content: alpha's old rows and vectors are gone; its new rows count once embedded.
+    await updateMemory(t.ctx, {
+      memoryId: alpha.memoryId,
+      edit: { kind: "new_content", content: "Alpha now sails at noon." },
+    });
+    assert.equal(owners().size, 0);
+    const fresh = t.store.rowsOfMemory(alpha.memoryId).map((row) => row.id);
+    await writeVectors(t.store, fresh);
+    assert.deepEqual([...owners().keys()].sort(), [...fresh].sort());
+    assert.ok([...owners().values()].every((id) => id === alpha.memoryId));
+
+    // A newer version whose rows are not rebuilt yet: the rows are of an old version.
+    raw.exec(`UPDATE memories SET version = version + 1 WHERE id = ${alpha.memoryId}`);
+    raw.close();
+    assert.equal(owners().size, 0);
   } finally {
     other.close();
     t.cleanup();
