@@ -410,6 +410,14 @@ export function selectNotices(
   return rows.map(toNotice);
 }
 
+/** True when some notice is pending (one step of the status index). */
+export function anyPendingNotice(db: DatabaseSync): boolean {
+  const row = db.prepare(
+    "SELECT EXISTS (SELECT 1 FROM notices WHERE status = 'pending') AS found",
+  ).get() as Row;
+  return Number(row.found) === 1;
+}
+
 /** Reads one notice. */
 export function selectNotice(db: DatabaseSync, id: number): NoticeRecord | undefined {
   const row = db.prepare("SELECT * FROM notices WHERE id = ?").get(id) as Row | undefined;

@@ -305,7 +305,7 @@ export class Store {
   hasPendingNotices(): boolean {
     const stamp = this.#connection.changeStamp();
     if (stamp !== undefined && stamp === this.#noPendingNoticesAt) return false;
-    const any = this.conflicts.notices({ statuses: ["pending"], limit: 1, offset: 0 }).length > 0;
+    const any = conflicts.anyPendingNotice(this.#connection.db);
     this.#noPendingNoticesAt = any ? undefined : stamp;
     return any;
   }
