@@ -20,13 +20,13 @@ import {
 } from "./constants.ts";
 import { isCjk, textTokens } from "./tokens.ts";
 
-/** A memory with its score and the parts that made it. */
 /** Another form a query term is searched in, and the share of a match of the term it earns. */
 export interface TermForm {
   form: string;
   weight: number;
 }
 
+/** A memory with its score and the parts that made it. */
 export interface RankedMemory {
   memory: MemoryRecord;
   score: number;
@@ -97,7 +97,7 @@ export function matchStrength(text: string, term: string): number {
  */
 function wordBegunBy(text: string, form: string): string | undefined {
   let at = text.indexOf(form);
-  while (at >= 0 && at > 0 && wordCharAt(text, at - 1)) at = text.indexOf(form, at + 1);
+  while (at > 0 && wordCharAt(text, at - 1)) at = text.indexOf(form, at + 1);
   if (at < 0) return undefined;
   let end = at + form.length;
   while (end < text.length && wordCharAt(text, end)) end++;

@@ -1,10 +1,11 @@
 /**
- * Misspelt query words: a word of the query that no memory holds ("educaton", "fesetival")
- * is looked up among the library's own index words that share its first two letters and
- * lie within a small edit distance (one edit, two from eight letters on), and the nearest,
- * most widely held of them are searched in its place at a reduced credit. A word the
- * library holds is never touched, so a correctly spelt query costs nothing more; a word
- * with no near neighbour (a name the library does not know) stays unmatched.
+ * Misspelt query words: a word of the query that no memory holds ("fesetival", "funraiser";
+ * as an index token, seven letters or more) is looked up among the library's own index words
+ * that share its first two letters and lie within a small edit distance (one edit, two from
+ * ten letters on), and the nearest, most widely held of them are searched in its place at a
+ * reduced credit. A word the library holds is never touched, so a correctly spelt query costs
+ * nothing more; a word with no near neighbour (a name the library does not know) stays
+ * unmatched.
  *
  * @example
  * ```ts
