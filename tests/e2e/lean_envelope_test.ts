@@ -84,6 +84,15 @@ Deno.test("e2e: find over 8 short facts sends an envelope at most 1.6× their te
       assert.ok(key in whole.data.results[0], key);
     }
     assert.equal(whole.data.size.returned_count, 8);
+    // A slip of the keyboard still finds the fact, and says which word it matched.
+    const typo = await server.call("find", {
+      query: "postgressql",
+      workspace: "billing",
+      include_size: true,
+    });
+    assert.equal(typo.data.results.length, 1, JSON.stringify(typo.data));
+    assert.match(typo.data.results[0].content, /PostgreSQL 16/);
+    assert.deepEqual(typo.data.results[0].matched_terms, ["postgresql"]);
   } finally {
     await server.close();
     home.cleanup();
