@@ -135,6 +135,6 @@ export function bm25Scores(
     scores.set(candidate.id, score);
     best = Math.max(best, score);
   }
-  if (best > 0) { for (const [id, score] of scores) scores.set(id, score / best); }
+  if (best > 0) scores.forEach((score, id) => scores.set(id, score / best));
   return scores;
 }

@@ -37,7 +37,11 @@ export function carryToFollowers(
   const scored = ranked.filter((item) => item.score > 0);
   // Each link: the memory reached, the hit it owes its score to, the score it is lent.
   const links: { to: number; from: number; score: number }[] = [];
-  if (tuning.followsCarry > 0) {
+  // The first hop's followers before anything else: most libraries have no sequences.
+  const first = tuning.followsCarry > 0 && tuning.followsHops > 0
+    ? store.followersOf(scored.map((item) => item.memory.id), filters)
+    : new Map<number, number>();
+  if (first.size > 0) {
     // Forwards, hop by hop: each hop lends a share of what the previous hop received.
     let frontier = new Map(scored.map((item) => [item.memory.id, {
       origin: item.memory.id,
@@ -45,7 +49,7 @@ export function carryToFollowers(
     }]));
     const reached = new Set(frontier.keys());
     for (let hop = 1; hop <= tuning.followsHops && frontier.size > 0; hop++) {
-      const followers = store.followersOf([...frontier.keys()], filters);
+      const followers = hop === 1 ? first : store.followersOf([...frontier.keys()], filters);
       const next = new Map<number, { origin: number; score: number }>();
       for (const [to, from] of followers) {
         const lender = frontier.get(from)!;
@@ -62,25 +66,26 @@ export function carryToFollowers(
     }
   }
   if (links.length === 0) return { ranked: [...ranked], added: 0 };
-  const byId = new Map(ranked.map((item) => [item.memory.id, { ...item }]));
+  // Items are copied only when a carry raises them (copying all 200 was most of this step's
+  // garbage).
+  const out = [...ranked];
+  const position = new Map<number, number>();
+  out.forEach((item, at) => position.set(item.memory.id, at));
   const records = store.getMemories([...new Set(links.map((link) => link.to))]
-    .filter((id) => !byId.has(id)));
+    .filter((id) => !position.has(id)));
   let added = 0;
   for (const { to, from, score } of links) {
-    const existing = byId.get(to);
-    if (existing) {
-      if (score > existing.score) {
-        existing.score = score;
-        existing.carriedFrom = from;
-      }
+    const at = position.get(to);
+    if (at !== undefined) {
+      if (score > out[at].score) out[at] = { ...out[at], score, carriedFrom: from };
       continue;
     }
     const memory = records.get(to);
     if (!memory) continue;
-    byId.set(to, { memory, score, coverage: 0, matchedTerms: [], carriedFrom: from });
+    position.set(to, out.length);
+    out.push({ memory, score, coverage: 0, matchedTerms: [], carriedFrom: from });
     added++;
   }
-  const out = [...byId.values()];
   out.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
   return { ranked: out, added };
 }

@@ -180,7 +180,8 @@ export function lexicalCandidates(
     ? sharedWordHits(store, kept, filters, pool)
     : store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
-  const text = new Map(hits.map((hit) => [hit.id, best > 0 ? hit.relevance / best : 0]));
+  const text = new Map<number, number>();
+  for (const hit of hits) text.set(hit.id, best > 0 ? hit.relevance / best : 0);
   const exact = hits.length < pool && pruned.length === 0;
   const mostFrequent = Math.max(...[...kept, ...pruned].map((term) => term.frequency));
   return {

@@ -144,10 +144,11 @@ interface Fields {
   tagTokens: Set<string>;
   /** The words that matched: the term, or the other form of it that the text holds. */
   matched: string[];
-  /** Per query term (same order): its {@link matchStrength} anywhere in the memory, 0 when absent. */
-  strengths: Float64Array;
-  /** The same for the subject alone. */
-  subjectStrengths: Float64Array;
+  /**
+   * Where its row starts in the pool's strength arrays: per query term (same order) its
+   * {@link matchStrength} anywhere in the memory (0 when absent), and in the subject alone.
+   */
+  offset: number;
 }
 
 /**
@@ -175,7 +176,7 @@ export function rankCandidates(
   const width = terms.length;
   const documentFrequency = new Float64Array(width);
   // Every candidate's strengths in two shared arrays (a row of `width` each): allocating two
-  // small typed arrays per candidate was a tenth of the rerank.
+  // small typed arrays (or views) per candidate was a tenth of the rerank.
   const allStrengths = new Float64Array(records.length * width);
   const allSubjectStrengths = new Float64Array(records.length * width);
   const termForms = terms.map((term) => options.forms?.get(term));
@@ -208,13 +209,7 @@ export function rankCandidates(
       }
     }
     if (matched === undefined) continue;
-    fields.push({
-      memory,
-      tagTokens,
-      matched,
-      strengths: allStrengths.subarray(offset, offset + width),
-      subjectStrengths: allSubjectStrengths.subarray(offset, offset + width),
-    });
+    fields.push({ memory, tagTokens, matched, offset });
     row++;
   }
   const pool = fields.length;
@@ -222,14 +217,14 @@ export function rankCandidates(
   const weights = terms.map((_, index) => Math.log(1 + pool / (documentFrequency[index] || 1)));
   const totalWeight = weights.reduce((sum, weight) => sum + weight, 0);
   const ranked: RankedMemory[] = [];
-  for (const { memory, tagTokens, matched, strengths, subjectStrengths } of fields) {
+  for (const { memory, tagTokens, matched, offset } of fields) {
     let coverage = 0;
     let subjectShare = 0;
     let tagShare = 0;
-    for (let index = 0; index < terms.length; index++) {
+    for (let index = 0; index < width; index++) {
       const weight = weights[index];
-      coverage += weight * strengths[index];
-      subjectShare += weight * subjectStrengths[index];
+      coverage += weight * allStrengths[offset + index];
+      subjectShare += weight * allSubjectStrengths[offset + index];
       if (tagTokens.has(terms[index])) tagShare += weight;
     }
     if (totalWeight > 0) {

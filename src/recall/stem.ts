@@ -19,6 +19,18 @@ function undouble(stem: string): string {
   return /([bdfgmnprt])\1$/.test(stem) ? stem.slice(0, -1) : stem;
 }
 
+const keep = (stem: string) => stem;
+
+/** Suffix, shortest stem left, and what is done to the stem (built once, not per term). */
+const RULES: readonly [RegExp, number, (stem: string) => string][] = [
+  [/ies$/, 4, keep],
+  [/ing$/, 3, undouble],
+  [/ed$/, 3, undouble],
+  [/(?<=[sxz]|[cs]h)es$/, 3, keep],
+  [/ly$/, 4, keep],
+  [/(?<![su])s$/, 4, keep],
+];
+
 /**
  * Strips one common English inflection when the remaining stem is at least
  * four characters with a vowel (three for "-ing" after undoubling), so short
@@ -26,15 +38,7 @@ function undouble(stem: string): string {
  */
 export function stemTerm(term: string): string {
   if (!/^[a-z]+$/.test(term) || term.length < 5) return term;
-  const rules: [RegExp, number, (stem: string) => string][] = [
-    [/ies$/, 4, (s) => s],
-    [/ing$/, 3, undouble],
-    [/ed$/, 3, undouble],
-    [/(?<=[sxz]|[cs]h)es$/, 3, (s) => s],
-    [/ly$/, 4, (s) => s],
-    [/(?<![su])s$/, 4, (s) => s],
-  ];
-  for (const [suffix, minimum, finish] of rules) {
+  for (const [suffix, minimum, finish] of RULES) {
     if (!suffix.test(term)) continue;
     const stem = finish(term.replace(suffix, ""));
     if (stem.length >= minimum && VOWEL.test(stem)) return stem;

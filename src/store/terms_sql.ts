@@ -314,6 +314,20 @@ export function selectTermHits(
   return rows.map(toHit);
 }
 
+/** Adds `weight` to each memory of a comma-separated id list (read without splitting it). */
+function addPostings(scores: Map<number, number>, list: string, weight: number): void {
+  let id = 0;
+  for (let i = 0; i <= list.length; i++) {
+    const code = i < list.length ? list.charCodeAt(i) : 44;
+    if (code === 44) {
+      scores.set(id, (scores.get(id) ?? 0) + weight);
+      id = 0;
+    } else {
+      id = id * 10 + (code - 48);
+    }
+  }
+}
+
 /**
  * Memories holding the most weight of `terms`, best first: each term's postings are read
  * without scoring and a memory scores the summed weights of the terms it holds (ties: newest
@@ -338,13 +352,25 @@ export function selectWeightedTermHits(
   for (const { token, weight } of terms) {
     // mema's index tokens are letters and digits only, so a quoted token is one phrase.
     const row = postings.get(`{subject tags content} : "${token}"`) as { ids: string | null };
-    if (!row.ids) continue;
-    for (const text of row.ids.split(",")) {
-      const id = Number(text);
-      scores.set(id, (scores.get(id) ?? 0) + weight);
-    }
+    if (row.ids) addPostings(scores, row.ids, weight);
   }
-  const ranked = [...scores].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+  // Best first (ties: newest first), as parallel arrays: an entry array per posting was a
+  // fifth of a query's garbage.
+  const ids = new Float64Array(scores.size);
+  const weights = new Float64Array(scores.size);
+  let count = 0;
+  scores.forEach((weight, id) => {
+    ids[count] = id;
+    weights[count++] = weight;
+  });
+  const order = new Uint32Array(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  order.sort((a, b) => weights[b] - weights[a] || ids[b] - ids[a]);
+  const ranked = {
+    length: count,
+    id: (at: number) => ids[order[at]],
+    weight: (at: number) => weights[order[at]],
+  };
   // The filters run on the best first, a few pages at a time: most hits pass them, and
   // checking every hit (up to the postings budget) cost as much as reading the postings.
   const { where, values } = filterSql(filters);
@@ -361,12 +387,13 @@ export function selectWeightedTermHits(
     const kept = new Set<number>();
     const unknown: number[] = [];
     while (next < ranked.length && batch.length < page && hits.length + kept.size < limit) {
-      const entry = ranked[next++];
-      const verdict = passes(entry[0]);
+      const id = ranked.id(next);
+      const weight = ranked.weight(next++);
+      const verdict = passes(id);
       if (verdict === false) continue;
-      batch.push(entry);
-      if (verdict) kept.add(entry[0]);
-      else unknown.push(entry[0]);
+      batch.push([id, weight]);
+      if (verdict) kept.add(id);
+      else unknown.push(id);
     }
     if (unknown.length > 0) {
       for (const row of inScope.all(JSON.stringify(unknown), ...values) as { id: number }[]) {
