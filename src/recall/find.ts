@@ -20,7 +20,7 @@ import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR } from "./constants.ts";
 import { type DateWindow, insideWindow, queryDates } from "./dates.ts";
 import { carryToFollowers } from "./follows.ts";
 import { demoteStaleClaims } from "./stale.ts";
-import { vectorCandidates } from "./vector.ts";
+import { vectorCandidates, type VectorHit } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
 import { bm25Scores } from "./bm25.ts";
 import { memoryTokens } from "./memory_tokens.ts";
@@ -319,28 +319,45 @@ function fuseWithVectors(
   },
 ): { ranked: RankedMemory[]; vectorOnly: number } {
   const found = vectorCandidates(ctx.store, options.vector, options);
-  const byId = new Map(lexical.map((item) => [item.memory.id, item]));
-  const hits = options.tuning.vectorOnly ? found : found.filter((hit) => byId.has(hit.memoryId));
+  const lexicalIds = new Set<number>();
+  for (const item of lexical) lexicalIds.add(item.memory.id);
+  const hits = options.tuning.vectorOnly
+    ? found
+    : found.filter((hit) => lexicalIds.has(hit.memoryId));
   if (hits.length === 0) return { ranked: lexical, vectorOnly: 0 };
-  const missing = hits.filter((hit) => !byId.has(hit.memoryId)).map((hit) => hit.memoryId);
+  const vectorById = new Map<number, VectorHit>();
+  const missing: number[] = [];
+  for (const hit of hits) {
+    vectorById.set(hit.memoryId, hit);
+    if (!lexicalIds.has(hit.memoryId)) missing.push(hit.memoryId);
+  }
   const extra = ctx.store.getMemories(missing);
-  const vectorById = new Map(hits.map((hit) => [hit.memoryId, hit]));
   const span = Math.max(1e-6, 1 - options.floor);
-  const ranked: RankedMemory[] = [];
-  for (const id of new Set([...byId.keys(), ...vectorById.keys()])) {
-    const lexicalItem = byId.get(id);
-    const memory = lexicalItem?.memory ?? extra.get(id);
+  const lift = (hit: VectorHit | undefined) =>
+    hit ? options.tuning.vectorWeight * (Math.max(0, hit.score - options.floor) / span) : 0;
+  // Lexical candidates keep their object unless the vector channel found them too.
+  const ranked: RankedMemory[] = lexical.map((item) => {
+    const hit = vectorById.get(item.memory.id);
+    return hit
+      ? {
+        ...item,
+        score: item.score + lift(hit),
+        vectorCosine: hit.cosine,
+        vectorRowIds: hit.rowIds,
+      }
+      : item;
+  });
+  for (const id of missing) {
+    const memory = extra.get(id);
     if (!memory) continue;
-    const hit = vectorById.get(id);
-    const similarity = hit ? Math.max(0, hit.score - options.floor) / span : 0;
+    const hit = vectorById.get(id)!;
     ranked.push({
       memory,
-      score: (lexicalItem?.score ?? priorBoost(memory, options.now)) +
-        options.tuning.vectorWeight * similarity,
-      coverage: lexicalItem?.coverage ?? 0,
-      matchedTerms: lexicalItem?.matchedTerms ?? [],
-      vectorCosine: hit?.cosine,
-      vectorRowIds: hit?.rowIds,
+      score: priorBoost(memory, options.now) + lift(hit),
+      coverage: 0,
+      matchedTerms: [],
+      vectorCosine: hit.cosine,
+      vectorRowIds: hit.rowIds,
     });
   }
   ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);

@@ -42,30 +42,30 @@ export function vectorCandidates(
 ): VectorHit[] {
   if (!hasDirection(vector)) return [];
   const nearest = store.nearestCurrentRows(vector, VECTOR_K_ROWS, options.filters);
-  const byMemory = new Map<number, { cosines: number[]; rowIds: number[] }>();
+  // Nearest first, so a memory's first row is its best; the next VECTOR_SUPPORT_ROWS support it,
+  // and rows nearly as close as the best are its hit rows (they become hit spans).
+  const byMemory = new Map<
+    number,
+    { best: number; support: number; seen: number; rowIds: number[] }
+  >();
   for (const { rowId, distance, memoryId } of nearest) {
     if (!Number.isFinite(distance)) continue;
-    const entry = byMemory.get(memoryId) ?? { cosines: [], rowIds: [] };
     // Float rounding can put a same-direction row a hair below distance 0.
-    entry.cosines.push(Math.min(1, 1 - distance));
-    entry.rowIds.push(rowId);
-    byMemory.set(memoryId, entry);
+    const cosine = Math.min(1, 1 - distance);
+    const entry = byMemory.get(memoryId);
+    if (entry === undefined) {
+      byMemory.set(memoryId, { best: cosine, support: 0, seen: 1, rowIds: [rowId] });
+      continue;
+    }
+    if (entry.seen <= VECTOR_SUPPORT_ROWS) entry.support += Math.max(0, cosine - options.floor);
+    entry.seen++;
+    if (cosine >= entry.best - VECTOR_HIT_ROW_MARGIN) entry.rowIds.push(rowId);
   }
   const hits: VectorHit[] = [];
-  for (const [memoryId, { cosines, rowIds }] of byMemory) {
-    const best = cosines[0];
-    if (best < options.floor) continue;
-    const support = cosines.slice(1, 1 + VECTOR_SUPPORT_ROWS)
-      .reduce((sum, cosine) => sum + Math.max(0, cosine - options.floor), 0);
-    // Only rows nearly as close as the best one count as hits (they become hit spans).
-    const hitRows = rowIds.filter((_, i) => cosines[i] >= best - VECTOR_HIT_ROW_MARGIN);
-    hits.push({
-      memoryId,
-      cosine: best,
-      score: best + VECTOR_SUPPORT_WEIGHT * support,
-      rowIds: hitRows,
-    });
-  }
+  byMemory.forEach(({ best, support, rowIds }, memoryId) => {
+    if (best < options.floor) return;
+    hits.push({ memoryId, cosine: best, score: best + VECTOR_SUPPORT_WEIGHT * support, rowIds });
+  });
   hits.sort((a, b) => b.score - a.score || b.memoryId - a.memoryId);
   return hits;
 }

@@ -446,7 +446,8 @@ export class Store {
     const mirror = this.#connection.inWrite ? undefined : this.#vectors;
     const owned = mirror?.ownersOf(nearest.map((row) => row.rowId)) ??
       new Map<number, evidence.RowOwner>();
-    const unknown = nearest.map((row) => row.rowId).filter((rowId) => !owned.has(rowId));
+    const unknown: number[] = [];
+    for (const { rowId } of nearest) if (!owned.has(rowId)) unknown.push(rowId);
     const owners = this.currentRowOwners(unknown, filters);
     const records = this.getMemories([...new Set([...owned.values()].map((o) => o.memoryId))]);
     for (const [rowId, { memoryId, version }] of owned) {
@@ -456,10 +457,12 @@ export class Store {
         recall.recordPassesFilters(memory, filters)
       ) owners.set(rowId, memoryId);
     }
-    return nearest.flatMap(({ rowId, distance }) => {
+    const out: { rowId: number; distance: number; memoryId: number }[] = [];
+    for (const { rowId, distance } of nearest) {
       const memoryId = owners.get(rowId);
-      return memoryId === undefined ? [] : [{ rowId, distance, memoryId }];
-    });
+      if (memoryId !== undefined) out.push({ rowId, distance, memoryId });
+    }
+    return out;
   }
 
   rowsOfMemory(memoryId: number): evidence.EvidenceRowRecord[] {

@@ -272,7 +272,9 @@ function topK(scores: Float32Array, k: number): number[] {
       if (left < heap.length && less(heap[left], heap[smallest])) smallest = left;
       if (right < heap.length && less(heap[right], heap[smallest])) smallest = right;
       if (smallest === i) return;
-      [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
+      const swap = heap[i];
+      heap[i] = heap[smallest];
+      heap[smallest] = swap;
       i = smallest;
     }
   };
@@ -284,7 +286,9 @@ function topK(scores: Float32Array, k: number): number[] {
       for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (!less(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        const swap = heap[i];
+        heap[i] = heap[parent];
+        heap[parent] = swap;
         i = parent;
       }
     } else if (score > scores[heap[0]]) {
