@@ -139,18 +139,6 @@ function matchText(memory: MemoryRecord): MatchText {
 
 const NO_FORMS: readonly TermForm[] = [];
 
-interface Fields {
-  memory: MemoryRecord;
-  tagTokens: Set<string>;
-  /** The words that matched: the term, or the other form of it that the text holds. */
-  matched: string[];
-  /**
-   * Where its row starts in the pool's strength arrays: per query term (same order) its
-   * {@link matchStrength} anywhere in the memory (0 when absent), and in the subject alone.
-   */
-  offset: number;
-}
-
 /**
  * Scores and orders candidates. Memories that contain none of the terms are
  * dropped: an honest short page beats padding with unrelated facts. Terms are
@@ -172,7 +160,11 @@ export function rankCandidates(
   },
 ): RankedMemory[] {
   const { terms, now } = options;
-  const fields: Fields[] = [];
+  // Candidates holding a term, scored in a second pass once the pool's term weights are known;
+  // per candidate its tag words, and at row `i * width` of the two strength arrays, per query
+  // term (same order), its {@link matchStrength} anywhere in the memory and in the subject alone.
+  const ranked: RankedMemory[] = [];
+  const tagTokensOf: Set<string>[] = [];
   const width = terms.length;
   const documentFrequency = new Float64Array(width);
   // Every candidate's strengths in two shared arrays (a row of `width` each): allocating two
@@ -180,10 +172,9 @@ export function rankCandidates(
   const allStrengths = new Float64Array(records.length * width);
   const allSubjectStrengths = new Float64Array(records.length * width);
   const termForms = terms.map((term) => options.forms?.get(term));
-  let row = 0;
   for (const memory of records) {
     const { subject, content, tagTokens } = matchText(memory);
-    const offset = row * width;
+    const offset = ranked.length * width;
     let matched: string[] | undefined;
     for (let index = 0; index < width; index++) {
       const term = terms[index];
@@ -209,15 +200,17 @@ export function rankCandidates(
       }
     }
     if (matched === undefined) continue;
-    fields.push({ memory, tagTokens, matched, offset });
-    row++;
+    ranked.push({ memory, score: 0, coverage: 0, matchedTerms: matched });
+    tagTokensOf.push(tagTokens);
   }
-  const pool = fields.length;
+  const pool = ranked.length;
   // A term's weight: how rare it is in the pool. Every share below divides by their sum.
   const weights = terms.map((_, index) => Math.log(1 + pool / (documentFrequency[index] || 1)));
   const totalWeight = weights.reduce((sum, weight) => sum + weight, 0);
-  const ranked: RankedMemory[] = [];
-  for (const { memory, tagTokens, matched, offset } of fields) {
+  for (let at = 0; at < pool; at++) {
+    const item = ranked[at];
+    const tagTokens = tagTokensOf[at];
+    const offset = at * width;
     let coverage = 0;
     let subjectShare = 0;
     let tagShare = 0;
@@ -232,11 +225,11 @@ export function rankCandidates(
       subjectShare /= totalWeight;
       tagShare /= totalWeight;
     }
-    const text = options.text.get(memory.id) ?? 0;
-    const score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +
+    const text = options.text.get(item.memory.id) ?? 0;
+    item.score = RANK_WEIGHTS.text * text + RANK_WEIGHTS.coverage * coverage +
       RANK_WEIGHTS.subject * subjectShare + RANK_WEIGHTS.tags * tagShare +
-      priorBoost(memory, now);
-    ranked.push({ memory, score, coverage, matchedTerms: matched });
+      priorBoost(item.memory, now);
+    item.coverage = coverage;
   }
   ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
   return ranked;

@@ -31,6 +31,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const NOTHING_LOADED: ReadonlyMap<number, MemoryRecord> = new Map();
+
 /**
  * Records by id for one change stamp, at most `max` of them (the oldest leave first). Only while
  * the library holds at most twice that many memories (`librarySize`, read when the stamp
@@ -77,9 +79,10 @@ export class RecordCache {
       this.#admit = this.#librarySize() <= 2 * this.#max;
     }
     if (!this.#admit) return load(ids);
-    const wanted = new Set(ids);
-    const missing = [...wanted].filter((id) => !this.#records.has(id));
-    const loaded = missing.length > 0 ? load(missing) : new Map<number, MemoryRecord>();
+    // No intermediate set or arrays: a `find` asks for 200 ids several times.
+    let missing: number[] | undefined;
+    for (const id of ids) if (!this.#records.has(id)) (missing ??= []).push(id);
+    const loaded = missing ? load(missing) : NOTHING_LOADED;
     for (const record of loaded.values()) {
       if (this.#records.size >= this.#max) {
         this.#records.delete(this.#records.keys().next().value!);
@@ -87,7 +90,7 @@ export class RecordCache {
       this.#records.set(record.id, deepFreeze(record));
     }
     const found = new Map<number, MemoryRecord>();
-    for (const id of wanted) {
+    for (const id of ids) {
       const record = this.#records.get(id) ?? loaded.get(id);
       if (record) found.set(id, record);
     }
