@@ -25,6 +25,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
@@ -60,8 +61,8 @@ export interface DuplicateReading {
 }
 
 const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}_.@+'\-]*/gu;
-const READINGS = new Map<string, DuplicateReading>();
 const READINGS_MAX = 2048;
+const READINGS = new BoundedMap<string, DuplicateReading>(READINGS_MAX);
 
 function key(word: string): string {
   return stem(word.toLowerCase());
@@ -148,7 +149,6 @@ export function readForDuplicates(text: string): DuplicateReading {
     initials,
     tokens,
   };
-  if (READINGS.size >= READINGS_MAX) READINGS.delete(READINGS.keys().next().value!);
   READINGS.set(source, reading);
   return reading;
 }

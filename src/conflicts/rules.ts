@@ -29,6 +29,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import {
   RULE_CHANGE_MAX_EXTRA_WORDS,
   RULE_MAX_VALUE_WORDS,
@@ -695,13 +696,15 @@ function subjectSwap(text: string, differing: readonly string[]): boolean {
   });
 }
 
+const READ_CACHE_MAX = 4096;
 /**
  * Rows read recently. Detection compares one new row with the rows of up to 20 neighbours,
  * and the scan compares each row with many: reading a row (a dozen regular expressions) once
  * instead of once per pair. Bounded; the oldest entry goes first.
  */
-const READ_CACHE = new Map<string, { notAClaim?: string; shape?: SentenceShape }>();
-const READ_CACHE_MAX = 4096;
+const READ_CACHE = new BoundedMap<string, { notAClaim?: string; shape?: SentenceShape }>(
+  READ_CACHE_MAX,
+);
 
 function readSide(side: EvidenceSide): { notAClaim?: string; shape?: SentenceShape } {
   const key = `${side.eventTime ?? ""}\u0000${side.text}`;
@@ -711,7 +714,6 @@ function readSide(side: EvidenceSide): { notAClaim?: string; shape?: SentenceSha
   const read = claim.notAClaim
     ? { notAClaim: claim.notAClaim }
     : { shape: readSentence(claim.text, { eventTime: side.eventTime }) };
-  if (READ_CACHE.size >= READ_CACHE_MAX) READ_CACHE.delete(READ_CACHE.keys().next().value!);
   READ_CACHE.set(key, read);
   return read;
 }
@@ -722,7 +724,6 @@ function readSubject(subject: string): SentenceShape {
   const cached = READ_CACHE.get(key)?.shape;
   if (cached) return cached;
   const shape = readSentence(subject);
-  if (READ_CACHE.size >= READ_CACHE_MAX) READ_CACHE.delete(READ_CACHE.keys().next().value!);
   READ_CACHE.set(key, { shape });
   return shape;
 }

@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import {
   ABBREVIATIONS,
   ADDITION_PHRASES,
@@ -31,7 +32,7 @@ import { extractValues, normalizeNumerals, type SentenceValue } from "./values.t
 import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE, STEM_CACHE_MAX } from "./constants.ts";
 
 /** Stems by word ({@link stem}): chat repeats its words, and the duplicate test stems them all. */
-const STEMS = new Map<string, string>();
+const STEMS = new BoundedMap<string, string>(STEM_CACHE_MAX);
 /** Marks a state token among the words ("xstateallowed"); never a word people write. */
 const STATE_TOKEN_PREFIX = "xstate";
 
@@ -312,7 +313,6 @@ export function stem(word: string): string {
   let out = STEMS.get(word);
   if (out === undefined) {
     out = stemWord(word);
-    if (STEMS.size >= STEM_CACHE_MAX) STEMS.delete(STEMS.keys().next().value!);
     STEMS.set(word, out);
   }
   return out;

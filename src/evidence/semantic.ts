@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import { MemaError } from "../errors/mod.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { untilQuiet } from "../jobs/activity.ts";
@@ -463,7 +464,7 @@ async function weightedQuery(
   words: readonly { word: string; weight: number }[],
 ): Promise<Float32Array | undefined> {
   let cached = wordRows.get(model);
-  if (!cached) wordRows.set(model, cached = new Map());
+  if (!cached) wordRows.set(model, cached = new BoundedMap(QUERY_WORD_ROWS_MAX));
   const rowOf = new Map<string, Float32Array>();
   const missing: string[] = [];
   for (const { word } of words) {
@@ -476,7 +477,6 @@ async function weightedQuery(
     const rows = await model.embedder.embed(missing, "query", { normalize: false });
     missing.forEach((word, i) => {
       rowOf.set(word, rows[i]);
-      if (cached.size >= QUERY_WORD_ROWS_MAX) cached.delete(cached.keys().next().value!);
       cached.set(word, rows[i]);
     });
   }

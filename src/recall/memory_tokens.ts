@@ -10,12 +10,13 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { indexTokens } from "../text/index_terms.ts";
 import { countTokens, type TokenCounts } from "./bm25.ts";
 import { MEMORY_TOKENS_CACHE_MAX } from "./constants.ts";
 
-const cache = new Map<string, TokenCounts>();
+const cache = new BoundedMap<string, TokenCounts>(MEMORY_TOKENS_CACHE_MAX);
 /**
  * The same, per record object: the store hands out one frozen record while the database is
  * unchanged (src/store/record_cache.ts), and building the key above for 200 candidates was a
@@ -38,7 +39,6 @@ export function memoryTokens(memory: MemoryRecord): TokenCounts {
     ...indexTokens(memory.tags.join(" ")),
     ...indexTokens(memory.content),
   ]);
-  if (cache.size >= MEMORY_TOKENS_CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, tokens);
   byRecord.set(memory, tokens);
   return tokens;

@@ -10,6 +10,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { type DataSyncHandle, logWarn, openDataSync, sleepSync } from "../platform/mod.ts";
@@ -371,11 +372,10 @@ const STATEMENT_CACHE_MAX = 256;
  */
 function cacheStatements(db: DatabaseSync): void {
   const prepare = db.prepare.bind(db);
-  const cache = new Map<string, StatementSync>();
+  const cache = new BoundedMap<string, StatementSync>(STATEMENT_CACHE_MAX);
   db.prepare = (sql: string): StatementSync => {
     let statement = cache.get(sql);
     if (!statement) {
-      if (cache.size >= STATEMENT_CACHE_MAX) cache.delete(cache.keys().next().value!);
       statement = prepare(sql);
       cache.set(sql, statement);
     }

@@ -21,6 +21,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import { stemmer } from "stemmer";
 import { isCjk, isStopword, textTokens } from "./tokens.ts";
 
@@ -58,20 +59,19 @@ export function termTokens(token: string): readonly string[] {
   let tokens = TERM_TOKENS.get(token);
   if (tokens === undefined) {
     tokens = Object.freeze(readTerm(token));
-    if (TERM_TOKENS.size >= TERM_TOKENS_MAX) TERM_TOKENS.delete(TERM_TOKENS.keys().next().value!);
     TERM_TOKENS.set(token, tokens);
   }
   return tokens;
 }
 
+/** Words kept in {@link TERM_TOKENS}: a large library's working vocabulary, ~3 MB. */
+const TERM_TOKENS_MAX = 30_000;
 /**
  * Index tokens per word as written (lower-cased): text repeats its words, and stemming each
  * occurrence again was most of tokenizing a memory (for the index at write time, and for the
  * rerank's counted tokens of a candidate not seen yet).
  */
-const TERM_TOKENS = new Map<string, readonly string[]>();
-/** Words kept in {@link TERM_TOKENS}: a large library's working vocabulary, ~3 MB. */
-const TERM_TOKENS_MAX = 30_000;
+const TERM_TOKENS = new BoundedMap<string, readonly string[]>(TERM_TOKENS_MAX);
 /** Longer words (a CJK run can be a whole paragraph) are read each time, never kept. */
 const TERM_TOKENS_KEY_MAX = 40;
 
