@@ -52,7 +52,7 @@ export interface LexicalCandidates {
 }
 
 /** A query token with how many memories hold it. */
-interface WeighedTerm {
+export interface WeighedTerm {
   token: string;
   frequency: number;
 }
@@ -135,7 +135,7 @@ export function lexicalCandidates(
 ): LexicalCandidates {
   const { filters, pool } = options;
   const alternates = new Set<string>();
-  let variants = new Map<string, string[]>();
+  const variants = new Map<string, string[]>();
   const none = (frequencies: Map<string, number>) => ({
     text: new Map<number, number>(),
     ids: [],
@@ -164,13 +164,14 @@ export function lexicalCandidates(
   const weighed = weigh(store, [...own, ...alternates]);
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
   if (options.spelling) {
-    variants = spellingVariants(store, weighed.filter((term) => own.includes(term.token)));
-    const added = [...new Set([...variants.values()].flat())].filter((token) =>
-      !frequencies.has(token)
-    );
-    for (const term of weigh(store, added)) {
-      weighed.push(term);
-      frequencies.set(term.token, term.frequency);
+    const found = spellingVariants(store, weighed.filter((term) => own.includes(term.token)));
+    for (const [token, near] of found) {
+      variants.set(token, near.map((term) => term.token));
+      for (const term of near) {
+        if (frequencies.has(term.token)) continue;
+        weighed.push(term);
+        frequencies.set(term.token, term.frequency);
+      }
     }
   }
   const { kept, pruned } = pruneTerms(weighed, options);

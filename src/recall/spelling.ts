@@ -10,11 +10,13 @@
  * @example
  * ```ts
  * import { spellingVariants } from "./src/recall/spelling.ts";
- * // spellingVariants(store, [{ token: "fesetiv", frequency: 0 }]) → Map { "fesetiv" → ["festiv"] }
+ * // spellingVariants(store, [{ token: "fesetiv", frequency: 0 }])
+ * //   → Map { "fesetiv" → [{ token: "festiv", frequency: 12 }] }
  * ```
  * @module
  */
 import type { Store } from "../store/mod.ts";
+import type { WeighedTerm } from "./lexical.ts";
 import { editDistanceWithin } from "../text/edit_distance.ts";
 import {
   SPELLING_MIN_LENGTH,
@@ -30,13 +32,14 @@ const LATIN_WORD = /^[a-z]+$/;
 
 /**
  * For each query token no memory holds (frequency 0) that reads as a word, the library's
- * tokens it may be a slip for, nearest first (then the most widely held).
+ * tokens it may be a slip for with how many memories hold each, nearest first (then the most
+ * widely held).
  */
 export function spellingVariants(
   store: Store,
-  tokens: readonly { token: string; frequency: number }[],
-): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+  tokens: readonly WeighedTerm[],
+): Map<string, WeighedTerm[]> {
+  const out = new Map<string, WeighedTerm[]>();
   const unknown = tokens.filter((term) =>
     term.frequency === 0 && term.token.length >= SPELLING_MIN_LENGTH &&
     LATIN_WORD.test(term.token)
@@ -57,7 +60,8 @@ export function spellingVariants(
       if (distance <= edits) near.push({ word, distance, docs });
     }
     near.sort((a, b) => a.distance - b.distance || b.docs - a.docs || (a.word < b.word ? -1 : 1));
-    const words = near.slice(0, SPELLING_VARIANTS_MAX).map((entry) => entry.word);
+    const words = near.slice(0, SPELLING_VARIANTS_MAX)
+      .map((entry) => ({ token: entry.word, frequency: entry.docs }));
     if (words.length > 0) out.set(token, words);
   }
   return out;

@@ -366,11 +366,6 @@ export function selectWeightedTermHits(
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
   order.sort((a, b) => weights[b] - weights[a] || ids[b] - ids[a]);
-  const ranked = {
-    length: count,
-    id: (at: number) => ids[order[at]],
-    weight: (at: number) => weights[order[at]],
-  };
   // The filters run on the best first, a few pages at a time: most hits pass them, and
   // checking every hit (up to the postings budget) cost as much as reading the postings.
   const { where, values } = filterSql(filters);
@@ -380,15 +375,15 @@ export function selectWeightedTermHits(
   const hits: LexicalHit[] = [];
   const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
   let next = 0;
-  while (next < ranked.length && hits.length < limit) {
+  while (next < count && hits.length < limit) {
     // A batch ends once the hits it surely adds fill the page (the record cache answered for
     // them), or at `page` entries: the others are looked up in one query.
     const batch: [number, number][] = [];
     const kept = new Set<number>();
     const unknown: number[] = [];
-    while (next < ranked.length && batch.length < page && hits.length + kept.size < limit) {
-      const id = ranked.id(next);
-      const weight = ranked.weight(next++);
+    while (next < count && batch.length < page && hits.length + kept.size < limit) {
+      const id = ids[order[next]];
+      const weight = weights[order[next++]];
       const verdict = passes(id);
       if (verdict === false) continue;
       batch.push([id, weight]);
