@@ -20,6 +20,7 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
 import type { MemoryRecord } from "./types.ts";
 
 /** Freezes a value and every object or array inside it. */
@@ -45,11 +46,12 @@ export class RecordCache {
   readonly #librarySize: () => number;
   #stamp: string | undefined;
   #admit = false;
-  #records = new Map<number, MemoryRecord>();
+  readonly #records: BoundedMap<number, MemoryRecord>;
 
   constructor(max: number, librarySize: () => number) {
     this.#max = max;
     this.#librarySize = librarySize;
+    this.#records = new BoundedMap(max);
   }
 
   /** How many records are held (for tests and diagnostics). */
@@ -83,12 +85,7 @@ export class RecordCache {
     let missing: number[] | undefined;
     for (const id of ids) if (!this.#records.has(id)) (missing ??= []).push(id);
     const loaded = missing ? load(missing) : NOTHING_LOADED;
-    for (const record of loaded.values()) {
-      if (this.#records.size >= this.#max) {
-        this.#records.delete(this.#records.keys().next().value!);
-      }
-      this.#records.set(record.id, deepFreeze(record));
-    }
+    for (const record of loaded.values()) this.#records.set(record.id, deepFreeze(record));
     const found = new Map<number, MemoryRecord>();
     for (const id of ids) {
       const record = this.#records.get(id) ?? loaded.get(id);
