@@ -41,3 +41,16 @@ export const VECTOR_CHANGES_KEPT = 10_000;
  * peer's 24–29 ms: 5,000 keeps the cache for libraries up to 10,000 memories.
  */
 export const RECORD_CACHE_MAX = 5_000;
+
+/**
+ * Document counts of index tokens kept while the database is unchanged (src/store/term_cache.ts).
+ * A query asks for a dozen words at most; this holds the words of some thousand queries.
+ */
+export const TERM_CACHE_FREQUENCIES_MAX = 10_000;
+/**
+ * Ids of postings lists kept while the database is unchanged (src/store/term_cache.ts), all lists
+ * together: 4 bytes each, so at most ~1 MB. `find` reads a word's postings only while its words
+ * hold at most 2,000 postings (recall/constants.ts `WORD_POOL_MAX_POSTINGS`), so this holds the
+ * words of at least 125 such queries.
+ */
+export const TERM_CACHE_POSTINGS_MAX = 250_000;

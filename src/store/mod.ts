@@ -40,6 +40,7 @@ import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts"
 import { openConnection, type SqliteConnection, type WriteOptions } from "./sqlite_connection.ts";
 import { RecordCache } from "./record_cache.ts";
 import { RECORD_CACHE_MAX } from "./constants.ts";
+import { TermCache } from "./term_cache.ts";
 export type { WriteOptions };
 import type {
   AuditEntry,
@@ -169,6 +170,8 @@ export class Store {
     RECORD_CACHE_MAX,
     () => this.capabilities.fts ? this.indexedMemories() : Infinity,
   );
+  /** Word-index answers read since the database last changed (src/store/term_cache.ts). */
+  readonly #terms = new TermCache();
 
   constructor(
     path: string,
@@ -273,16 +276,29 @@ export class Store {
     filters: RecallFilters,
     limit: number,
   ): LexicalHit[] {
+    const db = this.#connection.db;
     const stamp = this.#connection.changeStamp();
-    return terms.selectWeightedTermHits(this.#connection.db, tokens, filters, limit, (id) => {
-      const record = this.#records.peek(stamp, id);
-      return record && recall.recordPassesFilters(record, filters);
-    });
+    return terms.selectWeightedTermHits(
+      db,
+      tokens,
+      filters,
+      limit,
+      (id) => {
+        const record = this.#records.peek(stamp, id);
+        return record && recall.recordPassesFilters(record, filters);
+      },
+      (token) => this.#terms.postings(stamp, token, () => terms.selectPostings(db, token)),
+    );
   }
 
   /** How many memories hold each index token. */
   tokenFrequencies(tokens: readonly string[]): Map<string, number> {
-    return terms.selectTokenFrequencies(this.#connection.db, tokens);
+    const db = this.#connection.db;
+    return this.#terms.frequencies(
+      this.#connection.changeStamp(),
+      tokens,
+      (missing) => terms.selectTokenFrequencies(db, missing),
+    );
   }
 
   /**
@@ -312,8 +328,7 @@ export class Store {
 
   /** How many memories the word index holds. */
   indexedMemories(): number {
-    return terms.selectTokenFrequencies(this.#connection.db, [terms.ALL_DOCUMENTS_TOKEN])
-      .get(terms.ALL_DOCUMENTS_TOKEN) ?? 0;
+    return this.tokenFrequencies([terms.ALL_DOCUMENTS_TOKEN]).get(terms.ALL_DOCUMENTS_TOKEN) ?? 0;
   }
 
   /** Memories whose subject, tags or content contain a term (only without FTS5). */
@@ -405,7 +420,7 @@ export class Store {
     }
     const vectors = this.#vectors ??= new VectorMirror(this.#connection.db);
     // One snapshot for catching up with the log and, at first, loading every vector.
-    return this.#connection.read(() => vectors.nearest(vector, k));
+    return this.#connection.read(() => vectors.nearest(vector, k, this.#connection.changeStamp()));
   }
 
   /** Vectors held in this process's copy and its bytes (benchmarks report memory with it). */

@@ -314,18 +314,32 @@ export function selectTermHits(
   return rows.map(toHit);
 }
 
-/** Adds `weight` to each memory of a comma-separated id list (read without splitting it). */
-function addPostings(scores: Map<number, number>, list: string, weight: number): void {
+/**
+ * The ids of the memories holding `token`, an index token (letters and digits only, so quoted
+ * it is one phrase). The doclist is read as one string: reading a long one as row objects cost
+ * twice as much.
+ */
+export function selectPostings(db: DatabaseSync, token: string): Int32Array {
+  const row = db.prepare(
+    "SELECT group_concat(rowid) AS ids FROM memories_terms WHERE memories_terms MATCH ?",
+  ).get(`{subject tags content} : "${token}"`) as { ids: string | null };
+  const list = row.ids ?? "";
+  if (list === "") return new Int32Array(0);
+  let count = 1;
+  for (let i = 0; i < list.length; i++) if (list.charCodeAt(i) === 44) count++;
+  const ids = new Int32Array(count);
+  let at = 0;
   let id = 0;
   for (let i = 0; i <= list.length; i++) {
     const code = i < list.length ? list.charCodeAt(i) : 44;
     if (code === 44) {
-      scores.set(id, (scores.get(id) ?? 0) + weight);
+      ids[at++] = id;
       id = 0;
     } else {
       id = id * 10 + (code - 48);
     }
   }
+  return ids;
 }
 
 /**
@@ -335,7 +349,8 @@ function addPostings(scores: Map<number, number>, list: string, weight: number):
  * lookups, which need shared rare words, not a ranking: FTS5's bm25() reads every matching
  * row's length, which made a 6-word duplicate check cost 1.3 ms at 3k memories (0.3 ms of it
  * for 300 postings) against ~0.05 ms for the postings alone. `passes` answers the filters for
- * the memories it knows (the store's record cache), so only the others are looked up.
+ * the memories it knows (the store's record cache), so only the others are looked up;
+ * `postingsOf` reads a token's postings (the store's term cache keeps them).
  */
 export function selectWeightedTermHits(
   db: DatabaseSync,
@@ -343,16 +358,15 @@ export function selectWeightedTermHits(
   filters: RecallFilters,
   limit: number,
   passes: (id: number) => boolean | undefined = () => undefined,
+  postingsOf: (token: string) => Int32Array = (token) => selectPostings(db, token),
 ): LexicalHit[] {
-  // One string per term: reading a long doclist as row objects cost twice as much.
-  const postings = db.prepare(
-    "SELECT group_concat(rowid) AS ids FROM memories_terms WHERE memories_terms MATCH ?",
-  );
   const scores = new Map<number, number>();
   for (const { token, weight } of terms) {
-    // mema's index tokens are letters and digits only, so a quoted token is one phrase.
-    const row = postings.get(`{subject tags content} : "${token}"`) as { ids: string | null };
-    if (row.ids) addPostings(scores, row.ids, weight);
+    const ids = postingsOf(token);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      scores.set(id, (scores.get(id) ?? 0) + weight);
+    }
   }
   // Best first (ties: newest first), as parallel arrays: an entry array per posting was a
   // fifth of a query's garbage.

@@ -84,6 +84,8 @@ export class VectorMirror {
   #owners = new Map<number, RowOwner | null>();
   /** The last logged change this copy reflects; undefined until loaded. */
   #seq: number | undefined;
+  /** The change stamp the copy was last brought up to date at ({@link nearest}). */
+  #refreshedAt: string | undefined;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -107,10 +109,15 @@ export class VectorMirror {
 
   /**
    * The `k` rows nearest to `vector` by cosine, nearest first; rows without a direction are
-   * never returned. Brings the copy up to date first.
+   * never returned. Brings the copy up to date first, unless `stamp` (the connection's change
+   * stamp, read in the same snapshot before this call) is the one it was brought up to date
+   * at: then nothing was committed since, and the log holds nothing new.
    */
-  nearest(vector: Float32Array, k: number): NearestRow[] {
-    this.#refresh();
+  nearest(vector: Float32Array, k: number, stamp?: string): NearestRow[] {
+    if (stamp === undefined || stamp !== this.#refreshedAt) {
+      this.#refresh();
+      this.#refreshedAt = stamp;
+    }
     const kernel = this.#kernel;
     if (kernel === undefined || this.#used === 0 || k <= 0 || vector.length !== this.#dim) {
       return [];

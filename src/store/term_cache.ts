@@ -1,0 +1,95 @@
+/**
+ * What the word index answered while the database has not changed: each token's document
+ * count and its postings (the ids of the memories holding it).
+ *
+ * Every `find` asks the index how many memories hold each query word (to weigh it, once for
+ * the words and once more for the query vector's weights) and, for the candidate pool, which
+ * memories hold them; queries in one library keep asking about the same words (the names of
+ * its people and projects above all). The answers hold for as long as the change stamp
+ * ({@linkcode SqliteConnection.changeStamp}) stays the same, exactly like the record cache
+ * (src/store/record_cache.ts): any commit by another connection, any row this connection
+ * changed and any write transaction it ran gives a new stamp, and a new stamp empties the
+ * cache. An undefined stamp (inside a write, where reads may see what is not committed) reads
+ * through without keeping anything.
+ *
+ * @example
+ * ```ts
+ * import { TermCache } from "./src/store/term_cache.ts";
+ * const cache = new TermCache();
+ * cache.postings("1:5:0", "kayak", () => new Int32Array([3, 9])); // read once
+ * cache.postings("1:5:0", "kayak", () => new Int32Array()); // Int32Array [3, 9]
+ * ```
+ * @module
+ */
+import { BoundedMap } from "../platform/bounded_map.ts";
+import { TERM_CACHE_FREQUENCIES_MAX, TERM_CACHE_POSTINGS_MAX } from "./constants.ts";
+
+/** Document counts and postings of index tokens for one change stamp. */
+export class TermCache {
+  #stamp: string | undefined;
+  readonly #frequencies = new BoundedMap<string, number>(TERM_CACHE_FREQUENCIES_MAX);
+  readonly #postings = new Map<string, Int32Array>();
+  /** Ids held in {@link #postings}, all lists together. */
+  #postingIds = 0;
+
+  /**
+   * How many memories hold each of `tokens`, from the cache where it knows and from `load`
+   * (called once, with the tokens it does not know) for the rest.
+   */
+  frequencies(
+    stamp: string | undefined,
+    tokens: readonly string[],
+    load: (tokens: readonly string[]) => Map<string, number>,
+  ): Map<string, number> {
+    if (!this.#current(stamp)) return load(tokens);
+    const found = new Map<string, number>();
+    let missing: string[] | undefined;
+    for (const token of tokens) {
+      const frequency = this.#frequencies.get(token);
+      if (frequency === undefined) (missing ??= []).push(token);
+      else found.set(token, frequency);
+    }
+    if (missing) {
+      for (const [token, frequency] of load(missing)) {
+        this.#frequencies.set(token, frequency);
+        found.set(token, frequency);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The ids of the memories holding `token`, read with `load` the first time (shared: callers
+   * must not change it). A list is kept while all kept lists hold at most {@link TERM_CACHE_POSTINGS_MAX} ids; past
+   * that the oldest lists leave first.
+   */
+  postings(stamp: string | undefined, token: string, load: () => Int32Array): Int32Array {
+    if (!this.#current(stamp)) return load();
+    const held = this.#postings.get(token);
+    if (held) return held;
+    const list = load();
+    // An empty list counts as one id, so words no memory holds cannot pile up either.
+    const size = Math.max(list.length, 1);
+    if (size > TERM_CACHE_POSTINGS_MAX) return list;
+    for (const [oldest, ids] of this.#postings) {
+      if (this.#postingIds + size <= TERM_CACHE_POSTINGS_MAX) break;
+      this.#postings.delete(oldest);
+      this.#postingIds -= Math.max(ids.length, 1);
+    }
+    this.#postings.set(token, list);
+    this.#postingIds += size;
+    return list;
+  }
+
+  /** True when answers may be kept for `stamp` (emptying what an older stamp left). */
+  #current(stamp: string | undefined): boolean {
+    if (stamp === undefined) return false;
+    if (stamp !== this.#stamp) {
+      this.#frequencies.clear();
+      this.#postings.clear();
+      this.#postingIds = 0;
+      this.#stamp = stamp;
+    }
+    return true;
+  }
+}

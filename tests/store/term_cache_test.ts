@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { retireMemory } from "../../src/govern/lifecycle.ts";
+import { findMemories } from "../../src/recall/find.ts";
+import { openStore } from "../../src/store/mod.ts";
+import { TermCache } from "../../src/store/term_cache.ts";
+import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
+import type { ServiceContext } from "../../src/memory/context.ts";
+import { openTestContext } from "../helpers/context.ts";
+
+/** The contents `find` returns for `query`, in ranked order. */
+function contents(ctx: ServiceContext, query: string): string[] {
+  return findMemories(ctx, { query }).items.map((item) => item.memory.content);
+}
+
+Deno.test("find after a write sees it, though the same words were searched just before", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await rememberMemory(t.ctx, {
+      subject: "ferry",
+      content: "The harbour ferry leaves at nine",
+      workspace: "travel",
+    });
+    // Asked twice: the second answer comes from the word-index answers kept meanwhile.
+    assert.deepEqual(contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
+    assert.deepEqual(contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
+    assert.equal(t.store.read(() => t.store.tokenFrequencies(["harbour"]).get("harbour")), 1);
+
+    // This process writes a second memory holding the same words.
+    await rememberMemory(t.ctx, {
+      subject: "ferry",
+      content: "The harbour ferry is cancelled on Sundays",
+      workspace: "travel",
+    });
+    assert.equal(contents(t.ctx, "harbour ferry").length, 2);
+    assert.equal(t.store.read(() => t.store.tokenFrequencies(["harbour"]).get("harbour")), 2);
+
+    // Another process (its own connection) writes a third, and retires the first.
+    const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache`, skipVec: true });
+    const otherCtx: ServiceContext = { ...t.ctx, store: other };
+    try {
+      await rememberMemory(otherCtx, {
+        subject: "ferry",
+        content: "A harbour ferry ticket costs four euros",
+        workspace: "travel",
+      });
+      const first = findMemories(otherCtx, { query: "nine" }).items[0].memory.id;
+      await retireMemory(otherCtx, {
+        memoryId: first,
+        reason: "timetable changed",
+        authorized: true,
+      });
+    } finally {
+      other.close();
+    }
+    assert.deepEqual(contents(t.ctx, "harbour ferry").sort(), [
+      "A harbour ferry ticket costs four euros",
+      "The harbour ferry is cancelled on Sundays",
+    ]);
+    assert.equal(t.store.read(() => t.store.indexedMemories()), 3);
+    assert.deepEqual(contents(t.ctx, "ticket"), ["A harbour ferry ticket costs four euros"]);
+
+    // A write that rolls back leaves no trace in what later reads are told.
+    const second = findMemories(t.ctx, { query: "sundays" }).items[0].memory.id;
+    await assert.rejects(t.store.write(() => {
+      t.store.changeMemory(second, {
+        content: "uncommitted harbour note",
+        updatedAt: new Date().toISOString(),
+      });
+      assert.equal(t.store.tokenFrequencies(["uncommitted"]).get("uncommitted"), 1);
+      throw new Error("abort the transaction");
+    }));
+    assert.equal(
+      t.store.read(() => t.store.tokenFrequencies(["uncommitted"]).get("uncommitted")),
+      0,
+    );
+    assert.deepEqual(contents(t.ctx, "uncommitted"), []);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("the term cache keeps its postings within its bound and starts over on a new stamp", () => {
+  const cache = new TermCache();
+  let reads = 0;
+  const list = (size: number) => () => {
+    reads++;
+    return new Int32Array(size).map((_, i) => i + 1);
+  };
+  const half = Math.floor(TERM_CACHE_POSTINGS_MAX / 2);
+  assert.equal(cache.postings("s1", "alpha", list(half)).length, half);
+  assert.equal(cache.postings("s1", "alpha", list(half)).length, half);
+  assert.equal(reads, 1);
+  // A second half fits; a third makes the oldest leave.
+  cache.postings("s1", "beta", list(half));
+  cache.postings("s1", "gamma", list(half));
+  assert.equal(reads, 3);
+  cache.postings("s1", "gamma", list(half));
+  cache.postings("s1", "beta", list(half));
+  assert.equal(reads, 3);
+  cache.postings("s1", "alpha", list(half));
+  assert.equal(reads, 4);
+  // A list larger than the whole bound is read each time, never kept.
+  cache.postings("s1", "huge", list(TERM_CACHE_POSTINGS_MAX + 1));
+  cache.postings("s1", "huge", list(TERM_CACHE_POSTINGS_MAX + 1));
+  assert.equal(reads, 6);
+  // A new stamp reads again; no stamp (inside a write) reads through and keeps nothing.
+  cache.postings("s2", "alpha", list(half));
+  assert.equal(reads, 7);
+  cache.postings(undefined, "alpha", list(3));
+  assert.equal(cache.postings(undefined, "alpha", list(3)).length, 3);
+  assert.equal(reads, 9);
+  assert.equal(cache.postings("s2", "alpha", list(3)).length, half);
+  assert.equal(reads, 9);
+
+  // Document counts: only the unknown tokens are read, once.
+  const asked: string[][] = [];
+  const load = (tokens: readonly string[]) => {
+    asked.push([...tokens]);
+    return new Map(tokens.map((token) => [token, token.length]));
+  };
+  assert.deepEqual(cache.frequencies("s2", ["ab", "abc"], load), new Map([["ab", 2], ["abc", 3]]));
+  assert.deepEqual(
+    cache.frequencies("s2", ["abc", "abcd"], load),
+    new Map([["abc", 3], ["abcd", 4]]),
+  );
+  assert.deepEqual(asked, [["ab", "abc"], ["abcd"]]);
+  cache.frequencies("s3", ["abc"], load);
+  assert.deepEqual(asked.at(-1), ["abc"]);
+});
