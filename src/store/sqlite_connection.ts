@@ -68,6 +68,10 @@ export class SqliteConnection {
   #writing = false;
   /** Write transactions ended (committed or rolled back): part of {@linkcode changeStamp}. */
   #writesEnded = 0;
+  /** The stamp of the read transaction open now, once asked ({@linkcode changeStamp}). */
+  #readStamp: string | undefined;
+  /** Writes running inside an open transaction (their rows change under the read's stamp). */
+  #nestedWrites = 0;
   /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
   readonly #busyTimeoutMs: number;
   #currentBusyTimeoutMs: number;
@@ -112,7 +116,7 @@ export class SqliteConnection {
    */
   async write<T>(fn: () => T, options: WriteOptions<T> = {}): Promise<T> {
     if (this.#depth > 0) {
-      const value = checkSynchronous(fn());
+      const value = this.#nested(fn);
       meanwhile(options, value);
       return value;
     }
@@ -152,7 +156,7 @@ export class SqliteConnection {
    * is served: opening and migrating the database, one-shot CLI commands.
    */
   writeBlocking<T>(fn: () => T): T {
-    if (this.#depth > 0) return checkSynchronous(fn());
+    if (this.#depth > 0) return this.#nested(fn);
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
       const outcome = this.#tryWrite(fn, Math.max(0, deadline - Date.now()));
@@ -160,6 +164,21 @@ export class SqliteConnection {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw storageError(outcome.error);
       sleepSync(Math.min(remaining, backoffMs(attempt)));
+    }
+  }
+
+  /**
+   * A write inside an open transaction runs in it. Inside a read, the rows it changes make the
+   * read's stamp stale: it is asked again afterwards (`total_changes()` has moved).
+   */
+  #nested<T>(fn: () => T): T {
+    this.#readStamp = undefined;
+    this.#nestedWrites++;
+    try {
+      return checkSynchronous(fn());
+    } finally {
+      this.#nestedWrites--;
+      this.#readStamp = undefined;
     }
   }
 
@@ -240,10 +259,15 @@ export class SqliteConnection {
    */
   changeStamp(): string | undefined {
     if (this.#writing || (this.#depth === 0 && this.db.isTransaction)) return undefined;
+    // Inside a read transaction the snapshot, and so its stamp, holds until it ends (SQLite
+    // moves `data_version` only when a read transaction starts): asked once per read.
+    if (this.#readStamp !== undefined) return this.#readStamp;
     const row = this.db.prepare(
       "SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes",
     ).get() as { version: number; changes: number };
-    return `${row.version}:${row.changes}:${this.#writesEnded}`;
+    const stamp = `${row.version}:${row.changes}:${this.#writesEnded}`;
+    if (this.#depth > 0 && this.#nestedWrites === 0) this.#readStamp = stamp;
+    return stamp;
   }
 
   /** Runs `fn` in one read transaction so it sees a single snapshot. */
@@ -255,6 +279,7 @@ export class SqliteConnection {
       return fn();
     } finally {
       this.#depth--;
+      this.#readStamp = undefined;
       rollbackQuietly(this.db);
     }
   }

@@ -3,6 +3,7 @@ import { rememberMemory } from "../../src/memory/remember.ts";
 import { retireMemory } from "../../src/govern/lifecycle.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { openStore } from "../../src/store/mod.ts";
+import { openConnection } from "../../src/store/sqlite_connection.ts";
 import { TermCache } from "../../src/store/term_cache.ts";
 import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
 import type { ServiceContext } from "../../src/memory/context.ts";
@@ -127,4 +128,44 @@ Deno.test("the term cache keeps its postings within its bound and starts over on
   assert.deepEqual(asked, [["ab", "abc"], ["abcd"]]);
   cache.frequencies("s3", ["abc"], load);
   assert.deepEqual(asked.at(-1), ["abc"]);
+});
+
+Deno.test("a read's change stamp holds for its snapshot and moves with a write inside it or a commit after it", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "mema-stamp-" });
+  try {
+    const path = `${dir}/stamp.sqlite3`;
+    const connection = openConnection(path, {});
+    const other = openConnection(path, {});
+    try {
+      connection.db.exec("CREATE TABLE notes (text TEXT)");
+      const count = () =>
+        (connection.db.prepare("SELECT count(*) AS n FROM notes").get() as {
+          n: number;
+        }).n;
+      connection.read(() => {
+        const stamp = connection.changeStamp();
+        assert.notEqual(stamp, undefined);
+        // Another connection commits: this snapshot does not see it, nor does its stamp move.
+        other.db.exec("INSERT INTO notes VALUES ('from elsewhere')");
+        assert.equal(count(), 0);
+        assert.equal(connection.changeStamp(), stamp);
+      });
+      let before: string | undefined;
+      connection.read(() => {
+        before = connection.changeStamp();
+        assert.equal(count(), 1);
+        // A write inside the read (it runs at once, in the open transaction) changes rows: the
+        // stamp moves with it.
+        void connection.write(() => connection.db.exec("INSERT INTO notes VALUES ('nested')"));
+        assert.equal(count(), 2);
+        assert.notEqual(connection.changeStamp(), before);
+      });
+      assert.notEqual(connection.changeStamp(), before);
+    } finally {
+      other.close();
+      connection.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
