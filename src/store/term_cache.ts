@@ -60,8 +60,8 @@ export class TermCache {
 
   /**
    * The ids of the memories holding `token`, read with `load` the first time (shared: callers
-   * must not change it). A list is kept while all kept lists hold at most {@link TERM_CACHE_POSTINGS_MAX} ids; past
-   * that the oldest lists leave first.
+   * must not change it). Lists are kept while together they hold at most
+   * {@link TERM_CACHE_POSTINGS_MAX} ids; past that the oldest leave first.
    */
   postings(stamp: string | undefined, token: string, load: () => Int32Array): Int32Array {
     if (!this.#current(stamp)) return load();
