@@ -3,7 +3,14 @@
  * with renamed speakers, bench/helpers/locomo_library.ts) is built through MCP stdio in mema
  * (lexical, and hybrid with the built-in static model) and in `@ai-devkit/memory` (an MCP
  * memory server on SQLite FTS5, bench/helpers/ai_devkit.ts), at each size, in one run on one
- * machine. Per size and server, each on a fresh database in a temporary directory:
+ * machine. Per size and server, each on a fresh database in a temporary directory, one server
+ * after the other. With `--interleave`, sizes up to `--sequential-max` run the servers at the
+ * same time, taking turns call by call (each memory of the build, each query, each `remember`
+ * of the sample goes to every server, the first one rotating), so every server meets the same
+ * minute of a machine whose speed drifts; the ratios then hold from run to run, while the
+ * absolute figures of every server are lower (three processes alternate on the CPU caches).
+ * Larger sizes always run one server at a time (a bulk build and its backlog would compete
+ * with the other servers):
  *
  * - ingest: the library one `remember` / `memory_storeKnowledge` call at a time (memories/s).
  *   Above `--sequential-max` (default 10,000) the build takes a faster way, named in the
@@ -26,7 +33,7 @@
  *   same library into a fresh lexical database, `n/a` otherwise.
  *
  *   deno task bench:side-by-side [--sizes 1000,10000,100000] [--queries 300] [--recall-questions 300] [--mema-env KEY=VALUE]
- *     [--remember-sample 200] [--systems mema_lexical,mema_hybrid,peer] [--drain] [--seed 7]
+ *     [--remember-sample 200] [--systems mema_lexical,mema_hybrid,peer] [--drain] [--interleave] [--seed 7]
  *     [--sequential-max 10000] [--concurrency 8] [--pathological-reps 5] [--index-wait-s 900]
  *     [--models-dir DIR] [--peer-dir DIR] [--label side_by_side]
  *
@@ -93,6 +100,8 @@ interface Options {
   modelsDir: string;
   peerDir: string;
   systems: SystemName[];
+  /** Sizes built one call at a time run the servers together, taking turns call by call. */
+  interleave: boolean;
 }
 
 /** How mema takes many facts in one call, read from `memory help`. */
@@ -370,7 +379,7 @@ async function startPeerTarget(dir: string, peerDir: string): Promise<Target> {
 async function ingest(
   target: Target,
   memories: readonly LibraryMemory[],
-  mode: "sequential" | "pipelined" | "bulk",
+  mode: "pipelined" | "bulk",
   concurrency: number,
   name: string,
 ): Promise<SystemResult["ingest"]> {
@@ -384,12 +393,7 @@ async function ingest(
     }
   };
   const { ms } = await timedAsync(async () => {
-    if (mode === "sequential") {
-      for (const memory of memories) {
-        await target.remember(memory);
-        progress(1);
-      }
-    } else if (mode === "pipelined") {
+    if (mode === "pipelined") {
       await runConcurrently(memories, concurrency, async (memory) => {
         await target.remember(memory);
         progress(1);
@@ -403,9 +407,7 @@ async function ingest(
       }
     }
   });
-  const label = mode === "sequential"
-    ? "one call at a time"
-    : mode === "pipelined"
+  const label = mode === "pipelined"
     ? `pipelined, ${concurrency} calls in flight`
     : `bulk, ${target.bulkBatch ?? BULK_BATCH_DEFAULT} per call`;
   return {
@@ -460,113 +462,248 @@ async function measurePathological(
   return out;
 }
 
-/** Builds, measures and closes one server at one size. */
-async function runSystem(
-  system: SystemName,
-  size: number,
-  library: LocomoLibrary,
-  options: Options,
-  pathological: Record<string, string> | undefined,
-): Promise<{ result: SystemResult; bulkPath?: BulkPath }> {
+/** One server under test at one size. */
+interface Run {
+  system: SystemName;
+  name: string;
+  dir: string;
+  target: Target;
+  bulkPath?: BulkPath;
+}
+
+/** Starts one server on a fresh database in a temporary directory. */
+async function startRun(system: SystemName, size: number, options: Options): Promise<Run> {
   const dir = Deno.makeTempDirSync({ prefix: `mema-sbs-${system}-${size}-` });
   const name = `${size} ${system}`;
   try {
-    let target: Target;
-    let bulkPath: BulkPath | undefined;
     if (system === "peer") {
-      target = await startPeerTarget(dir, options.peerDir);
-    } else {
-      const env: Record<string, string> = system === "mema_hybrid"
-        ? {
-          ...options.memaEnv,
-          MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID,
-          MEMA_MODELS_DIR: options.modelsDir,
-        }
-        : { ...options.memaEnv };
-      ({ target, bulkPath } = await startMemaTarget(dir, env, true));
+      return { system, name, dir, target: await startPeerTarget(dir, options.peerDir) };
     }
-    let result: SystemResult;
-    try {
-      const mode = size <= options.sequentialMax
-        ? "sequential"
-        : target.bulk
-        ? "bulk"
-        : "pipelined";
-      const built = await ingest(target, library.memories, mode, options.concurrency, name);
-      built.stored_active = await target.countActive();
-      log(`${name}: ingest ${built.per_s}/s (${built.mode}), active ${built.stored_active ?? "?"}`);
-      if (built.stored_active !== undefined && built.stored_active !== built.memories) {
-        log(`${name}: WARNING the server holds ${built.stored_active} of ${built.memories}`);
+    const env: Record<string, string> = system === "mema_hybrid"
+      ? {
+        ...options.memaEnv,
+        MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID,
+        MEMA_MODELS_DIR: options.modelsDir,
       }
-      const index = await timedAsync(() => target.ready(options.indexWaitS * 1000));
-      let drain: string | undefined;
-      if (options.drain) {
-        const drained = await timedAsync(() => target.waitForJobs());
-        drain = `${drained.value} in ${(drained.ms / 1000).toFixed(1)} s`;
-        log(`${name}: jobs ${drain}`);
-      }
-      const jobsOpen = await target.jobsOpen();
-      const findMs: number[] = [];
-      let results = 0;
-      const queries = library.queries.slice(0, options.warmup + options.queries);
-      for (const [i, query] of queries.entries()) {
-        const { value, ms } = await timedAsync(() => target.find(query));
-        if (i < options.warmup) continue;
-        findMs.push(ms);
-        results += value.length;
-      }
-      log(`${name}: find done`);
-      const recall = await measureRecall(target, library, options.recallQuestions);
-      const rememberMs: number[] = [];
-      for (const memory of library.extra) {
-        rememberMs.push((await timedAsync(() => target.remember(memory))).ms);
-      }
-      log(`${name}: remember done`);
-      const pathologicalResult = pathological
-        ? await measurePathological(target, pathological, options.pathologicalReps)
-        : undefined;
-      const rss = target.peakRss();
-      result = {
-        system,
-        ingest: built,
-        index_state: index.value,
-        index_wait_s: Number((index.ms / 1000).toFixed(1)),
-        jobs_open_at_measure: jobsOpen,
-        drain,
-        find_ms: summarize(findMs),
-        find_results_mean: Number((results / Math.max(1, findMs.length)).toFixed(2)),
-        recall_at_10: recall,
-        remember_ms: summarize(rememberMs),
-        pathological: pathologicalResult,
-        disk: {
-          memories: 0,
-          main_bytes: 0,
-          wal_bytes: 0,
-          bytes_per_memory: 0,
-          checkpointed: false,
-        },
-        server_peak_rss_mb: mb(rss),
-      };
-    } catch (error) {
-      const tail = target.stderrTail();
-      if (tail) console.error(`${name}: the server's last stderr lines:\n${tail}`);
-      throw error;
-    } finally {
-      await target.close();
-    }
-    const disk = sqliteBytesAfterCheckpoint(target.dbPath);
-    const memories = library.memories.length + library.extra.length;
-    result.disk = {
+      : { ...options.memaEnv };
+    const { target, bulkPath } = await startMemaTarget(dir, env, true);
+    return { system, name, dir, target, bulkPath };
+  } catch (error) {
+    Deno.removeSync(dir, { recursive: true });
+    throw error;
+  }
+}
+
+/** Stops the server, measures its database on disk and removes its directory. */
+async function closeRun(run: Run, memories: number): Promise<SystemResult["disk"]> {
+  try {
+    await run.target.close();
+    const disk = sqliteBytesAfterCheckpoint(run.target.dbPath);
+    return {
       memories,
       main_bytes: disk.mainBytes,
       wal_bytes: disk.walBytes,
       bytes_per_memory: Math.round(disk.totalBytes / memories),
       checkpointed: disk.checkpointed,
     };
-    return { result, bulkPath };
   } finally {
-    Deno.removeSync(dir, { recursive: true });
+    Deno.removeSync(run.dir, { recursive: true });
   }
+}
+
+/** Checks that the server holds what it was given (mema reports its active memories). */
+async function checkBuilt(run: Run, built: SystemResult["ingest"]): Promise<void> {
+  built.stored_active = await run.target.countActive();
+  log(`${run.name}: ingest ${built.per_s}/s (${built.mode}), active ${built.stored_active ?? "?"}`);
+  if (built.stored_active !== undefined && built.stored_active !== built.memories) {
+    log(`${run.name}: WARNING the server holds ${built.stored_active} of ${built.memories}`);
+  }
+}
+
+/** What comes between the build and the measurements: the vector index, the backlog. */
+async function settle(
+  run: Run,
+  options: Options,
+): Promise<{ index: string; indexWaitS: number; drain?: string; jobsOpen?: number }> {
+  const index = await timedAsync(() => run.target.ready(options.indexWaitS * 1000));
+  let drain: string | undefined;
+  if (options.drain) {
+    const drained = await timedAsync(() => run.target.waitForJobs());
+    drain = `${drained.value} in ${(drained.ms / 1000).toFixed(1)} s`;
+    log(`${run.name}: jobs ${drain}`);
+  }
+  return {
+    index: index.value,
+    indexWaitS: Number((index.ms / 1000).toFixed(1)),
+    drain,
+    jobsOpen: await run.target.jobsOpen(),
+  };
+}
+
+/** The servers in turn, starting one further on each time, so none is always first. */
+function rotation<T>(items: readonly T[], turn: number): T[] {
+  const at = turn % items.length;
+  return [...items.slice(at), ...items.slice(0, at)];
+}
+
+/**
+ * Times `call` on every run for each item, the runs taking turns item by item (with one run,
+ * one after the other): interleaved, every server meets the same minute of the machine,
+ * whose speed on a shared VM drifts by ±30–40%. Items before `skip` are not counted.
+ */
+async function timeInTurn<T>(
+  runs: readonly Run[],
+  items: readonly T[],
+  call: (run: Run, item: T) => Promise<unknown>,
+  options: { skip?: number; progress?: (done: number) => void } = {},
+): Promise<Map<Run, { ms: number[]; values: unknown[] }>> {
+  const out = new Map(runs.map((run) => [run, { ms: [] as number[], values: [] as unknown[] }]));
+  for (const [i, item] of items.entries()) {
+    for (const run of rotation(runs, i)) {
+      const { value, ms } = await timedAsync(() => call(run, item));
+      if (i < (options.skip ?? 0)) continue;
+      out.get(run)!.ms.push(ms);
+      out.get(run)!.values.push(value);
+    }
+    options.progress?.(i + 1);
+  }
+  return out;
+}
+
+/**
+ * Builds and measures every system at one size, one server after the other. With
+ * `--interleave`, up to `--sequential-max` (one call at a time) the servers run together and
+ * take turns call by call through the build, the `find` calls and the `remember` sample; past
+ * it each builds and is measured alone, so a bulk build and the backlog it leaves never share
+ * the machine with another server's.
+ */
+async function runSize(
+  size: number,
+  library: LocomoLibrary,
+  options: Options,
+  pathological: Record<string, string> | undefined,
+): Promise<{ results: Partial<Record<SystemName, SystemResult>>; bulkPath?: BulkPath }> {
+  const sequential = size <= options.sequentialMax;
+  const groups = sequential && options.interleave
+    ? [options.systems]
+    : options.systems.map((system) => [system]);
+  const results: Partial<Record<SystemName, SystemResult>> = {};
+  let bulkPath: BulkPath | undefined;
+  for (const group of groups) {
+    const runs: Run[] = [];
+    try {
+      for (const system of group) runs.push(await startRun(system, size, options));
+      bulkPath ??= runs.find((run) => run.bulkPath)?.bulkPath;
+      for (
+        const [system, result] of await measureRuns(runs, size, library, options, pathological)
+      ) {
+        results[system] = result;
+      }
+    } catch (error) {
+      for (const run of runs) {
+        const tail = run.target.stderrTail();
+        if (tail) console.error(`${run.name}: the server's last stderr lines:\n${tail}`);
+      }
+      throw error;
+    } finally {
+      // closeRun fills in the disk figures of results that got that far.
+      const memories = library.memories.length + library.extra.length;
+      for (const run of runs) {
+        const disk = await closeRun(run, memories);
+        const result = results[run.system];
+        if (result) result.disk = disk;
+      }
+    }
+  }
+  return { results, bulkPath };
+}
+
+/** Builds and measures `runs` together (interleaved) and returns a result per system. */
+async function measureRuns(
+  runs: Run[],
+  size: number,
+  library: LocomoLibrary,
+  options: Options,
+  pathological: Record<string, string> | undefined,
+): Promise<Map<SystemName, SystemResult>> {
+  const built = new Map<Run, SystemResult["ingest"]>();
+  if (size <= options.sequentialMax) {
+    // One call at a time; with several runs they take turns memory by memory.
+    const step = Math.max(1, Math.floor(library.memories.length / 10));
+    const names = runs.map((run) => run.name).join(", ");
+    const times = await timeInTurn(
+      runs,
+      library.memories,
+      (run, memory) => run.target.remember(memory),
+      {
+        progress: (done) => {
+          if (done % step === 0) log(`${names}: ${done} / ${library.memories.length} stored`);
+        },
+      },
+    );
+    for (const run of runs) {
+      const ms = times.get(run)!.ms.reduce((sum, x) => sum + x, 0);
+      built.set(run, {
+        mode: "one call at a time",
+        memories: library.memories.length,
+        seconds: Number((ms / 1000).toFixed(1)),
+        per_s: Math.round(library.memories.length / (ms / 1000)),
+      });
+    }
+  } else {
+    for (const run of runs) {
+      const mode = run.target.bulk ? "bulk" : "pipelined";
+      built.set(
+        run,
+        await ingest(run.target, library.memories, mode, options.concurrency, run.name),
+      );
+    }
+  }
+  for (const run of runs) await checkBuilt(run, built.get(run)!);
+  const settled = new Map<Run, Awaited<ReturnType<typeof settle>>>();
+  for (const run of runs) settled.set(run, await settle(run, options));
+  const queries = library.queries.slice(0, options.warmup + options.queries);
+  const finds = await timeInTurn(runs, queries, (run, query) => run.target.find(query), {
+    skip: options.warmup,
+  });
+  log(`${runs.map((run) => run.name).join(", ")}: find done`);
+  const recall = new Map<Run, SystemResult["recall_at_10"]>();
+  for (const run of runs) {
+    recall.set(run, await measureRecall(run.target, library, options.recallQuestions));
+  }
+  const remembers = await timeInTurn(
+    runs,
+    library.extra,
+    (run, memory) => run.target.remember(memory),
+  );
+  log(`${runs.map((run) => run.name).join(", ")}: remember done`);
+  const out = new Map<SystemName, SystemResult>();
+  for (const run of runs) {
+    const found = finds.get(run)!;
+    const results = found.values.reduce<number>(
+      (sum, value) => sum + (value as string[]).length,
+      0,
+    );
+    const state = settled.get(run)!;
+    out.set(run.system, {
+      system: run.system,
+      ingest: built.get(run)!,
+      index_state: state.index,
+      index_wait_s: state.indexWaitS,
+      jobs_open_at_measure: state.jobsOpen,
+      drain: state.drain,
+      find_ms: summarize(found.ms),
+      find_results_mean: Number((results / Math.max(1, found.ms.length)).toFixed(2)),
+      recall_at_10: recall.get(run)!,
+      remember_ms: summarize(remembers.get(run)!.ms),
+      pathological: pathological
+        ? await measurePathological(run.target, pathological, options.pathologicalReps)
+        : undefined,
+      disk: { memories: 0, main_bytes: 0, wal_bytes: 0, bytes_per_memory: 0, checkpointed: false },
+      server_peak_rss_mb: mb(run.target.peakRss()),
+    });
+  }
+  return out;
 }
 
 /** mema's bulk path on a fresh lexical database (when the server has one). */
@@ -720,6 +857,7 @@ async function main(): Promise<void> {
       "index-wait-s": { type: "string", default: "900" },
       systems: { type: "string", default: SYSTEMS.join(",") },
       drain: { type: "boolean", default: false },
+      interleave: { type: "boolean", default: false },
       seed: { type: "string", default: "7" },
       "models-dir": { type: "string" },
       "peer-dir": { type: "string" },
@@ -749,6 +887,7 @@ async function main(): Promise<void> {
     concurrency: Number(values.concurrency),
     indexWaitS: Number(values["index-wait-s"]),
     drain: values.drain,
+    interleave: values.interleave,
     seed: Number(values.seed),
     modelsDir,
     peerDir: values["peer-dir"] ?? defaultAiDevkitDir(),
@@ -784,12 +923,13 @@ async function main(): Promise<void> {
         systems: {},
         bulk: { available: false },
       };
-      let bulkSeen: BulkPath | undefined;
-      for (const system of systems) {
-        const { result, bulkPath } = await runSystem(system, size, library, options, pathological);
-        sizeResult.systems[system] = result;
-        bulkSeen ??= bulkPath;
-      }
+      const { results: measured, bulkPath: bulkSeen } = await runSize(
+        size,
+        library,
+        options,
+        pathological,
+      );
+      sizeResult.systems = measured;
       const lexical = sizeResult.systems.mema_lexical;
       if (lexical?.ingest.mode.startsWith("bulk")) {
         sizeResult.bulk = {
