@@ -221,7 +221,7 @@ export class Store {
   getMemories(ids: readonly number[]): Map<number, MemoryRecord> {
     const db = this.#connection.db;
     return this.#records.read(
-      this.#connection.changeStamp(),
+      this.#connection.memoriesStamp(),
       ids,
       (missing) => memories.selectMemories(db, missing),
     );
@@ -277,7 +277,7 @@ export class Store {
     limit: number,
   ): LexicalHit[] {
     const db = this.#connection.db;
-    const stamp = this.#connection.changeStamp();
+    const stamp = this.#connection.memoriesStamp();
     return terms.selectWeightedTermHits(
       db,
       tokens,
@@ -295,7 +295,7 @@ export class Store {
   tokenFrequencies(tokens: readonly string[]): Map<string, number> {
     const db = this.#connection.db;
     return this.#terms.frequencies(
-      this.#connection.changeStamp(),
+      this.#connection.memoriesStamp(),
       tokens,
       (missing) => terms.selectTokenFrequencies(db, missing),
     );

@@ -312,6 +312,23 @@ CREATE TABLE vector_changes (
 );
 `;
 
+/**
+ * A count of the changes to `memories` (every insert, update and delete, by any connection),
+ * kept by triggers in the same transaction. The caches of what memories hold (records, the
+ * word index's answers) are valid while it stays the same, whatever else is written: a
+ * background job's commit (a conflict check, embeddings) leaves them in place.
+ */
+const CHANGE_COUNTS = `
+CREATE TABLE IF NOT EXISTS change_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+INSERT OR IGNORE INTO change_counts VALUES ('memories', 0);
+CREATE TRIGGER IF NOT EXISTS memories_counted_insert AFTER INSERT ON memories
+BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
+CREATE TRIGGER IF NOT EXISTS memories_counted_update AFTER UPDATE ON memories
+BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
+CREATE TRIGGER IF NOT EXISTS memories_counted_delete AFTER DELETE ON memories
+BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -407,6 +424,14 @@ export const MIGRATIONS: readonly Migration[] = [
     apply(connection) {
       // Starts empty: a process loads every vector once, then follows this log.
       connection.db.exec(VECTOR_CHANGES);
+    },
+  },
+  {
+    generation: 11,
+    kind: "additive",
+    description: "a count of the changes to memories (keeps the record caches across other writes)",
+    apply(connection) {
+      connection.db.exec(CHANGE_COUNTS);
     },
   },
 ];

@@ -70,6 +70,10 @@ export class SqliteConnection {
   #writesEnded = 0;
   /** The stamp of the read transaction open now, once asked ({@linkcode changeStamp}). */
   #readStamp: string | undefined;
+  /** The memories stamp of the read transaction open now, once asked ({@linkcode memoriesStamp}). */
+  #readMemoriesStamp: string | undefined;
+  /** Whether the database keeps the count of memory changes (generation 11); asked once. */
+  #countsMemories: boolean | undefined;
   /** Writes running inside an open transaction (their rows change under the read's stamp). */
   #nestedWrites = 0;
   /** The busy_timeout reads use (WAL readers rarely wait; recovery can make them). */
@@ -172,14 +176,19 @@ export class SqliteConnection {
    * read's stamp stale: it is asked again afterwards (`total_changes()` has moved).
    */
   #nested<T>(fn: () => T): T {
-    this.#readStamp = undefined;
+    this.#forgetReadStamps();
     this.#nestedWrites++;
     try {
       return checkSynchronous(fn());
     } finally {
       this.#nestedWrites--;
-      this.#readStamp = undefined;
+      this.#forgetReadStamps();
     }
+  }
+
+  #forgetReadStamps(): void {
+    this.#readStamp = undefined;
+    this.#readMemoriesStamp = undefined;
   }
 
   /** One attempt: the result, or the busy error that says "try again later". */
@@ -270,6 +279,30 @@ export class SqliteConnection {
     return stamp;
   }
 
+  /**
+   * {@linkcode changeStamp} for what the `memories` table holds: it moves only when a memory
+   * is inserted, updated or deleted (by any connection; the count the generation-11 triggers
+   * keep), so caches of records and of the word index's answers outlive the commits of work
+   * that changes no memory (a conflict check, embeddings, the job queue). Undefined where
+   * {@linkcode changeStamp} is; a database without the count (an older one opened read-only)
+   * answers with {@linkcode changeStamp}.
+   */
+  memoriesStamp(): string | undefined {
+    if (this.#writing || (this.#depth === 0 && this.db.isTransaction)) return undefined;
+    if (this.#readMemoriesStamp !== undefined) return this.#readMemoriesStamp;
+    this.#countsMemories ??= this.db.prepare(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_counts'",
+    ).get() !== undefined;
+    if (!this.#countsMemories) return this.changeStamp();
+    const row = this.db.prepare("SELECT n FROM change_counts WHERE name = 'memories'").get() as
+      | { n: number }
+      | undefined;
+    if (row === undefined) return this.changeStamp();
+    const stamp = `memories:${row.n}`;
+    if (this.#depth > 0 && this.#nestedWrites === 0) this.#readMemoriesStamp = stamp;
+    return stamp;
+  }
+
   /** Runs `fn` in one read transaction so it sees a single snapshot. */
   read<T>(fn: () => T): T {
     if (this.#depth > 0) return fn();
@@ -279,7 +312,7 @@ export class SqliteConnection {
       return fn();
     } finally {
       this.#depth--;
-      this.#readStamp = undefined;
+      this.#forgetReadStamps();
       rollbackQuietly(this.db);
     }
   }

@@ -194,6 +194,11 @@ export function rebuildTermsIndex(db: DatabaseSync): number {
     });
     count++;
   }
+  // The index changed without a change to memories: tell the caches of its answers.
+  const counted = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_counts'",
+  ).get();
+  if (counted) db.exec("UPDATE change_counts SET n = n + 1 WHERE name = 'memories'");
   return count;
 }
 

@@ -4,6 +4,7 @@ import { retireMemory } from "../../src/govern/lifecycle.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { openConnection } from "../../src/store/sqlite_connection.ts";
+import { DatabaseSync } from "node:sqlite";
 import { TermCache } from "../../src/store/term_cache.ts";
 import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
 import type { ServiceContext } from "../../src/memory/context.ts";
@@ -163,6 +164,67 @@ Deno.test("a read's change stamp holds for its snapshot and moves with a write i
       assert.notEqual(connection.changeStamp(), before);
     } finally {
       other.close();
+      connection.close();
+    }
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("records and word-index answers outlive commits that change no memory, not ones that do", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const { memoryId } = await rememberMemory(t.ctx, {
+      subject: "kiln",
+      content: "The kiln fires at 1200 degrees",
+      workspace: "pottery",
+    });
+    const record = () => t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
+    const first = record();
+    assert.deepEqual(contents(t.ctx, "kiln"), ["The kiln fires at 1200 degrees"]);
+    // A commit that touches no memory (a setting; background jobs write their own tables).
+    await t.store.write(() => t.store.setMeta("unrelated_note", "x"));
+    assert.equal(record(), first, "the cached record object is handed out again");
+
+    // Another connection changes the memory: the record is read again.
+    const other = new DatabaseSync(t.dbPath);
+    other.exec(
+      `UPDATE memories SET content = 'The kiln fires at 1250 degrees' WHERE id = ${memoryId}`,
+    );
+    other.close();
+    assert.notEqual(record(), first);
+    assert.equal(record().content, "The kiln fires at 1250 degrees");
+
+    // A new memory holding the word, then its removal by another connection: find follows both.
+    await rememberMemory(t.ctx, {
+      subject: "glaze",
+      content: "A kiln wash glaze",
+      workspace: "pottery",
+    });
+    assert.equal(contents(t.ctx, "kiln").length, 2);
+    const cleanup = new DatabaseSync(t.dbPath);
+    cleanup.exec("UPDATE memories SET status = 'retired' WHERE subject = 'glaze'");
+    cleanup.close();
+    assert.deepEqual(contents(t.ctx, "kiln"), ["The kiln fires at 1250 degrees"]);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("without the change count (an older database), the memories stamp is the connection's stamp", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "mema-stamp-" });
+  try {
+    const connection = openConnection(`${dir}/old.sqlite3`, {});
+    try {
+      connection.db.exec("CREATE TABLE memories (id INTEGER PRIMARY KEY)");
+      connection.read(() => {
+        assert.equal(connection.memoriesStamp(), connection.changeStamp());
+      });
+      connection.db.exec("INSERT INTO memories VALUES (1)");
+      connection.read(() => {
+        assert.equal(connection.memoriesStamp(), connection.changeStamp());
+      });
+    } finally {
       connection.close();
     }
   } finally {
