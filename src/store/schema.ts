@@ -319,7 +319,7 @@ CREATE TABLE vector_changes (
  * background job's commit (a conflict check, embeddings) leaves them in place.
  */
 const CHANGE_COUNTS = `
-CREATE TABLE IF NOT EXISTS change_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS change_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT OR IGNORE INTO change_counts VALUES ('memories', 0);
 CREATE TRIGGER IF NOT EXISTS memories_counted_insert AFTER INSERT ON memories
 BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
