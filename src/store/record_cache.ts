@@ -2,12 +2,11 @@
  * Memory records kept between reads while the database has not changed.
  *
  * A `find` reads its whole candidate pool (200 memories) as records; at 1,000 memories that
- * read was a quarter of the query. The cache keeps records for as long as a change stamp
- * (from {@linkcode SqliteConnection.changeStamp}) stays the same: any commit by another
- * connection, any row this connection changed and any write transaction this process ran
- * (committed or rolled back) gives a new stamp, and a new stamp empties the cache. So a cached
- * record is always the row as the current snapshot holds it; the cache only pays off while
- * reads run without writes in between, which is when queries repeat.
+ * read was a quarter of the query. The cache keeps records for as long as a stamp stays the
+ * same (the store passes {@linkcode SqliteConnection.memoriesStamp}, which moves with every
+ * insert, update and delete of a memory by any connection); a new stamp empties the cache. So a
+ * cached record is always the row as the current snapshot holds it; the cache pays off while
+ * reads run without memory writes in between, which is when queries repeat.
  *
  * Cached records are frozen (their tags and metadata too): callers share them, and a caller
  * that changed one would change every later answer.

@@ -5,12 +5,12 @@
  * Every `find` asks the index how many memories hold each query word (to weigh it, once for
  * the words and once more for the query vector's weights) and, for the candidate pool, which
  * memories hold them; queries in one library keep asking about the same words (the names of
- * its people and projects above all). The answers hold for as long as the change stamp
- * ({@linkcode SqliteConnection.changeStamp}) stays the same, exactly like the record cache
- * (src/store/record_cache.ts): any commit by another connection, any row this connection
- * changed and any write transaction it ran gives a new stamp, and a new stamp empties the
- * cache. An undefined stamp (inside a write, where reads may see what is not committed) reads
- * through without keeping anything.
+ * its people and projects above all). The index changes only with the memories, so the answers
+ * hold for as long as the memories stamp ({@linkcode SqliteConnection.memoriesStamp}) stays the
+ * same, exactly like the record cache (src/store/record_cache.ts): any insert, update or delete
+ * of a memory by any connection gives a new stamp (a rebuild of the index bumps it too), and a
+ * new stamp empties the cache. An undefined stamp (inside a write, where reads may see what is
+ * not committed) reads through without keeping anything.
  *
  * @example
  * ```ts
