@@ -627,10 +627,10 @@ async function measureRuns(
   pathological: Record<string, string> | undefined,
 ): Promise<Map<SystemName, SystemResult>> {
   const built = new Map<Run, SystemResult["ingest"]>();
+  const names = runs.map((run) => run.name).join(", ");
   if (size <= options.sequentialMax) {
     // One call at a time; with several runs they take turns memory by memory.
     const step = Math.max(1, Math.floor(library.memories.length / 10));
-    const names = runs.map((run) => run.name).join(", ");
     const times = await timeInTurn(
       runs,
       library.memories,
@@ -666,7 +666,7 @@ async function measureRuns(
   const finds = await timeInTurn(runs, queries, (run, query) => run.target.find(query), {
     skip: options.warmup,
   });
-  log(`${runs.map((run) => run.name).join(", ")}: find done`);
+  log(`${names}: find done`);
   const recall = new Map<Run, SystemResult["recall_at_10"]>();
   for (const run of runs) {
     recall.set(run, await measureRecall(run.target, library, options.recallQuestions));
@@ -676,7 +676,7 @@ async function measureRuns(
     library.extra,
     (run, memory) => run.target.remember(memory),
   );
-  log(`${runs.map((run) => run.name).join(", ")}: remember done`);
+  log(`${names}: remember done`);
   const out = new Map<SystemName, SystemResult>();
   for (const run of runs) {
     const found = finds.get(run)!;

@@ -18,6 +18,7 @@ import { WORKSPACES_TABLE } from "./workspaces_sql.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 import { SECURE_DELETE_SINCE } from "./purge_sql.ts";
 import { countIndexedMemories, rebuildTermsIndex, TERMS_TABLES } from "./terms_sql.ts";
+import { CHANGE_COUNTS } from "./change_counts_sql.ts";
 
 /** One step from generation N-1 to N. */
 export interface Migration {
@@ -310,23 +311,6 @@ CREATE TABLE vector_changes (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   row_id INTEGER
 );
-`;
-
-/**
- * A count of the changes to `memories` (every insert, update and delete, by any connection),
- * kept by triggers in the same transaction. The caches of what memories hold (records, the
- * word index's answers) are valid while it stays the same, whatever else is written: a
- * background job's commit (a conflict check, embeddings) leaves them in place.
- */
-const CHANGE_COUNTS = `
-CREATE TABLE IF NOT EXISTS change_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
-INSERT OR IGNORE INTO change_counts VALUES ('memories', 0);
-CREATE TRIGGER IF NOT EXISTS memories_counted_insert AFTER INSERT ON memories
-BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
-CREATE TRIGGER IF NOT EXISTS memories_counted_update AFTER UPDATE ON memories
-BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
-CREATE TRIGGER IF NOT EXISTS memories_counted_delete AFTER DELETE ON memories
-BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'memories'; END;
 `;
 
 /** Every migration this build knows, in order. */

@@ -11,6 +11,7 @@
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
+import { keepsMemoryChanges, selectMemoryChanges } from "./change_counts_sql.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { type DataSyncHandle, logWarn, openDataSync, sleepSync } from "../platform/mod.ts";
@@ -267,7 +268,7 @@ export class SqliteConnection {
    * it vouches for: a commit landing in between then only gives the next call a new stamp.
    */
   changeStamp(): string | undefined {
-    if (this.#writing || (this.#depth === 0 && this.db.isTransaction)) return undefined;
+    if (this.#readsUncommitted()) return undefined;
     // Inside a read transaction the snapshot, and so its stamp, holds until it ends (SQLite
     // moves `data_version` only when a read transaction starts): asked once per read.
     if (this.#readStamp !== undefined) return this.#readStamp;
@@ -275,7 +276,7 @@ export class SqliteConnection {
       "SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes",
     ).get() as { version: number; changes: number };
     const stamp = `${row.version}:${row.changes}:${this.#writesEnded}`;
-    if (this.#depth > 0 && this.#nestedWrites === 0) this.#readStamp = stamp;
+    if (this.#keepsReadStamps()) this.#readStamp = stamp;
     return stamp;
   }
 
@@ -288,19 +289,27 @@ export class SqliteConnection {
    * answers with {@linkcode changeStamp}.
    */
   memoriesStamp(): string | undefined {
-    if (this.#writing || (this.#depth === 0 && this.db.isTransaction)) return undefined;
+    if (this.#readsUncommitted()) return undefined;
     if (this.#readMemoriesStamp !== undefined) return this.#readMemoriesStamp;
-    this.#countsMemories ??= this.db.prepare(
-      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_counts'",
-    ).get() !== undefined;
-    if (!this.#countsMemories) return this.changeStamp();
-    const row = this.db.prepare("SELECT n FROM change_counts WHERE name = 'memories'").get() as
-      | { n: number }
-      | undefined;
-    if (row === undefined) return this.changeStamp();
-    const stamp = `memories:${row.n}`;
-    if (this.#depth > 0 && this.#nestedWrites === 0) this.#readMemoriesStamp = stamp;
+    this.#countsMemories ??= keepsMemoryChanges(this.db);
+    const changes = this.#countsMemories ? selectMemoryChanges(this.db) : undefined;
+    if (changes === undefined) return this.changeStamp();
+    const stamp = `memories:${changes}`;
+    if (this.#keepsReadStamps()) this.#readMemoriesStamp = stamp;
     return stamp;
+  }
+
+  /**
+   * True inside a write transaction, or one this class did not open: reads may see changes that
+   * are not committed, so no stamp can vouch for them.
+   */
+  #readsUncommitted(): boolean {
+    return this.#writing || (this.#depth === 0 && this.db.isTransaction);
+  }
+
+  /** True inside a read transaction with no write nested in it: its stamps hold to its end. */
+  #keepsReadStamps(): boolean {
+    return this.#depth > 0 && this.#nestedWrites === 0;
   }
 
   /** Runs `fn` in one read transaction so it sees a single snapshot. */

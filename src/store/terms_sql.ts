@@ -12,6 +12,7 @@
  * at 100k memories that lookup was 41% of write-time conflict detection's time.
  * @module
  */
+import { countMemoryChange } from "./change_counts_sql.ts";
 import { createHash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { indexTokens } from "../text/index_terms.ts";
@@ -195,10 +196,7 @@ export function rebuildTermsIndex(db: DatabaseSync): number {
     count++;
   }
   // The index changed without a change to memories: tell the caches of its answers.
-  const counted = db.prepare(
-    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_counts'",
-  ).get();
-  if (counted) db.exec("UPDATE change_counts SET n = n + 1 WHERE name = 'memories'");
+  countMemoryChange(db);
   return count;
 }
 
