@@ -37,7 +37,12 @@ import {
   setMeta,
 } from "./schema.ts";
 import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
-import { openConnection, type SqliteConnection, type WriteOptions } from "./sqlite_connection.ts";
+import {
+  memoriesStampAt,
+  openConnection,
+  type SqliteConnection,
+  type WriteOptions,
+} from "./sqlite_connection.ts";
 import { RecordCache } from "./record_cache.ts";
 import { RECORD_CACHE_MAX } from "./constants.ts";
 import { TermCache } from "./term_cache.ts";
@@ -153,6 +158,18 @@ function conflictTables(db: DatabaseSync) {
 /** The conflict tables' API. */
 export type ConflictTables = ReturnType<typeof conflictTables>;
 
+/**
+ * The memories a write transaction inserted, with the tokens each added to the word index,
+ * and the memory change count at its start and end ({@linkcode Store.write}).
+ */
+interface InsertJournal {
+  start: number | undefined;
+  end: number | undefined;
+  memories: { id: number; tokens: ReadonlySet<string> }[];
+}
+
+const NO_TOKENS: ReadonlySet<string> = new Set();
+
 /** An open mema database. */
 export class Store {
   readonly path: string;
@@ -172,6 +189,8 @@ export class Store {
   );
   /** Word-index answers read since the database last changed (src/store/term_cache.ts). */
   readonly #terms = new TermCache();
+  /** What the write transaction open now inserted, for the caches ({@linkcode Store.write}). */
+  #inserts: InsertJournal | undefined;
 
   constructor(
     path: string,
@@ -190,8 +209,46 @@ export class Store {
    * process's lock never blocks this thread; `fn` itself must be synchronous.
    * `{ durable: false }` skips the disk sync, for background work a re-run redoes.
    */
-  write<T>(fn: () => T, options?: WriteOptions<T>): Promise<T> {
-    return this.#connection.write(fn, options);
+  write<T>(fn: () => T, options: WriteOptions<T> = {}): Promise<T> {
+    if (this.#connection.inWrite) return this.#connection.write(fn, options);
+    let journal: InsertJournal | undefined;
+    const journaled = () => {
+      // Read again on a retry: the attempt before it rolled back.
+      journal = { start: this.#connection.memoryChanges(), end: undefined, memories: [] };
+      this.#inserts = journal;
+      try {
+        const value = fn();
+        journal.end = this.#connection.memoryChanges();
+        return value;
+      } finally {
+        this.#inserts = undefined;
+      }
+    };
+    return this.#connection.write(journaled, {
+      ...options,
+      afterCommit: () => {
+        if (journal) this.#followInserts(journal);
+      },
+    });
+  }
+
+  /**
+   * After a commit whose only memory changes were this transaction's inserts (the change count
+   * moved by exactly as many), the record and word-index caches move to the new stamp with the
+   * new memories counted in, instead of starting over: the `remember` that follows, and its
+   * duplicate check, find what the one before read. Any other change (an update, a retire)
+   * leaves the count ahead of the inserts, and the caches start over at the next read as before;
+   * a unit rolled back to its savepoint takes its inserts out of the journal
+   * ({@linkcode Store.withinUnit}), so the two can never balance.
+   */
+  #followInserts(journal: InsertJournal): void {
+    const { start, end, memories } = journal;
+    if (start === undefined || end === undefined || end !== start + memories.length) return;
+    if (memories.length === 0) return;
+    const before = memoriesStampAt(start);
+    const after = memoriesStampAt(end);
+    this.#records.followInserts(before, after);
+    this.#terms.followInserts(before, after, memories);
   }
 
   /**
@@ -209,7 +266,10 @@ export class Store {
 
   insertMemory(memory: NewMemory): number {
     const id = memories.insertMemory(this.#connection.db, memory);
-    if (this.capabilities.fts) terms.indexMemoryTerms(this.#connection.db, id, memory);
+    const tokens = this.capabilities.fts
+      ? terms.indexMemoryTerms(this.#connection.db, id, memory)
+      : NO_TOKENS;
+    this.#inserts?.memories.push({ id, tokens });
     return id;
   }
 
@@ -588,7 +648,14 @@ export class Store {
    * undone (one imported file is all or nothing without failing the batch around it).
    */
   withinUnit<T>(fn: () => T): T {
-    return portability.withinSavepoint(this.#connection.db, fn);
+    const recorded = this.#inserts?.memories.length;
+    try {
+      return portability.withinSavepoint(this.#connection.db, fn);
+    } catch (error) {
+      // The unit's inserts were rolled back: they are no longer part of the transaction.
+      if (this.#inserts && recorded !== undefined) this.#inserts.memories.length = recorded;
+      throw error;
+    }
   }
 
   /**

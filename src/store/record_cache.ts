@@ -64,6 +64,15 @@ export class RecordCache {
   }
 
   /**
+   * Keeps the records of stamp `before` for stamp `after` when the only memory changes between
+   * the two inserted new memories (which the cache cannot hold yet); nothing happens when it
+   * holds another stamp.
+   */
+  followInserts(before: string, after: string): void {
+    if (this.#stamp === before) this.#stamp = after;
+  }
+
+  /**
    * The records of `ids` that exist, taking what the cache holds and loading the rest with
    * `load`. An undefined `stamp` means the snapshot may hold changes
    * that are not committed: everything is loaded and nothing is kept.

@@ -45,6 +45,12 @@ export interface WriteOptions<T = unknown> {
    * error is logged, the write still succeeds) and must not write.
    */
   whileSyncing?: (value: T) => void;
+  /**
+   * Runs right after the transaction committed, before anything else (`whileSyncing`, the disk
+   * sync): this process's caches are brought up to the commit before any read can ask for it.
+   * Only for the outermost write; it must not throw.
+   */
+  afterCommit?: () => void;
 }
 
 const SQLITE_BUSY = 5;
@@ -133,6 +139,7 @@ export class SqliteConnection {
     for (let attempt = 1;; attempt++) {
       const outcome = this.#tryWrite(fn, 0, durable && wal === undefined);
       if (outcome.done) {
+        options.afterCommit?.();
         const synced = wal?.group.sync();
         meanwhile(options, outcome.value);
         if (synced) {
@@ -291,12 +298,20 @@ export class SqliteConnection {
   memoriesStamp(): string | undefined {
     if (this.#readsUncommitted()) return undefined;
     if (this.#readMemoriesStamp !== undefined) return this.#readMemoriesStamp;
-    this.#countsMemories ??= keepsMemoryChanges(this.db);
-    const changes = this.#countsMemories ? selectMemoryChanges(this.db) : undefined;
+    const changes = this.memoryChanges();
     if (changes === undefined) return this.changeStamp();
-    const stamp = `memories:${changes}`;
+    const stamp = memoriesStampAt(changes);
     if (this.#keepsReadStamps()) this.#readMemoriesStamp = stamp;
     return stamp;
+  }
+
+  /**
+   * The count of memory changes as this connection sees it now (inside a write: with its own
+   * uncommitted changes), or undefined on a database without the count.
+   */
+  memoryChanges(): number | undefined {
+    this.#countsMemories ??= keepsMemoryChanges(this.db);
+    return this.#countsMemories ? selectMemoryChanges(this.db) : undefined;
   }
 
   /**
@@ -333,6 +348,11 @@ export class SqliteConnection {
 }
 
 /** Runs a write's `whileSyncing` work; its failure is the hint's, never the write's. */
+/** The {@linkcode SqliteConnection.memoriesStamp} of a database whose memory change count is `changes`. */
+export function memoriesStampAt(changes: number): string {
+  return `memories:${changes}`;
+}
+
 function meanwhile<T>(options: WriteOptions<T>, value: T): void {
   try {
     options.whileSyncing?.(value);

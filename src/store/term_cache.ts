@@ -71,14 +71,61 @@ export class TermCache {
     // An empty list counts as one id, so words no memory holds cannot pile up either.
     const size = Math.max(list.length, 1);
     if (size > TERM_CACHE_POSTINGS_MAX) return list;
-    for (const [oldest, ids] of this.#postings) {
-      if (this.#postingIds + size <= TERM_CACHE_POSTINGS_MAX) break;
-      this.#postings.delete(oldest);
-      this.#postingIds -= Math.max(ids.length, 1);
-    }
+    this.#evictPostings(size);
     this.#postings.set(token, list);
     this.#postingIds += size;
     return list;
+  }
+
+  /**
+   * Carries the answers from stamp `before` to `after` when the only memory changes between
+   * the two were the insertion of `inserted` (this process's own write, counted by the store):
+   * each new memory adds one to the count of every token it holds and its id to their
+   * postings, so a `remember` does not empty what the next lookups need. Nothing happens when
+   * the cache holds another stamp (the next lookup starts over, as for any change).
+   */
+  followInserts(
+    before: string,
+    after: string,
+    inserted: readonly { id: number; tokens: ReadonlySet<string> }[],
+  ): void {
+    if (this.#stamp !== before) return;
+    this.#stamp = after;
+    const added = new Map<string, number[]>();
+    for (const { id, tokens } of inserted) {
+      for (const token of tokens) {
+        const frequency = this.#frequencies.get(token);
+        if (frequency !== undefined) this.#frequencies.set(token, frequency + 1);
+        if (this.#postings.has(token)) {
+          const ids = added.get(token);
+          if (ids) ids.push(id);
+          else added.set(token, [id]);
+        }
+      }
+    }
+    for (const [token, ids] of added) {
+      const held = this.#postings.get(token)!;
+      this.#postingIds -= Math.max(held.length, 1);
+      if (held.length + ids.length > TERM_CACHE_POSTINGS_MAX) {
+        this.#postings.delete(token);
+        continue;
+      }
+      const grown = new Int32Array(held.length + ids.length);
+      grown.set(held);
+      grown.set(ids, held.length);
+      this.#postings.set(token, grown);
+      this.#postingIds += grown.length;
+    }
+    this.#evictPostings(0);
+  }
+
+  /** Drops the oldest postings lists until `room` more ids fit within the bound. */
+  #evictPostings(room: number): void {
+    for (const [oldest, ids] of this.#postings) {
+      if (this.#postingIds + room <= TERM_CACHE_POSTINGS_MAX) break;
+      this.#postings.delete(oldest);
+      this.#postingIds -= Math.max(ids.length, 1);
+    }
   }
 
   /** True when answers may be kept for `stamp` (emptying what an older stamp left). */

@@ -149,14 +149,15 @@ export function deferringFrequencies(db: DatabaseSync): boolean {
 
 /**
  * Writes the index row of memory `id`. `previous` is what the row held before (its
- * fields as they were), so a changed memory's old tokens leave the frequencies.
+ * fields as they were), so a changed memory's old tokens leave the frequencies. Returns the
+ * tokens whose document count the row added one to.
  */
 export function indexMemoryTerms(
   db: DatabaseSync,
   id: number,
   fields: IndexedFields,
   previous?: IndexedFields,
-): void {
+): ReadonlySet<string> {
   if (previous) unindexMemoryTerms(db, id, previous);
   const tokens = fieldTokens(fields);
   db.prepare(
@@ -168,7 +169,9 @@ export function indexMemoryTerms(
     tokens.content.join(" "),
     scopeToken(fields.workspaceCanonical),
   );
-  countTokens(db, documentTokens(fields, tokens), 1);
+  const counted = documentTokens(fields, tokens);
+  countTokens(db, counted, 1);
+  return counted;
 }
 
 /** Removes memory `id` (whose fields were `fields`) from the index. */

@@ -231,3 +231,179 @@ Deno.test("without the change count (an older database), the memories stamp is t
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("the term cache follows inserts from the stamp it holds, and only from it", () => {
+  const cache = new TermCache();
+  let reads = 0;
+  const load = (ids: number[]) => () => {
+    reads++;
+    return new Int32Array(ids);
+  };
+  const counts = (tokens: readonly string[]) => new Map(tokens.map((token) => [token, 1]));
+  cache.postings("memories:1", "kiln", load([1]));
+  cache.postings("memories:1", "glaze", load([]));
+  cache.frequencies("memories:1", ["kiln", "glaze"], counts);
+  cache.followInserts("memories:1", "memories:3", [
+    { id: 2, tokens: new Set(["kiln", "glaze"]) },
+    { id: 3, tokens: new Set(["kiln"]) },
+  ]);
+  const none = () => {
+    throw new Error("read again instead of carried");
+  };
+  assert.deepEqual([...cache.postings("memories:3", "kiln", none)], [1, 2, 3]);
+  assert.deepEqual([...cache.postings("memories:3", "glaze", none)], [2]);
+  assert.deepEqual(
+    cache.frequencies("memories:3", ["kiln", "glaze"], none),
+    new Map([["kiln", 3], ["glaze", 2]]),
+  );
+  assert.equal(reads, 2);
+  // From a stamp it does not hold, nothing is carried: the next lookup starts over.
+  cache.followInserts("memories:7", "memories:8", [{ id: 8, tokens: new Set(["kiln"]) }]);
+  assert.deepEqual([...cache.postings("memories:8", "kiln", load([1, 2, 3, 8]))], [1, 2, 3, 8]);
+  assert.equal(reads, 3);
+  // A list grown past the bound is dropped, not kept over it.
+  cache.postings(
+    "memories:8",
+    "wide",
+    load(Array.from({ length: TERM_CACHE_POSTINGS_MAX }, (_, i) => i)),
+  );
+  cache.followInserts("memories:8", "memories:9", [{ id: 9, tokens: new Set(["wide"]) }]);
+  assert.equal(cache.postings("memories:9", "wide", load([9])).length, 1);
+  assert.equal(reads, 5);
+});
+
+Deno.test("a remember carries this process's caches forward, exactly as a fresh reader sees the library", async () => {
+  const t = await openTestContext({ skipVec: true });
+  // Another process's view: its own caches, so it reads what is committed.
+  const oracle = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache`, skipVec: true });
+  const oracleCtx: ServiceContext = { ...t.ctx, store: oracle };
+  const words = ["kiln", "glaze", "clay", "wheel", "studio", "pottery"];
+  const ids = (ctx: ServiceContext, query: string) =>
+    findMemories(ctx, { query, limit: 50 }).items.map((item) => item.memory.id).sort((a, b) =>
+      a - b
+    );
+  const check = (step: string) => {
+    const mine = t.store.read(() => t.store.tokenFrequencies(words));
+    const theirs = oracle.read(() => oracle.tokenFrequencies(words));
+    assert.deepEqual(mine, theirs, `document counts after ${step}`);
+    assert.equal(
+      t.store.read(() => t.store.indexedMemories()),
+      oracle.read(() => oracle.indexedMemories()),
+    );
+    for (const word of words) assert.deepEqual(ids(t.ctx, word), ids(oracleCtx, word), step);
+  };
+  try {
+    const first = await rememberMemory(t.ctx, {
+      subject: "kiln",
+      content: "The kiln in the studio fires clay at night",
+      workspace: "pottery",
+    });
+    check("the first remember");
+    const record = () =>
+      t.store.read(() => t.store.getMemories([first.memoryId]).get(first.memoryId));
+    const cached = record();
+    // Seeded so a failure replays: remembers sharing the words, with a retire now and then.
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let step = 0; step < 24; step++) {
+      const picked = words.filter(() => next() < 0.4);
+      await rememberMemory(t.ctx, {
+        subject: `note ${step}`,
+        content: `Step ${step} of the course: ${picked.join(" and ") || "nothing shared"}.`,
+        workspace: "pottery",
+      });
+      if (step === 5) {
+        assert.equal(record(), cached, "a record read before the remembers is handed out again");
+      }
+      if (step % 7 === 6) {
+        const victim = ids(t.ctx, "course")[0];
+        await retireMemory(t.ctx, { memoryId: victim, reason: "superseded", authorized: true });
+      }
+      check(`step ${step}`);
+    }
+  } finally {
+    oracle.close();
+    t.cleanup();
+  }
+});
+
+Deno.test("a write that also changes another memory, or undoes a unit, leaves no stale answer", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const { memoryId } = await rememberMemory(t.ctx, {
+      subject: "kiln",
+      content: "The kiln fires at 1200 degrees",
+      workspace: "pottery",
+    });
+    const record = t.store.read(() => t.store.getMemory(memoryId))!;
+    const fields = (content: string) => {
+      const now = new Date().toISOString();
+      return {
+        ...record,
+        subject: "glaze",
+        content,
+        contentSha: `sha-${content}`,
+        sourceRef: null,
+        follows: null,
+        createdAt: now,
+        updatedAt: now,
+        ingestTime: now,
+      };
+    };
+    // Warm the answers for every word the transactions below touch.
+    for (const query of ["kiln", "celadon", "shino"]) contents(t.ctx, query);
+    await t.store.write(() => {
+      t.store.insertMemory(fields("A celadon glaze"));
+      t.store.changeMemory(memoryId, {
+        content: "The shino kiln fires at 1250 degrees",
+        updatedAt: new Date().toISOString(),
+      });
+    });
+    assert.deepEqual(contents(t.ctx, "shino"), ["The shino kiln fires at 1250 degrees"]);
+    assert.deepEqual(contents(t.ctx, "celadon"), ["A celadon glaze"]);
+    assert.equal(t.store.read(() => t.store.getMemory(memoryId))!.content.includes("shino"), true);
+    assert.equal(
+      t.store.read(() => t.store.getMemories([memoryId]).get(memoryId))!.content,
+      "The shino kiln fires at 1250 degrees",
+    );
+
+    // A unit rolled back to its savepoint: its memory is not counted, the one kept is.
+    for (const query of ["tenmoku", "ash"]) contents(t.ctx, query);
+    await t.store.write(() => {
+      t.store.insertMemory(fields("An ash glaze"));
+      assert.throws(() =>
+        t.store.withinUnit(() => {
+          t.store.insertMemory(fields("A tenmoku glaze"));
+          throw new Error("this unit is refused");
+        })
+      );
+    });
+    assert.deepEqual(contents(t.ctx, "tenmoku"), []);
+    assert.deepEqual(contents(t.ctx, "ash"), ["An ash glaze"]);
+    assert.deepEqual(
+      t.store.read(() => t.store.tokenFrequencies(["tenmoku", "ash"])),
+      new Map([["tenmoku", 0], ["ash", 1]]),
+    );
+
+    // A unit rolled back and a change to another memory: as many counted changes as inserts
+    // tried, yet the change must be seen.
+    for (const query of ["raku", "soda", "shino"]) contents(t.ctx, query);
+    await t.store.write(() => {
+      assert.throws(() =>
+        t.store.withinUnit(() => {
+          t.store.insertMemory(fields("A raku glaze"));
+          throw new Error("this unit is refused");
+        })
+      );
+      t.store.changeMemory(memoryId, {
+        content: "The soda kiln fires at 1300 degrees",
+        updatedAt: new Date().toISOString(),
+      });
+    });
+    assert.deepEqual(contents(t.ctx, "raku"), []);
+    assert.deepEqual(contents(t.ctx, "shino"), []);
+    assert.deepEqual(contents(t.ctx, "soda"), ["The soda kiln fires at 1300 degrees"]);
+  } finally {
+    t.cleanup();
+  }
+});
