@@ -24,6 +24,8 @@
  *   renamed like their round, spread over the rounds stored; a question scores the share of
  *   its own round's evidence turns among the 10 results (subjects / titles name the turn);
  * - `remember` p50/p95 over `--remember-sample` new memories, one call at a time;
+ * - `find` right after a `remember`, as an agent that stores a fact and then searches does:
+ *   `--remember-sample` more new memories, each followed by one query (the `find` is timed);
  * - at the largest size, pathological queries (`--pathological-reps` timed repetitions after
  *   one warm-up): 4,000 characters of library text, its first 500 characters (the peer's
  *   maximum query length), 100 distinct short words, and a Chinese query that matches nothing;
@@ -193,6 +195,8 @@ interface SystemResult {
   /** R@10 of renamed LoCoMo questions (evidence turns of their own round), by category. */
   recall_at_10: { questions: number; overall: number; by_category: Record<string, number> };
   remember_ms: LatencySummary;
+  /** `find` timed right after a `remember` of a new memory. */
+  find_after_remember_ms: LatencySummary;
   pathological?: Record<string, PathologicalResult>;
   disk: {
     memories: number;
@@ -671,12 +675,22 @@ async function measureRuns(
   for (const run of runs) {
     recall.set(run, await measureRecall(run.target, library, options.recallQuestions));
   }
+  const sample = library.extra.length / 2;
   const remembers = await timeInTurn(
     runs,
-    library.extra,
+    library.extra.slice(0, sample),
     (run, memory) => run.target.remember(memory),
   );
   log(`${names}: remember done`);
+  const pairs = library.extra.slice(sample).map((memory, i) => ({
+    memory,
+    query: queries[i % queries.length],
+  }));
+  const afterRemember = await timeInTurn(runs, pairs, async (run, { memory, query }) => {
+    await run.target.remember(memory);
+    return (await timedAsync(() => run.target.find(query))).ms;
+  });
+  log(`${names}: find after remember done`);
   const out = new Map<SystemName, SystemResult>();
   for (const run of runs) {
     const found = finds.get(run)!;
@@ -696,6 +710,7 @@ async function measureRuns(
       find_results_mean: Number((results / Math.max(1, found.ms.length)).toFixed(2)),
       recall_at_10: recall.get(run)!,
       remember_ms: summarize(remembers.get(run)!.ms),
+      find_after_remember_ms: summarize(afterRemember.get(run)!.values as number[]),
       pathological: pathological
         ? await measurePathological(run.target, pathological, options.pathologicalReps)
         : undefined,
@@ -790,6 +805,11 @@ function sizeTable(r: SizeResult): string {
     (s) => pairRatio(s?.remember_ms, peer?.remember_ms),
   );
   row("find p50 / p95 ms", (s) => pair(s?.find_ms), (s) => pairRatio(s?.find_ms, peer?.find_ms));
+  row(
+    "find right after a remember p50 / p95 ms",
+    (s) => pair(s?.find_after_remember_ms),
+    (s) => pairRatio(s?.find_after_remember_ms, peer?.find_after_remember_ms),
+  );
   row("find results per query", (s) => s ? String(s.find_results_mean) : "—", none);
   row(
     `R@10, ${(lex ?? hyb ?? peer)?.recall_at_10.questions ?? 0} renamed LoCoMo questions`,
@@ -902,7 +922,8 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       const library = buildLocomoLibrary({
         size,
-        extra: options.rememberSample,
+        // The remember sample, then as many remembered each before a `find`.
+        extra: 2 * options.rememberSample,
         seed: options.seed,
       });
       const pathological = size === largest
