@@ -24,12 +24,21 @@
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { TERM_CACHE_FREQUENCIES_MAX, TERM_CACHE_POSTINGS_MAX } from "./constants.ts";
 
+/** The ids a postings array takes up in the bound (an empty list counts as one). */
+function roomOf(list: Int32Array): number {
+  return Math.max(list.length, 1);
+}
+
 /** Document counts and postings of index tokens for one change stamp. */
 export class TermCache {
   #stamp: string | undefined;
   readonly #frequencies = new BoundedMap<string, number>(TERM_CACHE_FREQUENCIES_MAX);
-  readonly #postings = new Map<string, Int32Array>();
-  /** Ids held in {@link #postings}, all lists together. */
+  /**
+   * Each token's postings: `ids` is what callers get, a view of the first ids of `room`, which
+   * has space for more so that a memory this process inserts is added without a copy.
+   */
+  readonly #postings = new Map<string, { ids: Int32Array; room: Int32Array }>();
+  /** Room of {@link #postings} (ids it can hold), all lists together. */
   #postingIds = 0;
 
   /**
@@ -66,13 +75,13 @@ export class TermCache {
   postings(stamp: string | undefined, token: string, load: () => Int32Array): Int32Array {
     if (!this.#current(stamp)) return load();
     const held = this.#postings.get(token);
-    if (held) return held;
+    if (held) return held.ids;
     const list = load();
     // An empty list counts as one id, so words no memory holds cannot pile up either.
-    const size = Math.max(list.length, 1);
+    const size = roomOf(list);
     if (size > TERM_CACHE_POSTINGS_MAX) return list;
     this.#evictPostings(size);
-    this.#postings.set(token, list);
+    this.#postings.set(token, { ids: list, room: list });
     this.#postingIds += size;
     return list;
   }
@@ -105,26 +114,34 @@ export class TermCache {
     }
     for (const [token, ids] of added) {
       const held = this.#postings.get(token)!;
-      this.#postingIds -= Math.max(held.length, 1);
-      if (held.length + ids.length > TERM_CACHE_POSTINGS_MAX) {
+      const length = held.ids.length + ids.length;
+      if (length > TERM_CACHE_POSTINGS_MAX) {
         this.#postings.delete(token);
+        this.#postingIds -= roomOf(held.room);
         continue;
       }
-      const grown = new Int32Array(held.length + ids.length);
-      grown.set(held);
-      grown.set(ids, held.length);
-      this.#postings.set(token, grown);
-      this.#postingIds += grown.length;
+      if (length > held.room.length) {
+        // Twice the room (within the bound): a list that keeps growing is copied rarely.
+        const room = new Int32Array(
+          Math.min(Math.max(length, 2 * held.room.length), TERM_CACHE_POSTINGS_MAX),
+        );
+        room.set(held.ids);
+        this.#postingIds += roomOf(room) - roomOf(held.room);
+        held.room = room;
+      }
+      // Views handed out before keep their length, so they never see the ids added here.
+      held.room.set(ids, held.ids.length);
+      held.ids = held.room.subarray(0, length);
     }
     this.#evictPostings(0);
   }
 
   /** Drops the oldest postings lists until `room` more ids fit within the bound. */
   #evictPostings(room: number): void {
-    for (const [oldest, ids] of this.#postings) {
+    for (const [oldest, held] of this.#postings) {
       if (this.#postingIds + room <= TERM_CACHE_POSTINGS_MAX) break;
       this.#postings.delete(oldest);
-      this.#postingIds -= Math.max(ids.length, 1);
+      this.#postingIds -= roomOf(held.room);
     }
   }
 

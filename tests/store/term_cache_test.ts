@@ -257,8 +257,18 @@ Deno.test("the term cache follows inserts from the stamp it holds, and only from
     new Map([["kiln", 3], ["glaze", 2]]),
   );
   assert.equal(reads, 2);
+  // Lists handed out earlier keep what they held while later inserts add to the cache's.
+  const handedOut = cache.postings("memories:3", "kiln", none);
+  for (let id = 4; id <= 6; id++) {
+    cache.followInserts(`memories:${id - 1}`, `memories:${id}`, [
+      { id, tokens: new Set(["kiln"]) },
+    ]);
+  }
+  assert.deepEqual([...handedOut], [1, 2, 3]);
+  assert.deepEqual([...cache.postings("memories:6", "kiln", none)], [1, 2, 3, 4, 5, 6]);
+  cache.followInserts("memories:6", "memories:7", [{ id: 7, tokens: new Set(["kiln"]) }]);
   // From a stamp it does not hold, nothing is carried: the next lookup starts over.
-  cache.followInserts("memories:7", "memories:8", [{ id: 8, tokens: new Set(["kiln"]) }]);
+  cache.followInserts("memories:5", "memories:8", [{ id: 8, tokens: new Set(["kiln"]) }]);
   assert.deepEqual([...cache.postings("memories:8", "kiln", load([1, 2, 3, 8]))], [1, 2, 3, 8]);
   assert.equal(reads, 3);
   // A list grown past the bound is dropped, not kept over it.
