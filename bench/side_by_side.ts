@@ -25,7 +25,8 @@
  *   its own round's evidence turns among the 10 results (subjects / titles name the turn);
  * - `remember` p50/p95 over `--remember-sample` new memories, one call at a time;
  * - `find` right after a `remember`, as an agent that stores a fact and then searches does:
- *   `--remember-sample` more new memories, each followed by one query (the `find` is timed);
+ *   `--remember-sample` more new memories, each followed by one query the `find` phase did not
+ *   ask (the `find` is timed; at 1k there are ~180 such questions, so a few repeat);
  * - at the largest size, pathological queries (`--pathological-reps` timed repetitions after
  *   one warm-up): 4,000 characters of library text, its first 500 characters (the peer's
  *   maximum query length), 100 distinct short words, and a Chinese query that matches nothing;
@@ -682,9 +683,12 @@ async function measureRuns(
     (run, memory) => run.target.remember(memory),
   );
   log(`${names}: remember done`);
+  // Questions the `find` phase did not ask (repeated from the start when there are too few).
+  const unasked = library.queries.slice(queries.length);
+  const fresh = unasked.length > 0 ? unasked : queries;
   const pairs = library.extra.slice(sample).map((memory, i) => ({
     memory,
-    query: queries[i % queries.length],
+    query: fresh[i % fresh.length],
   }));
   const afterRemember = await timeInTurn(runs, pairs, async (run, { memory, query }) => {
     await run.target.remember(memory);
