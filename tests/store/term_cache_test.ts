@@ -8,7 +8,18 @@ import { DatabaseSync } from "node:sqlite";
 import { TermCache } from "../../src/store/term_cache.ts";
 import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
 import type { ServiceContext } from "../../src/memory/context.ts";
-import { openTestContext } from "../helpers/context.ts";
+import { openTestContext, type TestContext } from "../helpers/context.ts";
+
+/** A fresh context holding one memory about a kiln, with its id. */
+async function openKilnContext(): Promise<{ t: TestContext; memoryId: number }> {
+  const t = await openTestContext({ skipVec: true });
+  const { memoryId } = await rememberMemory(t.ctx, {
+    subject: "kiln",
+    content: "The kiln fires at 1200 degrees",
+    workspace: "pottery",
+  });
+  return { t, memoryId };
+}
 
 /** The contents `find` returns for `query`, in ranked order. */
 function contents(ctx: ServiceContext, query: string): string[] {
@@ -172,13 +183,8 @@ Deno.test("a read's change stamp holds for its snapshot and moves with a write i
 });
 
 Deno.test("records and word-index answers outlive commits that change no memory, not ones that do", async () => {
-  const t = await openTestContext({ skipVec: true });
+  const { t, memoryId } = await openKilnContext();
   try {
-    const { memoryId } = await rememberMemory(t.ctx, {
-      subject: "kiln",
-      content: "The kiln fires at 1200 degrees",
-      workspace: "pottery",
-    });
     const record = () => t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
     const first = record();
     assert.deepEqual(contents(t.ctx, "kiln"), ["The kiln fires at 1200 degrees"]);
@@ -338,13 +344,8 @@ Deno.test("a remember carries this process's caches forward, exactly as a fresh 
 });
 
 Deno.test("a write that also changes another memory, or undoes a unit, leaves no stale answer", async () => {
-  const t = await openTestContext({ skipVec: true });
+  const { t, memoryId } = await openKilnContext();
   try {
-    const { memoryId } = await rememberMemory(t.ctx, {
-      subject: "kiln",
-      content: "The kiln fires at 1200 degrees",
-      workspace: "pottery",
-    });
     const record = t.store.read(() => t.store.getMemory(memoryId))!;
     const fields = (content: string) => {
       const now = new Date().toISOString();
