@@ -247,7 +247,7 @@ export class Store {
     if (memories.length === 0) return;
     const before = memoriesStampAt(start);
     const after = memoriesStampAt(end);
-    this.#records.followInserts(before, after);
+    this.#records.followInserts(before, after, memories.length);
     this.#terms.followInserts(before, after, memories);
   }
 

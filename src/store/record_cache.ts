@@ -44,6 +44,8 @@ export class RecordCache {
   readonly #max: number;
   readonly #librarySize: () => number;
   #stamp: string | undefined;
+  /** The library's size when the stamp was taken, plus the inserts followed since. */
+  #size = 0;
   #admit = false;
   readonly #records: BoundedMap<number, MemoryRecord>;
 
@@ -65,11 +67,18 @@ export class RecordCache {
 
   /**
    * Keeps the records of stamp `before` for stamp `after` when the only memory changes between
-   * the two inserted new memories (which the cache cannot hold yet); nothing happens when it
-   * holds another stamp.
+   * the two were `count` new memories (which the cache cannot hold yet); nothing happens when it
+   * holds another stamp. A library that grows past twice the bound this way stops being cached,
+   * as if the size had been read anew.
    */
-  followInserts(before: string, after: string): void {
-    if (this.#stamp === before) this.#stamp = after;
+  followInserts(before: string, after: string, count: number): void {
+    if (this.#stamp !== before) return;
+    this.#stamp = after;
+    this.#size += count;
+    if (this.#admit && this.#size > 2 * this.#max) {
+      this.#admit = false;
+      this.#records.clear();
+    }
   }
 
   /**
@@ -86,7 +95,8 @@ export class RecordCache {
     if (stamp !== this.#stamp) {
       this.#records.clear();
       this.#stamp = stamp;
-      this.#admit = this.#librarySize() <= 2 * this.#max;
+      this.#size = this.#librarySize();
+      this.#admit = this.#size <= 2 * this.#max;
     }
     if (!this.#admit) return load(ids);
     // No intermediate set or arrays: a `find` asks for 200 ids several times.

@@ -114,6 +114,20 @@ Deno.test("the record cache serves repeats while the library fits, and steps asi
   large.read("s1", [1, 2], load);
   assert.deepEqual(loads, [[1, 2], [1, 2]], "a library over twice the cache is not cached");
   assert.equal(large.size, 0);
+
+  // A library grown past twice the cache by this process's own inserts stops being cached too.
+  loads.length = 0;
+  const growing = new RecordCache(4, () => 7);
+  growing.read("s1", [1, 2], load);
+  growing.followInserts("s1", "s2", 1);
+  growing.read("s2", [1, 2], load);
+  assert.deepEqual(loads, [[1, 2]], "8 memories: still cached across the insert");
+  growing.followInserts("s2", "s3", 1);
+  assert.equal(growing.size, 0, "9 memories: emptied");
+  growing.read("s3", [1, 2], load);
+  growing.read("s3", [1, 2], load);
+  assert.deepEqual(loads, [[1, 2], [1, 2], [1, 2]]);
+  assert.equal(growing.size, 0);
 });
 
 Deno.test("a notice added after a response found none rides on the next one, from this or another connection", async () => {
