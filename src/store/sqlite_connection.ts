@@ -48,7 +48,8 @@ export interface WriteOptions<T = unknown> {
   /**
    * Runs right after the transaction committed, before anything else (`whileSyncing`, the disk
    * sync): this process's caches are brought up to the commit before any read can ask for it.
-   * Only for the outermost write; it must not throw.
+   * Only for the outermost write. An error is logged and the write still succeeds, so it must
+   * leave things as they were when it fails.
    */
   afterCommit?: () => void;
 }
@@ -139,7 +140,7 @@ export class SqliteConnection {
     for (let attempt = 1;; attempt++) {
       const outcome = this.#tryWrite(fn, 0, durable && wal === undefined);
       if (outcome.done) {
-        options.afterCommit?.();
+        afterCommit(options);
         const synced = wal?.group.sync();
         meanwhile(options, outcome.value);
         if (synced) {
@@ -347,12 +348,21 @@ export class SqliteConnection {
   }
 }
 
-/** Runs a write's `whileSyncing` work; its failure is the hint's, never the write's. */
 /** The {@linkcode SqliteConnection.memoriesStamp} of a database whose memory change count is `changes`. */
 export function memoriesStampAt(changes: number): string {
   return `memories:${changes}`;
 }
 
+/** Runs a write's `afterCommit` work; the write committed, so its failure is never the write's. */
+function afterCommit<T>(options: WriteOptions<T>): void {
+  try {
+    options.afterCommit?.();
+  } catch (error) {
+    logWarn(`work after a commit failed (the write is saved): ${error}`);
+  }
+}
+
+/** Runs a write's `whileSyncing` work; its failure is the hint's, never the write's. */
 function meanwhile<T>(options: WriteOptions<T>, value: T): void {
   try {
     options.whileSyncing?.(value);

@@ -99,7 +99,6 @@ export class TermCache {
     inserted: readonly { id: number; tokens: ReadonlySet<string> }[],
   ): void {
     if (this.#stamp !== before) return;
-    this.#stamp = after;
     const added = new Map<string, number[]>();
     for (const { id, tokens } of inserted) {
       for (const token of tokens) {
@@ -134,6 +133,8 @@ export class TermCache {
       held.ids = held.room.subarray(0, length);
     }
     this.#evictPostings(0);
+    // Last: were anything above to fail, the cache would still hold `before` and start over.
+    this.#stamp = after;
   }
 
   /** Drops the oldest postings lists until `room` more ids fit within the bound. */
