@@ -218,7 +218,8 @@ export class Store {
       this.#inserts = journal;
       try {
         const value = fn();
-        journal.end = this.#connection.memoryChanges();
+        // Most writes insert nothing (jobs, updates): only a carry needs the count at the end.
+        if (journal.memories.length > 0) journal.end = this.#connection.memoryChanges();
         return value;
       } finally {
         this.#inserts = undefined;
@@ -244,7 +245,6 @@ export class Store {
   #followInserts(journal: InsertJournal): void {
     const { start, end, memories } = journal;
     if (start === undefined || end === undefined || end !== start + memories.length) return;
-    if (memories.length === 0) return;
     const before = memoriesStampAt(start);
     const after = memoriesStampAt(end);
     this.#records.followInserts(before, after, memories.length);
