@@ -43,7 +43,13 @@ async function measure(
     for (const memory of library.extra.map((m) => ({ ...m, workspace: "locomo" }))) {
       const written = await timedAsync(() => rememberMemory(ctx, memory));
       writes.push(written.ms);
-      const hint = timed(() => possibleDuplicateOf(ctx, written.value.memoryId));
+      const hint = timed(() =>
+        possibleDuplicateOf(ctx, {
+          id: written.value.memoryId,
+          content: memory.content,
+          workspaceCanonical: written.value.workspace,
+        })
+      );
       hints.push(hint.ms);
       if (hint.value) {
         found++;

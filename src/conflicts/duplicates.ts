@@ -88,6 +88,7 @@ function negations(lower: string, words: readonly string[]): number {
   let count = words.filter((w) => NEGATION_WORDS.has(w) || w.endsWith("n't")).length;
   const spaced = ` ${lower.replace(/[^\p{L}\p{N}']+/gu, " ")} `;
   for (const phrase of NEGATION_MULTI) if (spaced.includes(` ${phrase} `)) count++;
+  if (!HAN.test(lower)) return count;
   let han = lower;
   for (const phrase of NEGATION_HAN) {
     const parts = han.split(phrase);
@@ -229,7 +230,7 @@ export interface PossibleDuplicate {
  */
 export function nearestDuplicate(
   store: Store,
-  memory: MemoryRecord,
+  memory: Pick<MemoryRecord, "id" | "content" | "workspaceCanonical">,
 ): PossibleDuplicate | undefined {
   // A text no duplicate can match (chat that states no fact, too few content words) needs no
   // neighbours: on chat turns this was most of `remember`'s duplicate check.
@@ -253,19 +254,16 @@ export function nearestDuplicate(
 }
 
 /**
- * `write_hints.possible_duplicate` for a memory just written. Runs after the write committed;
- * any failure means no hint, never a failed write.
+ * `write_hints.possible_duplicate` for an active memory just written (as the write stored
+ * it, so the hint need not read it back). Runs after the write committed; any failure means
+ * no hint, never a failed write.
  */
 export function possibleDuplicateOf(
   ctx: ServiceContext,
-  memoryId: number,
+  written: Pick<MemoryRecord, "id" | "content" | "workspaceCanonical">,
 ): PossibleDuplicate | undefined {
   try {
-    return ctx.store.read(() => {
-      const memory = ctx.store.getMemory(memoryId);
-      if (!memory || memory.status !== "active") return undefined;
-      return nearestDuplicate(ctx.store, memory);
-    });
+    return ctx.store.read(() => nearestDuplicate(ctx.store, written));
   } catch {
     return undefined;
   }

@@ -253,8 +253,13 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       () =>
         rememberMemory(runtime.ctx, input, {
           whileSyncing: (result) => {
-            if (!result.duplicateReplay) {
-              duplicate = possibleDuplicateOf(runtime.ctx, result.memoryId);
+            // A pending fact is not active yet: nothing to be a duplicate of.
+            if (!result.duplicateReplay && (input.status ?? "active") === "active") {
+              duplicate = possibleDuplicateOf(runtime.ctx, {
+                id: result.memoryId,
+                content: input.content,
+                workspaceCanonical: result.workspace,
+              });
             }
           },
         }),

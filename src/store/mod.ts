@@ -165,10 +165,11 @@ export type ConflictTables = ReturnType<typeof conflictTables>;
 interface InsertJournal {
   start: number | undefined;
   end: number | undefined;
-  memories: { id: number; tokens: ReadonlySet<string> }[];
+  /** Each insert: its tokens, whether their counts wait, whether it folded every wait in. */
+  memories: { id: number; tokens: ReadonlySet<string>; held: boolean; folded: boolean }[];
 }
 
-const NO_TOKENS: ReadonlySet<string> = new Set();
+const NOT_INDEXED: terms.IndexedRow = { counted: new Set(), held: false, folded: false };
 
 /** An open mema database. */
 export class Store {
@@ -266,10 +267,10 @@ export class Store {
 
   insertMemory(memory: NewMemory): number {
     const id = memories.insertMemory(this.#connection.db, memory);
-    const tokens = this.capabilities.fts
+    const row = this.capabilities.fts
       ? terms.indexMemoryTerms(this.#connection.db, id, memory)
-      : NO_TOKENS;
-    this.#inserts?.memories.push({ id, tokens });
+      : NOT_INDEXED;
+    this.#inserts?.memories.push({ id, tokens: row.counted, held: row.held, folded: row.folded });
     return id;
   }
 
@@ -323,7 +324,13 @@ export class Store {
 
   /** Best full-text matches of a MATCH expression over index tokens ({@link termMatch}). */
   termHits(match: string, filters: RecallFilters, limit: number): LexicalHit[] {
-    return terms.selectTermHits(this.#connection.db, match, filters, limit);
+    return terms.selectTermHits(
+      this.#connection.db,
+      match,
+      filters,
+      limit,
+      (tokens) => this.tokenFrequencies(tokens),
+    );
   }
 
   /**
@@ -354,10 +361,16 @@ export class Store {
   /** How many memories hold each index token. */
   tokenFrequencies(tokens: readonly string[]): Map<string, number> {
     const db = this.#connection.db;
+    const stamp = this.#connection.memoriesStamp();
     return this.#terms.frequencies(
-      this.#connection.memoriesStamp(),
+      stamp,
       tokens,
-      (missing) => terms.selectTokenFrequencies(db, missing),
+      (missing) =>
+        terms.selectTokenFrequencies(
+          db,
+          missing,
+          this.#terms.held(stamp, () => terms.selectHeldCounts(db)),
+        ),
     );
   }
 
@@ -371,7 +384,12 @@ export class Store {
     lengths: { min: number; max: number },
     limit: number,
   ): Map<string, number> {
-    return terms.selectVocabularyByPrefix(this.#connection.db, prefix, lengths, limit);
+    const db = this.#connection.db;
+    const held = this.#terms.held(
+      this.#connection.memoriesStamp(),
+      () => terms.selectHeldCounts(db),
+    );
+    return terms.selectVocabularyByPrefix(db, prefix, lengths, limit, held);
   }
 
   /**

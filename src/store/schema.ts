@@ -17,7 +17,12 @@ import { SCHEMA_GENERATION } from "./constants.ts";
 import { WORKSPACES_TABLE } from "./workspaces_sql.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
 import { SECURE_DELETE_SINCE } from "./purge_sql.ts";
-import { countIndexedMemories, rebuildTermsIndex, TERMS_TABLES } from "./terms_sql.ts";
+import {
+  countIndexedMemories,
+  createPendingCounts,
+  rebuildTermsIndex,
+  TERMS_TABLES,
+} from "./terms_sql.ts";
 import { CHANGE_COUNTS } from "./change_counts_sql.ts";
 
 /** One step from generation N-1 to N. */
@@ -416,6 +421,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "a count of the changes to memories (keeps the record caches across other writes)",
     apply(connection) {
       connection.db.exec(CHANGE_COUNTS);
+    },
+  },
+  {
+    generation: 12,
+    kind: "additive",
+    description: "the word index's counts for the newest memories, held apart until folded in",
+    apply(connection) {
+      // Starts empty: every count so far is in memories_terms_df.
+      if (getMeta(connection, "fts") === FTS_WORDS) createPendingCounts(connection.db);
     },
   },
 ];

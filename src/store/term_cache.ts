@@ -23,6 +23,7 @@
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { TERM_CACHE_FREQUENCIES_MAX, TERM_CACHE_POSTINGS_MAX } from "./constants.ts";
+import { ALL_DOCUMENTS_TOKEN, type HeldCounts } from "./terms_sql.ts";
 
 /** The ids a postings array takes up in the bound (an empty list counts as one). */
 function roomOf(list: Int32Array): number {
@@ -40,6 +41,21 @@ export class TermCache {
   readonly #postings = new Map<string, { ids: Int32Array; room: Int32Array }>();
   /** Room of {@link #postings} (ids it can hold), all lists together. */
   #postingIds = 0;
+  /**
+   * The counts of the newest memories, not folded into the vocabulary table yet
+   * (src/store/terms_sql.ts): read once per stamp, not at each lookup of a word not cached.
+   */
+  #held: { memories: number; tokens: Map<string, number> } | undefined;
+
+  /** The waiting document counts, read with `load` once per stamp. */
+  held(stamp: string | undefined, load: () => HeldCounts): HeldCounts {
+    if (!this.#current(stamp)) return load();
+    if (!this.#held) {
+      const read = load();
+      this.#held = { memories: read.memories, tokens: new Map(read.tokens) };
+    }
+    return this.#held;
+  }
 
   /**
    * How many memories hold each of `tokens`, from the cache where it knows and from `load`
@@ -91,17 +107,30 @@ export class TermCache {
    * the two were the insertion of `inserted` (this process's own write, counted by the store):
    * each new memory adds one to the count of every token it holds and its id to their
    * postings, so a `remember` does not empty what the next lookups need. Nothing happens when
-   * the cache holds another stamp (the next lookup starts over, as for any change).
+   * the cache holds another stamp (the next lookup starts over, as for any change). The
+   * waiting counts take the new memories' whose counts wait (`held`), unless an insert
+   * `folded` every waiting count into the table (they are read again).
    */
   followInserts(
     before: string,
     after: string,
-    inserted: readonly { id: number; tokens: ReadonlySet<string> }[],
+    inserted: readonly {
+      id: number;
+      tokens: ReadonlySet<string>;
+      held?: boolean;
+      folded?: boolean;
+    }[],
   ): void {
     if (this.#stamp !== before) return;
+    const waiting = inserted.some((memory) => memory.folded) ? undefined : this.#held;
+    this.#held = undefined;
     const added = new Map<string, number[]>();
-    for (const { id, tokens } of inserted) {
+    for (const { id, tokens, held } of inserted) {
+      if (waiting && held) waiting.memories++;
       for (const token of tokens) {
+        if (waiting && held && token !== ALL_DOCUMENTS_TOKEN) {
+          waiting.tokens.set(token, (waiting.tokens.get(token) ?? 0) + 1);
+        }
         const frequency = this.#frequencies.get(token);
         if (frequency !== undefined) this.#frequencies.set(token, frequency + 1);
         if (this.#postings.has(token)) {
@@ -133,6 +162,7 @@ export class TermCache {
       held.ids = held.room.subarray(0, length);
     }
     this.#evictPostings(0);
+    this.#held = waiting;
     // Last: were anything above to fail, the cache would still hold `before` and start over.
     this.#stamp = after;
   }
@@ -153,6 +183,7 @@ export class TermCache {
       this.#frequencies.clear();
       this.#postings.clear();
       this.#postingIds = 0;
+      this.#held = undefined;
       this.#stamp = stamp;
     }
     return true;
