@@ -64,10 +64,6 @@ const TOKEN = /[\p{L}\p{N}][\p{L}\p{N}_.@+'\-]*/gu;
 const READINGS_MAX = 2048;
 const READINGS = new BoundedMap<string, DuplicateReading>(READINGS_MAX);
 
-function key(word: string): string {
-  return stem(word.toLowerCase());
-}
-
 const HAN = /\p{Script=Han}/u;
 const QUESTION = /[?？]\s*["')\]]*\s*$/u;
 const TO_LISTENER = /\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b/iu;
@@ -98,6 +94,74 @@ function negations(lower: string, words: readonly string[]): number {
   return count;
 }
 
+/** Why a short text states no fact (a question, words to the listener), if it does not. */
+function notAClaim(source: string): string | undefined {
+  if (source.length > DUPLICATE_CLAIM_CHARS) return undefined;
+  if (QUESTION.test(source)) return "a question";
+  if (TO_LISTENER.test(source)) return "words to the listener";
+  return undefined;
+}
+
+/** A token without trailing dots, apostrophes and hyphens, and without a final "'s". */
+function trimWord(token: string): string {
+  let word = token;
+  const last = word.charCodeAt(word.length - 1);
+  // . ' -
+  if (last === 0x2e || last === 0x27 || last === 0x2d) word = word.replace(/[.'\-]+$/, "");
+  const end = word.length;
+  if (end >= 2 && word.charCodeAt(end - 2) === 0x27 && (word.charCodeAt(end - 1) | 0x20) === 0x73) {
+    word = word.slice(0, -2);
+  }
+  return word;
+}
+
+/** Whether `source[from, to)` (the gap between two words) ends a sentence (. ! ? : ;). */
+function endsSentence(source: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const code = source.charCodeAt(i);
+    if (code === 0x2e || code === 0x21 || code === 0x3f || code === 0x3a || code === 0x3b) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
+}
+
+/** Digits, dots and commas only ("1,200", "3.5"). */
+function numberLike(word: string): boolean {
+  if (isAsciiLetter(word.charCodeAt(0))) return false;
+  return /^[\p{N}.,]+$/u.test(word);
+}
+
+/**
+ * "name" for a word with a capital after its first letter or with a digit or `@` (an
+ * identifier), "initial" for one that only begins with a capital, else undefined.
+ */
+function capitals(word: string): "name" | "initial" | undefined {
+  let ascii = true;
+  let inner = false;
+  let marked = false;
+  for (let i = 0; i < word.length; i++) {
+    const code = word.charCodeAt(i);
+    if (code >= 0x80) {
+      ascii = false;
+      break;
+    }
+    if (i > 0 && code >= 0x41 && code <= 0x5a) inner = true;
+    if ((code >= 0x30 && code <= 0x39) || code === 0x40) marked = true;
+  }
+  if (!ascii) {
+    if (/.\p{Lu}/u.test(word) || /[\p{N}@]/u.test(word)) return "name";
+    return /^\p{Lu}/u.test(word) ? "initial" : undefined;
+  }
+  if (inner || marked) return "name";
+  const first = word.charCodeAt(0);
+  return first >= 0x41 && first <= 0x5a ? "initial" : undefined;
+}
+
 /**
  * Reads a text (its first {@link DUPLICATE_MAX_CHARS} characters) for the duplicate test. A
  * light reading, not the rule stage's sentence reader (about 2 ms for a 200-character chat
@@ -119,30 +183,24 @@ export function readForDuplicates(text: string): DuplicateReading {
   let previousEnd = 0;
   let sentenceStart = true;
   for (const match of source.matchAll(TOKEN)) {
-    const word = match[0].replace(/[.'\-]+$/, "").replace(/'s$/i, "");
+    const word = trimWord(match[0]);
     const lower = word.toLowerCase();
-    const between = source.slice(previousEnd, match.index);
-    if (/[.!?:;]/.test(between)) sentenceStart = true;
+    if (endsSentence(source, previousEnd, match.index)) sentenceStart = true;
     previousEnd = match.index + match[0].length;
     const initial = sentenceStart;
     sentenceStart = false;
     lowerWords.push(lower);
-    const stemmed = key(word);
+    const stemmed = stem(lower);
     tokens.add(stemmed);
-    if (/^[\p{N}.,]+$/u.test(word) || STOPWORDS.has(lower) || NEGATION_WORDS.has(lower)) continue;
+    if (numberLike(word) || STOPWORDS.has(lower) || NEGATION_WORDS.has(lower)) continue;
     if (inValue(match.index)) continue;
     words.add(FAMILY_OF.get(stemmed) ?? stemmed);
-    if (/.\p{Lu}/u.test(word) || /[\p{N}@]/u.test(word)) names.add(stemmed);
-    else if (/^\p{Lu}/u.test(word)) (initial ? initials : names).add(stemmed);
+    const shape = capitals(word);
+    if (shape === "name") names.add(stemmed);
+    else if (shape === "initial") (initial ? initials : names).add(stemmed);
   }
   const reading = {
-    notAClaim: source.length > DUPLICATE_CLAIM_CHARS
-      ? undefined
-      : QUESTION.test(source)
-      ? "a question"
-      : TO_LISTENER.test(source)
-      ? "words to the listener"
-      : undefined,
+    notAClaim: notAClaim(source),
     words,
     values,
     negated: negations(source.toLowerCase(), lowerWords) % 2 === 1,
@@ -234,6 +292,10 @@ export function nearestDuplicate(
 ): PossibleDuplicate | undefined {
   // A text no duplicate can match (chat that states no fact, too few content words) needs no
   // neighbours: on chat turns this was most of `remember`'s duplicate check.
+  // The cheap test first: a question or words to the listener needs no reading at all.
+  if (notAClaim(memory.content.slice(0, DUPLICATE_MAX_CHARS).replace(/[’‘`]/g, "'"))) {
+    return undefined;
+  }
   const mine = readForDuplicates(memory.content);
   if (mine.notAClaim !== undefined || mine.words.size < DUPLICATE_MIN_WORDS) return undefined;
   let best: PossibleDuplicate | undefined;
