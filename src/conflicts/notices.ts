@@ -63,11 +63,15 @@ export async function takeNotices(
     // Most responses have nothing to deliver: look before taking the write lock (and before
     // reading notices at all while none is pending and nothing changed).
     if (!store.hasPendingNotices()) return [];
-    const any = store.read(() =>
-      store.conflicts.notices({ statuses: ["pending"], limit: window, offset: 0 })
-        .some((notice) => noticeVisible(ctx, notice))
-    );
-    if (!any) return [];
+    // Under strict isolation the pending notices may all be other workspaces': look first.
+    // Otherwise every pending notice is the caller's, and the write below reads them itself.
+    if (isStrict(ctx)) {
+      const any = store.read(() =>
+        store.conflicts.notices({ statuses: ["pending"], limit: window, offset: 0 })
+          .some((notice) => noticeVisible(ctx, notice))
+      );
+      if (!any) return [];
+    }
     // Marking them delivered needs no disk sync of its own: a power cut that loses the mark
     // delivers the same notices again (they are written without one too, by detection), and
     // the next acknowledged write makes it durable anyway. With a backlog of notices after a
