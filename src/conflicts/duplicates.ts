@@ -94,6 +94,15 @@ function negations(lower: string, words: readonly string[]): number {
   return count;
 }
 
+/**
+ * The part of a text the duplicate test reads: its first {@link DUPLICATE_MAX_CHARS}
+ * characters, typographic apostrophes as plain ones (one character for another, so value
+ * offsets still hold).
+ */
+function duplicateSource(text: string): string {
+  return text.slice(0, DUPLICATE_MAX_CHARS).replace(/[’‘`]/g, "'");
+}
+
 /** Why a short text states no fact (a question, words to the listener), if it does not. */
 function notAClaim(source: string): string | undefined {
   if (source.length > DUPLICATE_CLAIM_CHARS) return undefined;
@@ -168,8 +177,7 @@ function capitals(word: string): "name" | "initial" | undefined {
  * turn, which `remember` cannot afford twice): words, stems, values, names and negations.
  */
 export function readForDuplicates(text: string): DuplicateReading {
-  // One character for another, so value offsets still hold.
-  const source = text.slice(0, DUPLICATE_MAX_CHARS).replace(/[’‘`]/g, "'");
+  const source = duplicateSource(text);
   const cached = READINGS.get(source);
   if (cached) return cached;
   const values = extractValues(source);
@@ -291,11 +299,9 @@ export function nearestDuplicate(
   memory: Pick<MemoryRecord, "id" | "content" | "workspaceCanonical">,
 ): PossibleDuplicate | undefined {
   // A text no duplicate can match (chat that states no fact, too few content words) needs no
-  // neighbours: on chat turns this was most of `remember`'s duplicate check.
-  // The cheap test first: a question or words to the listener needs no reading at all.
-  if (notAClaim(memory.content.slice(0, DUPLICATE_MAX_CHARS).replace(/[’‘`]/g, "'"))) {
-    return undefined;
-  }
+  // neighbours: on chat turns this was most of `remember`'s duplicate check. The cheap test
+  // first: a question or words to the listener needs no reading at all.
+  if (notAClaim(duplicateSource(memory.content))) return undefined;
   const mine = readForDuplicates(memory.content);
   if (mine.notAClaim !== undefined || mine.words.size < DUPLICATE_MIN_WORDS) return undefined;
   let best: PossibleDuplicate | undefined;

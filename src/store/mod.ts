@@ -360,18 +360,18 @@ export class Store {
 
   /** How many memories hold each index token. */
   tokenFrequencies(tokens: readonly string[]): Map<string, number> {
-    const db = this.#connection.db;
     const stamp = this.#connection.memoriesStamp();
     return this.#terms.frequencies(
       stamp,
       tokens,
       (missing) =>
-        terms.selectTokenFrequencies(
-          db,
-          missing,
-          this.#terms.held(stamp, () => terms.selectHeldCounts(db)),
-        ),
+        terms.selectTokenFrequencies(this.#connection.db, missing, this.#heldCounts(stamp)),
     );
+  }
+
+  /** The word counts not folded into the vocabulary yet, cached per stamp by the term cache. */
+  #heldCounts(stamp: string | undefined): terms.HeldCounts {
+    return this.#terms.held(stamp, () => terms.selectHeldCounts(this.#connection.db));
   }
 
   /**
@@ -384,12 +384,8 @@ export class Store {
     lengths: { min: number; max: number },
     limit: number,
   ): Map<string, number> {
-    const db = this.#connection.db;
-    const held = this.#terms.held(
-      this.#connection.memoriesStamp(),
-      () => terms.selectHeldCounts(db),
-    );
-    return terms.selectVocabularyByPrefix(db, prefix, lengths, limit, held);
+    const held = this.#heldCounts(this.#connection.memoriesStamp());
+    return terms.selectVocabularyByPrefix(this.#connection.db, prefix, lengths, limit, held);
   }
 
   /**

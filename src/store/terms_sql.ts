@@ -261,20 +261,11 @@ function dropHeldCounts(db: DatabaseSync, id: number): boolean {
 }
 
 /** Moves every waiting count into `memories_terms_df` (inside a write transaction). */
-export function foldPendingCounts(db: DatabaseSync): number {
-  if (!holdsPendingCounts(db)) return 0;
-  const rows = db.prepare("SELECT terms FROM memories_terms_pending").all() as {
-    terms: string;
-  }[];
-  if (rows.length === 0) return 0;
-  const sums = new Map<string, number>([[ALL_DOCUMENTS_TOKEN, rows.length]]);
-  for (const row of rows) {
-    if (row.terms === "") continue;
-    for (const token of row.terms.split(" ")) sums.set(token, (sums.get(token) ?? 0) + 1);
-  }
-  writeFrequencies(db, sums);
+function foldPendingCounts(db: DatabaseSync): void {
+  const held = selectHeldCounts(db);
+  if (held.memories === 0) return;
+  writeFrequencies(db, [[ALL_DOCUMENTS_TOKEN, held.memories], ...held.tokens]);
   db.prepare("DELETE FROM memories_terms_pending").run();
-  return rows.length;
 }
 
 /** The document counts still waiting: each token's, and the memories they belong to. */
