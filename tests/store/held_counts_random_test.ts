@@ -3,7 +3,8 @@
  * retire, merge, a bulk import that creates and rewrites notes, a write rolled back, a
  * second process writing the same file), checked after each step against the index's own
  * per-token document counts (FTS5 MATCH), from this process and from the other one. The
- * sequences run past several folds of the waiting counts (`PENDING_FOLD_AT`).
+ * sequences run past several folds of the waiting counts (`PENDING_FOLD_AT`); every tenth step
+ * `find` must rank the same from both long-lived stores as from one opened fresh on the file.
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -13,6 +14,7 @@ import type { ServiceContext } from "../../src/memory/context.ts";
 import { rememberInTransaction, rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { importUnits } from "../../src/portability/import.ts";
+import { findMemories } from "../../src/recall/find.ts";
 import { markdownUnit } from "../../src/portability/sources.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import { PENDING_FOLD_AT } from "../../src/store/terms_sql.ts";
@@ -78,6 +80,34 @@ function assertCountsExact(
   }
 }
 
+/**
+ * `find` answers the same from the long-lived stores (whose caches carried every write) as
+ * from a store opened fresh on the file.
+ */
+async function assertSameRanking(
+  ctx: ServiceContext,
+  otherCtx: ServiceContext,
+  query: string,
+  step: string,
+): Promise<number> {
+  const fresh = await openStore(ctx.store.path, {
+    cacheDir: `${ctx.store.path}.cache`,
+    skipVec: true,
+  });
+  try {
+    const ranking = (on: ServiceContext) =>
+      findMemories(on, { query, limit: 20 }).items.map((item) =>
+        `${item.memory.id}:${item.score.toFixed(9)}`
+      );
+    const expected = ranking({ ...ctx, store: fresh });
+    assert.deepEqual(ranking(ctx), expected, `${step}: "${query}"`);
+    assert.deepEqual(ranking(otherCtx), expected, `${step}: "${query}", other process`);
+    return expected.length;
+  } finally {
+    fresh.close();
+  }
+}
+
 async function runSequence(
   seed: number,
   steps: number,
@@ -92,6 +122,8 @@ async function runSequence(
   const live: number[] = [];
   let folds = 0;
   let skipped = 0;
+  let rankings = 0;
+  let found = 0;
   let waitingBefore = 0;
   const waiting = () => {
     const db = new DatabaseSync(t.dbPath, { readOnly: true });
@@ -188,11 +220,19 @@ async function runSequence(
       const name = `seed ${seed} step ${step} (${label})`;
       assertCountsExact(t.store, expected, () => random() < share, name);
       assertCountsExact(other, expected, () => random() < share, `${name}, other process`);
+      if (step % 10 === 0) {
+        rankings++;
+        if (await assertSameRanking(t.ctx, otherCtx, text(), name) > 0) found++;
+      }
     }
   } finally {
     other.close();
     t.cleanup();
   }
+  assert.ok(
+    found >= rankings * 0.8,
+    `seed ${seed}: ${found} of ${rankings} queries found memories`,
+  );
   return { folds, skipped };
 }
 
