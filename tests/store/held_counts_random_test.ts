@@ -1,8 +1,8 @@
 /**
  * Random sequences of every write that touches the word index (remember, new content, purge,
- * retire, merge, a bulk import that creates and rewrites notes, a write rolled back, a
- * second process writing the same file), checked after each step against the index's own
- * per-token document counts (FTS5's own vocabulary view), from this process and from the other one. The
+ * retire, merge, a bulk import that creates and rewrites notes, a write rolled back, a second
+ * process writing the same file), checked after each step against the index's own per-token
+ * document counts (FTS5's vocabulary view), from this process and from the other one. The
  * sequences run past several folds of the waiting counts (`PENDING_FOLD_AT`); every tenth step
  * `find` must rank the same from both long-lived stores as from one opened fresh on the file.
  */
