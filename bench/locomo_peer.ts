@@ -37,7 +37,7 @@ import {
   scoreTable,
   sessionTurns,
 } from "./helpers/locomo.ts";
-import { startMemaServer } from "./helpers/mcp_server.ts";
+import { envArguments, startMemaServer } from "./helpers/mcp_server.ts";
 import {
   machineFacts,
   markdownTable,
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
   });
   const data = loadLocomo(values.data);
   const selected = values.conversations ? data.slice(0, Number(values.conversations)) : data;
-  const env = Object.fromEntries(values.env.map((pair) => pair.split("=", 2)));
+  const env = envArguments(values.env);
   console.error("running mema…");
   const mema = await runMema(selected, env);
   console.error("running the peer…");

@@ -28,6 +28,7 @@ import {
   scoreTable,
   sessionTurns,
 } from "./helpers/locomo.ts";
+import { envArguments } from "./helpers/mcp_server.ts";
 import { percentile, ROOT } from "./helpers/stats.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   const data = loadLocomo(values.data);
   const selected = values.conversations ? data.slice(0, Number(values.conversations)) : data;
   const home = Deno.makeTempDirSync({ prefix: "mema-locomo-" });
-  const extraEnv = Object.fromEntries(values.env.map((pair) => pair.split("=", 2)));
+  const extraEnv = envArguments(values.env);
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", "--allow-all", "--quiet", `${ROOT}/main.ts`, "serve"],
@@ -75,6 +76,9 @@ async function main(): Promise<void> {
   /** The conversation of each score: R@10 per conversation is the per-fold figure. */
   const conversationOf: string[] = [];
   const queryMs: number[] = [];
+  /** How many answers came in each mode (hybrid, lexical, …), and the warnings they gave. */
+  const modes = new Map<string, number>();
+  const warnings = new Set<string>();
   let stored = 0;
   let ingestMs = 0;
   let indexMs = 0;
@@ -128,6 +132,8 @@ async function main(): Promise<void> {
           limit: 10,
         });
         queryMs.push(performance.now() - t0);
+        modes.set(response.mode, (modes.get(response.mode) ?? 0) + 1);
+        for (const warning of response.warnings ?? []) warnings.add(warning);
         const ranked = (response.data.results as { memory_id: number }[]).map((r) =>
           idToDia.get(r.memory_id)
         );
@@ -150,12 +156,24 @@ async function main(): Promise<void> {
     index_wait_ms: Math.round(indexMs),
     query_p50_ms: Number(percentile(queryMs, 0.5).toFixed(2)),
     query_p95_ms: Number(percentile(queryMs, 0.95).toFixed(2)),
+    modes: Object.fromEntries(modes),
+    warnings: [...warnings],
     table,
     at: new Date().toISOString(),
   };
   console.log(
     `LoCoMo evidence recall (${values.label}), ${stored} memories, ${scores.length} questions`,
   );
+  // The label is the caller's word; the answers say what actually ranked them.
+  const answered = [...modes].map(([mode, n]) => `${mode} ${n}`).join(", ");
+  console.log(`answers by mode: ${answered}`);
+  for (const warning of warnings) console.log(`warning from the server: ${warning}`);
+  if (extraEnv.MEMA_EMBEDDING_MODEL && !modes.has("hybrid")) {
+    console.log(
+      `MEMA_EMBEDDING_MODEL=${extraEnv.MEMA_EMBEDDING_MODEL} was asked for, but no answer used ` +
+        "it: these are lexical figures (is the model installed where MEMA_MODELS_DIR points?)",
+    );
+  }
   console.log("| category | n | R@5 | R@10 | MRR |\n|---|---|---|---|---|");
   for (const row of table) {
     console.log(

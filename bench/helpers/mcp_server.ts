@@ -134,3 +134,17 @@ export async function startMemaServer(options: {
     close: () => client.close(),
   };
 }
+
+/**
+ * `--env KEY=VALUE` arguments as an environment: each split at its first "=", so a value may
+ * hold one. Throws on an argument without a key.
+ */
+export function envArguments(pairs: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Error(`--env wants KEY=VALUE, got "${pair}"`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
