@@ -60,7 +60,7 @@ import {
   type LocomoLibrary,
 } from "./helpers/locomo_library.ts";
 import { type MemaServer, startMemaServer } from "./helpers/mcp_server.ts";
-import { seededRandom } from "./helpers/notes.ts";
+import { seededRandom } from "../tests/helpers/random.ts";
 import { ensureStaticModel, STATIC_MODEL_ID } from "./helpers/static_model.ts";
 import {
   type LatencySummary,

@@ -24,7 +24,7 @@ import {
   scoredQuestions,
   sessionTurns,
 } from "./locomo.ts";
-import { seededRandom } from "./notes.ts";
+import { seededRandom } from "../../tests/helpers/random.ts";
 
 /** One memory of the library, in terms both servers take. */
 export interface LibraryMemory {

@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import { seededRandom } from "../../tests/helpers/random.ts";
 
 /** One generated memory, in the shape `rememberMemory` takes. */
 export interface GeneratedNote {
@@ -22,18 +23,6 @@ export interface GeneratedNote {
   eventTime: string;
   /** Which template family produced it. */
   kind: "fact" | "note" | "cjk_fact" | "cjk_note" | "mixed";
-}
-
-/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PEOPLE = (

@@ -1,3 +1,4 @@
+import { seededRandom } from "../helpers/random.ts";
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
 import { ROW_MAX_CHARS } from "../../src/evidence/constants.ts";
 import { type ContentRow, segmentContent, segmentMemory } from "../../src/evidence/segment.ts";
@@ -33,18 +34,6 @@ function assertRowInvariants(content: string, rows: ContentRow[]): void {
 }
 
 // ---------------------------------------------------------------- property test
-
-/** mulberry32: small, seeded, good enough to spread cases. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   "deploy server monday config cache user prefers dark mode editor vim tests pass the a of " +

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { seededRandom } from "../helpers/random.ts";
 import { makeTempHome } from "../helpers/server.ts";
 import {
   assertDatabaseConsistent,
   type KillableServer,
   runSeed,
-  seededRandom,
   spawnStdioServer,
   withDatabase,
 } from "./harness.ts";

@@ -4,6 +4,7 @@
  * test ends with (integrity, FTS and evidence rows in step with `memories`).
  * @module
  */
+import { seededRandom } from "../helpers/random.ts";
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -159,18 +160,6 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
       rows: count("SELECT count(*) AS n FROM memory_rows"),
     };
   });
-}
-
-/** A deterministic pseudo-random generator (mulberry32), so a failing run can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The seed of this run: `MEMA_RELIABILITY_SEED` or the clock, printed so it can be replayed. */

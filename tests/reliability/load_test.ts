@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
 import { type Envelope, makeTempHome, startServer } from "../helpers/server.ts";
-import { assertDatabaseConsistent, runSeed, seededRandom, withDatabase } from "./harness.ts";
+import { seededRandom } from "../helpers/random.ts";
+import { assertDatabaseConsistent, runSeed, withDatabase } from "./harness.ts";
 
 /** How long the writers run. Long enough for thousands of contended writes, short for CI. */
 const LOAD_MS = 8_000;

@@ -19,24 +19,13 @@ import { markdownUnit } from "../../src/portability/sources.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import { PENDING_FOLD_AT } from "../../src/store/terms_sql.ts";
 import { openTestContext } from "../helpers/context.ts";
+import { seededRandom } from "../helpers/random.ts";
 
 const WORDS = (
   "harbour ferry glaze kiln orchard violin meadow lantern copper thistle saddle quarry " +
   "harbourmaster kilns ferries orchards lanterns zanzibarian quixotic xylograph wharf " +
   "茶室 静岡 deploy staging port 5433 rollback"
 ).split(" ");
-
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Every token's document count as FTS5 itself holds it (its vocabulary view, independent of
@@ -112,7 +101,7 @@ async function runSequence(
   seed: number,
   steps: number,
 ): Promise<{ folds: number; skipped: number }> {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const text = () =>
     Array.from({ length: 2 + Math.floor(random() * 5) }, () => pick(WORDS)).join(" ");
