@@ -4,7 +4,6 @@
  * test ends with (integrity, FTS and evidence rows in step with `memories`).
  * @module
  */
-import { seededRandom } from "../helpers/random.ts";
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
