@@ -7,7 +7,6 @@
  * `find` must rank the same from both long-lived stores as from one opened fresh on the file.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { mergeMemories, retireMemory } from "../../src/govern/lifecycle.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import type { ServiceContext } from "../../src/memory/context.ts";
@@ -19,6 +18,7 @@ import { markdownUnit } from "../../src/portability/sources.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import { PENDING_FOLD_AT } from "../../src/store/terms_sql.ts";
 import { openTestContext } from "../helpers/context.ts";
+import { indexCounts, pendingRows } from "../helpers/index_counts.ts";
 import { seededRandom } from "../helpers/random.ts";
 
 const WORDS = (
@@ -26,30 +26,6 @@ const WORDS = (
   "harbourmaster kilns ferries orchards lanterns zanzibarian quixotic xylograph wharf " +
   "茶室 静岡 deploy staging port 5433 rollback"
 ).split(" ");
-
-/**
- * Every token's document count as FTS5 itself holds it (its vocabulary view, independent of
- * the counts under test), and the memories indexed.
- */
-function indexCounts(dbPath: string): Map<string, number> {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    const counts = new Map<string, number>();
-    db.exec("CREATE VIRTUAL TABLE temp.terms_v USING fts5vocab(main, memories_terms, 'row')");
-    const rows = db.prepare("SELECT term, doc FROM temp.terms_v").all() as {
-      term: string;
-      doc: number;
-    }[];
-    for (const row of rows) counts.set(String(row.term), Number(row.doc));
-    const all = db.prepare("SELECT count(*) AS n FROM memories_terms_docsize").get() as {
-      n: number;
-    };
-    counts.set("", Number(all.n));
-    return counts;
-  } finally {
-    db.close();
-  }
-}
 
 /**
  * `store`'s count of each token `asked` equals the index's. A random part of the vocabulary is
@@ -114,16 +90,6 @@ async function runSequence(
   let rankings = 0;
   let found = 0;
   let waitingBefore = 0;
-  const waiting = () => {
-    const db = new DatabaseSync(t.dbPath, { readOnly: true });
-    try {
-      return Number(
-        (db.prepare("SELECT count(*) AS n FROM memories_terms_pending").get() as { n: number }).n,
-      );
-    } finally {
-      db.close();
-    }
-  };
   try {
     for (let step = 0; step < steps; step++) {
       const roll = random();
@@ -201,7 +167,7 @@ async function runSequence(
           })
         );
       }
-      const now = waiting();
+      const now = pendingRows(t.dbPath);
       if (now < waitingBefore) folds++;
       waitingBefore = now;
       const expected = indexCounts(t.dbPath);

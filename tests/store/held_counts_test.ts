@@ -13,6 +13,7 @@ import { openStore, type Store } from "../../src/store/mod.ts";
 import { PENDING_FOLD_AT } from "../../src/store/terms_sql.ts";
 import { indexTokens } from "../../src/text/index_terms.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
+import { indexCounts } from "../helpers/index_counts.ts";
 
 const WORDS = [
   "harbour",
@@ -33,35 +34,6 @@ const WORDS = [
 function sentence(n: number): string {
   const pick = (k: number) => WORDS[(n * (k + 3) + k * k) % WORDS.length];
   return `The ${pick(0)} near the ${pick(1)} holds a ${pick(2)} number ${n}`;
-}
-
-/** What the index itself says: the memories holding each token, counted by FTS5. */
-function indexCounts(dbPath: string): Map<string, number> {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    const tokens = new Set<string>();
-    for (const row of db.prepare("SELECT term FROM memories_terms_df").all()) {
-      tokens.add(String(row.term));
-    }
-    for (const row of db.prepare("SELECT terms FROM memories_terms_pending").all()) {
-      for (const token of String(row.terms).split(" ")) if (token !== "") tokens.add(token);
-    }
-    tokens.delete("");
-    const counts = new Map<string, number>();
-    const count = db.prepare(
-      "SELECT count(*) AS n FROM memories_terms WHERE memories_terms MATCH ?",
-    );
-    for (const token of tokens) {
-      counts.set(token, Number((count.get(`"${token}"`) as { n: number }).n));
-    }
-    const all = db.prepare("SELECT count(*) AS n FROM memories_terms_docsize").get() as {
-      n: number;
-    };
-    counts.set("", Number(all.n));
-    return counts;
-  } finally {
-    db.close();
-  }
 }
 
 function waiting(dbPath: string): { rows: number; folded: Set<string> } {
