@@ -27,18 +27,20 @@ const browser = await launchBrowser(chromium);
 try {
   const page = await browser.newPage({ viewport: { width: WIDTH, height: 900 } });
   await page.goto(console_.url);
+  // The printed URL leads to the session's own path; every page lives under it.
+  const base = page.url();
   const shots: [string, string][] = [
-    ["overview", "/"],
-    ["memories", "/memories?q=release+deadline"],
+    ["overview", "./"],
+    ["memories", "memories?q=release+deadline"],
     [
       "memory",
-      `/memories/${seeded.office}?from=1&to=2`,
+      `memories/${seeded.office}?from=1&to=2`,
     ],
-    ["conflict", `/conflicts/${seeded.conflictId}`],
-    ["settings", "/settings"],
+    ["conflict", `conflicts/${seeded.conflictId}`],
+    ["settings", "settings"],
   ];
   for (const [name, path] of shots) {
-    await page.goto(`${console_.origin}${path}`);
+    await page.goto(new URL(path, base).href);
     const height = Number(
       await page.evaluate(
         "Math.ceil(document.querySelector('main').getBoundingClientRect().bottom)",

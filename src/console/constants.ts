@@ -15,11 +15,25 @@ export const CONSOLE_DEFAULT_PORT = 8766;
 /** The console binds to loopback only; there is no flag to change it (issue 16). */
 export const CONSOLE_HOST = "127.0.0.1";
 
-/** The session cookie holding the token (HttpOnly, SameSite=Strict). */
-export const SESSION_COOKIE = "mema_console";
+/**
+ * Where a session's pages live: `/s/<secret>/…`. The secret is in the path, not in a cookie
+ * (a cookie for 127.0.0.1 goes to every port, so to every other local web app).
+ */
+export const SESSION_PATH_PREFIX = "/s/";
 
-/** The cookie remembering the workspace chosen in the header (not a secret). */
-export const WORKSPACE_COOKIE = "mema_workspace";
+/**
+ * Sessions one console keeps; past it the least recently used ends. Each opening of the printed
+ * URL starts one (a tab, a second browser, a reopened window); 32 is more than a person opens in
+ * one console's life, and bounds what a script replaying the token can make the console hold.
+ */
+export const MAX_CONSOLE_SESSIONS = 32;
+
+/**
+ * Longest page path (with its query) the console returns to after a change. The longest it
+ * makes itself is a memories search with every filter, well under 4 KiB; anything longer falls
+ * back to the overview.
+ */
+export const MAX_RETURN_PATH_CHARS = 4096;
 
 /** The form field carrying the CSRF token on every state-changing request. */
 export const CSRF_FIELD = "csrf";

@@ -15,18 +15,25 @@ export interface PageFrame {
   workspaces: string[];
   /** True when "All workspaces" may be offered (isolation `none`/`weak`). */
   allowAll: boolean;
-  /** The current path + query, to return to after the workspace changes. */
+  /**
+   * The session's root path with its trailing slash (`/s/<secret>/`): the page's `<base>`, so
+   * every link and form (all relative, `./…`) stays inside the session.
+   */
+  base: string;
+  /** The session's CSRF value, for the workspace picker's form. */
+  csrf: string;
+  /** The current page path inside the session, with its query, to return to after a switch. */
   here: string;
   flash?: string;
   error?: string;
 }
 
 const NAV: [PageFrame["active"], string, string][] = [
-  ["overview", "/", "Overview"],
-  ["memories", "/memories", "Memories"],
-  ["conflicts", "/conflicts", "Conflicts"],
-  ["scan", "/scan-queue", "Scan queue"],
-  ["settings", "/settings", "Settings"],
+  ["overview", "./", "Overview"],
+  ["memories", "./memories", "Memories"],
+  ["conflicts", "./conflicts", "Conflicts"],
+  ["scan", "./scan-queue", "Scan queue"],
+  ["settings", "./settings", "Settings"],
 ];
 
 /** A whole HTML document. */
@@ -50,6 +57,7 @@ export function layout(frame: PageFrame, body: Html): Html {
       <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
+        <base href="${frame.base}">
         <title>${frame.title} · mema console</title>
         <link rel="stylesheet" href="/static/console.css">
         <script src="/static/console.js" defer></script>
@@ -60,7 +68,8 @@ export function layout(frame: PageFrame, body: Html): Html {
           <nav>${NAV.map(([key, href, label]) =>
             html`<a href="${href}" class="${frame.active === key ? "active" : ""}">${label}</a>`
           )}</nav>
-          <form method="get" action="/workspace" aria-label="workspace">
+          <form method="post" action="./workspace" aria-label="workspace">
+            ${csrfField(frame.csrf)}
             <label for="ws-pick" class="small">Workspace</label>
             <select id="ws-pick" name="ws" data-autosubmit>${options}</select>
             <input type="hidden" name="back" value="${frame.here}">

@@ -1,7 +1,8 @@
 /**
  * The console's HTTP server: loopback only, the MCP transport's Host/Origin guards, a random
- * token (printed in the URL once, then held in an HttpOnly SameSite=Strict cookie) on every
- * request, and on every state-changing request a CSRF token and a same-origin check.
+ * token (printed in the URL) that starts a session, sessions as capability URLs (`/s/<secret>/…`,
+ * see `session.ts`; no cookie), and on every state-changing request a POST with the session's
+ * CSRF value and a same-origin check.
  *
  * @example
  * ```ts
@@ -27,9 +28,7 @@ import {
   CONSOLE_BODY_TIMEOUT_MS,
   CONSOLE_HOST,
   CSRF_FIELD,
-  SESSION_COOKIE,
   TOKEN_BYTES,
-  WORKSPACE_COOKIE,
 } from "./constants.ts";
 import { type Html, html } from "./html.ts";
 import { layout, type PageFrame } from "./layout.ts";
@@ -40,7 +39,19 @@ import { overviewPage } from "./pages/overview.ts";
 import { scanQueue } from "./pages/scan_queue.ts";
 import { settingsPage } from "./pages/settings.ts";
 import type { ConsoleEnv, ConsoleScope, PageResult } from "./scope.ts";
-import { ALL_WORKSPACES, chooseWorkspace, scopedContext } from "./workspace.ts";
+import {
+  type ConsoleSession,
+  ConsoleSessions,
+  safeReturnPath,
+  sessionPath,
+  splitSessionPath,
+} from "./session.ts";
+import {
+  chooseWorkspace,
+  pickWorkspace,
+  scopedContext,
+  type WorkspaceChoice,
+} from "./workspace.ts";
 
 /** A running console. */
 export interface ConsoleServer {
@@ -56,9 +67,8 @@ export interface ConsoleServer {
 export interface ConsoleOptions {
   /** 0 picks a free port. */
   port: number;
-  /** Fixed tokens (tests); random by default. */
+  /** A fixed token (tests); random by default. */
   token?: string;
-  csrf?: string;
 }
 
 function randomToken(): string {
@@ -71,11 +81,13 @@ function randomToken(): string {
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy":
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    // base-uri 'self': each page's <base> is its session's root (/s/<secret>/).
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'self'",
   "X-Frame-Options": "DENY",
   "X-Content-Type-Options": "nosniff",
-  // The first URL carries the token: no other origin may see a console URL. (Not
-  // "no-referrer": with it, Chromium sends "Origin: null" on the console's own form posts.)
+  // Every console URL carries a secret (the token, then the session's): no other origin may see
+  // one in a Referer. (Not "no-referrer": with it, Chromium sends "Origin: null" on the
+  // console's own form posts.)
   "Referrer-Policy": "same-origin",
   "Cache-Control": "no-store",
 };
@@ -116,24 +128,6 @@ function refusalPage(refusal: Refusal | { status: number; message: string }): Re
   );
 }
 
-function cookies(request: Request): Map<string, string> {
-  const jar = new Map<string, string>();
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const at = part.indexOf("=");
-    if (at > 0) jar.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
-  }
-  return jar;
-}
-
-function decodeCookie(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return undefined;
-  }
-}
-
 function statusOf(error: MemaError): number {
   switch (error.code) {
     case "not_found":
@@ -151,13 +145,6 @@ function describeError(error: MemaError): string {
   return `${error.reason}${error.hint ? ` (${error.hint})` : ""}`;
 }
 
-/** Only local paths may be returned to (no `//host`, no scheme). */
-function safeBack(back: string | null): string {
-  return back !== null && back.startsWith("/") && !back.startsWith("//") && !back.includes("\\")
-    ? back
-    : "/";
-}
-
 /** Starts the console over `base` (whose caller is `console/<user>`). */
 export function startConsole(
   base: ServiceContext,
@@ -165,7 +152,7 @@ export function startConsole(
   options: ConsoleOptions,
 ): ConsoleServer {
   const token = options.token ?? randomToken();
-  const csrf = options.csrf ?? randomToken();
+  const sessions = new ConsoleSessions(randomToken);
   let port = options.port;
 
   async function handle(request: Request): Promise<Response> {
@@ -184,35 +171,26 @@ export function startConsole(
     if (request.method === "GET" && url.pathname === "/favicon.ico") {
       return new Response(null, { status: 204, headers: SECURITY_HEADERS });
     }
-    const jar = cookies(request);
-    const given = url.searchParams.get("token");
-    if (request.method === "GET" && given !== null) {
-      if (!sameSecret(given, token)) {
-        return refusalPage({
-          status: 401,
-          message: "This link's token is not valid: use the URL `mema console` printed.",
-        });
-      }
-      url.searchParams.delete("token");
-      return redirect(`${url.pathname}${url.search}`, {
-        "Set-Cookie": `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict`,
-      });
-    }
-    const session = jar.get(SESSION_COOKIE);
-    if (session === undefined || !sameSecret(session, token)) {
+    const inSession = splitSessionPath(url.pathname);
+    if (inSession === undefined) return openSession(request, url);
+    const session = sessions.find(inSession.secret);
+    if (session === undefined) {
       return refusalPage({
         status: 401,
         message:
-          "This console needs its token: open the URL `mema console` printed (it holds ?token=…).",
+          "This console address is not (or no longer) valid: open the URL `mema console` printed (it holds ?token=…).",
       });
     }
-    const requested = jar.get(WORKSPACE_COOKIE);
-    const choice = chooseWorkspace(base, decodeCookie(requested), env.config.workspace);
+    const root = sessionPath(session);
+    // Relative links need the trailing slash: `/s/<secret>` alone goes to its overview.
+    if (inSession.inner === "") return redirect(`${root}/`);
+    const inner = inSession.inner;
+    const choice = chooseWorkspace(base, session.workspace, env.config.workspace);
     const scope: ConsoleScope = {
       ctx: scopedContext(base, choice.workspace),
       workspace: choice.workspace,
       strict: choice.strict,
-      csrf,
+      csrf: session.csrf,
       url,
       env,
     };
@@ -222,30 +200,33 @@ export function startConsole(
       workspace: choice.workspace,
       workspaces: choice.workspaces,
       allowAll: choice.allowAll,
-      here: `${url.pathname}${url.search}`,
+      base: `${root}/`,
+      csrf: session.csrf,
+      here: `${inner}${url.search}`,
     });
-    if (request.method === "POST") return await post(request, url, scope, frame, origin);
+    if (request.method === "POST") {
+      return await post(request, { url, inner, session, root, choice, scope, frame, origin });
+    }
     if (request.method !== "GET" && request.method !== "HEAD") {
       return refusalPage({ status: 405, message: `${request.method} is not served here` });
     }
-    if (url.pathname === "/workspace") {
-      const wanted = url.searchParams.get("ws") ?? "";
-      const back = safeBack(url.searchParams.get("back"));
-      if (wanted === ALL_WORKSPACES && !choice.allowAll) {
-        return refusalPage({
-          status: 403,
-          message: "Workspace isolation is strict: the console shows one workspace at a time.",
-        });
-      }
-      return redirect(back, {
-        "Set-Cookie": `${WORKSPACE_COOKIE}=${
-          encodeURIComponent(wanted)
-        }; Path=/; HttpOnly; SameSite=Strict`,
-      });
+    if (inner === "/workspace") {
+      // Switching is a change of state: only the picker's POST (CSRF-checked) does it.
+      return respond(
+        layout(
+          {
+            ...frame("Not changed", ""),
+            error: "The workspace changes only through the picker in the header (a form POST).",
+          },
+          html`<p><a href="./">Back to the overview</a></p>`,
+        ),
+        405,
+        { Allow: "POST" },
+      );
     }
     try {
-      const result = await route(scope, url);
-      if (!result) return refusalPage({ status: 404, message: `nothing at ${url.pathname}` });
+      const result = await route(scope, inner);
+      if (!result) return refusalPage({ status: 404, message: `nothing at ${inner}` });
       const done = url.searchParams.get("done");
       const flash = done !== null && done in DONE_MESSAGES
         ? DONE_MESSAGES[done as keyof typeof DONE_MESSAGES]
@@ -259,21 +240,49 @@ export function startConsole(
       return respond(
         layout(
           { ...frame("Error", ""), error: describeError(error) },
-          html`<p><a href="/">Back to the overview</a></p>`,
+          html`<p><a href="./">Back to the overview</a></p>`,
         ),
         statusOf(error),
       );
     }
   }
 
-  async function post(
-    request: Request,
-    url: URL,
-    scope: ConsoleScope,
-    frame: (title: string, active: PageFrame["active"]) => PageFrame,
-    origin: string | null,
-  ): Promise<Response> {
-    // Same origin only: a page on another local port is same-site for the cookie.
+  /**
+   * Outside a session only the printed URL is served: its token starts a session, and the
+   * browser goes to the session's overview (the token leaves the address bar).
+   */
+  function openSession(request: Request, url: URL): Response {
+    const given = url.searchParams.get("token");
+    if (request.method !== "GET" || given === null) {
+      return refusalPage({
+        status: 401,
+        message:
+          "This console needs its token: open the URL `mema console` printed (it holds ?token=…).",
+      });
+    }
+    if (!sameSecret(given, token)) {
+      return refusalPage({
+        status: 401,
+        message: "This link's token is not valid: use the URL `mema console` printed.",
+      });
+    }
+    // Always to the overview: the printed URL is `/?token=…`, and a path that came with a
+    // token is nothing the console made, so nothing to keep (or to redirect by).
+    return redirect(`${sessionPath(sessions.open())}/`);
+  }
+
+  async function post(request: Request, at: {
+    url: URL;
+    inner: string;
+    session: ConsoleSession;
+    root: string;
+    choice: WorkspaceChoice;
+    scope: ConsoleScope;
+    frame: (title: string, active: PageFrame["active"]) => PageFrame;
+    origin: string | null;
+  }): Promise<Response> {
+    const { url, inner, session, root, choice, scope, frame, origin } = at;
+    // Same origin only: another local port is another origin.
     if (origin !== null && new URL(origin).port !== String(port)) {
       return refusalPage({
         status: 403,
@@ -293,32 +302,41 @@ export function startConsole(
     if (!body.ok) return refusalPage(body);
     const form = new URLSearchParams(body.text);
     const given = form.get(CSRF_FIELD);
-    if (given === null || !sameSecret(given, csrf)) {
+    if (given === null || !sameSecret(given, session.csrf)) {
       return refusalPage({
         status: 403,
         message: "the form's CSRF token is missing or wrong: reload the page and try again",
       });
     }
-    let outcome: ActionOutcome | undefined;
-    try {
-      outcome = await runAction(scope, url.pathname, form);
-    } catch (error) {
-      if (!isMemaError(error)) throw error;
-      return respond(
+    const referer = request.headers.get("referer");
+    const back = returnFromReferer(referer, url.origin, root) ?? "/";
+    const notChanged = (error: MemaError) =>
+      respond(
         layout(
           { ...frame("Not changed", ""), error: `Nothing was changed: ${describeError(error)}` },
-          html`<p><a href="${
-            request.headers.get("referer")
-              ? safeBack(new URL(request.headers.get("referer")!).pathname)
-              : "/"
-          }">Back</a></p>`,
+          html`<p><a href="${root}${back}">Back</a></p>`,
         ),
         statusOf(error),
       );
+    if (inner === "/workspace") {
+      try {
+        session.workspace = pickWorkspace(choice, form.get("ws"));
+      } catch (error) {
+        if (!isMemaError(error)) throw error;
+        return notChanged(error);
+      }
+      return redirect(`${root}${safeReturnPath(form.get("back"), url.origin, root) ?? "/"}`);
     }
-    if (!outcome) return refusalPage({ status: 404, message: `no action at ${url.pathname}` });
+    let outcome: ActionOutcome | undefined;
+    try {
+      outcome = await runAction(scope, inner, form);
+    } catch (error) {
+      if (!isMemaError(error)) throw error;
+      return notChanged(error);
+    }
+    if (!outcome) return refusalPage({ status: 404, message: `no action at ${inner}` });
     const separator = outcome.location.includes("?") ? "&" : "?";
-    return redirect(`${outcome.location}${separator}done=${outcome.done}`);
+    return redirect(`${root}${outcome.location}${separator}done=${outcome.done}`);
   }
 
   const server = Deno.serve({
@@ -347,8 +365,24 @@ export function startConsole(
   };
 }
 
-async function route(scope: ConsoleScope, url: URL): Promise<PageResult | undefined> {
-  const path = url.pathname;
+/** The page path inside the session a same-session `Referer` names, or undefined. */
+function returnFromReferer(
+  referer: string | null,
+  origin: string,
+  root: string,
+): string | undefined {
+  if (referer === null) return undefined;
+  let from: URL;
+  try {
+    from = new URL(referer);
+  } catch {
+    return undefined;
+  }
+  if (from.origin !== origin || !from.pathname.startsWith(`${root}/`)) return undefined;
+  return safeReturnPath(`${from.pathname.slice(root.length)}${from.search}`, origin, root);
+}
+
+async function route(scope: ConsoleScope, path: string): Promise<PageResult | undefined> {
   if (path === "/") return await overviewPage(scope);
   if (path === "/memories") return await memoriesPage(scope);
   const memory = /^\/memories\/(\d+)$/.exec(path);

@@ -9,7 +9,7 @@ import { workspacesView } from "../views/workspaces.ts";
 import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
 import type { ConsoleScope } from "./scope.ts";
 
-/** The choice the cookie asks for: `*` (all) or a canonical workspace name. */
+/** The picker's value for "All workspaces"; any other value is a canonical workspace name. */
 export const ALL_WORKSPACES = "*";
 
 /** The workspace in view for a request, and what the picker offers. */
@@ -58,6 +58,26 @@ export function chooseWorkspace(
     ? configured
     : workspaces[0];
   return { workspace: known ? requested : fallback, workspaces, allowAll: false, strict };
+}
+
+/**
+ * What the session keeps after the picker sends `wanted`: `*` (all, unless isolation is strict)
+ * or one of the workspaces offered. Anything else is refused, and the session keeps its choice.
+ */
+export function pickWorkspace(choice: WorkspaceChoice, wanted: string | null): string {
+  if (wanted === ALL_WORKSPACES) {
+    if (choice.allowAll) return wanted;
+    throw new MemaError(
+      "invalid_input",
+      "workspace isolation is strict: the console shows one workspace at a time",
+      { field: "ws" },
+    );
+  }
+  if (wanted !== null && choice.workspaces.includes(wanted)) return wanted;
+  throw new MemaError("invalid_input", `there is no workspace "${wanted ?? ""}" to show`, {
+    field: "ws",
+    hint: "pick one the header's list offers",
+  });
 }
 
 /**

@@ -104,3 +104,82 @@ export async function launchBrowser(executablePath: string) {
     args: ["--no-sandbox", "--headless"],
   });
 }
+
+/** A signed-in console for raw requests, as a browser would hold it (cookies included). */
+export interface ConsoleClient {
+  /** The session's root, absolute, ending in `/`: page paths resolve against it. */
+  base: string;
+  /** Cookies the console has set so far, as a `Cookie` header ("" when none). */
+  cookieHeader(): string;
+  /** A request to `path` relative to {@linkcode base} (not followed when it redirects). */
+  send(path: string, init?: RequestInit): Promise<Response>;
+  /** GET `path`: status, body and where it redirects (absolute), if it does. */
+  get(path: string): Promise<{ status: number; text: string; location?: string }>;
+  /** POST a form to `path` from the console's own origin. */
+  post(
+    path: string,
+    form: Record<string, string>,
+  ): Promise<{ status: number; text: string; location?: string }>;
+  /** The CSRF value the forms of the page at `path` carry. */
+  csrf(path: string): Promise<string>;
+}
+
+/**
+ * Opens the printed URL the way a browser does (follows its redirect, keeps any cookie it is
+ * given) and returns a client for the session it lands in.
+ */
+export async function signIn(url: string): Promise<ConsoleClient> {
+  const jar = new Map<string, string>();
+  const keep = (response: Response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair.indexOf("=");
+      if (at > 0) jar.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+  };
+  const cookieHeader = () => [...jar].map(([name, value]) => `${name}=${value}`).join("; ");
+  const first = await fetch(url, { redirect: "manual" });
+  await first.body?.cancel();
+  if (first.status !== 303) throw new Error(`the printed URL answered ${first.status}`);
+  keep(first);
+  const base = new URL(first.headers.get("location")!, url).href;
+  const send = async (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (jar.size > 0 && !headers.has("cookie")) headers.set("cookie", cookieHeader());
+    const response = await fetch(new URL(path, base), { ...init, headers, redirect: "manual" });
+    keep(response);
+    return response;
+  };
+  const settle = async (response: Response) => {
+    const location = response.headers.get("location");
+    return {
+      status: response.status,
+      text: await response.text(),
+      location: location === null ? undefined : new URL(location, response.url).href,
+    };
+  };
+  const client: ConsoleClient = {
+    base,
+    cookieHeader,
+    send,
+    get: async (path) => settle(await send(path)),
+    post: async (path, form) =>
+      settle(
+        await send(path, {
+          method: "POST",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            origin: new URL(base).origin,
+          },
+          body: new URLSearchParams(form).toString(),
+        }),
+      ),
+    async csrf(path) {
+      const page = await client.get(path);
+      const value = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+      if (!value) throw new Error(`the page ${path} carries no CSRF value`);
+      return value;
+    },
+  };
+  return client;
+}

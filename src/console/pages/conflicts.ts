@@ -47,7 +47,7 @@ export function conflictsPage(scope: ConsoleScope): PageResult {
   }</h1>
 <p class="tabs">${
     LIST_TABS.map(([key, label]) =>
-      html`<a href="/conflicts${
+      html`<a href="./conflicts${
         query({ status: key === "unresolved" ? undefined : key })
       }" class="${key === status ? "active" : ""}">${label}</a>`
     )
@@ -59,12 +59,12 @@ export function conflictsPage(scope: ConsoleScope): PageResult {
         view.conflicts.map((group) =>
           html`
             <tr data-conflict-id="${group.id}">
-              <td><a href="/conflicts/${group.id}">#${group.id}</a></td>
+              <td><a href="./conflicts/${group.id}">#${group.id}</a></td>
               <td>${badge(group.status)}</td>
               <td>${group.valueGroups.map((g) => html`<div>“${g.value}”</div>`)}</td>
               <td>${group.members.map((m) =>
                 html`
-                  <a href="/memories/${m.memory_id}">#${m.memory_id}</a>
+                  <a href="./memories/${m.memory_id}">#${m.memory_id}</a>
                 `
               )}</td>
               <td>${group.workspaceCanonical}</td>
@@ -77,13 +77,13 @@ export function conflictsPage(scope: ConsoleScope): PageResult {
   }
 <div class="pager">${
     offset > 0
-      ? html`<a href="/conflicts${
+      ? html`<a href="./conflicts${
         query({ status, offset: Math.max(0, offset - CONFLICTS_PAGE_SIZE) || undefined })
       }">← previous</a>`
       : ""
   }${
     view.hasMore
-      ? html`<a href="/conflicts${
+      ? html`<a href="./conflicts${
         query({ status, offset: offset + CONFLICTS_PAGE_SIZE })
       }">next →</a>`
       : ""
@@ -108,7 +108,7 @@ function memberCard(group: ConflictRecord, view: ConflictMemberView, winner?: nu
   const { member, memory } = view;
   const values = group.valueGroups.filter((g) => g.memory_ids.includes(member.memory_id));
   return html`<div class="card member" data-member-id="${member.memory_id}">
-<h2><a href="/memories/${member.memory_id}">#${member.memory_id} ${
+<h2><a href="./memories/${member.memory_id}">#${member.memory_id} ${
     memory?.subject ?? "(gone)"
   }</a>${
     winner === member.memory_id
@@ -152,7 +152,7 @@ function planTable(plan: readonly PlanStep[] | readonly { memory_id: number; act
       const s = step as PlanStep;
       return html`
         <tr>
-          <td><a href="/memories/${s.memory_id}">#${s.memory_id}</a></td>
+          <td><a href="./memories/${s.memory_id}">#${s.memory_id}</a></td>
           <td>${s.action}</td>
           <td>${s.status ? badge(s.status) : ""}${s.error
             ? html`<div class="small">${s.error}</div>`
@@ -168,7 +168,7 @@ function judgeForms(scope: ConsoleScope, group: ConflictRecord, suggested?: stri
   const preselect = suggested ?? choices[0];
   return html`
     <div class="actions">
-      <form method="post" action="/conflicts/${group.id}/judge" class="stack" id="judge-form">
+      <form method="post" action="./conflicts/${group.id}/judge" class="stack" id="judge-form">
     ${csrfField(scope.csrf)}
     <input type="hidden" name="expected_revision" value="${group.revision}">
     <strong>Which value is current?</strong>
@@ -193,7 +193,7 @@ function judgeForms(scope: ConsoleScope, group: ConflictRecord, suggested?: stri
     <label><input type="checkbox" name="apply" value="1" id="judge-apply"> apply the plan and resolve in one step</label>
     <div><button type="submit" name="verdict" value="conflict">Judge and plan</button></div>
       </form>
-      <form method="post" action="/conflicts/${group.id}/judge" class="stack">
+      <form method="post" action="./conflicts/${group.id}/judge" class="stack">
     ${csrfField(scope.csrf)}
     <input type="hidden" name="expected_revision" value="${group.revision}">
     <strong>Not a conflict</strong>
@@ -214,7 +214,7 @@ function applyForms(scope: ConsoleScope, group: ConflictRecord, members: Conflic
     for (const step of pending) {
       const memory = members.find((m) => m.member.memory_id === step.memory_id)?.memory;
       forms.push(
-        html`<form method="post" action="/conflicts/${group.id}/apply" class="stack apply-step">
+        html`<form method="post" action="./conflicts/${group.id}/apply" class="stack apply-step">
 ${csrfField(scope.csrf)}
 <input type="hidden" name="expected_revision" value="${group.revision}">
 <input type="hidden" name="memory_id" value="${step.memory_id}">
@@ -241,7 +241,7 @@ ${
     }
   }
   if (failed) {
-    forms.push(html`<form method="post" action="/conflicts/${group.id}/replan" class="stack">
+    forms.push(html`<form method="post" action="./conflicts/${group.id}/replan" class="stack">
 ${csrfField(scope.csrf)}
 <input type="hidden" name="expected_revision" value="${group.revision}">
 <strong>Replan</strong>
@@ -261,7 +261,7 @@ ${
 </form>`);
   }
   if (group.plan.every((s) => s.status === "done")) {
-    forms.push(html`<form method="post" action="/conflicts/${group.id}/resolve" class="stack">
+    forms.push(html`<form method="post" action="./conflicts/${group.id}/resolve" class="stack">
 ${csrfField(scope.csrf)}
 <input type="hidden" name="expected_revision" value="${group.revision}">
 <strong>Every step is done</strong>

@@ -47,7 +47,7 @@ export async function memoriesPage(scope: ConsoleScope): Promise<PageResult> {
   const before = params.get("before") ?? "";
   const offset = Math.max(0, Math.min(10_000, Number.parseInt(params.get("offset") ?? "0") || 0));
   const form = html`
-    <form method="get" action="/memories" class="card filters" role="search">
+    <form method="get" action="./memories" class="card filters" role="search">
       <label>Search<input type="search" name="q" value="${q}" size="36" placeholder="words, names, numbers…"></label>
       <label>Status<select name="status">${options(
         STATUS_CHOICES,
@@ -84,7 +84,7 @@ export async function memoriesPage(scope: ConsoleScope): Promise<PageResult> {
       error = `${cause.reason}${cause.hint ? ` (${cause.hint})` : ""}`;
     }}
   const link = (at: number) =>
-    `/memories${query({ q, status, source, tag, after, before, offset: at || undefined })}`;
+    `./memories${query({ q, status, source, tag, after, before, offset: at || undefined })}`;
   const body = html`<h1>Memories${
     scope.workspace
       ? html`
@@ -108,10 +108,10 @@ ${
           const conflicts = results.conflicts.get(memory.id);
           return html`
             <div class="result" data-memory-id="${memory.id}">
-              <div class="title"><a href="/memories/${memory.id}">${memory.subject}</a> ${badge(
+              <div class="title"><a href="./memories/${memory.id}">${memory.subject}</a> ${badge(
                 memory.status,
               )} ${conflicts
-                ? html`<a href="/conflicts/${conflicts[0].conflictId}">${
+                ? html`<a href="./conflicts/${conflicts[0].conflictId}">${
                   badge("in conflict", "open")
                 }</a>`
                 : ""}</div>

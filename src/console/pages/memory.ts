@@ -57,7 +57,7 @@ export function memoryPage(scope: ConsoleScope, memoryId: number): PageResult {
   const confirmed = memory.sourceType === "user_confirmed" && memory.protectionLevel === "locked";
   const actions: Html[] = [];
   if (live && !confirmed) {
-    actions.push(html`<form method="post" action="/memories/${memory.id}/confirm" class="stack">
+    actions.push(html`<form method="post" action="./memories/${memory.id}/confirm" class="stack">
 ${csrfField(scope.csrf)}
 <strong>Confirm</strong>
 <div class="small muted">Mark as user-confirmed and lock it.</div>
@@ -68,7 +68,7 @@ ${csrfField(scope.csrf)}
   }
   if (live) {
     actions.push(html`
-      <form method="post" action="/memories/${memory.id}/retire" class="stack"
+      <form method="post" action="./memories/${memory.id}/retire" class="stack"
         data-confirm="Retire memory ${memory.id}? It leaves default recall but stays readable.">
       ${csrfField(scope.csrf)}
       <strong>Retire</strong>
@@ -82,7 +82,7 @@ ${csrfField(scope.csrf)}
     `);
   }
   actions.push(html`
-    <form method="post" action="/memories/${memory.id}/purge" class="stack"
+    <form method="post" action="./memories/${memory.id}/purge" class="stack"
       data-confirm="Permanently delete memory ${memory
         .id} and every earlier version? This cannot be undone.">
     ${csrfField(scope.csrf)}
@@ -104,7 +104,7 @@ ${csrfField(scope.csrf)}
             c,
           ) =>
             html`
-              <a href="/conflicts/${c.conflictId}">#${c.conflictId}</a>
+              <a href="./conflicts/${c.conflictId}">#${c.conflictId}</a>
             `
           )}— judge it before relying on this memory.</div>
       `
@@ -128,20 +128,20 @@ ${csrfField(scope.csrf)}
         [
           "follows",
           view.follows
-            ? html`<a href="/memories/${view.follows.memoryId}">#${view.follows.memoryId} ${view.follows.subject}</a>`
+            ? html`<a href="./memories/${view.follows.memoryId}">#${view.follows.memoryId} ${view.follows.subject}</a>`
             : "—",
         ],
         [
           "superseded by",
           memory.supersededBy === null
             ? "—"
-            : html`<a href="/memories/${memory.supersededBy}">#${memory.supersededBy}</a>`,
+            : html`<a href="./memories/${memory.supersededBy}">#${memory.supersededBy}</a>`,
         ],
         [
           "absorbed",
           absorbed.length === 0 ? "—" : absorbed.map((a) =>
             html`
-              <a href="/memories/${a.memoryId}">#${a.memoryId}</a> ${a.subject} (${a.status})
+              <a href="./memories/${a.memoryId}">#${a.memoryId}</a> ${a.subject} (${a.status})
             `
           ),
         ],
@@ -181,7 +181,7 @@ ${csrfField(scope.csrf)}
       )}</table>
     ${versions.length > 1
       ? html`
-        <form method="get" action="/memories/${memory.id}" class="filters mt">
+        <form method="get" action="./memories/${memory.id}" class="filters mt">
           <label>From${versionSelect(
             "from",
             numbers,

@@ -48,9 +48,9 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
         </div>
       `
     )}
-    <div class="card"><div class="muted small">unresolved conflicts</div><div class="stat"><a href="/conflicts">${view
+    <div class="card"><div class="muted small">unresolved conflicts</div><div class="stat"><a href="./conflicts">${view
       .conflicts.openConflicts + view.conflicts.applyingConflicts}</a></div></div>
-    <div class="card"><div class="muted small">scan queue</div><div class="stat"><a href="/scan-queue">${view
+    <div class="card"><div class="muted small">scan queue</div><div class="stat"><a href="./scan-queue">${view
       .conflicts.scanQueuePending}</a></div></div>
     </div>
     <div class="side">
@@ -133,7 +133,7 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
             <td>${row.action}</td>
             <td>${row.memoryId === null
               ? "—"
-              : html`<a href="/memories/${row.memoryId}">${row.memoryId}</a>`}</td>
+              : html`<a href="./memories/${row.memoryId}">${row.memoryId}</a>`}</td>
             <td>${row.client}/${row.agentId}</td>
           </tr>
         `

@@ -12,7 +12,7 @@ function side(label: string, s: ScanQueueSide) {
   return html`
     <div>
       <div
-        class="small muted">${label}: <a href="/memories/${s.memory_id}">#${s
+        class="small muted">${label}: <a href="./memories/${s.memory_id}">#${s
           .memory_id} ${s.subject ?? "(gone)"}</a> · ${s.source_type ?? ""} · v${s.version}</div>
       <pre class="content">${s.row_text}</pre>
     </div>
@@ -49,7 +49,7 @@ export function scanQueue(scope: ConsoleScope): PageResult {
               : ""}${item.reasons.length ? ` · ${item.reasons.join("; ")}` : ""}</div>
             <div class="side">${side("A", item.a)}${side("B", item.b)}</div>
             <div class="actions mt">
-              <form method="post" action="/scan-queue/decide" class="inline">${csrfField(
+              <form method="post" action="./scan-queue/decide" class="inline">${csrfField(
                 scope.csrf,
               )}
           <input type="hidden" name="item_id" value="${item.item_id}">
@@ -61,7 +61,7 @@ export function scanQueue(scope: ConsoleScope): PageResult {
         `
       )}
     ${page.nextPageToken
-      ? html`<p><a href="/scan-queue${query({ page: page.nextPageToken })}">next page →</a></p>`
+      ? html`<p><a href="./scan-queue${query({ page: page.nextPageToken })}">next page →</a></p>`
       : ""}
   `;
   return { title: "Scan queue", active: "scan", body };
