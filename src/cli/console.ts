@@ -1,7 +1,7 @@
 /**
  * `mema console [--port 8766] [--open]`: the local web console (src/console/). It serves
- * 127.0.0.1 only, prints its URL with a one-off token, and acts as `console/<os user>`: every
- * change made there is the user's own, authorized at the keyboard.
+ * 127.0.0.1 only, prints its URL with a token (new each run), and acts as `console/<os user>`:
+ * every change made there is the user's own, authorized at the keyboard.
  * @module
  */
 import { IDENTITY_PATTERN, loadConfig } from "../config/mod.ts";
@@ -42,10 +42,11 @@ export const consoleSpec: CommandSpec = {
   summary: "review memories, history, conflicts and health in a local web console",
   usage: [`console [--port ${CONSOLE_DEFAULT_PORT}] [--open] [--db PATH] [--config PATH]`],
   description: [
-    "Serves a web console on 127.0.0.1 only and prints its URL, which holds a one-off token",
-    "(kept in a cookie afterwards). Changes made there are yours: they are stored and audited",
-    "as console/<your user name>. Under strict workspace isolation it shows one workspace at",
-    "a time. Ctrl-C stops it.",
+    "Serves a web console on 127.0.0.1 only and prints its URL, which holds a token (new each",
+    "run); opening it starts a session at an address of its own (/s/…/), the key to the console",
+    "until it stops. Changes made there are yours: they are stored and audited as",
+    "console/<your user name>. Under strict workspace isolation it shows one workspace at a",
+    "time. Ctrl-C stops it.",
   ].join("\n"),
   flags: {
     port: {

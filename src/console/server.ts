@@ -202,7 +202,7 @@ export function startConsole(
       allowAll: choice.allowAll,
       base: `${root}/`,
       csrf: session.csrf,
-      here: `${inner}${url.search}`,
+      here: `${inner}${withoutFlash(url.search)}`,
     });
     if (request.method === "POST") {
       return await post(request, { url, inner, session, root, choice, scope, frame, origin });
@@ -363,6 +363,15 @@ export function startConsole(
       await server.shutdown();
     },
   };
+}
+
+/** A query without its `done` message, so a page returned to does not repeat it. */
+function withoutFlash(search: string): string {
+  const params = new URLSearchParams(search);
+  if (!params.has("done")) return search;
+  params.delete("done");
+  const rest = params.toString();
+  return rest === "" ? "" : `?${rest}`;
 }
 
 /** The page path inside the session a same-session `Referer` names, or undefined. */
