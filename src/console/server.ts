@@ -325,7 +325,9 @@ export function startConsole(
         if (!isMemaError(error)) throw error;
         return notChanged(error);
       }
-      return redirect(`${root}${safeReturnPath(form.get("back"), url.origin, root) ?? "/"}`);
+      return redirect(
+        `${root}${safeReturnPath(form.get("back"), { origin: url.origin, root }) ?? "/"}`,
+      );
     }
     let outcome: ActionOutcome | undefined;
     try {
@@ -388,7 +390,7 @@ function returnFromReferer(
     return undefined;
   }
   if (from.origin !== origin || !from.pathname.startsWith(`${root}/`)) return undefined;
-  return safeReturnPath(`${from.pathname.slice(root.length)}${from.search}`, origin, root);
+  return safeReturnPath(`${from.pathname.slice(root.length)}${from.search}`, { origin, root });
 }
 
 async function route(scope: ConsoleScope, path: string): Promise<PageResult | undefined> {

@@ -8,10 +8,13 @@
  *
  * @example
  * ```ts
- * import { ConsoleSessions, sessionPath } from "./src/console/session.ts";
- * const sessions = new ConsoleSessions(() => "x".repeat(43));
+ * import assert from "node:assert/strict";
+ * import { ConsoleSessions, sessionPath, splitSessionPath } from "./session.ts";
+ * const sessions = new ConsoleSessions(() => crypto.randomUUID());
  * const session = sessions.open();
- * sessionPath(session); // "/s/xxx…"
+ * const where = splitSessionPath(`${sessionPath(session)}/memories/12`);
+ * assert.equal(sessions.find(where!.secret), session);
+ * assert.equal(where!.inner, "/memories/12");
  * ```
  * @module
  */
@@ -90,29 +93,44 @@ export function splitSessionPath(pathname: string): SessionRequestPath | undefin
  */
 const RETURN_PATH = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*$/;
 
+/** Where a return path must lead: the console's origin and the session's root (`/s/<secret>`). */
+export interface ReturnScope {
+  origin: string;
+  root: string;
+}
+
 /**
- * `inner` when it is a page path inside the session at `base` (`/s/<secret>`) that leads nowhere
- * else, or undefined: it must start with one `/`, hold only {@linkcode RETURN_PATH}'s characters,
- * no `//` and no `.`/`..` segment in its path part, and come out of URL parsing unchanged and on
- * `origin` under `base`. The caller falls back to the overview.
+ * `inner` when it is a page path inside the session that leads nowhere else, or undefined: it
+ * must start with one `/`, hold only {@linkcode RETURN_PATH}'s characters, no `//` and no
+ * `.`/`..` segment in its path part, and come out of URL parsing unchanged, on the console's
+ * origin under the session's root. The caller falls back to the overview.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { safeReturnPath } from "./session.ts";
+ * const within = { origin: "http://127.0.0.1:8766", root: "/s/abc" };
+ * assert.equal(safeReturnPath("/memories?q=office", within), "/memories?q=office");
+ * assert.equal(safeReturnPath("/\t/evil.example/", within), undefined);
+ * ```
  */
 export function safeReturnPath(
   inner: string | null | undefined,
-  origin: string,
-  base: string,
+  within: ReturnScope,
 ): string | undefined {
   if (typeof inner !== "string" || inner.length > MAX_RETURN_PATH_CHARS) return undefined;
   if (!RETURN_PATH.test(inner)) return undefined;
   const path = inner.split("?")[0];
   if (path.includes("//")) return undefined;
   if (path.split("/").some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment))) return undefined;
+  const wanted = `${within.root}${inner}`;
   let resolved: URL;
   try {
-    resolved = new URL(`${base}${inner}`, origin);
+    resolved = new URL(wanted, within.origin);
   } catch {
     return undefined;
   }
-  if (resolved.origin !== new URL(origin).origin) return undefined;
-  if (`${resolved.pathname}${resolved.search}` !== `${base}${inner}`) return undefined;
+  if (resolved.origin !== new URL(within.origin).origin) return undefined;
+  if (`${resolved.pathname}${resolved.search}` !== wanted) return undefined;
   return inner;
 }

@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { MAX_CONSOLE_SESSIONS } from "../../src/console/constants.ts";
 import { ConsoleSessions, safeReturnPath, sessionPath } from "../../src/console/session.ts";
 
-const ORIGIN = "http://127.0.0.1:8766";
-const ROOT = `/s/${"a".repeat(43)}`;
+const WITHIN = { origin: "http://127.0.0.1:8766", root: `/s/${"a".repeat(43)}` };
 
 Deno.test("console session: a return path is kept only when it is a plain page path", () => {
   for (
@@ -21,7 +20,7 @@ Deno.test("console session: a return path is kept only when it is a plain page p
       "/memories?q=a//b",
     ]
   ) {
-    assert.equal(safeReturnPath(good, ORIGIN, ROOT), good, good);
+    assert.equal(safeReturnPath(good, WITHIN), good, good);
   }
   for (
     const bad of [
@@ -52,7 +51,7 @@ Deno.test("console session: a return path is kept only when it is a plain page p
       `/${"x".repeat(5000)}`,
     ]
   ) {
-    assert.equal(safeReturnPath(bad, ORIGIN, ROOT), undefined, JSON.stringify(bad));
+    assert.equal(safeReturnPath(bad, WITHIN), undefined, JSON.stringify(bad));
   }
 });
 
