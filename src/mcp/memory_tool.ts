@@ -170,11 +170,15 @@ function conflictSignal(
 
 /** The answer to a write that went to the JSONL backup. */
 function backedUp(
-  outcome: { entryId: string; path: string; cause: string },
+  outcome: { entryId: string; path: string; cause: string; version?: number },
+  memoryId: number | null = null,
 ): Record<string, unknown> {
   return {
     [BACKUP_MODE]: true,
-    memory_id: null,
+    memory_id: memoryId,
+    // A saved update: the version the memory will have once replayed (the next saved update's
+    // expected_version), while read still shows the database's.
+    ...(outcome.version === undefined ? {} : { version: outcome.version }),
     backup_id: outcome.entryId,
     backup_path: outcome.path,
     saved: true,
@@ -494,7 +498,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       { action: "update", input },
       () => updateMemory(runtime.ctx, input),
     );
-    if (outcome.kind === "backed_up") return backedUp(outcome);
+    if (outcome.kind === "backed_up") return backedUp(outcome, input.memoryId);
     const result = outcome.result;
     const response: Record<string, unknown> = {
       memory_id: result.memoryId,

@@ -3,9 +3,12 @@
  * be written (disk full, read-only, I/O error), a write that would be lost is
  * appended, synced, to a JSONL file instead, and `replay_backup` applies it
  * later exactly once (each entry's id is logged in the same transaction that
- * applies it). A saved update records the version it was based on and is applied
- * only to that version; if the memory changed since, replay reports a conflict
- * and keeps the saved change (report, notice, backup file) instead of overwriting.
+ * applies it). Saved updates of one memory chain: each builds on the one saved
+ * before it (`basedOn`) and records the version the memory will have once those
+ * apply, so all of them apply, in order. A saved update is applied only to the
+ * version it was based on, and only after the one it builds on applied; otherwise
+ * replay reports a conflict and keeps the saved change (report, notice, backup
+ * file) instead of overwriting.
  *
  * @example
  * ```ts
@@ -32,12 +35,7 @@ import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import { CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
 import { contentSha } from "./content_hash.ts";
-import {
-  checkExpectations,
-  type MemoryEdit,
-  type UpdateInput,
-  updateInTransaction,
-} from "./update.ts";
+import { type MemoryEdit, projectUpdate, type UpdateInput, updateInTransaction } from "./update.ts";
 
 /** SQLite failures that mean "this file cannot take writes now", not "bad input". */
 const UNWRITABLE =
@@ -52,7 +50,18 @@ export function isUnwritableError(error: unknown): boolean {
 /** One saved write. */
 export type BackupEntry =
   | { id: string; at: string; caller: CallerIdentity; action: "remember"; input: RememberInput }
-  | { id: string; at: string; caller: CallerIdentity; action: "update"; input: UpdateInput };
+  | UpdateEntry;
+
+/** One saved update. */
+export interface UpdateEntry {
+  id: string;
+  at: string;
+  caller: CallerIdentity;
+  action: "update";
+  input: UpdateInput;
+  /** The saved update of the same memory this one builds on (applied just before it). */
+  basedOn?: string;
+}
 
 /**
  * Replays a saved remember. Its `follows` was not checked when it was saved (the
@@ -87,7 +96,14 @@ export function backupRefusal(path: string): string | undefined {
 /** The result of a write that may have gone to the backup. */
 export type WriteOutcome<T> =
   | { kind: "written"; result: T }
-  | { kind: "backed_up"; entryId: string; path: string; cause: string };
+  | {
+    kind: "backed_up";
+    entryId: string;
+    path: string;
+    cause: string;
+    /** A saved update: the version the memory will have once the backup is replayed. */
+    version?: number;
+  };
 
 /**
  * Runs a write; if the database cannot be written, saves it to the backup
@@ -101,25 +117,36 @@ export async function writeOrBackup<T>(
   try {
     return { kind: "written", result: await write() };
   } catch (error) {
-    if (!isUnwritableError(error) || !ctx.settings.backupPath) throw error;
+    if (!ctx.settings.backupPath) throw error;
     const path = ctx.settings.backupPath;
-    const saved = {
-      ...(entry.action === "update"
-        ? { ...entry, input: pinBaseVersion(ctx, entry.input) }
-        : entry),
-      id: crypto.randomUUID(),
-      at: nowIso(),
-      caller: ctx.caller,
-    } as BackupEntry;
+    const cause = isUnwritableError(error)
+      ? (error as Error).message
+      : entry.action === "update" && buildsOnSavedChanges(ctx, path, entry.input, error)
+      ? `memory ${entry.input.memoryId} has changes saved to the backup that are not replayed yet, and this change builds on them`
+      : undefined;
+    if (cause === undefined) throw error;
+    const id = crypto.randomUUID();
+    let version: number | undefined;
+    // Composed under the backup file's lock: a saved update builds on the updates of the same
+    // memory saved before it, by this process or another one appending to the same file.
+    const compose = (text: string): string => {
+      const common = { id, at: nowIso(), caller: ctx.caller };
+      if (entry.action === "remember") return JSON.stringify({ ...entry, ...common });
+      const chained = chainUpdate(ctx, parseBackup(text).entries, entry.input);
+      version = chained.version;
+      const saved: BackupEntry = { ...entry, input: chained.input, ...common };
+      if (chained.basedOn !== undefined) saved.basedOn = chained.basedOn;
+      return JSON.stringify(saved);
+    };
     try {
       ensureDir(dirName(path));
-      appendLineDurable(path, JSON.stringify(saved));
+      appendLineDurable(path, compose);
     } catch (backupError) {
+      // A saved update that does not apply on top of the ones saved before it is bad input.
+      if (backupError instanceof MemaError) throw backupError;
       throw new MemaError(
         "storage_error",
-        `the database cannot be written (${
-          (error as Error).message
-        }) and neither can the backup ${path}: ${backupError}`,
+        `the database cannot be written (${cause}) and neither can the backup ${path}: ${backupError}`,
         {
           hint: sameDirectory(path, ctx.store.path)
             ? "the backup file lies beside the database, on the same disk: set backup_jsonl in the config file (or MEMA_BACKUP_JSONL) to a writable place on another disk, or free space / fix permissions; nothing was stored"
@@ -128,30 +155,116 @@ export async function writeOrBackup<T>(
         },
       );
     }
-    return { kind: "backed_up", entryId: saved.id, path, cause: (error as Error).message };
+    return { kind: "backed_up", entryId: id, path, cause, version };
   }
 }
 
+/** The fields whose check depends on the memory's content and version. */
+const CHAINED_CHECK = /^(old_text|patches\.\d+\.old_text|expected_version|expected_content_hash)$/;
+
 /**
- * Pins the version a saved update is based on. The agent's own `expected_version`
- * stays; without one, the version current now (the database still reads when it
- * cannot be written) becomes it, so replay applies the change only to the version
- * the agent saw. A stale expectation fails now, as it would have if the database
- * could be written. When even reading fails, nothing is pinned and replay falls
- * back to comparing the memory's last change with the time the entry was saved.
+ * True when an update failed a check against the database's version of its memory while
+ * updates of that memory saved to the backup are not replayed yet: the agent's old_text or
+ * expected version may be the saved changes' (the answers to them said so), so the update
+ * joins their chain, where it is checked against the memory as they leave it.
  */
-function pinBaseVersion(ctx: ServiceContext, input: UpdateInput): UpdateInput {
-  let current: MemoryRecord | undefined;
+function buildsOnSavedChanges(
+  ctx: ServiceContext,
+  path: string,
+  input: UpdateInput,
+  error: unknown,
+): boolean {
+  if (!(error instanceof MemaError) || !CHAINED_CHECK.test(error.field ?? "")) return false;
+  const saved = readBackup(path).entries.filter((e) =>
+    e.action === "update" && e.input.memoryId === input.memoryId
+  );
+  if (saved.length === 0) return false;
   try {
-    current = ctx.store.read(() => ctx.store.getMemory(input.memoryId));
+    return ctx.store.read(() => saved.some((e) => !ctx.store.replayOutcome(e.id)));
   } catch {
-    return input;
+    return false;
   }
-  if (!current) return input;
-  checkExpectations(current, input);
-  return input.expectedVersion === undefined
-    ? { ...input, expectedVersion: current.version }
-    : input;
+}
+
+/** A saved update, placed at the end of its memory's chain of saved updates. */
+interface ChainedUpdate {
+  /** The input with the version it is based on pinned. */
+  input: UpdateInput;
+  /** The saved update it builds on. */
+  basedOn?: string;
+  /** The memory's version once it is applied. */
+  version?: number;
+}
+
+/**
+ * Places a saved update on top of the database's version of its memory and of every
+ * update of that memory saved before it and not replayed yet: it is based on the last of
+ * them (`basedOn`), and its pinned `expectedVersion` is the version the memory will have
+ * once they apply (the "virtual" version). Its edit must apply to the content they leave
+ * (an old_text the previous saved edit introduced is found), and the agent's own
+ * `expected_version` / `expected_content_hash` are checked against that virtual memory,
+ * as they would be had the database taken the earlier writes: a stale one fails now.
+ *
+ * A saved update that would not apply on replay (its base changed meanwhile) is passed
+ * over, as replay will pass it over: the chain goes on from the state before it. When the
+ * database cannot even be read, nothing is pinned and the update only follows the last
+ * saved update of the memory; replay then compares the time it was saved instead.
+ */
+function chainUpdate(
+  ctx: ServiceContext,
+  entries: readonly BackupEntry[],
+  input: UpdateInput,
+): ChainedUpdate {
+  const saved = entries.filter((e): e is UpdateEntry =>
+    e.action === "update" && e.input.memoryId === input.memoryId
+  );
+  let current: MemoryRecord | undefined;
+  let outcomes: Map<string, string | undefined>;
+  try {
+    [current, outcomes] = ctx.store.read(() => [
+      ctx.store.getMemory(input.memoryId),
+      new Map(saved.map((e) => [e.id, ctx.store.replayOutcome(e.id)])),
+    ]);
+  } catch {
+    return { input, basedOn: saved.at(-1)?.id };
+  }
+  if (!current) return { input };
+  const applied = new Set(saved.filter((e) => outcomes.get(e.id) === "applied").map((e) => e.id));
+  let basedOn: string | undefined;
+  for (const earlier of saved) {
+    if (outcomes.get(earlier.id) !== undefined) continue;
+    if (earlier.basedOn !== undefined && !applied.has(earlier.basedOn)) continue;
+    try {
+      current = projectUpdate(current, earlier.input);
+    } catch {
+      continue;
+    }
+    applied.add(earlier.id);
+    basedOn = earlier.id;
+  }
+  let after: MemoryRecord;
+  try {
+    after = projectUpdate(current, input);
+  } catch (error) {
+    if (basedOn === undefined || !(error instanceof MemaError)) throw error;
+    throw new MemaError(
+      error.code,
+      `${error.reason} (counting the changes to memory ${current.id} saved to the backup while the database cannot be written, the last one ${basedOn})`,
+      {
+        field: error.field,
+        details: error.details,
+        hint:
+          "the database still shows the memory without the saved changes; apply this change to the memory as the saved changes leave it",
+      },
+    );
+  }
+  return {
+    input: input.expectedVersion === undefined
+      ? { ...input, expectedVersion: current.version }
+      : input,
+    basedOn,
+    version: after.version,
+  };
 }
 
 function sameDirectory(a: string, b: string): boolean {
@@ -160,10 +273,13 @@ function sameDirectory(a: string, b: string): boolean {
 
 /** Reads the backup; a torn last line (crash mid-append) is reported, not fatal. */
 export function readBackup(path: string): { entries: BackupEntry[]; unreadableLines: number[] } {
-  const text = readTextIfExists(path);
+  return parseBackup(readTextIfExists(path) ?? "");
+}
+
+/** The entries of a backup file's text, and the numbers of the lines that are not entries. */
+function parseBackup(text: string): { entries: BackupEntry[]; unreadableLines: number[] } {
   const entries: BackupEntry[] = [];
   const unreadableLines: number[] = [];
-  if (text === undefined) return { entries, unreadableLines };
   text.split("\n").forEach((line, index) => {
     if (line.trim() === "") return;
     try {
@@ -309,7 +425,18 @@ export async function replayBackup(
       const item = await ctx.store.write((): ReplayItem | undefined => {
         if (ctx.store.replayOutcome(entry.id)) return undefined;
         if (entry.action === "update") {
-          const conflict = overtaken(ctx.store, entry);
+          const chain = chainState(ctx.store, entry, entries);
+          if (chain === "waiting") {
+            return {
+              ...base,
+              outcome: "pending",
+              memoryId: entry.input.memoryId,
+              reason:
+                `it builds on the saved change ${entry.basedOn}, which is not replayed yet (replay the entries before it first)`,
+              savedChange: entry.input,
+            };
+          }
+          const conflict = chain ?? overtaken(ctx.store, entry);
           if (conflict) return recordConflict(ctx, entry, conflict);
         }
         const id = entry.action === "remember"
@@ -329,6 +456,7 @@ export async function replayBackup(
         continue;
       }
       if (item.outcome === "conflict") report.conflicts++;
+      else if (item.outcome === "pending") report.pending++;
       else report.applied++;
       report.items.push(item);
     } catch (error) {
@@ -382,6 +510,31 @@ interface Overtaken {
 }
 
 /**
+ * Where a saved update stands in its memory's chain: `waiting` while the saved update it
+ * builds on is in the file but not replayed yet (it is left pending, not logged), overtaken
+ * when that one was not applied (a conflict: applying this one would put its change on a
+ * base it was not made on), undefined when it may apply (or builds on nothing).
+ */
+function chainState(
+  store: Store,
+  entry: UpdateEntry,
+  entries: readonly BackupEntry[],
+): Overtaken | "waiting" | undefined {
+  if (entry.basedOn === undefined) return undefined;
+  const outcome = store.replayOutcome(entry.basedOn);
+  if (outcome === "applied") return undefined;
+  if (outcome === undefined && entries.some((e) => e.id === entry.basedOn)) return "waiting";
+  const current = store.getMemory(entry.input.memoryId);
+  if (!current) return undefined; // the update itself reports not_found
+  return {
+    current,
+    basedOnVersion: entry.input.expectedVersion ?? null,
+    reason:
+      `it builds on the change saved before it (backup entry ${entry.basedOn}), which was not applied`,
+  };
+}
+
+/**
  * Checks a saved update against the memory as it is now: the version (and content
  * hash) it was based on must still be current. An entry without either (the
  * database could not even be read when it was saved, or an older build saved it)
@@ -389,7 +542,7 @@ interface Overtaken {
  */
 function overtaken(
   store: Store,
-  entry: BackupEntry & { action: "update" },
+  entry: UpdateEntry,
 ): Overtaken | undefined {
   const input = entry.input;
   const current = store.getMemory(input.memoryId);
@@ -433,7 +586,7 @@ function overtaken(
  */
 function recordConflict(
   ctx: ServiceContext,
-  entry: BackupEntry & { action: "update" },
+  entry: UpdateEntry,
   conflict: Overtaken,
 ): ReplayItem {
   const { current, basedOnVersion, reason } = conflict;

@@ -143,6 +143,41 @@ export function checkExpectations(current: MemoryRecord, input: UpdateInput): vo
   }
 }
 
+/** The tags a `tags_only` edit leaves. */
+function tagsAfter(current: MemoryRecord, edit: { addTags: string[]; removeTags: string[] }) {
+  const removed = new Set(normalizeTags(edit.removeTags, "remove_tags"));
+  const kept = current.tags.filter((tag) => !removed.has(tag));
+  return normalizeTags([...kept, ...edit.addTags], "add_tags");
+}
+
+/**
+ * The memory as `input` would leave it, computed without writing: the version, content,
+ * subject and tags an update applied to `current` produces, by the same rules (a `tags_only`
+ * edit or a change to nothing keeps the version). Throws as the update would on a stale
+ * expectation or an edit that does not apply. Saved updates chain on it (backup.ts).
+ */
+export function projectUpdate(current: MemoryRecord, input: UpdateInput): MemoryRecord {
+  checkExpectations(current, input);
+  if (input.edit.kind === "tags_only") return { ...current, tags: tagsAfter(current, input.edit) };
+  const content = applyEdit(current, input.edit);
+  if (content.trim() === "") {
+    throw new MemaError("invalid_input", "the update would leave the content empty", {
+      field: input.edit.kind === "new_content" ? "new_content" : "new_text",
+    });
+  }
+  const sha = contentSha(content);
+  const subject = input.newSubject === undefined
+    ? current.subject
+    : checkSubject(input.newSubject, "new_subject");
+  const tags = input.newTags === undefined
+    ? current.tags
+    : normalizeTags(input.newTags, "new_tags");
+  if (sha === current.contentSha && subject === current.subject && sameTags(tags, current.tags)) {
+    return current;
+  }
+  return { ...current, content, contentSha: sha, subject, tags, version: current.version + 1 };
+}
+
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((tag, index) => tag === b[index]);
 }
@@ -207,9 +242,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
     const now = nowIso();
 
     if (input.edit.kind === "tags_only") {
-      const removed = new Set(normalizeTags(input.edit.removeTags, "remove_tags"));
-      const kept = current.tags.filter((tag) => !removed.has(tag));
-      const tags = normalizeTags([...kept, ...input.edit.addTags], "add_tags");
+      const tags = tagsAfter(current, input.edit);
       if (sameTags(tags, current.tags)) {
         return {
           memoryId: current.id,

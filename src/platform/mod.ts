@@ -186,14 +186,21 @@ export function processId(): number {
  * it never swallows the next entry; readers report it as unreadable. Appenders
  * of several processes take an exclusive lock on the file for the check, the
  * write and the cut (without locks, as on some network file systems, nothing is
- * cut: another process's line may follow).
+ * cut: another process's line may follow). `line` may instead be composed from the
+ * file's current text, read under that lock.
  */
-export function appendLineDurable(path: string, line: string): void {
+export function appendLineDurable(
+  path: string,
+  line: string | ((current: string) => string),
+): void {
   const created = !pathExists(path);
   const { file, locked } = openLockedCurrent(path);
   try {
     const end = file.seekSync(0, Deno.SeekMode.End);
-    const bytes = new TextEncoder().encode(`${endsTorn(file, end) ? "\n" : ""}${line}\n`);
+    // A line that depends on the file's lines is composed under the lock, so a line another
+    // process appends cannot slip in between reading the file and appending to it.
+    const text = typeof line === "string" ? line : line(readFrom(file, end));
+    const bytes = new TextEncoder().encode(`${endsTorn(file, end) ? "\n" : ""}${text}\n`);
     try {
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
@@ -208,6 +215,20 @@ export function appendLineDurable(path: string, line: string): void {
   }
   // A new file's name lives in its directory: sync that too, or a crash can lose the file.
   if (created) syncDirQuietly(dirName(path));
+}
+
+/** The first `size` bytes of an open file, as text (the file position is left at the end). */
+function readFrom(file: Deno.FsFile, size: number): string {
+  const bytes = new Uint8Array(size);
+  file.seekSync(0, Deno.SeekMode.Start);
+  let read = 0;
+  while (read < size) {
+    const n = file.readSync(bytes.subarray(read));
+    if (n === null) break;
+    read += n;
+  }
+  file.seekSync(0, Deno.SeekMode.End);
+  return new TextDecoder().decode(bytes.subarray(0, read));
 }
 
 /** How often an appender reopens a file that {@linkcode rewriteLinesDurable} replaced meanwhile. */

@@ -142,3 +142,121 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "e2e: updates of one memory saved to the backup, by two processes, chain and all apply in order",
+  ignore: !mountable,
+  async fn() {
+    const setup = fillableHome();
+    const first = await startServer(setup.home, { env: setup.env });
+    const second = await startServer(setup.home, { env: setup.env });
+    try {
+      const kept = await first.call("remember", {
+        content: "The standup is at 9:00 in room Aspen.",
+        subject: "standup",
+        workspace: "w",
+      });
+      const id = kept.data.memory_id;
+      fillDisk(setup.disk);
+      // Each edit depends on the text the one saved before it introduced.
+      const edits: [typeof first, Record<string, unknown>][] = [
+        [first, { new_content: "The standup is at 9:30 in room Birch." }],
+        [second, { old_text: "9:30", new_text: "10:00" }],
+        [first, { patches: [{ old_text: "Birch", new_text: "Cedar" }] }],
+        [second, { tags_only: true, add_tags: ["moved"] }],
+        [first, { old_text: "10:00", new_text: "10:15", expected_version: 4 }],
+      ];
+      const versions: number[] = [];
+      for (const [server, edit] of edits) {
+        const saved = await server.call("update", { memory_id: id, ...edit });
+        assert.equal(saved.mode, "jsonl_backup", JSON.stringify(saved.data));
+        assert.equal(saved.data.saved, true);
+        versions.push(saved.data.version);
+      }
+      assert.deepEqual(versions, [2, 3, 4, 4, 5], "each saved update counts the ones before it");
+      const stale = await second.call("update", {
+        memory_id: id,
+        new_content: "Based on what read still shows.",
+        expected_version: 1,
+      });
+      assert.equal(stale.ok, false, "a stale expected_version fails now, not at replay");
+      assert.equal(stale.data.error, "version_conflict");
+      const missing = await second.call("update", {
+        memory_id: id,
+        old_text: "Aspen",
+        new_text: "Oak",
+      });
+      assert.equal(
+        missing.ok,
+        false,
+        "old_text is looked for in the content as saved edits leave it",
+      );
+
+      Deno.removeSync(`${setup.disk}/filler`);
+      const replay = await second.repair("replay_backup", { dry_run: false, authorized: true });
+      assert.equal(replay.ok, true, JSON.stringify(replay.data));
+      assert.deepEqual(
+        [replay.data.applied, replay.data.conflicts, replay.data.rejected],
+        [5, 0, 0],
+        JSON.stringify(replay.data.entries),
+      );
+      const read = await first.call("read", { memory_id: id });
+      assert.equal(read.data.content, "The standup is at 10:15 in room Cedar.");
+      assert.equal(read.data.version, 5);
+      assert.ok(read.data.tags.includes("moved"));
+    } finally {
+      await first.close();
+      await second.close();
+      await setup.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "e2e: when a saved update cannot apply, the saved updates built on it are conflicts, not applied on another base",
+  ignore: !mountable,
+  async fn() {
+    const setup = fillableHome();
+    const server = await startServer(setup.home, { env: setup.env });
+    try {
+      const kept = await server.call("remember", {
+        content: "Deploys freeze on Fridays.",
+        subject: "freeze",
+        workspace: "w",
+      });
+      const id = kept.data.memory_id;
+      fillDisk(setup.disk);
+      const a = await server.call("update", {
+        memory_id: id,
+        new_content: "Deploys freeze on Thursdays.",
+      });
+      const bText = "Deploys freeze on Thursdays after 15:00.";
+      const b = await server.call("update", { memory_id: id, new_content: bText });
+      assert.deepEqual([a.mode, b.mode], ["jsonl_backup", "jsonl_backup"]);
+
+      Deno.removeSync(`${setup.disk}/filler`);
+      // Someone changes the memory before the replay: the first saved update is overtaken,
+      // and the version the second one expects (2) is now this unrelated change's.
+      const direct = "Deploys never freeze.";
+      assert.equal(
+        (await server.call("update", { memory_id: id, new_content: direct })).data.version,
+        2,
+      );
+      const replay = await server.repair("replay_backup", { dry_run: false, authorized: true });
+      assert.deepEqual([replay.data.applied, replay.data.conflicts], [0, 2]);
+      const [, second] = replay.data.entries;
+      assert.equal(second.entry_id, b.data.backup_id);
+      assert.equal(second.outcome, "conflict");
+      assert.match(second.reason, new RegExp(a.data.backup_id));
+      assert.equal(second.saved_change.new_content, bText, "the saved change is reported");
+      const read = await server.call("read", { memory_id: id });
+      assert.equal(read.data.content, direct);
+      assert.equal(read.data.version, 2);
+    } finally {
+      await server.close();
+      await setup.cleanup();
+    }
+  },
+});
