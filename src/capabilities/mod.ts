@@ -66,6 +66,10 @@ export function describeCapabilities(
     warnings.push(
       `the database is read-only (${store.readOnly}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail. Make it writable, restart mema, then run memory_repair {"task": "replay_backup"}`,
     );
+  } else if (store.unwritable) {
+    warnings.push(
+      `the database cannot be written (${store.unwritable}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail, until a write succeeds again. Free disk space or make the file system writable, then run memory_repair {"task": "replay_backup"}`,
+    );
   }
   if (!store.fts) {
     warnings.push(
@@ -93,8 +97,24 @@ export function describeCapabilities(
     // No model configured is a standing choice; the other vector states change as it works.
     if (vector.state === "off") standing.push(warning);
   }
-  const mode: RetrievalCapability = hybrid ? "hybrid" : store.fts ? "lexical" : "like";
+  // SPEC §7: the last step of the chain shows in `mode` on every answer while writes go to
+  // the backup; the warnings still say how recall works.
+  const mode: RetrievalCapability = unwritableReason(store) !== undefined
+    ? "jsonl_backup"
+    : hybrid
+    ? "hybrid"
+    : store.fts
+    ? "lexical"
+    : "like";
   const degraded = !hybrid || !store.fts || vector?.state === "indexing" ||
-    store.readOnly !== undefined;
+    unwritableReason(store) !== undefined;
   return { mode, degraded, warnings, standing };
+}
+
+/**
+ * Why the database cannot take writes now (opened read-only, or the last write failed for a
+ * storage reason), or undefined when it can.
+ */
+export function unwritableReason(store: StoreCapabilities): string | undefined {
+  return store.readOnly ?? store.unwritable;
 }

@@ -585,6 +585,9 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       capabilities: {
         mode: view.capabilities.mode,
         writable: view.writable,
+        ...(view.unwritableReason === undefined
+          ? {}
+          : { unwritable_reason: view.unwritableReason }),
         fts: caps.fts,
         sqlite_vec: caps.vec
           ? { loaded: true, version: caps.vecVersion }

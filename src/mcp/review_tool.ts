@@ -118,6 +118,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         mode: view.capabilities.mode,
         degraded: view.capabilities.degraded,
         writable: view.capabilities.writable,
+        unwritable_reason: view.capabilities.unwritableReason,
         vector_state: view.capabilities.vectorState,
         embedded_rows: view.capabilities.embeddedRows,
         rows: view.capabilities.rows,

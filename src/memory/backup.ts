@@ -32,19 +32,14 @@ import {
 } from "../platform/mod.ts";
 import type { CallerIdentity, ServiceContext } from "./context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
-import type { MemoryRecord, Store } from "../store/mod.ts";
+import { isStorageFailure, type MemoryRecord, type Store } from "../store/mod.ts";
 import { CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
 import { contentSha } from "./content_hash.ts";
 import { type MemoryEdit, projectUpdate, type UpdateInput, updateInTransaction } from "./update.ts";
 
-/** SQLite failures that mean "this file cannot take writes now", not "bad input". */
-const UNWRITABLE =
-  /database or disk is full|attempt to write a readonly database|readonly database|disk I\/O error|unable to open database file|read-only file system|no space left/i;
-
-/** True when `error` says the database cannot be written. */
+/** True when `error` says the database cannot be written (not "bad input"). */
 export function isUnwritableError(error: unknown): boolean {
-  if (error instanceof MemaError) return false;
-  return error instanceof Error && UNWRITABLE.test(error.message);
+  return isStorageFailure(error);
 }
 
 /** One saved write. */

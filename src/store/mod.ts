@@ -36,7 +36,7 @@ import {
   type SchemaState,
   setMeta,
 } from "./schema.ts";
-import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
+import { isReadOnlyFailure, isStorageFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
 import {
   memoriesStampAt,
   openConnection,
@@ -89,6 +89,7 @@ export type {
   WorkspaceSummary,
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
+export { isStorageFailure } from "./read_only.ts";
 
 /** What this database can do; recall and the envelope's `mode` depend on it. */
 export interface StoreCapabilities {
@@ -98,6 +99,12 @@ export interface StoreCapabilities {
   vecError?: string;
   /** Set when the database could only be opened read-only: why, in words (see read_only.ts). */
   readOnly?: string;
+  /**
+   * Set while the database, opened writable, cannot take writes: the storage error of the
+   * last write that failed (disk full, file system turned read-only, I/O error). The next
+   * write that commits clears it ({@linkcode Store.write}).
+   */
+  unwritable?: string;
 }
 
 /** Options for {@linkcode openStore}. */
@@ -229,8 +236,14 @@ export class Store {
     return this.#connection.write(journaled, {
       ...options,
       afterCommit: () => {
+        // An in-memory flag, so the hot path pays one comparison for it.
+        if (this.capabilities.unwritable !== undefined) this.capabilities.unwritable = undefined;
         if (journal) this.#followInserts(journal);
       },
+    }).catch((error) => {
+      // Every answer says so until a write commits again (src/capabilities/mod.ts).
+      if (isStorageFailure(error)) this.capabilities.unwritable = (error as Error).message;
+      throw error;
     });
   }
 

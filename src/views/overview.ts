@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-import type { CapabilityState } from "../capabilities/mod.ts";
+import { type CapabilityState, unwritableReason } from "../capabilities/mod.ts";
 import { readBackup } from "../memory/backup.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import type { AuditRecord, Store } from "../store/mod.ts";
@@ -34,6 +34,8 @@ export interface OverviewView {
   conflicts: ReturnType<Store["conflicts"]["backlog"]>;
   capabilities: CapabilityState & {
     writable: boolean;
+    /** Why it cannot be written now, when it cannot. */
+    unwritableReason: string | null;
     vectorState: string;
     embeddedRows: number;
     rows: number;
@@ -73,7 +75,8 @@ export function overviewView(ctx: ServiceContext): OverviewView {
     conflicts: counts.backlog,
     capabilities: {
       ...state,
-      writable: store.capabilities.readOnly === undefined,
+      writable: unwritableReason(store.capabilities) === undefined,
+      unwritableReason: unwritableReason(store.capabilities) ?? null,
       vectorState: vector?.state ?? "off",
       embeddedRows: vector?.embeddedRows ?? 0,
       rows: vector?.rows ?? 0,

@@ -8,7 +8,11 @@
  * ```
  * @module
  */
-import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
+import {
+  type CapabilityState,
+  describeCapabilities,
+  unwritableReason,
+} from "../capabilities/mod.ts";
 import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
@@ -39,6 +43,8 @@ export interface StatusView {
   capabilities: CapabilityState;
   store: StoreCapabilities;
   writable: boolean;
+  /** Why the database cannot take writes now (see `unwritableReason`), when it cannot. */
+  unwritableReason?: string;
   vector: VectorSummary;
   /** The conflict judge: off, ready or unavailable (with why and the fix). */
   judge: JudgeReport;
@@ -83,7 +89,8 @@ export function statusView(ctx: ServiceContext): StatusView {
     historyVersions: counts.history,
     capabilities,
     store: store.capabilities,
-    writable: store.capabilities.readOnly === undefined,
+    writable: unwritableReason(store.capabilities) === undefined,
+    unwritableReason: unwritableReason(store.capabilities),
     vector: {
       state: vector?.state ?? "off",
       modelId: vector?.modelId ?? null,

@@ -260,3 +260,63 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "e2e: after a write goes to the backup, status says the database is not writable and every answer warns, until a write succeeds",
+  ignore: !mountable,
+  async fn() {
+    const setup = fillableHome();
+    const server = await startServer(setup.home, { env: setup.env });
+    try {
+      const kept = await server.call("remember", {
+        content: "The build server is called Hopper.",
+        subject: "build server",
+        workspace: "w",
+      });
+      assert.equal((await server.call("status")).data.capabilities.writable, true);
+      fillDisk(setup.disk);
+      const saved = await server.call("remember", {
+        content: "The staging server is called Lovelace.",
+        subject: "staging server",
+        workspace: "w",
+      });
+      assert.equal(saved.mode, "jsonl_backup", JSON.stringify(saved.data));
+
+      const status = await server.call("status");
+      assert.equal(status.data.capabilities.writable, false, JSON.stringify(status.data));
+      assert.match(status.data.capabilities.unwritable_reason, /full/);
+      const overview = await server.callRaw({ view: "overview", data: {} }, "memory_review");
+      assert.equal(overview.data.capabilities.writable, false);
+      for (const answer of [status, overview, await server.call("find", { query: "server" })]) {
+        assert.equal(answer.mode, "jsonl_backup");
+        assert.equal(answer.degraded, true);
+        assert.ok(
+          answer.warnings.some((w) => /cannot be written/.test(w) && /replay_backup/.test(w)),
+          answer.warnings.join("\n"),
+        );
+      }
+      const read = await server.call("read", { memory_id: kept.data.memory_id });
+      assert.ok(read.warnings.some((w) => /cannot be written/.test(w)), read.warnings.join("\n"));
+
+      Deno.removeSync(`${setup.disk}/filler`);
+      const written = await server.call("remember", {
+        content: "The test server is called Turing.",
+        subject: "test server",
+        workspace: "w",
+      });
+      assert.equal(typeof written.data.memory_id, "number", JSON.stringify(written.data));
+      assert.notEqual(written.mode, "jsonl_backup");
+      const after = await server.call("status");
+      assert.equal(after.data.capabilities.writable, true);
+      assert.equal(after.data.capabilities.unwritable_reason, undefined);
+      assert.ok(
+        !after.warnings.some((w) => /cannot be written/.test(w)),
+        after.warnings.join("\n"),
+      );
+    } finally {
+      await server.close();
+      await setup.cleanup();
+    }
+  },
+});
