@@ -14,7 +14,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
-import { dirName, ensureDir, logWarn, pathExists } from "../platform/mod.ts";
+import { dirName, ensureDir, logWarn, pathExists, writeRefusal } from "../platform/mod.ts";
 import * as memories from "./memories_sql.ts";
 import * as conflicts from "./conflicts_sql.ts";
 import * as evidence from "./evidence_sql.ts";
@@ -903,6 +903,13 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     }
     // A database that cannot be written still serves reads; writes go to the JSONL backup.
     ({ connection, reason: readOnly } = openReadOnly(path, error, options));
+  }
+  // SQLite opens a file it may not write read-only without a word when its -wal and -shm exist
+  // (a read-only mount after a crash): asked of the file system, so it takes no lock.
+  const refusal = readOnly === undefined ? writeRefusal(path) : undefined;
+  if (refusal !== undefined) {
+    connection.close();
+    ({ connection, reason: readOnly } = openReadOnly(path, new Error(refusal), options));
   }
   try {
     const schema = readOnly === undefined

@@ -25,6 +25,9 @@ import { SCHEMA_GENERATION } from "./constants.ts";
 import { notAMemaDatabase, readGeneration, type SchemaState } from "./schema.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 
+/** A write-ahead log this size or smaller holds no frame (a log starts with a 32-byte header). */
+const WAL_HEADER_BYTES = 32;
+
 /** SQLite's words for "this file cannot be written here" (SQLITE_READONLY, SQLITE_CANTOPEN). */
 const READ_ONLY_FAILURE =
   /attempt to write a readonly database|readonly database|read-only file system|unable to open database file/i;
@@ -82,20 +85,23 @@ export function openReadOnly(
     });
   }
   const reason = refusal ?? `${messageOf(cause)} (its directory cannot be written)`;
-  const plain = tryOpen(path, options);
-  if (plain.connection) return { connection: plain.connection, reason };
+  // Frames in the log are commits not folded into the file yet: a database that cannot be
+  // written cannot fold them in, and serving it would rest on a log nothing may ever fold
+  // (the immutable open below would even ignore it). Refused, with the way forward.
   const wal = fileSize(`${path}-wal`) ?? 0;
-  if (wal > 0) {
+  if (wal > WAL_HEADER_BYTES) {
     throw new MemaError(
       "storage_error",
-      `cannot read the database ${path}: it cannot be written (${reason}) and was not closed cleanly (its write-ahead log ${path}-wal holds ${wal} bytes that SQLite can only read by writing)`,
+      `cannot serve the database ${path}: it cannot be written (${reason}) and was not closed cleanly (its write-ahead log ${path}-wal holds ${wal} bytes of changes not yet folded into the database)`,
       {
         hint:
-          "make the file system writable and start mema once (it folds the log into the database), or copy the database and its -wal file to a writable place",
-        cause: plain.error,
+          "make the file system writable and start mema once (it folds the log into the database), or copy the database with its -wal and -shm files to a writable place and point MEMA_DB_PATH there",
+        cause,
       },
     );
   }
+  const plain = tryOpen(path, options);
+  if (plain.connection) return { connection: plain.connection, reason };
   const immutable = tryOpen(immutableUri(path), options);
   if (immutable.connection) return { connection: immutable.connection, reason };
   throw new MemaError(

@@ -8,7 +8,8 @@
  * permissions would not do, since the tests run as root and root ignores them.
  */
 import assert from "node:assert/strict";
-import { makeTempHome, startServer } from "../helpers/server.ts";
+import { DatabaseSync } from "node:sqlite";
+import { makeTempHome, runCli, startServer } from "../helpers/server.ts";
 import { canMountTmpfs, mountTmpfs, remount, unmount } from "../helpers/tmpfs.ts";
 
 Deno.test({
@@ -101,6 +102,64 @@ Deno.test({
       } finally {
         await after.close();
       }
+    } finally {
+      await unmount(disk);
+      home.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "e2e: a database on a read-only file system whose -wal still holds changes is refused at start, with the fix",
+  ignore: !canMountTmpfs(),
+  async fn() {
+    const home = makeTempHome();
+    const disk = `${home.dir}/disk`;
+    Deno.mkdirSync(disk);
+    mountTmpfs(disk, "20m");
+    const source = `${home.dir}/data/source.sqlite3`;
+    const dbPath = `${disk}/mema.sqlite3`;
+    const env = { MEMA_DB_PATH: dbPath, MEMA_BACKUP_JSONL: `${home.dir}/backup.jsonl` };
+    try {
+      // A database left as a crash leaves it: the last commits are in the -wal only. A second
+      // connection kept open stops the server's close from folding the log into the file.
+      const writer = await startServer(home, { env: { ...env, MEMA_DB_PATH: source } });
+      assert.equal(
+        (await writer.call("remember", { content: "First.", subject: "a", workspace: "w" })).ok,
+        true,
+      );
+      const holder = new DatabaseSync(source);
+      holder.prepare("SELECT count(*) FROM sqlite_master").get();
+      try {
+        assert.equal(
+          (await writer.call("remember", {
+            content: "Only in the log.",
+            subject: "b",
+            workspace: "w",
+          }))
+            .ok,
+          true,
+        );
+        await writer.close();
+        for (const suffix of ["", "-wal", "-shm"]) {
+          Deno.copyFileSync(`${source}${suffix}`, `${dbPath}${suffix}`);
+        }
+      } finally {
+        holder.close();
+      }
+      assert.ok(Deno.statSync(`${dbPath}-wal`).size > 32, "the copied log holds frames");
+      await remount(disk, "ro");
+
+      const started = await runCli(home, ["serve"], {
+        ...env,
+        MEMA_CLIENT: "test-client",
+        MEMA_AGENT_ID: "test-agent",
+      });
+      assert.notEqual(started.code, 0, started.stderr);
+      assert.match(started.stderr, /-wal/);
+      assert.match(started.stderr, /make the file system writable and start mema once/);
+      assert.match(started.stderr, /not closed cleanly/);
     } finally {
       await unmount(disk);
       home.cleanup();
