@@ -23,6 +23,7 @@ import { serviceSettings } from "./service_settings.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { openStore } from "../store/mod.ts";
 import { settlesWithin } from "../platform/deadline.ts";
+import { finishOwedScrub } from "../govern/purge.ts";
 import { reportFailure } from "./output.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
 import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
@@ -86,6 +87,9 @@ export async function consoleCommand(args: string[]): Promise<number> {
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
     });
+    // A purge whose process died before its scrub (or whose WAL a reader held) is finished
+    // before anything is served.
+    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
     const semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
       modelsDir: config.modelsDir,

@@ -12,6 +12,7 @@ import { LineStdioTransport } from "../mcp/stdio.ts";
 import { createRuntime } from "../mcp/runtime.ts";
 import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
 import { settlesWithin } from "../platform/deadline.ts";
+import { finishOwedScrub } from "../govern/purge.ts";
 import { logInfo, logWarn } from "../platform/mod.ts";
 import { serviceSettings } from "./service_settings.ts";
 import type { CallerIdentity } from "../memory/context.ts";
@@ -102,6 +103,9 @@ export async function serveCommand(args: string[]): Promise<number> {
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
     });
+    // A purge whose process died before its scrub (or whose WAL a reader held) is finished
+    // before anything is served.
+    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
     const semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
       modelsDir: config.modelsDir,

@@ -14,3 +14,12 @@ export const PURGE_MAX_IDS = 100;
 
 /** Longest purge reason, in characters: the same bound as every governance reason's schema. */
 export const PURGE_REASON_MAX_CHARS = 2000;
+
+/**
+ * How often a start tries to truncate the WAL a purge left owed, and the pause between tries.
+ * Readers that block it are other processes' read transactions (a find, a page of an export),
+ * over in milliseconds; 20 tries 100 ms apart wait up to 2 s, short enough for a server's
+ * start, long enough for them. A reader still there after that is left a warning and the debt.
+ */
+export const OWED_SCRUB_ATTEMPTS = 20;
+export const OWED_SCRUB_RETRY_MS = 100;

@@ -35,7 +35,12 @@ import type {
 } from "../store/mod.ts";
 import { visible } from "../workspaces/access.ts";
 import { requireAuthorization } from "./authorization.ts";
-import { PURGE_MAX_IDS, PURGE_REASON_MAX_CHARS } from "./constants.ts";
+import {
+  OWED_SCRUB_ATTEMPTS,
+  OWED_SCRUB_RETRY_MS,
+  PURGE_MAX_IDS,
+  PURGE_REASON_MAX_CHARS,
+} from "./constants.ts";
 
 /** What the caller asks to purge. Exactly one of `memoryId` and `memoryIds`. */
 export interface PurgeInput {
@@ -324,8 +329,12 @@ export async function purgeMemories(
         detail: { purged: true },
       });
     }
+    // Durable with the purge: if this process dies before the scrub below is done (or another
+    // connection keeps the WAL), the next start finishes it (finishOwedScrub).
+    store.markScrubOwed(backupIds);
     return { ...result, backupIds };
   });
+  const owed = store.read(() => store.owedScrub());
   const warnings: string[] = [];
   let scrub: FreedSpaceScrub = { vacuumed: false, walTruncated: false, problems: [] };
   try {
@@ -339,16 +348,23 @@ export async function purgeMemories(
     );
   }
   let backupEntriesRemoved = 0;
-  if (outcome.backupIds.length > 0 && backupPath) {
+  let backupRewritten = true;
+  // Entries an earlier purge still owed go too.
+  const dropped = new Set([...outcome.backupIds, ...(owed?.backupIds ?? [])]);
+  if (dropped.size > 0 && backupPath) {
     try {
-      backupEntriesRemoved = dropBackupEntries(backupPath, new Set(outcome.backupIds));
+      backupEntriesRemoved = dropBackupEntries(backupPath, dropped);
     } catch (error) {
+      backupRewritten = false;
       warnings.push(
         `purged, but the JSONL backup ${backupPath} could not be rewritten (${error}): ${outcome.backupIds.length} saved write(s) of the purged content remain in it (entries ${
           outcome.backupIds.join(", ")
         }); replay skips them (they are logged as rejected), but the file still holds the text: remove those lines by hand`,
       );
     }
+  }
+  if (owed && scrub.walTruncated && backupRewritten) {
+    await store.write(() => store.clearOwedScrub(owed.value));
   }
   return {
     purgedIds: ids,
@@ -363,4 +379,46 @@ export async function purgeMemories(
     walTruncated: scrub.walTruncated,
     warnings,
   };
+}
+
+/**
+ * Finishes the scrub a purge left owed (its process died first, or another connection kept
+ * the WAL busy): checkpoints and truncates the WAL, retrying while readers hold it (bounded),
+ * and drops the owed entries from the JSONL backup; then clears the debt. Runs when a server
+ * opens the database, before it serves. Returns warnings for what is still owed (the debt
+ * stays, and the next start or purge tries again).
+ */
+export async function finishOwedScrub(
+  store: Store,
+  backupPath: string | undefined,
+): Promise<string[]> {
+  if (store.capabilities.readOnly !== undefined) return [];
+  const owed = store.read(() => store.owedScrub());
+  if (!owed) return [];
+  let wal = store.truncateWal();
+  for (let attempt = 1; !wal.truncated && attempt < OWED_SCRUB_ATTEMPTS; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, OWED_SCRUB_RETRY_MS));
+    wal = store.truncateWal();
+  }
+  const warnings: string[] = [];
+  if (!wal.truncated) {
+    warnings.push(
+      `an earlier purge's content may still be in ${store.path}-wal: ${wal.problem}; it is tried again at the next start or purge (close the other processes using the database first)`,
+    );
+  }
+  let backupRewritten = true;
+  if (owed.backupIds.length > 0 && backupPath) {
+    try {
+      dropBackupEntries(backupPath, new Set(owed.backupIds));
+    } catch (error) {
+      backupRewritten = false;
+      warnings.push(
+        `an earlier purge's content may still be in the JSONL backup ${backupPath} (${error}): entries ${
+          owed.backupIds.join(", ")
+        }; replay skips them; it is tried again at the next start or purge`,
+      );
+    }
+  }
+  if (wal.truncated && backupRewritten) await store.write(() => store.clearOwedScrub(owed.value));
+  return warnings;
 }

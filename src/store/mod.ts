@@ -81,7 +81,7 @@ export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
 export type { ContentFingerprints, DatabaseKind } from "./upgrade_sql.ts";
-export type { FreedSpaceScrub, PurgedContent } from "./purge_sql.ts";
+export type { FreedSpaceScrub, OwedScrub, PurgedContent } from "./purge_sql.ts";
 export type {
   MoveOutcome,
   WorkspaceRecord,
@@ -746,6 +746,26 @@ export class Store {
    */
   scrubFreedSpace(): purge.FreedSpaceScrub {
     return purge.scrubFreedSpace(this.#connection.db);
+  }
+
+  /** Checkpoints and truncates the WAL, outside any transaction (see purge_sql.ts). */
+  truncateWal(): { truncated: boolean; problem?: string } {
+    return purge.truncateWal(this.#connection.db);
+  }
+
+  /** The scrub a purge left owed (WAL truncation, backup entries to drop), if any. */
+  owedScrub(): purge.OwedScrub | undefined {
+    return purge.selectOwedScrub(this.#connection.db);
+  }
+
+  /** Records, in the purge's transaction, that its scrub is owed. */
+  markScrubOwed(backupIds: readonly string[]): void {
+    purge.insertOwedScrub(this.#connection.db, backupIds);
+  }
+
+  /** Clears the owed scrub read as `value` (not one a later purge added to). */
+  clearOwedScrub(value: string): void {
+    purge.deleteOwedScrub(this.#connection.db, value);
   }
 
   /** A workspace's registry row. */

@@ -258,13 +258,71 @@ export function scrubFreedSpace(db: DatabaseSync): FreedSpaceScrub {
       problems.push(`VACUUM did not run: ${error instanceof Error ? error.message : error}`);
     }
   }
-  let walTruncated = false;
+  const wal = truncateWal(db);
+  if (wal.problem !== undefined) problems.push(wal.problem);
+  return { vacuumed, walTruncated: wal.truncated, problems };
+}
+
+/**
+ * Folds the WAL into the database file and truncates it to zero bytes, so the log keeps no
+ * page a purge freed. Blocked (not an error) while another connection reads an older snapshot.
+ */
+export function truncateWal(db: DatabaseSync): { truncated: boolean; problem?: string } {
   try {
     const result = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as Row | undefined;
-    walTruncated = result !== undefined && Number(result.busy) === 0;
-    if (!walTruncated) problems.push("the WAL checkpoint was blocked by another connection");
+    if (result !== undefined && Number(result.busy) === 0) return { truncated: true };
+    return { truncated: false, problem: "the WAL checkpoint was blocked by another connection" };
   } catch (error) {
-    problems.push(`the WAL checkpoint failed: ${error instanceof Error ? error.message : error}`);
+    return {
+      truncated: false,
+      problem: `the WAL checkpoint failed: ${error instanceof Error ? error.message : error}`,
+    };
   }
-  return { vacuumed, walTruncated, problems };
+}
+
+/**
+ * `meta` key: a purge committed and the scrub after it is owed (the WAL truncation, and the
+ * removal of these backup entries from the JSONL file). Written in the purge's transaction,
+ * so it is as durable as the purge; removed once both steps are done. JSON: `{backup_ids}`.
+ */
+export const PURGE_SCRUB_OWED = "purge_scrub_owed";
+
+/** The owed scrub: the raw `meta` value (to clear exactly it) and the backup entries to drop. */
+export interface OwedScrub {
+  value: string;
+  backupIds: string[];
+}
+
+/** The scrub purges left owed, or undefined when none is. */
+export function selectOwedScrub(db: DatabaseSync): OwedScrub | undefined {
+  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(PURGE_SCRUB_OWED) as
+    | Row
+    | undefined;
+  if (row === undefined) return undefined;
+  const value = String(row.value);
+  let backupIds: string[] = [];
+  try {
+    const parsed = JSON.parse(value) as { backup_ids?: unknown };
+    if (Array.isArray(parsed.backup_ids)) backupIds = parsed.backup_ids.map(String);
+  } catch {
+    // An unreadable value still owes the WAL truncation.
+  }
+  return { value, backupIds };
+}
+
+/** Records (inside the purge's transaction) that its scrub is owed, adding to any owed before. */
+export function insertOwedScrub(db: DatabaseSync, backupIds: readonly string[]): void {
+  const before = selectOwedScrub(db)?.backupIds ?? [];
+  db.prepare(
+    `INSERT INTO meta(key, value) VALUES (?, ?)
+     ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+  ).run(PURGE_SCRUB_OWED, JSON.stringify({ backup_ids: [...new Set([...before, ...backupIds])] }));
+}
+
+/**
+ * Clears the owed scrub if it is still `value`: a purge that committed after it was read
+ * added to it, and its own scrub may still be owed.
+ */
+export function deleteOwedScrub(db: DatabaseSync, value: string): void {
+  db.prepare("DELETE FROM meta WHERE key = ? AND value = ?").run(PURGE_SCRUB_OWED, value);
 }

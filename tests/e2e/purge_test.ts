@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { snapshotDatabase } from "../helpers/context.ts";
 import { makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
+import { spawnStdioServer } from "../reliability/harness.ts";
 
 const SECRET = "zqxapikey";
 
@@ -126,6 +127,85 @@ Deno.test("e2e: purge over MCP removes a secret from every view and from the dat
     assert.deepEqual([again.ok, again.data.error], [false, "not_found"]);
   } finally {
     await server.close();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e: a purge whose WAL a reader held is finished by the next start, even after kill -9", async () => {
+  const home = makeTempHome();
+  const env = { MEMA_CLIENT: "test-client", MEMA_AGENT_ID: "test-agent" };
+  const content = `The staging API key is ${SECRET}-0003.`;
+  const backupPath = `${home.dbPath}.backup.jsonl`;
+  const first = await spawnStdioServer(home, env);
+  let reader: Deno.ChildProcess | undefined;
+  try {
+    const stored = await first.call("remember", {
+      content,
+      subject: "staging key",
+      workspace: "w",
+    });
+    await first.call("remember", {
+      content: "Staging deploys on Mondays.",
+      subject: "s",
+      workspace: "w",
+    });
+    // A copy of the same text saved during an outage, not replayed yet.
+    Deno.writeTextFileSync(
+      backupPath,
+      JSON.stringify({
+        id: "saved-secret",
+        at: "2026-01-01T00:00:00.000Z",
+        caller: { client: "test-client", agentId: "test-agent" },
+        action: "remember",
+        input: { content, subject: "staging key", workspace: "w" },
+      }) + "\n",
+    );
+    // Another process reading: its snapshot keeps the WAL from being truncated.
+    reader = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `import { DatabaseSync } from "node:sqlite";
+         const db = new DatabaseSync(${JSON.stringify(home.dbPath)});
+         db.exec("BEGIN");
+         db.prepare("SELECT count(*) FROM memories").get();
+         console.log("reading");
+         setInterval(() => {}, 1000);`,
+      ],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const lines = reader.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.match((await lines.read()).value ?? "", /reading/);
+
+    const purged = await first.call(
+      "purge",
+      { memory_id: stored.data.memory_id, reason: "key stored by mistake", authorized: true },
+      "memory_govern",
+    );
+    assert.equal(purged.ok, true, JSON.stringify(purged.data));
+    assert.equal(purged.data.wal_truncated, false, "the reader kept the WAL");
+    assert.ok(purged.warnings.some((w) => /WAL/.test(w)), purged.warnings.join("\n"));
+    first.kill();
+    reader.kill("SIGKILL");
+    await reader.status;
+    lines.releaseLock();
+    reader = undefined;
+    assert.ok(fileHolds(home.dbPath, SECRET), "the secret is still in the -wal after the crash");
+
+    const second = await startServer(home);
+    try {
+      assert.equal((await second.call("status")).ok, true);
+      assert.equal(fileHolds(home.dbPath, SECRET), false, "not in the database file or its -wal");
+      assert.ok(!Deno.readTextFileSync(backupPath).includes(SECRET), "not in the backup file");
+      const read = await second.call("read", { memory_id: stored.data.memory_id });
+      assert.equal(read.data.error, "not_found");
+    } finally {
+      await second.close();
+    }
+  } finally {
+    reader?.kill("SIGKILL");
+    await reader?.status;
+    await first.close().catch(() => {});
     home.cleanup();
   }
 });
