@@ -183,7 +183,7 @@ function backedUp(
     backup_path: outcome.path,
     saved: true,
     warnings: [
-      `the database cannot be written (${outcome.cause}); this write was saved to ${outcome.path} and is not searchable yet. When the database is writable again, run memory_repair {"task": "replay_backup"} (dry run first) to apply it exactly once.`,
+      `this write could not go to the database (${outcome.cause}); it was saved to ${outcome.path} and is not searchable yet. When the database is writable again, run memory_repair {"task": "replay_backup"} (dry run first) to apply it exactly once.`,
     ],
   };
 }

@@ -194,6 +194,19 @@ Deno.test({
       );
 
       Deno.removeSync(`${setup.disk}/filler`);
+      // A page that starts after the change an entry builds on leaves that entry waiting.
+      const paged = await second.repair("replay_backup", {
+        dry_run: false,
+        authorized: true,
+        offset: 1,
+        limit: 1,
+      });
+      assert.deepEqual(
+        [paged.data.applied, paged.data.pending],
+        [0, 1],
+        JSON.stringify(paged.data),
+      );
+      assert.equal(paged.data.entries[0].outcome, "pending");
       const replay = await second.repair("replay_backup", { dry_run: false, authorized: true });
       assert.equal(replay.ok, true, JSON.stringify(replay.data));
       assert.deepEqual(
