@@ -363,9 +363,7 @@ export async function purgeMemories(
       );
     }
   }
-  if (owed && scrub.walTruncated && backupRewritten) {
-    await store.write(() => store.clearOwedScrub(owed.value));
-  }
+  if (owed && scrub.walTruncated && backupRewritten) await clearDebt(store, owed.value);
   return {
     purgedIds: ids,
     versionsPurged: outcome.versionsPurged,
@@ -419,6 +417,18 @@ export async function finishOwedScrub(
       );
     }
   }
-  if (wal.truncated && backupRewritten) await store.write(() => store.clearOwedScrub(owed.value));
+  if (wal.truncated && backupRewritten) await clearDebt(store, owed.value);
   return warnings;
+}
+
+/**
+ * Clears a paid scrub debt. The purge is done and its scrub too: a failure to record that
+ * (the disk filled up meanwhile) only means the next start checks again, never an error.
+ */
+async function clearDebt(store: Store, value: string): Promise<void> {
+  try {
+    await store.write(() => store.clearOwedScrub(value));
+  } catch {
+    // Paying it again is harmless: a truncation of an empty WAL and a rewrite that drops nothing.
+  }
 }
