@@ -561,9 +561,11 @@ function overtaken(
       reason: `memory ${current.id} content changed after this change was saved`,
     };
   }
+  // One that builds on a saved change applied just before it (chainState) follows that one's
+  // check: its memory's last change is that application.
   if (
     input.expectedVersion === undefined && input.expectedContentHash === undefined &&
-    current.updatedAt > entry.at
+    entry.basedOn === undefined && current.updatedAt > entry.at
   ) {
     return {
       current,
