@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
-import { envVar, readTextIfExists } from "../platform/mod.ts";
+import { dirName, envVar, readTextIfExists } from "../platform/mod.ts";
 import { closestName } from "../text/closest_name.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
@@ -26,6 +26,8 @@ const AGENT_ID_MAX = 128;
 export const DEFAULT_HTTP_HOST = "127.0.0.1";
 /** The HTTP port unless told otherwise (SPEC §10). */
 export const DEFAULT_HTTP_PORT = 8000;
+/** The HTTP token file's name beside the database, unless `http_tokens_file` says where. */
+export const HTTP_TOKENS_FILE = "http_tokens.json";
 
 /** Upper bound of the HTTP time settings (10 minutes): beyond it a setting is a typo. */
 const HTTP_MS_MAX = 600_000;
@@ -53,6 +55,7 @@ const configFileSchema = z.object({
   http_host: z.string().min(1).optional(),
   http_port: z.number().int().min(0).max(65_535).optional(),
   http_token: z.string().min(1).optional(),
+  http_tokens_file: z.string().min(1).optional(),
   http_shutdown_grace_ms: z.number().int().min(0).max(HTTP_MS_MAX).optional(),
   http_body_timeout_ms: z.number().int().min(1).max(HTTP_MS_MAX).optional(),
   backup_jsonl: z.string().min(1).optional(),
@@ -106,6 +109,12 @@ export interface MemaConfig {
     host: string;
     port: number;
     token?: string;
+    /**
+     * The per-caller token file (`mema token`): `http_tokens_file`, `MEMA_HTTP_TOKENS_FILE`,
+     * else `http_tokens.json` beside the database, like the recall blacklist: tokens grant
+     * access to one database, so they live with it.
+     */
+    tokensFile: string;
     shutdownGraceMs?: number;
     bodyTimeoutMs?: number;
   };
@@ -137,6 +146,7 @@ export type SettingKey =
   | "httpHost"
   | "httpPort"
   | "httpToken"
+  | "httpTokensFile"
   | "backupPath"
   | "noticeSyncWaitMs"
   | "judgeModel"
@@ -173,6 +183,7 @@ const ENV_NAMES = {
   manifestPath: ["MEMA_MANIFEST"],
   transport: ["MEMA_TRANSPORT"],
   httpToken: ["MEMA_HTTP_TOKEN"],
+  httpTokensFile: ["MEMA_HTTP_TOKENS_FILE"],
   httpShutdownGraceMs: ["MEMA_HTTP_SHUTDOWN_GRACE_MS"],
   httpBodyTimeoutMs: ["MEMA_HTTP_BODY_TIMEOUT_MS"],
   backupPath: ["MEMA_BACKUP_JSONL", "MEMORY_ARBITER_BACKUP_JSONL"],
@@ -432,6 +443,10 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
       ? checkPort(flags.httpPort, "--port")
       : file.http_port ?? DEFAULT_HTTP_PORT,
     token: fromEnv(ENV_NAMES.httpToken)?.value ?? file.http_token,
+    tokensFile: expandHome(
+      fromEnv(ENV_NAMES.httpTokensFile)?.value ?? file.http_tokens_file ??
+        `${dirName(dbPath)}/${HTTP_TOKENS_FILE}`,
+    ),
   };
   const grace = msSetting(fromEnv(ENV_NAMES.httpShutdownGraceMs), file.http_shutdown_grace_ms, 0);
   if (grace !== undefined) http.shutdownGraceMs = grace;
@@ -458,6 +473,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     httpHost: origin(undefined, file.http_host, flags.httpHost),
     httpPort: origin(undefined, file.http_port, flags.httpPort),
     httpToken: origin(ENV_NAMES.httpToken, file.http_token),
+    httpTokensFile: origin(ENV_NAMES.httpTokensFile, file.http_tokens_file),
     backupPath: origin(ENV_NAMES.backupPath, file.backup_jsonl),
     noticeSyncWaitMs: origin(ENV_NAMES.noticeSyncWaitMs, file.notice_sync_wait_ms),
     judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),

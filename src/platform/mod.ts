@@ -601,3 +601,46 @@ export async function runProcess(
 export function copyFile(source: string, target: string): void {
   Deno.copyFileSync(source, target);
 }
+
+/**
+ * What identifies one version of a file: inode, size and modification time, or undefined
+ * when it does not exist. An atomic rewrite (a new inode) changes it even within one mtime tick.
+ */
+export function fileSignature(path: string): string | undefined {
+  try {
+    const info = Deno.statSync(path);
+    return `${info.ino ?? ""}:${info.size}:${info.mtime?.getTime() ?? 0}`;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Writes a UTF-8 text file atomically, readable and writable by its owner only (0600 where the
+ * system has modes): for files that guard access, which other local users have no business reading.
+ */
+export function writeTextPrivateAtomic(path: string, text: string): void {
+  const temporary = `${path}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+  Deno.writeTextFileSync(temporary, text, { mode: 0o600 });
+  try {
+    Deno.renameSync(temporary, path);
+  } catch (error) {
+    removeFileIfExists(temporary);
+    throw error;
+  }
+}
+
+/**
+ * Creates `path` only if it does not exist (the atomic test-and-set a lock file needs).
+ * True when this call created it; false when it was already there.
+ */
+export function createFileExclusive(path: string): boolean {
+  try {
+    Deno.openSync(path, { write: true, createNew: true }).close();
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) return false;
+    throw error;
+  }
+}

@@ -102,6 +102,12 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
             "httpToken",
             config.http.token === undefined ? undefined : "(set, hidden)",
           ),
+          row(
+            "http_tokens_file",
+            "httpTokensFile",
+            config.http.tokensFile,
+            "per-caller tokens (`mema token`); only their hashes are kept",
+          ),
         ],
       },
     ],
