@@ -32,6 +32,8 @@ export interface FlagSpec {
   /** A one-letter alias (`-q`). */
   short?: string;
   default?: boolean | string;
+  /** A string flag that may be given more than once (`--workspace a --workspace b`). */
+  multiple?: boolean;
 }
 
 /** A command of the CLI: what `mema help` says about it, its flags, and how it runs. */
@@ -64,8 +66,10 @@ export class UsageError extends Error {
 /** What `parseCommandArgs` returns. */
 export interface ParsedArgs {
   positionals: string[];
-  /** A string flag's value, undefined when not given. */
+  /** A string flag's value, undefined when not given (the last one, for a repeatable flag). */
   string(name: string): string | undefined;
+  /** Every value of a repeatable string flag, in order; empty when not given. */
+  strings(name: string): string[];
   /** A boolean flag: true when given. */
   boolean(name: string): boolean;
 }
@@ -101,10 +105,11 @@ export function parseCommandArgs(spec: CommandSpec, args: string[]): ParsedArgs 
   }
   const options: Record<
     string,
-    { type: "boolean" | "string"; short?: string; default?: boolean | string }
+    { type: "boolean" | "string"; short?: string; default?: boolean | string; multiple?: boolean }
   > = {};
   for (const [name, flag] of Object.entries(spec.flags)) {
     options[name] = { type: flag.type };
+    if (flag.multiple) options[name].multiple = true;
     if (flag.short) options[name].short = flag.short;
     if (flag.default !== undefined) options[name].default = flag.default;
   }
@@ -132,10 +137,15 @@ export function parseCommandArgs(spec: CommandSpec, args: string[]): ParsedArgs 
       );
     }
   });
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  const all = (name: string): string[] => {
+    const value = values[name];
+    return Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+  };
   return {
     positionals: parsed.positionals,
-    string: (name) => typeof values[name] === "string" ? values[name] as string : undefined,
+    string: (name) => all(name).at(-1),
+    strings: all,
     boolean: (name) => values[name] === true,
   };
 }
@@ -157,7 +167,9 @@ export function renderCommandHelp(spec: CommandSpec): string {
     lines.push("", "Flags:");
     for (const [name, flag] of flags) {
       const short = flag.short ? `-${flag.short}, ` : "";
-      const label = `${short}--${name}${flag.type === "string" ? ` ${flag.value ?? "VALUE"}` : ""}`;
+      const label = `${short}--${name}${flag.type === "string" ? ` ${flag.value ?? "VALUE"}` : ""}${
+        flag.multiple ? " ..." : ""
+      }`;
       lines.push(`  ${label.padEnd(22)} ${flag.help}`);
     }
   }

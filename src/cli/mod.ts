@@ -20,6 +20,7 @@ import { EXIT_USAGE, reportFailure } from "./output.ts";
 import { scanSpec } from "./scan.ts";
 import { serveSpec } from "./serve.ts";
 import { setupSpec } from "./setup.ts";
+import { tokenSpec } from "./token.ts";
 import { upgradeSpec } from "./upgrade.ts";
 
 /**
@@ -36,6 +37,7 @@ const COMMANDS: CommandSpec[] = [
   upgradeSpec,
   consoleSpec,
   clientSpec,
+  tokenSpec,
   versionSpec,
   helpSpec(() => COMMANDS),
 ];

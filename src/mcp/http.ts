@@ -3,8 +3,10 @@
  * (a fresh SDK server and transport per request, all over one shared runtime
  * and store), loopback-only unless `--allow-remote` and a token are given.
  * Every request passes the guards in `http_guards.ts` first; identity comes
- * from the request's headers and lives in a per-request copy of the service
- * context, so one process serves many clients under their own names.
+ * from the request's bearer token when a token file is in use
+ * (`http_access.ts`), else from its headers, and lives in a per-request copy
+ * of the service context, so one process serves many clients under their own
+ * names.
  *
  * @example
  * ```ts
@@ -18,6 +20,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
+import { auditAccessRefusal } from "../govern/access_refusals.ts";
+import { readTokenFile } from "../http/token_file.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { settlesWithin } from "../platform/deadline.ts";
 import { logInfo, logWarn } from "../platform/mod.ts";
@@ -30,6 +34,7 @@ import {
   HTTP_TOKEN_MAX_CHARS,
   HTTP_TOKEN_MIN_CHARS,
 } from "./http_constants.ts";
+import { type AccessVerdict, TokenGate, tokenCaller } from "./http_access.ts";
 import {
   checkBearerToken,
   checkHostHeader,
@@ -50,7 +55,12 @@ export interface HttpServeOptions {
   port: number;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   token?: string;
-  /** Accept a non-loopback bind and non-loopback peers (requires `token`). */
+  /**
+   * The per-caller token file (`mema token`); while it exists, every request needs one of its
+   * tokens (or the shared `token`), and identity comes from the token.
+   */
+  tokensFile?: string;
+  /** Accept a non-loopback bind and non-loopback peers (requires a token). */
   allowRemote?: boolean;
   /** How long a request body may take to arrive; default {@linkcode HTTP_BODY_TIMEOUT_MS}. */
   bodyTimeoutMs?: number;
@@ -123,6 +133,7 @@ export function resolveHttpOptions(
     host: config.http.host,
     port: config.http.port,
     token: config.http.token,
+    tokensFile: config.http.tokensFile,
     allowRemote: flags.allowRemote === true,
   };
   if (config.http.shutdownGraceMs !== undefined) {
@@ -135,10 +146,13 @@ export function resolveHttpOptions(
 
 /**
  * Refuses a bind that would expose the server: a non-loopback host needs
- * `allowRemote` and a token; a token must be long and header-safe.
+ * `allowRemote` and a token (the shared one, or a token file holding at least
+ * one); a token must be long and header-safe; a malformed token file stops the
+ * start rather than being half-applied.
  */
 export function checkBindPolicy(options: HttpServeOptions): void {
   const { host, token, allowRemote } = options;
+  const tokenFile = options.tokensFile === undefined ? undefined : readTokenFile(options.tokensFile);
   if (token !== undefined) {
     if (
       token.length < HTTP_TOKEN_MIN_CHARS || token.length > HTTP_TOKEN_MAX_CHARS ||
@@ -151,10 +165,11 @@ export function checkBindPolicy(options: HttpServeOptions): void {
       );
     }
   }
-  if (allowRemote && token === undefined) {
+  if (allowRemote && token === undefined && !tokenFile?.tokens.length) {
     throw new MemaError("config_invalid", "--allow-remote requires a bearer token", {
       field: "http_token",
-      hint: "set MEMA_HTTP_TOKEN (e.g. to the output of `openssl rand -hex 32`) or http_token",
+      hint:
+        "add per-caller tokens with `mema token add`, or set MEMA_HTTP_TOKEN (e.g. to the output of `openssl rand -hex 32`)",
     });
   }
   if (!isLoopbackHost(host) && !allowRemote) {
@@ -193,9 +208,16 @@ function refusalResponse(refusal: Refusal): Response {
   return jsonRpcError(refusal.status, refusal.message, { headers });
 }
 
-/** A runtime whose service context acts as `caller`; the store and settings are shared. */
-function runtimeFor(runtime: McpRuntime, caller: CallerIdentity): McpRuntime {
-  return { ...runtime, ctx: { ...runtime.ctx, caller } };
+/**
+ * A runtime whose service context acts as `caller`; the store is shared. A caller `limited` to
+ * its token's workspaces runs under strict isolation whatever the server's mode: it can read
+ * and write its own workspace only, unscoped finds and views included.
+ */
+function runtimeFor(runtime: McpRuntime, caller: CallerIdentity, limited: boolean): McpRuntime {
+  const settings = limited
+    ? { ...runtime.ctx.settings, workspaceIsolation: "strict" as const }
+    : runtime.ctx.settings;
+  return { ...runtime, ctx: { ...runtime.ctx, caller, settings } };
 }
 
 /** Runs one JSON-RPC exchange on a fresh, stateless SDK server. */
@@ -229,6 +251,8 @@ function formatUrl(host: string, port: number): string {
 export interface HttpHandlerOptions {
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   token?: string;
+  /** The per-caller token file, re-read when it changes (see {@linkcode HttpServeOptions}). */
+  tokensFile?: string;
   /** Accept non-loopback peers and any `Host` (the token guards instead). */
   allowRemote?: boolean;
   /** The port the server listens on, which `Host` must name. */
@@ -245,7 +269,8 @@ export type McpHttpHandler = (request: Request, peer: string) => Promise<Respons
  * method → token → identity → body limit and deadline → JSON → a stateless
  * MCP exchange.
  * Each refusal is exactly one status; nothing reaches the store before every
- * check has passed.
+ * check has passed, except the audit row of a refused token, workspace or
+ * identity (coalesced per minute, src/govern/access_refusals.ts).
  */
 export function createMcpHttpHandler(
   runtime: McpRuntime,
@@ -253,6 +278,15 @@ export function createMcpHttpHandler(
 ): McpHttpHandler {
   const allowRemote = options.allowRemote === true;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_BODY_TIMEOUT_MS;
+  const gate = options.tokensFile === undefined ? undefined : new TokenGate({
+    tokensFile: options.tokensFile,
+    sharedToken: options.token,
+  });
+  /** Answers a refusal; an audited one is written to the audit trail first. */
+  const refused = async (verdict: AccessVerdict<never>, peer: string): Promise<Response> => {
+    if (verdict.audit) await auditAccessRefusal(runtime.ctx.store, { ...verdict.audit, peer });
+    return refusalResponse(verdict);
+  };
   return async (request, peer) => {
     if (!allowRemote && !isLoopbackHost(peer)) {
       return jsonRpcError(403, "only clients on this machine may connect");
@@ -275,12 +309,22 @@ export function createMcpHttpHandler(
         headers: { allow: "POST" },
       });
     }
-    const tokenCheck = checkBearerToken(request.headers.get("authorization"), options.token);
-    if (!tokenCheck.ok) return refusalResponse(tokenCheck);
-    const identity = readCallerHeaders(request.headers);
-    if (!identity.ok) return refusalResponse(identity);
-    // No X-Mema-Workspace: the server's configured workspace, if any, is the caller's.
-    identity.caller.workspace ??= runtime.ctx.caller.workspace;
+    const bearer = gate
+      ? await gate.check(request.headers.get("authorization"))
+      : checkSharedToken(request.headers.get("authorization"), options.token);
+    if (!bearer.ok) return await refused(bearer, peer);
+    let identity: { caller: CallerIdentity; limited: boolean };
+    if (bearer.kind === "token") {
+      const granted = tokenCaller(request.headers, bearer.token, runtime.ctx.caller.workspace);
+      if (!granted.ok) return await refused(granted, peer);
+      identity = granted;
+    } else {
+      const headers = readCallerHeaders(request.headers);
+      if (!headers.ok) return refusalResponse(headers);
+      // No X-Mema-Workspace: the server's configured workspace, if any, is the caller's.
+      headers.caller.workspace ??= runtime.ctx.caller.workspace;
+      identity = { caller: headers.caller, limited: false };
+    }
     if (
       runtime.ctx.settings.workspaceIsolation === "strict" &&
       identity.caller.workspace === undefined
@@ -313,8 +357,21 @@ export function createMcpHttpHandler(
       // JSON-RPC 2.0 §6: an empty batch is one Invalid Request (the SDK would answer 202).
       return jsonRpcError(400, "invalid request: an empty batch", { code: -32600 });
     }
-    return await answerMcp(runtimeFor(runtime, identity.caller), request, parsed);
+    return await answerMcp(
+      runtimeFor(runtime, identity.caller, identity.limited),
+      request,
+      parsed,
+    );
   };
+}
+
+/** The shared token alone (no token file): identity from the headers once it matches. */
+function checkSharedToken(
+  authorization: string | null,
+  token: string | undefined,
+): AccessVerdict<{ ok: true; kind: "headers" }> {
+  const verdict = checkBearerToken(authorization, token);
+  return verdict.ok ? { ok: true, kind: "headers" } : { ...verdict, audit: { kind: "unknown_token" } };
 }
 
 /** Starts listening; throws a `config_invalid` MemaError for a refused or unusable address. */
@@ -326,6 +383,7 @@ export function serveHttp(runtime: McpRuntime, options: HttpServeOptions): HttpT
   const idleWaiters: (() => void)[] = [];
   const handle = createMcpHttpHandler(runtime, {
     token: options.token,
+    tokensFile: options.tokensFile,
     allowRemote: options.allowRemote,
     listenPort: () => port,
     bodyTimeoutMs: options.bodyTimeoutMs,

@@ -47,7 +47,8 @@ export function checkHostHeader(host: string | null, port: number): Verdict {
 /** The identity a request acts under, or why it has none. */
 export type CallerVerdict = { ok: true; caller: CallerIdentity } | Refusal;
 
-function readIdentityHeader(headers: Headers, name: string, max: number): string | Refusal {
+/** One identity header, exactly once, in the identity alphabet and within `max`; else a 400. */
+export function readIdentityHeader(headers: Headers, name: string, max: number): string | Refusal {
   const value = headers.get(name);
   if (value === null || value === "") return refuse(400, `the ${name} header is required`);
   // The Fetch Headers API joins repeated headers with ", "; no valid name holds a comma.

@@ -210,3 +210,76 @@ export function insertReplay(
      VALUES (?, ?, ?, ?, ?)`,
   ).run(entry.entryId, entry.at, entry.outcome, entry.memoryId, JSON.stringify(entry.detail));
 }
+
+/** How {@linkcode recordCoalescedAudit} bounds a stream of like rows. */
+export interface CoalesceWindow {
+  /** Rows at or after this time (ISO 8601) are in the current window. */
+  since: string;
+  /** Most distinct rows of this action in one window; the rest go to `overflow`. */
+  maxRows: number;
+  /** The row every refusal past `maxRows` is counted in. */
+  overflow: AuditEntry;
+}
+
+/**
+ * Appends an audit row, or counts it in the like row already written in this window: same
+ * action, client, agent, reason and `detail.peer`. A counted row's `detail.count` grows by one
+ * and `detail.last_at` moves to `entry.at`. Past `maxRows` distinct rows in the window, every
+ * further entry counts in the one `overflow` row, so a flood adds at most `maxRows + 1` rows
+ * per window, whatever it varies. `detail` must carry `count: 1`.
+ */
+export function recordCoalescedAudit(
+  db: DatabaseSync,
+  entry: AuditEntry,
+  window: CoalesceWindow,
+): "added" | "counted" {
+  const find = db.prepare(
+    `SELECT id FROM audit
+     WHERE action = ? AND at >= ? AND client = ? AND agent_id = ? AND reason IS ?
+       AND json_extract(detail, '$.peer') IS ?
+     ORDER BY id DESC LIMIT 1`,
+  );
+  const count = db.prepare(
+    `UPDATE audit SET detail = json_set(detail,
+       '$.count', coalesce(json_extract(detail, '$.count'), 1) + 1, '$.last_at', ?)
+     WHERE id = ?`,
+  );
+  const like = (candidate: AuditEntry) =>
+    find.get(
+      candidate.action,
+      window.since,
+      candidate.client,
+      candidate.agentId,
+      candidate.reason,
+      (candidate.detail.peer as string | undefined) ?? null,
+    ) as Row | undefined;
+  let target = entry;
+  let existing = like(entry);
+  if (existing === undefined) {
+    const rows = Number(
+      (db.prepare("SELECT count(*) AS n FROM audit WHERE action = ? AND at >= ?")
+        .get(entry.action, window.since) as Row).n,
+    );
+    if (rows >= window.maxRows) {
+      target = { ...window.overflow, at: entry.at };
+      existing = like(target);
+    }
+  }
+  if (existing !== undefined) {
+    count.run(entry.at, Number(existing.id));
+    return "counted";
+  }
+  db.prepare(
+    `INSERT INTO audit (at, action, memory_id, agent_id, client, reason, detail)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    target.at,
+    target.action,
+    target.memoryId,
+    target.agentId,
+    target.client,
+    target.reason,
+    JSON.stringify(target.detail),
+  );
+  return "added";
+}

@@ -64,7 +64,7 @@ import { VectorMirror } from "./vector_mirror.ts";
 
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
-export type { AuditQuery, AuditRecord } from "./govern_sql.ts";
+export type { AuditQuery, AuditRecord, CoalesceWindow } from "./govern_sql.ts";
 export type {
   ConflictChange,
   ConflictMember,
@@ -608,6 +608,11 @@ export class Store {
 
   setMetadata(id: number, metadata: Record<string, unknown>): void {
     govern.updateMetadata(this.#connection.db, id, metadata);
+  }
+
+  /** Appends an audit row or counts it in a like one of the same window (a refusal flood). */
+  recordCoalescedAudit(entry: AuditEntry, window: govern.CoalesceWindow): "added" | "counted" {
+    return govern.recordCoalescedAudit(this.#connection.db, entry, window);
   }
 
   listAudit(query: govern.AuditQuery): { rows: govern.AuditRecord[]; total: number } {
