@@ -36,6 +36,7 @@ Deno.test("HTTP time bounds: the file, then the environment; bad values name the
       host: "127.0.0.1",
       port: 8000,
       token: undefined,
+      tokensFile: fromFile.http.tokensFile,
       allowRemote: false,
       shutdownGraceMs: 2000,
       bodyTimeoutMs: 5000,

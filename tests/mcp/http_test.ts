@@ -151,6 +151,7 @@ Deno.test("HTTP-only flags without --http are an error, not silently ignored", (
     host: "127.0.0.1",
     port: 0,
     token: http.http.token,
+    tokensFile: http.http.tokensFile,
     allowRemote: false,
   });
   assert.throws(
@@ -161,7 +162,9 @@ Deno.test("HTTP-only flags without --http are an error, not silently ignored", (
 
 Deno.test("transport settings: file, then environment, then flags", () => {
   const dir = Deno.makeTempDirSync();
-  const saved = ["MEMA_TRANSPORT", "MEMA_HTTP_TOKEN"].map((name) => [name, Deno.env.get(name)]);
+  const saved = ["MEMA_TRANSPORT", "MEMA_HTTP_TOKEN", "MEMA_HTTP_TOKENS_FILE"].map((
+    name,
+  ) => [name, Deno.env.get(name)]);
   try {
     const configPath = `${dir}/config.json`;
     Deno.writeTextFileSync(
@@ -175,9 +178,23 @@ Deno.test("transport settings: file, then environment, then flags", () => {
     );
     Deno.env.delete("MEMA_TRANSPORT");
     Deno.env.delete("MEMA_HTTP_TOKEN");
-    const fromFile = loadConfig({ flags: { configPath } });
+    Deno.env.delete("MEMA_HTTP_TOKENS_FILE");
+    const fromFile = loadConfig({ flags: { configPath, dbPath: `${dir}/db/mema.sqlite3` } });
     assert.equal(fromFile.transport, "http");
-    assert.deepEqual(fromFile.http, { host: "::1", port: 9100, token: "f".repeat(32) });
+    assert.deepEqual(fromFile.http, {
+      host: "::1",
+      port: 9100,
+      token: "f".repeat(32),
+      tokensFile: `${dir}/db/http_tokens.json`,
+    }, "the token file lives beside the database unless told otherwise");
+    Deno.writeTextFileSync(
+      configPath,
+      JSON.stringify({ transport: "http", http_tokens_file: `${dir}/tokens.json` }),
+    );
+    assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/tokens.json`);
+    Deno.env.set("MEMA_HTTP_TOKENS_FILE", `${dir}/env_tokens.json`);
+    assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/env_tokens.json`);
+    Deno.env.delete("MEMA_HTTP_TOKENS_FILE");
 
     Deno.env.set("MEMA_TRANSPORT", "stdio");
     Deno.env.set("MEMA_HTTP_TOKEN", "e".repeat(40));
