@@ -2,7 +2,8 @@
  * `mema serve`: the MCP server over stdio. Identity comes from flags, the
  * environment or the config file, and the server refuses to start without it.
  * `--http` (or `transport: "http"`) serves streamable HTTP instead, where each
- * request names its own identity in headers (src/mcp/http.ts).
+ * request names its own identity in headers, or carries a token that does
+ * (src/mcp/http.ts, src/mcp/http_access.ts).
  * @module
  */
 import process from "node:process";
@@ -44,7 +45,9 @@ export const serveSpec: CommandSpec = {
     "MEMA_CLIENT/MEMA_AGENT_ID or the config file. `mema client NAME` prints the entry.",
     "With --http, one process serves many clients at http://HOST:PORT/mcp; each request",
     "names itself in X-Mema-Client / X-Mema-Agent-Id (and X-Mema-Workspace). Loopback only, unless --allow-remote",
-    "and MEMA_HTTP_TOKEN are both given.",
+    "and a token (MEMA_HTTP_TOKEN, or `mema token add`) are both given. While a token file",
+    "exists (`mema token`), every request needs Authorization: Bearer <token>, and the token,",
+    "not the headers, says who calls and which workspaces it may use.",
   ].join("\n"),
   flags: {
     client: { type: "string", value: "NAME", help: "client name, e.g. cursor (stdio)" },
@@ -59,7 +62,10 @@ export const serveSpec: CommandSpec = {
     http: { type: "boolean", help: "serve streamable HTTP instead of stdio" },
     host: { type: "string", value: "HOST", help: "HTTP address (default 127.0.0.1)" },
     port: { type: "string", value: "PORT", help: "HTTP port (default 8000)" },
-    "allow-remote": { type: "boolean", help: "listen beyond loopback (needs MEMA_HTTP_TOKEN)" },
+    "allow-remote": {
+      type: "boolean",
+      help: "listen beyond loopback (needs MEMA_HTTP_TOKEN or `mema token add`)",
+    },
   },
   exitCodes: { 0: "stopped cleanly", 1: "could not start or failed", 2: "bad command line" },
   run: serveCommand,

@@ -103,7 +103,9 @@ export function parseTokenFile(text: string, path: string): HttpTokenFile {
     const issue = parsed.error.issues[0];
     throw new MemaError(
       "config_invalid",
-      `the token file ${path} is malformed at ${issue.path.join(".") || "the top"}: ${issue.message}`,
+      `the token file ${path} is malformed at ${
+        issue.path.join(".") || "the top"
+      }: ${issue.message}`,
       { field: "http_tokens_file", hint: "fix it, or manage it only with `mema token`" },
     );
   }

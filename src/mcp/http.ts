@@ -34,7 +34,7 @@ import {
   HTTP_TOKEN_MAX_CHARS,
   HTTP_TOKEN_MIN_CHARS,
 } from "./http_constants.ts";
-import { type AccessVerdict, TokenGate, tokenCaller } from "./http_access.ts";
+import { type AccessVerdict, tokenCaller, TokenGate } from "./http_access.ts";
 import {
   checkBearerToken,
   checkHostHeader,
@@ -152,7 +152,9 @@ export function resolveHttpOptions(
  */
 export function checkBindPolicy(options: HttpServeOptions): void {
   const { host, token, allowRemote } = options;
-  const tokenFile = options.tokensFile === undefined ? undefined : readTokenFile(options.tokensFile);
+  const tokenFile = options.tokensFile === undefined
+    ? undefined
+    : readTokenFile(options.tokensFile);
   if (token !== undefined) {
     if (
       token.length < HTTP_TOKEN_MIN_CHARS || token.length > HTTP_TOKEN_MAX_CHARS ||
@@ -371,7 +373,9 @@ function checkSharedToken(
   token: string | undefined,
 ): AccessVerdict<{ ok: true; kind: "headers" }> {
   const verdict = checkBearerToken(authorization, token);
-  return verdict.ok ? { ok: true, kind: "headers" } : { ...verdict, audit: { kind: "unknown_token" } };
+  return verdict.ok
+    ? { ok: true, kind: "headers" }
+    : { ...verdict, audit: { kind: "unknown_token" } };
 }
 
 /** Starts listening; throws a `config_invalid` MemaError for a refused or unusable address. */

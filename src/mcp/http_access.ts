@@ -21,7 +21,12 @@ import { isMemaError } from "../errors/mod.ts";
 import type { AccessRefusal } from "../govern/access_refusals.ts";
 import { sameSecret } from "../http/guards.ts";
 import { readTokenFile } from "../http/token_file.ts";
-import { findToken, type HttpTokenFile, type HttpTokenRecord, tokenWorkspaces } from "../http/tokens.ts";
+import {
+  findToken,
+  type HttpTokenFile,
+  type HttpTokenRecord,
+  tokenWorkspaces,
+} from "../http/tokens.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { fileSignature, logInfo, logWarn } from "../platform/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
@@ -95,7 +100,9 @@ export class TokenGate {
       this.#inUse = true;
       this.#state = { state: "on", file };
       logInfo(
-        `${first ? "using" : "re-read"} the token file ${this.#path}: ${file.tokens.length} token(s)`,
+        `${
+          first ? "using" : "re-read"
+        } the token file ${this.#path}: ${file.tokens.length} token(s)`,
       );
     } catch (error) {
       const reason = isMemaError(error) ? error.reason : String(error);

@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import {
-  ACCESS_REFUSED_ACTION,
-  auditAccessRefusal,
-} from "../../src/govern/access_refusals.ts";
+import { ACCESS_REFUSED_ACTION, auditAccessRefusal } from "../../src/govern/access_refusals.ts";
 import { REFUSAL_AUDIT_ROWS_PER_WINDOW } from "../../src/govern/constants.ts";
 import { openTestContext } from "../helpers/context.ts";
 
@@ -28,7 +25,9 @@ Deno.test("refusal audit: repeats in one minute are one row with a count; a new 
     });
     const rows = refusalRows(test.store).reverse();
     assert.deepEqual(
-      rows.map((row) => [row.detail.peer, row.detail.count, row.detail.first_at, row.detail.last_at]),
+      rows.map((
+        row,
+      ) => [row.detail.peer, row.detail.count, row.detail.first_at, row.detail.last_at]),
       [
         ["10.0.0.7", 3, "2026-12-04T14:02:05.000Z", "2026-12-04T14:02:59.000Z"],
         ["10.0.0.8", 1, "2026-12-04T14:02:30.000Z", "2026-12-04T14:02:30.000Z"],
