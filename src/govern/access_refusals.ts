@@ -7,8 +7,9 @@
  *
  * @example
  * ```ts
- * import { refusalReason } from "./src/govern/access_refusals.ts";
- * refusalReason({ kind: "unknown_token", peer: "127.0.0.1" }); // "unknown or missing bearer token"
+ * import { refusalReason } from "./access_refusals.ts";
+ * const reason = refusalReason({ kind: "unknown_token", peer: "127.0.0.1" });
+ * if (reason !== "unknown or missing bearer token") throw new Error(reason);
  * ```
  * @module
  */

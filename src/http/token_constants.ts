@@ -4,8 +4,8 @@
  *
  * @example
  * ```ts
- * import { HTTP_TOKEN_RANDOM_BYTES } from "./src/http/token_constants.ts";
- * HTTP_TOKEN_RANDOM_BYTES * 8; // 256 bits
+ * import { HTTP_TOKEN_RANDOM_BYTES } from "./token_constants.ts";
+ * if (HTTP_TOKEN_RANDOM_BYTES * 8 !== 256) throw new Error("tokens carry 256 random bits");
  * ```
  * @module
  */

@@ -5,8 +5,8 @@
  *
  * @example
  * ```ts
- * import { readTokenFile } from "./src/http/token_file.ts";
- * readTokenFile("/nonexistent/http_tokens.json"); // undefined
+ * import { readTokenFile } from "./token_file.ts";
+ * if (readTokenFile("/nonexistent/http_tokens.json") !== undefined) throw new Error("no file, no tokens");
  * ```
  * @module
  */

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { newTokenSecret, parseTokenFile, sha256Hex } from "./src/http/tokens.ts";
+ * import { findToken, newTokenSecret, parseTokenFile, sha256Hex } from "./tokens.ts";
  * const secret = newTokenSecret();
  * const file = parseTokenFile(JSON.stringify({
  *   format: "mema-http-tokens/1",
@@ -15,7 +15,7 @@
  *     workspaces: ["alpha"], created_at: "2026-12-04T00:00:00.000Z",
  *   }],
  * }), "http_tokens.json");
- * file.tokens[0].workspaces; // ["alpha"]
+ * if ((await findToken(file, secret))?.name !== "ci") throw new Error("the token is not found");
  * ```
  * @module
  */

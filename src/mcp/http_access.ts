@@ -11,9 +11,11 @@
  *
  * @example
  * ```ts
- * import { TokenGate } from "./src/mcp/http_access.ts";
+ * import { TokenGate } from "./http_access.ts";
  * const gate = new TokenGate({ tokensFile: "/nonexistent/http_tokens.json" });
- * (await gate.check(null)).kind; // "headers": no token configured, identity from headers
+ * // No token file and no shared token: identity comes from the headers, as before tokens.
+ * const decision = await gate.check(null);
+ * if (!decision.ok || decision.kind !== "headers") throw new Error("expected header identity");
  * ```
  * @module
  */
