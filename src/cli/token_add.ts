@@ -100,5 +100,8 @@ export async function addToken(path: string, request: TokenRequest): Promise<num
       workspaces === ANY_WORKSPACE ? "any workspace" : `workspace(s) ${workspaces.join(", ")}`
     }; saved (hashed) in ${path}. This is the only time it is shown.`,
   );
+  console.error(
+    "mema: the client sends it as the header `Authorization: Bearer <token>`; a running server accepts it from its next request",
+  );
   return 0;
 }
