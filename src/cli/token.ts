@@ -45,7 +45,7 @@ export const tokenSpec: CommandSpec = {
       type: "string",
       value: "NAME",
       multiple: true,
-      help: "a workspace the token may use; the first is its default (add)",
+      help: "a workspace the token may use; repeat for several (add)",
     },
     "any-workspace": {
       type: "boolean",

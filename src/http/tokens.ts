@@ -44,7 +44,7 @@ export interface HttpTokenRecord {
   sha256: string;
   client: string;
   agent_id: string;
-  /** The workspaces it may use, as given (the first is the default), or `"*"` for any. */
+  /** The workspaces it may use, as given, or `"*"` for any. */
   workspaces: string[] | typeof ANY_WORKSPACE;
   created_at: string;
 }

@@ -6,7 +6,17 @@
 import assert from "node:assert/strict";
 import { makeTempHome, runCli } from "../helpers/server.ts";
 
-const COMMANDS = ["serve", "doctor", "setup", "scan", "export", "client", "version", "help"];
+const COMMANDS = [
+  "serve",
+  "doctor",
+  "setup",
+  "scan",
+  "export",
+  "client",
+  "token",
+  "version",
+  "help",
+];
 
 Deno.test("cli: every command has its own help page, by `help COMMAND` and by --help", async () => {
   const home = makeTempHome();
