@@ -179,6 +179,16 @@ for (const isolation of ["strict", "none"] as const) {
       await assert.rejects(() => alpha.client.readResource({ uri: "memory://workspace/beta" }));
       const digest = await alpha.client.readResource({ uri: "memory://current-context" });
       assert.doesNotMatch((digest.contents[0] as { text: string }).text, /Adyen/);
+      const listed = await alpha.client.listResources();
+      assert.doesNotMatch(JSON.stringify(listed), /beta/, "beta's name is not even listed");
+      const workspaces = envelopeOf(
+        await alpha.client.callTool({
+          name: "memory_review",
+          arguments: { view: "workspaces", data: {} },
+        }) as Record<string, unknown>,
+      );
+      assert.equal(workspaces.ok, true, JSON.stringify(workspaces.data));
+      assert.doesNotMatch(JSON.stringify(workspaces.data), /beta/);
       const foreign = await alpha.call("remember", {
         content: "Alpha writes into beta.",
         subject: "intrusion",
