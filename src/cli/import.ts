@@ -9,7 +9,14 @@
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { listEntries, pathKind, readTextStrict, stderrIsTerminal } from "../platform/mod.ts";
+import {
+  linkTarget,
+  listEntries,
+  pathKind,
+  readTextStrict,
+  realPathOf,
+  stderrIsTerminal,
+} from "../platform/mod.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";
@@ -37,26 +44,124 @@ function kindOf(name: string): SourceFile["kind"] | undefined {
   return undefined;
 }
 
-/** Every note and JSONL file under a folder, in name order; hidden entries are skipped. */
-function walk(dir: string, shown: string, prefix: string, found: SourceFile[]): void {
+/** A symbolic link the import did not follow, and why. */
+interface UnfollowedLink {
+  /** The link, as reported to the user. */
+  shown: string;
+  /** Where it points, as written in the link. */
+  target: string;
+  reason: string;
+  /** True when what it points to was not imported at all (the run then counts it skipped). */
+  missed: boolean;
+}
+
+/** A symbolic link met while walking, followed only once the real tree has been read. */
+interface PendingLink {
+  path: string;
+  shown: string;
+  ref: string;
+}
+
+/**
+ * What one import run has read so far. Real paths (every link resolved) identify files and
+ * folders, so a file reached by several paths is imported once and a folder that links back
+ * to itself is read once: the walk always ends.
+ */
+interface WalkState {
+  files: SourceFile[];
+  links: UnfollowedLink[];
+  seenFiles: Set<string>;
+  seenDirs: Set<string>;
+}
+
+function isInside(root: string, path: string): boolean {
+  return root === "/" || path === root || path.startsWith(`${root}/`);
+}
+
+function addFile(state: WalkState, file: SourceFile, real: string): boolean {
+  if (state.seenFiles.has(real)) return false;
+  state.seenFiles.add(real);
+  state.files.push(file);
+  return true;
+}
+
+/**
+ * Every note and JSONL file of one folder and its sub-folders, in name order; hidden entries
+ * are skipped and symbolic links are set aside in `pending`.
+ */
+function walkTree(
+  state: WalkState,
+  dir: string,
+  shown: string,
+  prefix: string,
+  pending: PendingLink[],
+): void {
+  const real = realPathOf(dir);
+  if (real === undefined || state.seenDirs.has(real)) return;
+  state.seenDirs.add(real);
   for (const entry of listEntries(dir)) {
     if (entry.name.startsWith(".")) continue;
     const ref = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.kind === "directory") {
-      walk(`${dir}/${entry.name}`, `${shown}/${entry.name}`, ref, found);
-      continue;
+    const path = `${dir}/${entry.name}`;
+    const entryShown = `${shown}/${entry.name}`;
+    if (entry.link) {
+      pending.push({ path, shown: entryShown, ref });
+    } else if (entry.kind === "directory") {
+      walkTree(state, path, entryShown, ref, pending);
+    } else {
+      const kind = kindOf(entry.name);
+      if (kind) {
+        addFile(state, { file: path, shown: entryShown, ref, kind }, `${real}/${entry.name}`);
+      }
     }
-    const kind = kindOf(entry.name);
-    if (kind) {
-      found.push({ file: `${dir}/${entry.name}`, shown: `${shown}/${entry.name}`, ref, kind });
+  }
+}
+
+/**
+ * Every note and JSONL file under a folder. The folder's own tree is read first; then each
+ * symbolic link in it is followed only when its real target lies inside the folder and has
+ * not been read yet (a link can only add what the real tree does not reach, such as a hidden
+ * folder). Links out of the folder, dangling links, loops and second paths to what was
+ * already read are not followed; each is reported.
+ */
+function walkFolder(state: WalkState, dir: string): void {
+  const root = realPathOf(dir);
+  if (root === undefined) return;
+  const pending: PendingLink[] = [];
+  walkTree(state, dir, dir, "", pending);
+  for (let link = pending.shift(); link; link = pending.shift()) {
+    const target = linkTarget(link.path) ?? "?";
+    const unfollowed = (reason: string, missed: boolean) =>
+      state.links.push({ shown: link!.shown, target, reason, missed });
+    const real = realPathOf(link.path);
+    const kind = real === undefined ? undefined : pathKind(real);
+    if (real === undefined || kind === undefined) {
+      unfollowed("it points to nothing that can be read (dangling, or a loop of links)", true);
+    } else if (!isInside(root, real)) {
+      unfollowed(`it leads out of the imported folder (to ${real})`, true);
+    } else if (kind === "directory") {
+      if (state.seenDirs.has(real)) {
+        unfollowed("it leads to a folder already read (a loop, or a second path to it)", false);
+      } else {
+        walkTree(state, link.path, link.shown, link.ref, pending);
+      }
+    } else {
+      const name = link.ref.slice(link.ref.lastIndexOf("/") + 1);
+      const fileKind = kindOf(name);
+      if (!fileKind) continue;
+      if (
+        !addFile(state, { file: link.path, shown: link.shown, ref: link.ref, kind: fileKind }, real)
+      ) {
+        unfollowed("it leads to a file already read", false);
+      }
     }
   }
 }
 
 function collectSources(
   paths: readonly string[],
-): { files: SourceFile[]; skipped: SkippedSource[] } {
-  const files: SourceFile[] = [];
+): { files: SourceFile[]; skipped: SkippedSource[]; links: UnfollowedLink[] } {
+  const state: WalkState = { files: [], links: [], seenFiles: new Set(), seenDirs: new Set() };
   const skipped: SkippedSource[] = [];
   for (const path of paths) {
     const kind = pathKind(path);
@@ -67,7 +172,7 @@ function collectSources(
     }
     const trimmed = path.replace(/\/+$/, "") || "/";
     if (kind === "directory") {
-      walk(trimmed, trimmed, "", files);
+      walkFolder(state, trimmed);
       continue;
     }
     const name = trimmed.slice(trimmed.lastIndexOf("/") + 1);
@@ -76,9 +181,10 @@ function collectSources(
       skipped.push({ path, line: 1, reason: "not a Markdown (.md, .markdown) or JSONL file" });
       continue;
     }
-    files.push({ file: trimmed, shown: path, ref: name, kind: fileKind });
+    // A file named on the command line is read even through a link: the user chose it.
+    addFile(state, { file: trimmed, shown: path, ref: name, kind: fileKind }, realPathOf(trimmed)!);
   }
-  return { files, skipped };
+  return { files: state.files, skipped, links: state.links };
 }
 
 function readUnits(
@@ -232,9 +338,17 @@ export async function importCommand(args: string[]): Promise<number> {
     });
     progress.finish();
     const skipped = [...sources.skipped, ...read.skipped, ...report.skipped];
+    for (const link of sources.links) {
+      console.error(
+        `mema import: ${
+          link.missed ? "skipped" : "did not follow"
+        } link ${link.shown} -> ${link.target}: ${link.reason}`,
+      );
+    }
     for (const entry of skipped) {
       console.error(`mema import: skipped ${entry.path}:${entry.line}: ${entry.reason}`);
     }
+    const missedLinks = sources.links.filter((link) => link.missed).length;
     if (report.lowered > 0) {
       console.error(
         `mema import: ${report.lowered} fact(s) declared user_confirmed or locked were stored with the import's trust; pass --authorized (after the user confirms them) to keep it`,
@@ -247,9 +361,11 @@ export async function importCommand(args: string[]): Promise<number> {
     console.log(
       `${
         report.dryRun ? "would import" : "imported"
-      } ${sources.files.length} file(s): ${report.created} new, ${report.updated} updated, ${report.unchanged} unchanged, ${report.duplicates} duplicate(s)${replayed}; ${skipped.length} skipped${dry}`,
+      } ${sources.files.length} file(s): ${report.created} new, ${report.updated} updated, ${report.unchanged} unchanged, ${report.duplicates} duplicate(s)${replayed}; ${
+        skipped.length + missedLinks
+      } skipped${dry}`,
     );
-    return skipped.length > 0 ? 1 : 0;
+    return skipped.length + missedLinks > 0 ? 1 : 0;
   } catch (error) {
     return reportFailure(error);
   } finally {

@@ -406,20 +406,50 @@ export function pathKind(path: string): "file" | "directory" | undefined {
   }
 }
 
-/** The entries of a directory with their kinds (symbolic links followed), sorted by name. */
-export function listEntries(path: string): { name: string; kind: "file" | "directory" }[] {
-  const entries: { name: string; kind: "file" | "directory" }[] = [];
+/** One entry of a directory as {@linkcode listEntries} reports it. */
+export interface DirEntry {
+  name: string;
+  /** What the entry is; for a symbolic link, what it points to (undefined when dangling). */
+  kind: "file" | "directory" | undefined;
+  /** True for a symbolic link (its `kind` is then its target's). */
+  link: boolean;
+}
+
+/**
+ * The entries of a directory, sorted by name: files, directories and symbolic links (with
+ * their target's kind). Other kinds (sockets, devices, fifos) are left out.
+ */
+export function listEntries(path: string): DirEntry[] {
+  const entries: DirEntry[] = [];
   for (const entry of Deno.readDirSync(path)) {
-    const kind = entry.isSymlink
-      ? pathKind(`${path}/${entry.name}`)
-      : entry.isFile
-      ? "file"
-      : entry.isDirectory
-      ? "directory"
-      : undefined;
-    if (kind) entries.push({ name: entry.name, kind });
+    if (entry.isSymlink) {
+      entries.push({ name: entry.name, kind: pathKind(`${path}/${entry.name}`), link: true });
+    } else if (entry.isFile || entry.isDirectory) {
+      entries.push({ name: entry.name, kind: entry.isFile ? "file" : "directory", link: false });
+    }
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The canonical path of `path`: absolute, every symbolic link resolved. Undefined when it
+ * cannot be resolved (a dangling link, a link loop, no permission).
+ */
+export function realPathOf(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a symbolic link points, as written in the link; undefined when `path` is not one. */
+export function linkTarget(path: string): string | undefined {
+  try {
+    return Deno.readLinkSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a UTF-8 text file; invalid UTF-8 is an error, never silently replaced. */
