@@ -2,7 +2,8 @@
  * `mema export DIR [--format md|jsonl] [--workspace W] [--include-history]`: the facts in
  * force as one Markdown file per memory (`DIR/<workspace>/<id>-<subject>.md`) or one JSONL
  * file (`DIR/memories.jsonl`, optionally with every earlier version). Files appear only once
- * complete (written beside, then renamed).
+ * complete (written beside, then renamed); a Markdown export appears only once every file is
+ * written, and a failure leaves DIR as it was.
  * @module
  */
 import { loadConfig } from "../config/mod.ts";
@@ -10,8 +11,12 @@ import { MemaError } from "../errors/mod.ts";
 import {
   absolutePath,
   ensureDir,
+  listEntries,
+  makeTempDirIn,
   openTextWriter,
   pathKind,
+  removeTreeIfExists,
+  renamePath,
   stderrIsTerminal,
   type TextFileWriter,
   writeTextAtomic,
@@ -51,6 +56,60 @@ export const exportSpec: CommandSpec = {
   },
   run: exportCommand,
 };
+
+/** The name prefix of the hidden folder a Markdown export is written into before it is moved. */
+const STAGING_PREFIX = ".mema-export-";
+
+/** A file-system failure while exporting as a clear error saying what became of DIR. */
+function writeFailure(error: unknown, dir: string): unknown {
+  if (error instanceof MemaError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new MemaError(
+    "storage_error",
+    `cannot write the export into ${dir}: ${reason}; nothing was exported (${dir} holds what it held before)`,
+    { hint: "free space or choose another directory, then run mema export again" },
+  );
+}
+
+/**
+ * Moves a finished export from its staging folder into DIR: a workspace folder that DIR does
+ * not have yet moves whole, otherwise file by file (replacing files of the same name). Every
+ * clash with something that is not a folder is found before anything moves.
+ */
+function publishStaged(staging: string, dir: string): void {
+  const folders = listEntries(staging).map((entry) => entry.name);
+  for (const folder of folders) {
+    const kind = pathKind(`${dir}/${folder}`);
+    if (kind === "file") {
+      throw new MemaError(
+        "invalid_input",
+        `${dir}/${folder} is a file; the export needs a folder of that name for its workspace; nothing was exported`,
+        { hint: "move that file away or export into another directory" },
+      );
+    }
+  }
+  let moved = 0;
+  try {
+    for (const folder of folders) {
+      if (pathKind(`${dir}/${folder}`) === undefined) {
+        renamePath(`${staging}/${folder}`, `${dir}/${folder}`);
+        moved += listEntries(`${dir}/${folder}`).length;
+        continue;
+      }
+      for (const file of listEntries(`${staging}/${folder}`)) {
+        renamePath(`${staging}/${folder}/${file.name}`, `${dir}/${folder}/${file.name}`);
+        moved++;
+      }
+    }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new MemaError(
+      "storage_error",
+      `the export stopped while moving its files into ${dir}: ${reason}; ${moved} file(s) were moved (each complete), the rest were not`,
+      { hint: "run mema export again: it rewrites every file" },
+    );
+  }
+}
 
 /** Runs `mema export`. */
 export async function exportCommand(args: string[]): Promise<number> {
@@ -98,13 +157,19 @@ export async function exportCommand(args: string[]): Promise<number> {
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
     const includeHistory = values["include-history"];
     let writer: TextFileWriter | undefined;
-    if (format === "jsonl") {
-      writer = openTextWriter(`${dir}/${JSONL_EXPORT_NAME}`);
-      writer.write(`${jsonlHeader({ workspace: values.workspace, includeHistory })}\n`);
-    }
+    // Markdown files are written into a hidden staging folder inside DIR (same file system,
+    // skipped by import) and moved into place only once every file is written: a failure
+    // leaves DIR as it was.
+    let staging: string | undefined;
     let memories = 0;
     let versions = 0;
     try {
+      if (format === "jsonl") {
+        writer = openTextWriter(`${dir}/${JSONL_EXPORT_NAME}`);
+        writer.write(`${jsonlHeader({ workspace: values.workspace, includeHistory })}\n`);
+      } else {
+        staging = makeTempDirIn(dir, STAGING_PREFIX);
+      }
       for (let afterId = 0;;) {
         const page = exportPage(store, {
           workspace: values.workspace,
@@ -117,7 +182,7 @@ export async function exportCommand(args: string[]): Promise<number> {
             writer.write(`${jsonlLine(memory)}\n`);
           } else {
             const file = markdownFile(memory);
-            const path = `${dir}/${file.path}`;
+            const path = `${staging}/${file.path}`;
             ensureDir(path.slice(0, path.lastIndexOf("/")));
             writeTextAtomic(path, file.text);
           }
@@ -129,11 +194,13 @@ export async function exportCommand(args: string[]): Promise<number> {
         afterId = page.lastId;
       }
       writer?.commit();
+      if (staging !== undefined) publishStaged(staging, dir);
     } catch (error) {
       writer?.abort();
-      throw error;
+      throw writeFailure(error, dir);
     } finally {
       progress.finish();
+      if (staging !== undefined) removeTreeIfExists(staging);
     }
     const target = writer ? `${dir}/${JSONL_EXPORT_NAME}` : dir;
     const history = includeHistory ? ` and ${versions} earlier version(s)` : "";

@@ -674,3 +674,22 @@ export function createFileExclusive(path: string): boolean {
     throw error;
   }
 }
+
+/** Creates a new, empty directory inside `dir` with a unique name starting with `prefix`. */
+export function makeTempDirIn(dir: string, prefix: string): string {
+  return Deno.makeTempDirSync({ dir, prefix });
+}
+
+/** Renames (moves) a file or directory within one file system; replaces a file at `to`. */
+export function renamePath(from: string, to: string): void {
+  Deno.renameSync(from, to);
+}
+
+/** Removes a directory and everything in it; one that is not there is fine. */
+export function removeTreeIfExists(path: string): void {
+  try {
+    Deno.removeSync(path, { recursive: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}

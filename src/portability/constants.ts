@@ -17,6 +17,20 @@ export const EXPORT_PAGE_MEMORIES = 500;
 /** Characters of the subject kept in an exported file's name (long names break some tools). */
 export const EXPORT_FILE_SUBJECT_CHARS = 60;
 
+/**
+ * Largest exported file or folder name, in UTF-8 bytes. File systems limit one name to 255
+ * bytes (ext4, btrfs, xfs, tmpfs, APFS; a CJK character is 3 bytes, so 85 of them fill it);
+ * a file being written carries a temporary suffix `.tmp-<pid>-<uuid>` of up to 50 bytes
+ * until it is renamed, so names stop at 200 and the suffix always fits.
+ */
+export const EXPORT_NAME_MAX_BYTES = 200;
+
+/**
+ * Hex digits of SHA-256 appended to a name that had to be shortened: names that share their
+ * first 200 bytes stay distinct (48 bits: a collision needs ~16 million such names).
+ */
+export const EXPORT_NAME_HASH_CHARS = 12;
+
 /** Largest page of the MCP `export` view, in memories (the `find` page limit). */
 export const MCP_EXPORT_PAGE_MAX = 100;
 

@@ -20,11 +20,15 @@ import { headingSlug } from "./markdown.ts";
 import { EXPORT_FORMAT, type PortableMemory, portableMemory } from "./record.ts";
 import {
   EXPORT_FILE_SUBJECT_CHARS,
+  EXPORT_NAME_HASH_CHARS,
+  EXPORT_NAME_MAX_BYTES,
   MCP_EXPORT_PAGE_CHARS,
   MCP_EXPORT_PAGE_DEFAULT,
   MCP_EXPORT_PAGE_MAX,
 } from "./constants.ts";
 import { MemaError } from "../errors/mod.ts";
+import { contentSha } from "../memory/content_hash.ts";
+import { utf8Bytes } from "../memory/normalize.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
@@ -92,10 +96,31 @@ export function jsonlLine(memory: PortableMemory): string {
   return JSON.stringify({ type: "memory", ...memory });
 }
 
-/** A name safe as one path segment on every file system mema runs on. */
-function safeSegment(text: string, fallback: string): string {
+/**
+ * A name safe as one path segment on every file system mema runs on, at most `maxBytes`
+ * UTF-8 bytes. A longer one keeps its first whole characters and ends with `-<hash>` of
+ * `identity` (what the name stands for), so shortened names stay distinct and stable from
+ * one export to the next.
+ */
+function safeSegment(text: string, fallback: string, maxBytes: number, identity: string): string {
   const cleaned = text.replace(/[^\p{L}\p{N}._-]+/gu, "-").replace(/^[-.]+|[-.]+$/g, "");
-  return cleaned === "" ? fallback : cleaned;
+  if (cleaned === "") return fallback;
+  if (utf8Bytes(cleaned) <= maxBytes) return cleaned;
+  const suffix = `-${contentSha(identity).slice(0, EXPORT_NAME_HASH_CHARS)}`;
+  let kept = "";
+  let bytes = 0;
+  for (const char of cleaned) {
+    const size = utf8Bytes(char);
+    if (bytes + size > maxBytes - suffix.length) break;
+    kept += char;
+    bytes += size;
+  }
+  return kept.replace(/[-.]+$/, "") + suffix;
+}
+
+/** The folder of a workspace in a Markdown export. */
+export function workspaceFolder(workspaceCanonical: string): string {
+  return safeSegment(workspaceCanonical, "default", EXPORT_NAME_MAX_BYTES, workspaceCanonical);
 }
 
 /**
@@ -104,8 +129,11 @@ function safeSegment(text: string, fallback: string): string {
  * are imported) in id order, which keeps `follows` pointing backwards.
  */
 export function markdownFile(memory: PortableMemory): { path: string; text: string } {
-  const slug = headingSlug(memory.subject).slice(0, EXPORT_FILE_SUBJECT_CHARS);
-  const name = `${String(memory.id).padStart(8, "0")}-${safeSegment(slug, "memory")}.md`;
+  // Whole characters: cutting by UTF-16 units could split a surrogate pair.
+  const slug = Array.from(headingSlug(memory.subject)).slice(0, EXPORT_FILE_SUBJECT_CHARS).join("");
+  const id = String(memory.id).padStart(8, "0");
+  const budget = EXPORT_NAME_MAX_BYTES - `${id}-.md`.length;
+  const name = `${id}-${safeSegment(slug, "memory", budget, memory.subject)}.md`;
   const fields: Record<string, unknown> = {
     mema_id: memory.id,
     title: memory.subject,
@@ -125,7 +153,7 @@ export function markdownFile(memory: PortableMemory): { path: string; text: stri
     metadata: Object.keys(memory.metadata).length > 0 ? memory.metadata : undefined,
   };
   return {
-    path: `${safeSegment(memory.workspace_canonical, "default")}/${name}`,
+    path: `${workspaceFolder(memory.workspace_canonical)}/${name}`,
     text: renderFrontmatter(fields) + memory.content,
   };
 }
