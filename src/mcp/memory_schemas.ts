@@ -24,7 +24,9 @@ const isoTime = z.string().max(64).describe("ISO 8601 date or date-time");
 const span = z.object({
   start: z.number().int().min(0),
   end: z.number().int().min(0),
-}).strict().describe("UTF-16 offsets [start, end) into content");
+}).strict().describe(
+  "UTF-16 offsets [start, end) into content; an offset inside a surrogate pair widens to the whole character",
+);
 
 const recallFilters = {
   workspace: z.string().max(256).optional().describe(

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
-import { readMemories, readMemory } from "../memory/read.ts";
+import { readMemories, readMemory, type ReadResult } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { type PossibleDuplicate, possibleDuplicateOf } from "../conflicts/duplicates.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
@@ -32,6 +32,19 @@ import { statusView } from "../views/status.ts";
 import { canonicalWorkspace } from "../workspaces/canonical.ts";
 import { RESULTS_AS_ROWS } from "./envelope.ts";
 import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
+
+/**
+ * A read span as returned: the offsets of the text actually given, and when they differ from
+ * the ones asked for (an offset inside a surrogate pair), those as `requested`.
+ */
+function presentSpan(span: NonNullable<ReadResult["span"]>): Record<string, unknown> {
+  return {
+    start: span.start,
+    end: span.end,
+    total_chars: span.totalChars,
+    ...(span.requested ? { requested: span.requested } : {}),
+  };
+}
 import {
   type ContentMode,
   memoryHeader,
@@ -443,11 +456,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       content: result.content,
     };
     if (result.span) {
-      response.span = {
-        start: result.span.start,
-        end: result.span.end,
-        total_chars: result.span.totalChars,
-      };
+      response.span = presentSpan(result.span);
     }
     if (result.history) response.history = result.history.map(presentHistory);
     return response;
@@ -471,11 +480,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       const item: Record<string, unknown> = memoryHeader(result.memory);
       if (mode === "full" || result.span) item.content = result.content;
       if (result.span) {
-        item.span = {
-          start: result.span.start,
-          end: result.span.end,
-          total_chars: result.span.totalChars,
-        };
+        item.span = presentSpan(result.span);
       }
       return item;
     });

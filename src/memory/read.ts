@@ -12,6 +12,7 @@ import { MemaError } from "../errors/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import type { ServiceContext } from "./context.ts";
 import { visible } from "../workspaces/access.ts";
+import { widenToCodePoints } from "../text/code_points.ts";
 
 /** A half-open UTF-16 range `[start, end)` into a memory's content. */
 export interface Span {
@@ -30,7 +31,11 @@ export interface ReadInput {
 export interface ReadResult {
   memory: MemoryRecord;
   content: string;
-  span?: { start: number; end: number; totalChars: number };
+  /**
+   * The span returned: the one asked for, widened to whole code points when an offset fell
+   * inside a surrogate pair (then `requested` holds the offsets asked for).
+   */
+  span?: { start: number; end: number; totalChars: number; requested?: Span };
   history?: HistoryEntry[];
 }
 
@@ -56,10 +61,19 @@ export function checkSpan(span: Span, totalChars: number, field: string): void {
 function project(memory: MemoryRecord, span: Span | undefined, field: string): ReadResult {
   if (!span) return { memory, content: memory.content };
   checkSpan(span, memory.content.length, field);
+  // Half a surrogate pair is not text (the client would see U+FFFD): the span grows to the
+  // whole character, and says so.
+  const { start, end } = widenToCodePoints(memory.content, span.start, span.end);
+  const widened = start !== span.start || end !== span.end;
   return {
     memory,
-    content: memory.content.slice(span.start, span.end),
-    span: { start: span.start, end: span.end, totalChars: memory.content.length },
+    content: memory.content.slice(start, end),
+    span: {
+      start,
+      end,
+      totalChars: memory.content.length,
+      ...(widened ? { requested: { start: span.start, end: span.end } } : {}),
+    },
   };
 }
 

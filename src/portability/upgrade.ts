@@ -25,6 +25,7 @@ import { MemaError } from "../errors/mod.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
 import { normalizeTag } from "../memory/normalize.ts";
+import { prefixByUnits } from "../text/code_points.ts";
 import { dirName, nowIso, pathExists, removeFileIfExists } from "../platform/mod.ts";
 import {
   type ContentFingerprints,
@@ -389,8 +390,9 @@ function convertSeed(source: UpgradeSource, target: Store): Built {
       }
     }
     if (Object.keys(upgradeNote).length > 0) metadata.upgrade = upgradeNote;
-    const subject = (textOf(row, "subject", "title") ?? content.trim().split("\n")[0] ?? "")
-      .trim().slice(0, SUBJECT_MAX_CHARS) || `memory ${id}`;
+    const fullSubject = (textOf(row, "subject", "title") ?? content.trim().split("\n")[0] ?? "")
+      .trim();
+    const subject = prefixByUnits(fullSubject, SUBJECT_MAX_CHARS) || `memory ${id}`;
     const confidence = Number(row.confidence ?? 0.5);
     const created = textOf(row, "created_at", "ingest_time") ?? now;
     memories.push({

@@ -10,6 +10,7 @@
  * @module
  */
 import { OUTLINE_HEAD_MAX_CHARS, OUTLINE_MAX_ENTRIES } from "./constants.ts";
+import { prefixByUnits } from "../text/code_points.ts";
 
 /** One outline entry: the start of a part and its first words. */
 export interface OutlineEntry {
@@ -26,7 +27,7 @@ export interface Outline {
 function clip(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat.length <= OUTLINE_HEAD_MAX_CHARS) return flat;
-  return `${flat.slice(0, OUTLINE_HEAD_MAX_CHARS - 1).trimEnd()}…`;
+  return `${prefixByUnits(flat, OUTLINE_HEAD_MAX_CHARS - 1).trimEnd()}…`;
 }
 
 /**

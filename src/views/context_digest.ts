@@ -20,6 +20,7 @@ import type { MemoryRecord, RecallFilters } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
 import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { prefixByUnits } from "../text/code_points.ts";
 
 /**
  * The digest's default budget: issue 13 asks for ≤ 2,000 tokens, a tenth of the 20K-token
@@ -153,7 +154,7 @@ function factLine(memory: MemoryRecord, withWorkspace: boolean): string {
   const flat = memory.content.replace(/\s+/g, " ").trim();
   const preview = flat.length > FACT_PREVIEW_CHARS
     ? `${
-      flat.slice(0, FACT_PREVIEW_CHARS)
+      prefixByUnits(flat, FACT_PREVIEW_CHARS)
     }… (read memory ${memory.id} for all ${flat.length} characters)`
     : flat;
   const marks = [
