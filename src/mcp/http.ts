@@ -46,6 +46,7 @@ import {
 } from "./http_guards.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { createMcpServer } from "./server.ts";
+import { parseJsonFrame } from "./json_frame.ts";
 
 /** Where and how the HTTP transport listens. */
 export interface HttpServeOptions {
@@ -351,7 +352,7 @@ export function createMcpHttpHandler(
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body.text);
+      parsed = parseJsonFrame(body.text);
     } catch {
       return jsonRpcError(400, "parse error: the body is not valid JSON", { code: -32700 });
     }

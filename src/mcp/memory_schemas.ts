@@ -28,6 +28,15 @@ const span = z.object({
   "UTF-16 offsets [start, end) into content; an offset inside a surrogate pair widens to the whole character",
 );
 
+/**
+ * A JSON object kept as it came: `z.record` would copy it key by key, and assigning a key
+ * named `__proto__` to the copy sets its prototype instead, so that key would vanish.
+ */
+const metadataObject = z.custom<Record<string, unknown>>(
+  (value) => value !== null && typeof value === "object" && !Array.isArray(value),
+  { message: "must be a JSON object" },
+).meta({ type: "object", description: "any JSON object (≤ 64 KiB)" });
+
 const recallFilters = {
   workspace: z.string().max(256).optional().describe(
     "scope to one workspace (plus the global default pool)",
@@ -71,7 +80,7 @@ const rememberFields = {
   confidence: z.number().min(0).max(1).optional(),
   protection_level: z.enum(PROTECTION_LEVELS).optional(),
   status: z.enum(["active", "pending"]).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: metadataObject.optional(),
   follows: z.number().int().positive().optional().describe(
     "memory_id this one continues in the same workspace (the turn a reply answers, the previous section)",
   ),

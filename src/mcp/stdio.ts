@@ -32,6 +32,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { logWarn } from "../platform/mod.ts";
 import { STDIO_FRAME_MAX_BYTES, STDIO_ID_SCAN_BYTES } from "./stdio_constants.ts";
+import { parseJsonFrame } from "./json_frame.ts";
 
 /** What the transport reads from and writes to (process.stdin / process.stdout by default). */
 export interface StdioStreams {
@@ -251,7 +252,7 @@ export class LineStdioTransport implements Transport {
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = parseJsonFrame(text);
     } catch {
       this.#refuse(
         recoverRequestId(text, text),

@@ -12,6 +12,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { InexactNumber } from "./exact_json.ts";
 import {
   CONTENT_MAX_BYTES,
   METADATA_MAX_DEPTH,
@@ -83,6 +84,30 @@ export function checkVerbatimText(
 }
 
 /**
+ * Refuses a number mema could not give back as it was sent: a literal a 64-bit float does not
+ * hold exactly (marked by `parseJsonExact` where the raw JSON was seen), Infinity and NaN
+ * (JSON has no such numbers: stored as null) and -0 (JSON gives it back as 0).
+ */
+function checkExactNumber(value: number | InexactNumber, field: string): void {
+  const marked = value instanceof InexactNumber
+    ? value
+    : Number.isFinite(value) && !Object.is(value, -0)
+    ? undefined
+    : new InexactNumber(String(value), value);
+  if (marked === undefined) return;
+  throw new MemaError(
+    "invalid_input",
+    `${field} is the number ${marked.literal}, which ${marked.problem}`,
+    {
+      field,
+      details: { literal: marked.literal },
+      hint:
+        'send it as a string (for example an id or amount written "9007199254740993") to keep every digit, or round it yourself',
+    },
+  );
+}
+
+/**
  * Checks every string (object keys included) inside `value` with
  * {@linkcode checkVerbatimText}, naming each by its path under `field`
  * (`metadata.origin.path`, `patches.1.new_text`), and refuses objects and
@@ -98,6 +123,10 @@ export function checkVerbatimValue(value: unknown, field: string): void {
     if (item.key) checkVerbatimText(item.key[0], item.key[1], { key: true });
     if (typeof item.value === "string") {
       checkVerbatimText(item.value, item.path);
+      continue;
+    }
+    if (typeof item.value === "number" || item.value instanceof InexactNumber) {
+      checkExactNumber(item.value, item.path);
       continue;
     }
     if (item.value === null || typeof item.value !== "object") continue;

@@ -75,24 +75,27 @@ export interface RememberResult {
   redirectedFrom?: string;
 }
 
-/** Checks the subject: one non-empty line within the limit. */
+/**
+ * Checks the subject: not empty or only whitespace, within the limit. It is stored as sent,
+ * spaces included: a subject comes back exactly as it was given.
+ */
 export function checkSubject(subject: string, field: string): string {
   checkVerbatimText(subject, field);
-  const trimmed = subject.trim();
-  if (trimmed === "") {
-    throw new MemaError("invalid_input", `${field} must not be empty`, {
-      field,
-      hint: "give a short title such as 'deploy schedule'",
-    });
-  }
-  if (trimmed.length > SUBJECT_MAX_CHARS) {
+  if (subject.trim() === "") {
     throw new MemaError(
-      "resource_limit_exceeded",
-      `${field} has ${trimmed.length} characters; the limit is ${SUBJECT_MAX_CHARS}`,
-      { field, details: { actual_chars: trimmed.length, max_chars: SUBJECT_MAX_CHARS } },
+      "invalid_input",
+      `${field} must not be ${subject === "" ? "empty" : "only whitespace"}`,
+      { field, hint: "give a short title such as 'deploy schedule'" },
     );
   }
-  return trimmed;
+  if (subject.length > SUBJECT_MAX_CHARS) {
+    throw new MemaError(
+      "resource_limit_exceeded",
+      `${field} has ${subject.length} characters; the limit is ${SUBJECT_MAX_CHARS}`,
+      { field, details: { actual_chars: subject.length, max_chars: SUBJECT_MAX_CHARS } },
+    );
+  }
+  return subject;
 }
 
 function checkWorkspace(workspace: string): string {

@@ -14,11 +14,14 @@
  * ```
  * @module
  */
+import { InexactNumber, keepsLiteral, parseJsonExact } from "../memory/exact_json.ts";
 
 /** A scalar, list or map read from frontmatter. */
 export type FrontmatterValue =
   | string
   | number
+  /** A number the note wrote with more digits or range than a float keeps (refused on write). */
+  | InexactNumber
   | boolean
   | null
   | FrontmatterValue[]
@@ -149,7 +152,7 @@ function readInline(text: string, line: number): FrontmatterValue {
   }
   if (text.startsWith("{") || text.startsWith("[")) {
     try {
-      return JSON.parse(text) as FrontmatterValue;
+      return parseJsonExact(text) as FrontmatterValue;
     } catch {
       if (text.startsWith("[")) return readFlowList(text, line);
       throw new FrontmatterError(line, 'a flow map must be written as JSON ({"key": "value"})');
@@ -159,7 +162,12 @@ function readInline(text: string, line: number): FrontmatterValue {
   if (plain === "" || plain === "~" || plain === "null") return null;
   if (plain === "true") return true;
   if (plain === "false") return false;
-  if (/^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(plain)) return Number(plain);
+  if (/^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(plain)) {
+    const value = Number(plain);
+    // YAML allows `+1`, `.5` and `1.`; JSON spells them `1`, `0.5` and `1`.
+    const literal = plain.replace(/^\+/, "").replace(/^(-?)\./, "$10.").replace(/\.(?=$|[eE])/, "");
+    return keepsLiteral(literal, value) ? value : new InexactNumber(plain, value);
+  }
   return plain;
 }
 

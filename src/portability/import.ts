@@ -308,7 +308,7 @@ function applyItem(
   if (existing) {
     const tags = item.tags === undefined ? undefined : normalizeTags(item.tags, "tags");
     const contentChanged = existing.contentSha !== contentSha(item.content);
-    const subjectChanged = existing.subject !== item.subject.trim();
+    const subjectChanged = existing.subject !== item.subject;
     const tagsChanged = tags !== undefined && !sameTags(tags, existing.tags);
     if (!contentChanged && !subjectChanged && !tagsChanged) {
       return { memoryId: existing.id, outcome: "unchanged", versions: 0, lowered: false };

@@ -23,7 +23,7 @@ Deno.test("remember stores content verbatim with provenance", async () => {
     const stored = t.store.getMemory(result.memoryId)!;
     assert.equal(stored.content, content);
     assert.equal(stored.contentSha, contentSha(content));
-    assert.equal(stored.subject, "deploy day");
+    assert.equal(stored.subject, " deploy day ", "the subject is stored as sent, spaces included");
     assert.deepEqual(stored.tags, ["ops", "deploy"]);
     assert.equal(stored.workspace, "My_Project");
     assert.equal(stored.workspaceCanonical, "my-project");
