@@ -17,6 +17,7 @@
  * ```
  * @module
  */
+import { prefixByUnits } from "../text/code_points.ts";
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import {
@@ -634,7 +635,7 @@ function describeEdit(input: UpdateInput): string {
   const quote = (text: string) =>
     JSON.stringify(
       text.length > CONFLICT_NOTICE_PREVIEW_CHARS
-        ? `${text.slice(0, CONFLICT_NOTICE_PREVIEW_CHARS)}… (${text.length} characters)`
+        ? `${prefixByUnits(text, CONFLICT_NOTICE_PREVIEW_CHARS)}… (${text.length} characters)`
         : text,
     );
   const edit: MemoryEdit = input.edit;

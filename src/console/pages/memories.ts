@@ -13,6 +13,7 @@ import { findPage } from "../../views/recall_page.ts";
 import { MEMORIES_PAGE_SIZE, RESULT_PREVIEW_CHARS } from "../constants.ts";
 import { html, query } from "../html.ts";
 import { badge } from "../layout.ts";
+import { prefixByUnits } from "../../text/code_points.ts";
 import type { ConsoleScope, PageResult } from "../scope.ts";
 
 /** The statuses a search may ask for ("deleted" is never shown). */
@@ -24,7 +25,7 @@ const STATUS_CHOICES: readonly string[] = [
 function preview(content: string): string {
   return content.length <= RESULT_PREVIEW_CHARS
     ? content
-    : `${content.slice(0, RESULT_PREVIEW_CHARS)}…`;
+    : `${prefixByUnits(content, RESULT_PREVIEW_CHARS)}…`;
 }
 
 function options(values: readonly string[], selected: string, blank: string) {
