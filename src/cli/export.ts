@@ -39,7 +39,9 @@ export const exportSpec: CommandSpec = {
   description: [
     "One Markdown file per memory (DIR/<workspace>/<id>-<subject>.md, with frontmatter), or",
     "with --format jsonl one file, DIR/memories.jsonl (--include-history adds every version).",
-    "Files appear only once complete. Export only reads the database.",
+    "Files appear only once complete; a failed export leaves DIR as it was. Names longer than",
+    "200 bytes are shortened with a hash suffix (the frontmatter keeps the real names).",
+    "Export only reads the database.",
   ].join("\n"),
   positionals: [{ name: "DIR", help: "the directory to write into (created if missing)" }],
   flags: {

@@ -239,6 +239,8 @@ export const importSpec: CommandSpec = {
     "the first # heading or the file name is the subject. --split headings stores one memory per",
     "## section, in order. Importing the same files again stores nothing new; a changed note",
     "becomes a new version of its memory. Bad files are reported as path:line and skipped whole.",
+    "Symbolic links are followed only to what lies inside the folder and was not read yet; each",
+    "file is imported once, and every link not followed is reported.",
   ].join("\n"),
   positionals: [{ name: "PATH...", help: "notes, folders of notes, JSONL exports", repeats: true }],
   flags: {
