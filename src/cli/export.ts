@@ -155,7 +155,6 @@ export async function exportCommand(args: string[]): Promise<number> {
       durability: config.durability,
       skipVec: true,
     });
-    ensureDir(dir);
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
     const includeHistory = values["include-history"];
     let writer: TextFileWriter | undefined;
@@ -166,6 +165,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     let memories = 0;
     let versions = 0;
     try {
+      ensureDir(dir);
       if (format === "jsonl") {
         writer = openTextWriter(`${dir}/${JSONL_EXPORT_NAME}`);
         writer.write(`${jsonlHeader({ workspace: values.workspace, includeHistory })}\n`);
