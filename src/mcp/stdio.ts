@@ -11,6 +11,19 @@
  * -32600 whenever an `id` can be recovered from it, and every refusal is
  * logged to stderr.
  *
+ * A JSON-RPC batch (a line holding an array) is refused, never left
+ * unanswered: MCP 2025-06-18 removed batching and the SDK client never sends
+ * one, so each request in it gets its own -32600 "batches are not supported"
+ * error in one batch response (a client waiting on any of its ids is told),
+ * notifications in it get nothing, and `[]` gets an Invalid Request error
+ * with id null, as JSON-RPC 2.0 says.
+ *
+ * Answers are bounded too: a message whose line would pass
+ * {@linkcode STDIO_SEND_MAX_BYTES} (the SDK client's read buffer stops at
+ * 10 MiB and then closes the session) is replaced by a JSON-RPC error for the
+ * same request. Tool answers never get there: the envelope layer pages them
+ * under a smaller budget first (answer_budget.ts).
+ *
  * @example
  * ```ts
  * import { LineStdioTransport } from "./src/mcp/stdio.ts";
@@ -31,8 +44,13 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { logWarn } from "../platform/mod.ts";
-import { STDIO_FRAME_MAX_BYTES, STDIO_ID_SCAN_BYTES } from "./stdio_constants.ts";
 import { parseJsonFrame } from "./json_frame.ts";
+import { utf8Length } from "./answer_bytes.ts";
+import {
+  STDIO_FRAME_MAX_BYTES,
+  STDIO_ID_SCAN_BYTES,
+  STDIO_SEND_MAX_BYTES,
+} from "./stdio_constants.ts";
 
 /** What the transport reads from and writes to (process.stdin / process.stdout by default). */
 export interface StdioStreams {
@@ -44,7 +62,13 @@ export interface StdioStreams {
 export interface LineStdioOptions {
   /** Largest frame in bytes; default {@linkcode STDIO_FRAME_MAX_BYTES}. */
   maxFrameBytes?: number;
+  /** Largest line written, in bytes; default {@linkcode STDIO_SEND_MAX_BYTES}. */
+  maxSendBytes?: number;
 }
+
+/** Why a batch is refused; clients see it in every error the batch gets. */
+const BATCH_REFUSAL =
+  "batches are not supported: MCP 2025-06-18 removed JSON-RPC batching; send each message on its own line";
 
 const NEWLINE = 0x0a;
 const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")`;
@@ -151,6 +175,7 @@ export class LineStdioTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #maxFrameBytes: number;
+  readonly #maxSendBytes: number;
   #line: PendingLine;
   #started = false;
 
@@ -161,6 +186,7 @@ export class LineStdioTransport implements Transport {
     this.#input = streams.input;
     this.#output = streams.output;
     this.#maxFrameBytes = options.maxFrameBytes ?? STDIO_FRAME_MAX_BYTES;
+    this.#maxSendBytes = options.maxSendBytes ?? STDIO_SEND_MAX_BYTES;
     this.#line = new PendingLine(this.#maxFrameBytes);
   }
 
@@ -198,10 +224,42 @@ export class LineStdioTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Writes one message as one line; resolves once stdout has taken it. */
+  /**
+   * Writes one message as one line; resolves once stdout has taken it. A line
+   * past the send limit is not written: a response becomes an error for its
+   * request, anything else is dropped and logged (either would close the client).
+   */
   send(message: JSONRPCMessage): Promise<void> {
+    let line = JSON.stringify(message) + "\n";
+    const bytes = utf8Length(line);
+    if (bytes > this.#maxSendBytes) {
+      const id = "id" in message && !("method" in message) ? message.id : undefined;
+      logWarn(
+        `stdio: an answer of ${bytes} bytes passes the ${this.#maxSendBytes}-byte send limit; ` +
+          (id === undefined ? "dropped" : "replaced by an error"),
+      );
+      if (id === undefined) return Promise.resolve();
+      line = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: ErrorCode.InternalError,
+          message: `the answer is ${bytes} bytes; a stdio answer may be at most ` +
+            `${this.#maxSendBytes} bytes (MCP clients close the session past 10 MiB)`,
+          data: {
+            error: "resource_limit_exceeded",
+            actual_bytes: bytes,
+            max_bytes: this.#maxSendBytes,
+          },
+        },
+      }) + "\n";
+    }
+    return this.#write(line);
+  }
+
+  #write(line: string): Promise<void> {
     return new Promise((resolve) => {
-      if (this.#output.write(JSON.stringify(message) + "\n")) resolve();
+      if (this.#output.write(line)) resolve();
       else this.#output.once("drain", () => resolve());
     });
   }
@@ -261,6 +319,10 @@ export class LineStdioTransport implements Transport {
       );
       return;
     }
+    if (Array.isArray(parsed)) {
+      this.#refuseBatch(parsed);
+      return;
+    }
     const message = JSONRPCMessageSchema.safeParse(parsed);
     if (!message.success) {
       const id = (parsed as { id?: unknown } | null)?.id;
@@ -272,6 +334,50 @@ export class LineStdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message.data);
+  }
+
+  /**
+   * Answers a batch without running any of it: `[]` is an Invalid Request (id
+   * null); otherwise each request gets the refusal under its own id, each
+   * member that is not a message gets an Invalid Request with id null, and
+   * notifications get nothing (JSON-RPC 2.0 §6: no empty array is sent).
+   */
+  #refuseBatch(batch: unknown[]): void {
+    if (batch.length === 0) {
+      logWarn("stdio: an empty batch ([]); answered with an Invalid Request error");
+      void this.#write(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: ErrorCode.InvalidRequest, message: "invalid request: an empty batch" },
+        }) + "\n",
+      ).catch((error) => this.onerror?.(error));
+      return;
+    }
+    const replies: Record<string, unknown>[] = [];
+    for (const member of batch) {
+      const message = JSONRPCMessageSchema.safeParse(member);
+      if (!message.success) {
+        replies.push({
+          jsonrpc: "2.0",
+          id: null,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: "invalid request: a batch member is not a JSON-RPC 2.0 message; " +
+              BATCH_REFUSAL,
+          },
+        });
+      } else if ("id" in message.data && "method" in message.data) {
+        replies.push({
+          jsonrpc: "2.0",
+          id: message.data.id,
+          error: { code: ErrorCode.InvalidRequest, message: BATCH_REFUSAL },
+        });
+      }
+    }
+    logWarn(`stdio: a batch of ${batch.length} messages refused (${BATCH_REFUSAL})`);
+    if (replies.length === 0) return;
+    void this.#write(JSON.stringify(replies) + "\n").catch((error) => this.onerror?.(error));
   }
 
   /** Logs a refused frame and answers it when the request it belongs to is known. */

@@ -28,3 +28,14 @@ export const STDIO_FRAME_MAX_BYTES = 64 * 1024 * 1024;
  * SDK, at the very end (`…,"jsonrpc":"2.0","id":7}`); 4 KiB covers either.
  */
 export const STDIO_ID_SCAN_BYTES = 4 * 1024;
+
+/**
+ * Largest line the transport writes, in bytes. The MCP TypeScript SDK's stdio
+ * client (`ReadBuffer`, `STDIO_DEFAULT_MAX_BUFFER_SIZE`, 1.32.2) closes the
+ * session once the bytes it holds pass 10 MiB, and it holds the line being
+ * received plus the chunk it just read; 9 MiB keeps 1 MiB for that chunk (16
+ * of Linux's 64 KiB pipe reads). A longer answer is replaced by an error for
+ * its request. Tool answers stay under the smaller `ANSWER_MAX_BYTES`
+ * (answer_constants.ts), so only an answer nothing else bounded gets here.
+ */
+export const STDIO_SEND_MAX_BYTES = 9 * 1024 * 1024;

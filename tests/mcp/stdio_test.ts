@@ -3,10 +3,10 @@ import { PassThrough } from "node:stream";
 import { LineStdioTransport, recoverRequestId } from "../../src/mcp/stdio.ts";
 
 /** A transport over in-memory pipes, with everything it delivers and writes. */
-async function harness(maxFrameBytes?: number) {
+async function harness(maxFrameBytes?: number, maxSendBytes?: number) {
   const input = new PassThrough();
   const output = new PassThrough();
-  const transport = new LineStdioTransport({ input, output }, { maxFrameBytes });
+  const transport = new LineStdioTransport({ input, output }, { maxFrameBytes, maxSendBytes });
   const messages: unknown[] = [];
   const errors: Error[] = [];
   transport.onmessage = (message) => messages.push(message);
@@ -102,4 +102,24 @@ Deno.test("recoverRequestId finds only a top-level id at either end", () => {
   assert.equal(recoverRequestId('{"method":"x","params":{"id":16', ""), undefined);
   assert.equal(recoverRequestId('{"id":1.5,', ""), undefined);
   assert.equal(recoverRequestId('{"id":null,', ""), undefined);
+});
+
+Deno.test("an answer past the send limit becomes an error for its request; other messages past it are dropped", async () => {
+  const h = await harness(undefined, 2_000);
+  await h.transport.send({ jsonrpc: "2.0", id: 21, result: { text: "é".repeat(1_500) } });
+  await h.transport.send({
+    jsonrpc: "2.0",
+    method: "notifications/message",
+    params: { level: "info", data: "x".repeat(3_000) },
+  });
+  await h.transport.send({ jsonrpc: "2.0", id: 22, result: { text: "fits" } });
+  const replies = h.replies();
+  assert.deepEqual(replies.map((reply) => reply.id), [21, 22]);
+  assert.equal(replies[0].error.code, -32603);
+  assert.equal(replies[0].error.data.error, "resource_limit_exceeded");
+  assert.equal(replies[0].error.data.max_bytes, 2_000);
+  // Measured in UTF-8 bytes: 1 500 "é" are 3 000 bytes, though 1 500 characters would fit.
+  assert.ok(replies[0].error.data.actual_bytes > 3_000);
+  assert.deepEqual(replies[1].result, { text: "fits" });
+  await h.transport.close();
 });
