@@ -14,6 +14,8 @@ import type { CapabilityState, RetrievalCapability } from "../capabilities/mod.t
 import { isMemaError, MemaError } from "../errors/mod.ts";
 import { isUnwritableError } from "../memory/backup.ts";
 import { logWarn } from "../platform/mod.ts";
+import { fitAnswer } from "./answer_budget.ts";
+import { utf8Length } from "./answer_bytes.ts";
 
 /** A tool response body. */
 export interface Envelope {
@@ -170,12 +172,28 @@ export function rowsToResults(
   });
 }
 
-/** Wraps an envelope as an MCP tool result. */
-export function toToolResult(envelope: Envelope): ToolResult {
+function wrap(envelope: Envelope): ToolResult {
   const result: ToolResult = {
     content: [{ type: "text", text: envelopeText(envelope) }],
     structuredContent: envelope,
   };
   if (!envelope.ok) result.isError = true;
   return result;
+}
+
+/** The UTF-8 bytes of the serialized tool result an envelope becomes (text block included). */
+export function measureToolResult(envelope: Envelope): number {
+  return utf8Length(JSON.stringify(wrap(envelope)));
+}
+
+/**
+ * Wraps an envelope as an MCP tool result, cut to the answer budget first
+ * (answer_budget.ts): the text block repeats `structuredContent` (the MCP spec asks for
+ * that, for clients that read only text), so the budget holds for the two together.
+ */
+export function toToolResult(
+  envelope: Envelope,
+  options: { maxBytes?: number } = {},
+): ToolResult {
+  return wrap(fitAnswer(envelope, { maxBytes: options.maxBytes, measure: measureToolResult }));
 }

@@ -368,14 +368,20 @@ Deno.test("e2e stdio: a legal content whose frame is ~12 MB round-trips; an over
     assert.deepEqual(listed.data.results.map((r: { subject: string }) => r.subject), ["controls"]);
     assert.match(server.stderr(), /frame/);
 
-    // Read back over raw pipes: the reply is ~26 MB of JSON, and the SDK client's own read
-    // buffer re-copies everything it holds on every chunk, which takes tens of seconds here.
+    // Read back over raw pipes (the SDK client's own read buffer re-copies everything it
+    // holds on every chunk): escaped twice, the content is ~24 MB of answer, so it comes
+    // in pages under the answer budget, each naming the call that reads the next.
     const raw = spawnRaw(home);
     try {
       await raw.initialize();
-      const read = await raw.call(2, "read", { memory_id: stored.data.memory_id });
-      assert.equal(read.data.content.length, content.length);
-      assert.ok(read.data.content === content, "read returns the content byte-identical");
+      let read = await raw.call(2, "read", { memory_id: stored.data.memory_id });
+      let back = read.data.content;
+      for (let id = 3; read.data.truncated; id++) {
+        read = await raw.call(id, "read", read.data.next.data);
+        back += read.data.content;
+      }
+      assert.equal(back.length, content.length);
+      assert.ok(back === content, "read returns the content byte-identical");
     } finally {
       await raw.close();
     }
