@@ -15,6 +15,7 @@ import { isMemaError, MemaError } from "../errors/mod.ts";
 import { isUnwritableError } from "../memory/backup.ts";
 import { logWarn } from "../platform/mod.ts";
 import { fitAnswer } from "./answer_budget.ts";
+import { ANSWER_MAX_BYTES } from "./answer_constants.ts";
 import { utf8Length } from "./answer_bytes.ts";
 
 /** A tool response body. */
@@ -195,5 +196,8 @@ export function toToolResult(
   envelope: Envelope,
   options: { maxBytes?: number } = {},
 ): ToolResult {
+  const result = wrap(envelope);
+  // Most answers are far below the budget: one serialization tells, and is kept.
+  if (utf8Length(JSON.stringify(result)) <= (options.maxBytes ?? ANSWER_MAX_BYTES)) return result;
   return wrap(fitAnswer(envelope, { maxBytes: options.maxBytes, measure: measureToolResult }));
 }

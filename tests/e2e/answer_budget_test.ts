@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ANSWER_MAX_BYTES } from "../../src/mcp/answer_constants.ts";
+import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
 import { type Envelope, makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
 
 /** About 1.9 MB of text that JSON escapes lightly (quotes and backslashes cost two bytes). */
@@ -17,7 +18,7 @@ function bigText(word: string): string {
 type Next = { tool: string; action: string; data: Record<string, unknown> };
 
 /** Follows `next` read calls from a first read answer and puts the pages together. */
-async function readAll(server: ServerSession, first: Envelope): Promise<string> {
+async function readAll(server: Pick<ServerSession, "call">, first: Envelope): Promise<string> {
   let answer = first;
   let content = "";
   let pages = 0;
@@ -134,6 +135,34 @@ Deno.test("e2e stdio: batch_read, find full and read of large or escape-heavy me
     assert.equal((await server.call("status", {})).ok, true);
   } finally {
     await server.close();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e http: answers keep the same budget; a read past it pages and the pages give the content", async () => {
+  const home = makeTempHome();
+  const http = await startHttpServer(home);
+  const session = await connectHttp(http.url, identityHeaders("budget", "budget-http"));
+  try {
+    // 1.45 MB of quotes: a 2.9 MB request body (under the 4 MiB HTTP limit), 8.7 MB of answer.
+    const quotes = ('"'.repeat(99) + "x").repeat(14_500);
+    const stored = await session.call("remember", {
+      content: quotes,
+      subject: "q",
+      workspace: "w",
+    });
+    assert.equal(stored.ok, true, JSON.stringify(stored.data).slice(0, 300));
+    const raw = await session.client.callTool({
+      name: "memory",
+      arguments: { action: "read", data: { memory_id: stored.data.memory_id } },
+    });
+    assert.ok(new TextEncoder().encode(JSON.stringify(raw)).length <= ANSWER_MAX_BYTES);
+    const first = await session.call("read", { memory_id: stored.data.memory_id });
+    assert.equal(first.data.truncated, true);
+    assert.ok(await readAll(session, first) === quotes, "the pages put together are the content");
+  } finally {
+    await session.close();
+    await http.stop();
     home.cleanup();
   }
 });
