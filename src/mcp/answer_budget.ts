@@ -20,7 +20,7 @@
  *
  * @example
  * ```ts
- * import { fitAnswer } from "./src/mcp/answer_budget.ts";
+ * import { fitAnswer } from "./answer_budget.ts";
  * import assert from "node:assert/strict";
  * const envelope = {
  *   ok: true, mode: "lexical" as const, degraded: false, warnings: [],
@@ -28,7 +28,7 @@
  * };
  * const fitted = fitAnswer(envelope, {
  *   maxBytes: 4_000,
- *   measure: (e) => JSON.stringify(e).length * 2,
+ *   measure: (answer: unknown) => JSON.stringify(answer).length * 2,
  * });
  * assert.equal(fitted.data.truncated, true);
  * ```

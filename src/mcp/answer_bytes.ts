@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { answerCost, utf8Length } from "./src/mcp/answer_bytes.ts";
+ * import { answerCost, utf8Length } from "./answer_bytes.ts";
  * import assert from "node:assert/strict";
  * assert.equal(utf8Length("é"), 2);
  * assert.equal(answerCost("\u0001", 0, 1), 6 + 7);

@@ -4,8 +4,9 @@
  *
  * @example
  * ```ts
- * import { ANSWER_MAX_BYTES } from "./src/mcp/answer_constants.ts";
- * ANSWER_MAX_BYTES === 8 * 1024 * 1024; // true
+ * import { ANSWER_MAX_BYTES } from "./answer_constants.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(ANSWER_MAX_BYTES, 8 * 1024 * 1024);
  * ```
  * @module
  */

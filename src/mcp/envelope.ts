@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { successEnvelope } from "./src/mcp/envelope.ts";
+ * import { successEnvelope } from "./envelope.ts";
  * successEnvelope({ memory_id: 1 }, { mode: "lexical", degraded: true, warnings: [] });
  * ```
  * @module

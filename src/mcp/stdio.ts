@@ -26,7 +26,7 @@
  *
  * @example
  * ```ts
- * import { LineStdioTransport } from "./src/mcp/stdio.ts";
+ * import { LineStdioTransport } from "./stdio.ts";
  * const transport = new LineStdioTransport();
  * // await server.connect(transport);
  * ```

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { STDIO_FRAME_MAX_BYTES } from "./src/mcp/stdio_constants.ts";
+ * import { STDIO_FRAME_MAX_BYTES } from "./stdio_constants.ts";
  * STDIO_FRAME_MAX_BYTES === 64 * 1024 * 1024; // true
  * ```
  * @module
