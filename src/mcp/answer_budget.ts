@@ -9,10 +9,13 @@
  *   rest. Pages never end inside a surrogate pair, so the pages put together are
  *   the content exactly.
  * - A list of memories (`batch_read` `memories`, `find` / `batch_find`
- *   `results`, `read` `history`) keeps each content whole while it fits, in
- *   order; the others drop `content` for `content_omitted: true`, keep
- *   `content_chars`, and carry the `next` call that reads them. The answer lists
- *   those ids in `read_separately`.
+ *   `results`) keeps each content whole while it fits, in order; the others
+ *   drop `content` for `content_omitted: true`, keep `content_chars`, and carry
+ *   the `next` call that reads them. The answer lists those ids in
+ *   `read_separately`.
+ * - Earlier versions (`read` with `include_history`) come after the current
+ *   content and are dropped the same way, without a `next`: no call reads one
+ *   earlier version alone (the `memory_review` history view returns them all).
  * - Whatever still does not fit (a view with no content to cut) becomes a
  *   `resource_limit_exceeded` error: never a line the client cannot read.
  *
@@ -55,10 +58,10 @@ interface Slot {
   content: string;
   /** A read page (cut to a prefix) rather than a list item (kept whole or dropped). */
   pageable: boolean;
-  /** An earlier version (read with include_history): its `next` is the history view. */
+  /** An earlier version (read with include_history): no call reads it alone, so no `next`. */
   history?: boolean;
   /** The call that reads this content when it is dropped. */
-  next: Item;
+  next?: Item;
   memoryId: number;
 }
 
@@ -95,7 +98,6 @@ function slotsOf(data: Item): Slot[] {
       holder: data,
       content: data.content,
       pageable: true,
-      next: {},
       memoryId: data.memory_id,
     });
   }
@@ -127,11 +129,6 @@ function slotsOf(data: Item): Slot[] {
         holder: copy,
         content: entry.content,
         pageable: false,
-        next: {
-          tool: "memory_review",
-          view: "history",
-          data: { memory_id: memoryId, from_version: entry.version, to_version: entry.version },
-        },
         memoryId,
         history: true,
       });
@@ -154,7 +151,7 @@ function omit(slot: Slot): void {
   delete slot.holder.content;
   slot.holder.content_chars = slot.content.length;
   slot.holder.content_omitted = true;
-  slot.holder.next = slot.next;
+  if (slot.next) slot.holder.next = slot.next;
 }
 
 function keep(slot: Slot): void {

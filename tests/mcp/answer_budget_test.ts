@@ -116,3 +116,28 @@ Deno.test("fittingEnd stops before a pair it cannot hold whole", () => {
       new TextEncoder().encode(JSON.stringify(JSON.stringify(sample))).length - 6,
   );
 });
+
+Deno.test("read with history keeps the content and drops earlier versions past the budget, marked", () => {
+  const envelope = envelopeOf({
+    memory_id: 9,
+    content_chars: 100,
+    content: "now ".repeat(25),
+    history: [
+      { version: 1, content: "old ".repeat(3_000) },
+      { version: 2, content: "mid ".repeat(200) },
+    ],
+  });
+  const result = toToolResult(envelope, { maxBytes: 8_000 });
+  assert.ok(wireBytes(result) <= 8_000);
+  const data = result.structuredContent.data as Loose;
+  assert.equal(data.content, "now ".repeat(25));
+  assert.equal(data.span, undefined);
+  assert.equal(data.truncated, true);
+  assert.equal(data.read_separately, undefined);
+  assert.deepEqual(data.history[0], {
+    version: 1,
+    content_chars: 12_000,
+    content_omitted: true,
+  });
+  assert.equal(data.history[1].content, "mid ".repeat(200));
+});
