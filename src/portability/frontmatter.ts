@@ -20,7 +20,7 @@ import { InexactNumber, keepsLiteral, parseJsonExact } from "../memory/exact_jso
 export type FrontmatterValue =
   | string
   | number
-  /** A number the note wrote with more digits or range than a float keeps (refused on write). */
+  /** A number in a JSON flow map or list with more digits or range than a float keeps (refused on write). */
   | InexactNumber
   | boolean
   | null
@@ -166,7 +166,9 @@ function readInline(text: string, line: number): FrontmatterValue {
     const value = Number(plain);
     // YAML allows `+1`, `.5` and `1.`; JSON spells them `1`, `0.5` and `1`.
     const literal = plain.replace(/^\+/, "").replace(/^(-?)\./, "$10.").replace(/\.(?=$|[eE])/, "");
-    return keepsLiteral(literal, value) ? value : new InexactNumber(plain, value);
+    // A note is text: a plain scalar a float cannot give back as written (a 20-digit ticket
+    // number, an order id) keeps the characters the note holds instead of refusing the note.
+    return keepsLiteral(literal, value) ? value : plain;
   }
   return plain;
 }

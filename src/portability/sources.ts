@@ -18,7 +18,7 @@ import { FrontmatterError, type FrontmatterValue, parseFrontmatter } from "./fro
 import { type ImportItem, type ImportUnit, SourceError } from "./import_types.ts";
 import { hasSubstance, readNoteSections } from "./markdown.ts";
 import { EXPORT_FORMAT, type PortableVersion } from "./record.ts";
-import { InexactNumber, parseJsonExact } from "../memory/exact_json.ts";
+import { parseJsonExact } from "../memory/exact_json.ts";
 
 /** How a note becomes memories. */
 export type SplitMode = "file" | "headings";
@@ -64,8 +64,6 @@ function text(fields: Fields, key: string, line: number): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  // A long number used as text (a title, a source) is text: keep every digit as written.
-  if (value instanceof InexactNumber) return value.literal;
   throw new SourceError(line, `frontmatter "${key}" must be text`);
 }
 
