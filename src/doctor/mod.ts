@@ -18,6 +18,7 @@ import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/
 import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
+import { httpTokenFindings } from "./http_tokens_check.ts";
 import { judgeFindings } from "./judge_check.ts";
 import {
   type DatabaseProbe,
@@ -464,6 +465,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checkVectorChain(config, probe, findings);
   checkConflicts(config, probe, findings);
   findings.push(...judgeFindings(config));
+  findings.push(...httpTokenFindings(config.http));
   const worst = findings.some((f) => f.severity === "critical")
     ? 2
     : findings.some((f) => f.severity === "warning")

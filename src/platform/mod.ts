@@ -33,6 +33,19 @@ export function pathExists(path: string): boolean {
   }
 }
 
+/**
+ * The permission bits of a file (`0o600` …), or undefined when it does not exist or the system
+ * has no modes (Windows).
+ */
+export function filePermissions(path: string): number | undefined {
+  try {
+    const mode = Deno.statSync(path).mode;
+    return mode === null ? undefined : mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a UTF-8 text file, or returns undefined when it does not exist. */
 export function readTextIfExists(path: string): string | undefined {
   try {

@@ -231,3 +231,45 @@ Deno.test("doctor --json: a versioned layout with status and exit code", async (
     home.cleanup();
   }
 });
+
+Deno.test("doctor: the HTTP token file is reported, a loose mode warns, a broken file is critical", async () => {
+  const home = makeTempHome();
+  try {
+    const before = await doctor(home);
+    assert.equal(severity(before.report.findings, "http.tokens"), "info");
+    const add = await runCli(home, [
+      "token",
+      "add",
+      "--client",
+      "team",
+      "--agent-id",
+      "alice",
+      "--workspace",
+      "billing",
+    ]);
+    assert.equal(add.code, 0, add.stderr);
+    const path = `${home.dir}/data/mema/http_tokens.json`;
+
+    const ready = await doctor(home);
+    assert.equal(ready.code, 0, JSON.stringify(ready.report.findings));
+    const tokens = ready.report.findings.find((f) => f.check_id === "http.tokens");
+    assert.match(JSON.stringify(tokens), /1 per-caller HTTP token/);
+    assert.ok(!JSON.stringify(ready.report).includes(add.stdout.trim()), "never the token");
+
+    if (Deno.build.os !== "windows") {
+      Deno.chmodSync(path, 0o644);
+      const loose = await doctor(home);
+      assert.equal(loose.code, 1);
+      assert.equal(severity(loose.report.findings, "http.tokens_permissions"), "warning");
+      Deno.chmodSync(path, 0o600);
+    }
+
+    // A hand edit gone wrong: `serve --http` would refuse to start, so doctor says so first.
+    Deno.writeTextFileSync(path, Deno.readTextFileSync(path).replace('"tokens"', '"tokenz"'));
+    const broken = await doctor(home);
+    assert.equal(broken.code, 2);
+    assert.equal(severity(broken.report.findings, "http.tokens"), "critical");
+  } finally {
+    home.cleanup();
+  }
+});
