@@ -10,7 +10,7 @@
  * things), which the tune half's printout lets one check; the held half's are only counted
  * unless `--show-held` (a final audit).
  *
- *   deno task bench:documents [--show-held] [--quiet] [--json]
+ *   deno task bench:documents [--split headings] [--show-held] [--quiet]
  *   deno run -A bench/document_conflicts.ts --select   # rewrite bench/document_corpus.json
  *
  * Writes bench/results/document_conflicts.json. Never asserts.
@@ -37,6 +37,8 @@ const { values } = parseArgs({
     select: { type: "boolean", default: false },
     "show-held": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
+    // `mema import --split headings`: one memory per `##` section instead of one per file.
+    split: { type: "string", default: "file" },
   },
 });
 
@@ -67,7 +69,7 @@ async function runHalf(half: "tune" | "held", documents: CorpusDocument[], show:
         path: doc.ref,
         sourceRef: doc.ref,
         fileTitle: doc.ref.slice(doc.ref.lastIndexOf("/") + 1).replace(/\.(md|markdown)$/i, ""),
-        split: "file",
+        split: values.split === "headings" ? "headings" : "file",
       })
     );
     const report = await importUnits(ctx, units, { defaultWorkspace: "npm-docs" });
@@ -121,4 +123,8 @@ for (const half of ["tune", "held"] as const) {
   rows.push(await runHalf(half, documents.filter((doc) => doc.half === half), show));
 }
 console.log(`\n${markdownTable(rows)}`);
-console.log(`wrote ${writeResult("document_conflicts", { machine: machineFacts(), rows })}`);
+console.log(
+  `wrote ${
+    writeResult("document_conflicts", { machine: machineFacts(), split: values.split, rows })
+  }`,
+);

@@ -162,3 +162,19 @@ export const DETECT_JUDGE_MIN_SHARED_SHARE = 0.5;
  * tens of milliseconds on CPU (both directions), so eight keep a check well under a second.
  */
 export const DETECT_MAX_JUDGE_ONLY_PAIRS = 8;
+/**
+ * A memory at least this long (characters) is a document, whatever its source: its sentences
+ * are about the document's own topic, not about whatever another document's similar sentence
+ * is about. Two documents are compared only when their topics match (`documents.ts`). A fact
+ * or a preference is far shorter (DUPLICATE_MAX_CHARS reads a fact as at most 2,000 too).
+ */
+export const DETECT_DOCUMENT_MIN_CHARS = 2000;
+/**
+ * An imported text (source type document_extracted) at least this long is a document too: a
+ * few paragraphs of a README or a CHANGELOG ("Copyright 2013 Lovell Fuller and others.", a
+ * 697-character README) are the package describing itself. Shorter imported notes (one or two
+ * sentences: "The staging database is PostgreSQL 14.") are facts. Of the npm corpus
+ * (bench/document_conflicts.ts), a third of the files are under 2,000 characters and most
+ * remaining false pairs came from them.
+ */
+export const DETECT_IMPORTED_DOCUMENT_MIN_CHARS = 500;

@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
 import { readClaim } from "./claims.ts";
+import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../memory/context.ts";
@@ -160,6 +161,9 @@ export function bestPair(
   stages: { assess: PairAssessor; budget: { pairs: number }; rowsA?: readonly ClaimRow[] },
 ): SuspectPair | undefined {
   let best: SuspectPair | undefined;
+  // Each sentence of a document is about the document's topic: two documents about different
+  // things (two packages' READMEs) hold no claim about one thing.
+  if (differentDocuments(a, b)) return undefined;
   const rowsB = claimRowsOf(store, b);
   if (rowsB.length === 0) return undefined;
   for (const { row: rowA, terms: termsA } of stages.rowsA ?? claimRowsOf(store, a)) {

@@ -45,7 +45,7 @@ import {
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
 } from "./constants.ts";
-import { readClaim } from "./claims.ts";
+import { readClaim, withoutIdentifiers } from "./claims.ts";
 import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
 import { readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
@@ -99,9 +99,12 @@ interface ValueComparison {
  * // false: different subjects
  * ```
  */
-export function assessPair(a: EvidenceSide, b: EvidenceSide): PairAssessment {
-  const sideA = readSide(a);
-  const sideB = readSide(b);
+export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
+  const sideA = readSide(rowA);
+  const sideB = readSide(rowB);
+  // The rows as sentences: markup lines, badges and link targets left out.
+  const a = { ...rowA, text: sideA.text ?? rowA.text };
+  const b = { ...rowB, text: sideB.text ?? rowB.text };
   const notAClaim = sideA.notAClaim ?? sideB.notAClaim;
   if (notAClaim || !sideA.shape || !sideB.shape) {
     return {
@@ -702,18 +705,26 @@ const READ_CACHE_MAX = 4096;
  * and the scan compares each row with many: reading a row (a dozen regular expressions) once
  * instead of once per pair. Bounded; the oldest entry goes first.
  */
-const READ_CACHE = new BoundedMap<string, { notAClaim?: string; shape?: SentenceShape }>(
-  READ_CACHE_MAX,
-);
+const READ_CACHE = new BoundedMap<
+  string,
+  { notAClaim?: string; shape?: SentenceShape; text?: string }
+>(READ_CACHE_MAX);
 
-function readSide(side: EvidenceSide): { notAClaim?: string; shape?: SentenceShape } {
+function readSide(
+  side: EvidenceSide,
+): { notAClaim?: string; shape?: SentenceShape; text?: string } {
   const key = `${side.eventTime ?? ""}\u0000${side.text}`;
   const cached = READ_CACHE.get(key);
   if (cached) return cached;
   const claim = readClaim(side.text);
   const read = claim.notAClaim
     ? { notAClaim: claim.notAClaim }
-    : { shape: readSentence(claim.text, { eventTime: side.eventTime }) };
+    // URLs and e-mail addresses are compared whole, as identifiers; their parts ("github.com",
+    // "https", a version in a path) are neither attribute words nor values.
+    : {
+      shape: readSentence(withoutIdentifiers(claim.text), { eventTime: side.eventTime }),
+      text: claim.text,
+    };
   READ_CACHE.set(key, read);
   return read;
 }

@@ -1,0 +1,172 @@
+/**
+ * Imported documents are compared claim by claim, not line by line: two packages' READMEs
+ * (badges, install commands, version tables, copyright lines, links) open no conflict, while a
+ * short fact still conflicts with a short imported note or a document's sentence. Notes go in
+ * through the import's own reading and write path (`markdownUnit` + `importUnits`, as
+ * `mema import DIR --workspace npm-docs` runs them) into a real SQLite file.
+ */
+import assert from "node:assert/strict";
+import { detectConflicts } from "../../src/conflicts/detect.ts";
+import { defaultStages } from "../../src/conflicts/stages.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { importUnits } from "../../src/portability/import.ts";
+import { markdownUnit, type SplitMode } from "../../src/portability/sources.ts";
+import { openTestContext, type TestContext } from "../helpers/context.ts";
+
+/** Imports notes named by path (`qs/README.md`) and runs every write's check, in order. */
+async function importNotes(
+  t: TestContext,
+  notes: Record<string, string>,
+  split: SplitMode = "file",
+): Promise<void> {
+  const units = Object.entries(notes).map(([path, text]) =>
+    markdownUnit(text, {
+      path,
+      sourceRef: path,
+      fileTitle: path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/, ""),
+      split,
+    })
+  );
+  const report = await importUnits(t.ctx, units, { defaultWorkspace: "npm-docs" });
+  for (let id = 1; id <= report.created; id++) {
+    await detectConflicts(t.ctx, id, defaultStages());
+  }
+}
+
+function openConflicts(t: TestContext): string[][] {
+  return t.store.read(() => t.store.conflicts.list({ statuses: ["open"], limit: 50, offset: 0 }))
+    .rows.map((row) => row.members.map((m) => m.row_text));
+}
+
+/** A README as packages write them: badges, install line, a usage paragraph, a table, links. */
+function readme(name: string, version: string, year: number, extra: string): string {
+  return `# ${name} <sup>[![Version Badge][npm-version-svg]][package-url]</sup>
+
+[![github actions][actions-image]][actions-url]
+[![npm badge][npm-badge-png]][package-url]
+
+${extra}
+
+## Install
+
+\`\`\`
+npm install --save ${name}
+\`\`\`
+
+This package requires Node.js ${version} or later; see [the changelog](https://github.com/ljharb/${name}/blob/main/CHANGELOG.md#v${version}) for details.
+
+| Version | Supported |
+| ------- | --------- |
+| ${version} | yes |
+
+See also: https://github.com/ljharb/${name}#readme
+
+## License
+
+Copyright ${year} Jordan Harband and contributors.
+
+[package-url]: https://npmjs.org/package/${name}
+[npm-version-svg]: https://versionbadg.es/ljharb/${name}.svg
+[actions-url]: https://github.com/ljharb/${name}/actions
+`;
+}
+
+const ES_ERRORS = readme(
+  "es-errors",
+  "1.0.0",
+  2024,
+  "A simple cache for a few of the JS Error constructors.",
+);
+const QS = readme(
+  "qs",
+  "2.0.0",
+  2014,
+  "A querystring parser. The parser limits nesting to 5 levels by default.",
+);
+
+Deno.test("two packages' READMEs imported together open no conflict", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(t, { "es-errors/README.md": ES_ERRORS, "qs/README.md": QS });
+    assert.deepEqual(openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("sections of READMEs (--split headings) open no conflict between packages or within one", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(
+      t,
+      {
+        "es-errors/README.md": ES_ERRORS,
+        "qs/README.md": QS,
+        "iconv-lite/README.md": `# iconv-lite
+
+## UTF-16 Encodings
+
+Encoding: uses UTF-16LE and writes BOM by default.
+
+## UTF-32 Encodings
+
+Encoding: uses UTF-32LE and writes BOM by default.
+`,
+      },
+      "headings",
+    );
+    assert.deepEqual(openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("markup, commands and commit-log lines are never read as claims", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const a = await rememberMemory(t.ctx, {
+      subject: "tools",
+      workspace: "npm-docs",
+      content:
+        "npm install --save tar-fs\n\n[actions-url]: https://github.com/mafintosh/tar-fs/actions",
+    });
+    const b = await rememberMemory(t.ctx, {
+      subject: "tools",
+      workspace: "npm-docs",
+      content:
+        "npm install --save tar-stream\n\n[actions-url]: https://github.com/mafintosh/tar-stream/actions",
+    });
+    await detectConflicts(t.ctx, a.memoryId, defaultStages());
+    await detectConflicts(t.ctx, b.memoryId, defaultStages());
+    assert.deepEqual(openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("a fact still conflicts with an imported note and with a document's sentence", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(t, {
+      "ops/database.md": "# Database\n\nThe staging database runs PostgreSQL 14.\n",
+      "qs/README.md": QS,
+    });
+    const short = await rememberMemory(t.ctx, {
+      subject: "Database",
+      workspace: "npm-docs",
+      content: "The staging database runs PostgreSQL 16.",
+    });
+    await detectConflicts(t.ctx, short.memoryId, defaultStages());
+    const nesting = await rememberMemory(t.ctx, {
+      subject: "qs",
+      workspace: "npm-docs",
+      content: "The parser limits nesting to 10 levels by default.",
+    });
+    await detectConflicts(t.ctx, nesting.memoryId, defaultStages());
+    const rows = openConflicts(t).map((members) => members.sort().join(" | "));
+    assert.ok(rows.some((row) => row.includes("PostgreSQL 14") && row.includes("PostgreSQL 16")));
+    assert.ok(rows.some((row) => row.includes("5 levels") && row.includes("10 levels")), `${rows}`);
+  } finally {
+    t.cleanup();
+  }
+});
