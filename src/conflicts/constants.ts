@@ -206,3 +206,18 @@ export const RULE_DERIVED_MIN_BASE = 4;
  * turn for the duplicate test; 20,000 words (~2 MB) hold a large library's working vocabulary.
  */
 export const STEM_CACHE_MAX = 20_000;
+
+/**
+ * Share of the smaller row's remaining words (the crossing items left out) two rows must share
+ * when each takes what the other turns down ("pnpm, not npm" / "npm; pnpm no longer"): the
+ * swap itself is strong evidence, so one word of a common frame is enough ("secrets" in
+ * "store secrets in Vault, never in env files" / "secrets live in env files; Vault no longer").
+ * Chosen on the tune half of tests/conflicts/corpus.json (the v3- pairs).
+ */
+export const RULE_REVERSAL_MIN_FRAME = 0.34;
+/**
+ * The same share when only one row turns down what the other takes ("squash, do not rebase" /
+ * "rebase when merging"): most of the frame must be shared, or the rows are two tasks that
+ * happen to name one tool ("use pnpm, not npm, to install" / "use npm to publish").
+ */
+export const RULE_REVERSAL_ONE_WAY_MIN_FRAME = 0.6;

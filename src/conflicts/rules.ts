@@ -45,13 +45,14 @@ import {
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
 } from "./constants.ts";
+import { reversedChoice } from "./choices.ts";
 import { readClaim, withoutIdentifiers } from "./claims.ts";
 import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
 import { readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
-import { sameValue, type SentenceValue } from "./values.ts";
+import { sameValue, type SentenceValue, timeWindow } from "./values.ts";
 
 /** One side of a pair: an evidence row and the subject of its memory. */
 export interface EvidenceSide {
@@ -162,6 +163,16 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
     return drop(`one row is historical ("${which}"), the other current: both can be true`);
   }
   const polarityFlip = left.negated !== right.negated;
+  // "Use pnpm, not npm" / "install with npm; pnpm is no longer used": the same words and a
+  // negation each, but what one row takes the other turns down.
+  // A change named on one side only ("now uses pnpm instead of npm") is read as a change below;
+  // a reversal is two choices, each turning something down.
+  const reversal = reversedChoice(a.text, b.text);
+  if (reversal && (reversal.bothRefuse || !namedChange) && !sharedIdentifier(a.text, b.text)) {
+    return accept("negation", { a: reversal.a, b: reversal.b }, [
+      `the choice is reversed: a takes ${reversal.a || "the other"}, b takes ${reversal.b}`,
+    ]);
+  }
   if (updates.length === 0 && episode(a.text) && episode(b.text)) {
     return drop("two episodes a speaker tells (first person, past tense): both can be true");
   }
@@ -218,7 +229,7 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
   // What a speaker did ("I went…", "I just joined…") is an episode of a conversation; a named
   // change lets a reworded pair through only outside first-person narration.
   const rewordedChange = oneSidedChange && extraWords <= RULE_CHANGE_MAX_EXTRA_WORDS &&
-    !FIRST_PERSON.test(a.text) && !FIRST_PERSON.test(b.text);
+    !FIRST_PERSON.test(a.text) && !FIRST_PERSON.test(b.text) && !otherKindOfAmount(left, right);
   const changeOr = (reason: string): PairAssessment | undefined =>
     rewordedChange ? undefined : drop(reason);
   const changed = (): PairAssessment =>
@@ -766,6 +777,31 @@ function subjectsOverlap(a?: string, b?: string): number | undefined {
 function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComparison {
   const out: ValueComparison = { differing: [], agreeing: 0 };
   const dimensions = new Set(left.map((v) => v.dimension));
+  // Times of day compare as windows: "in the morning, before 11:00" holds "around 10:00" and
+  // excludes "in the afternoon, after 15:00".
+  const windowLeft = timeWindow(left);
+  const windowRight = timeWindow(right);
+  if (windowLeft && windowRight && right.some((v) => v.dimension === "time")) {
+    dimensions.delete("time");
+    // Parts of the day meet at their edges (morning ends where afternoon begins): two windows
+    // that only touch are disjoint.
+    const touch = (x: [number, number], y: [number, number]) =>
+      x[1] === y[0] && x[0] < x[1] && y[0] < y[1];
+    if (
+      windowLeft[1] < windowRight[0] || windowRight[1] < windowLeft[0] ||
+      touch(windowLeft, windowRight) || touch(windowRight, windowLeft)
+    ) {
+      const describe = (values: SentenceValue[]) =>
+        values.filter((v) => v.dimension === "time").map((v) => v.raw).join(", ");
+      const a = left.find((v) => v.dimension === "time")!;
+      const b = right.find((v) => v.dimension === "time")!;
+      out.differing.push({ a: { ...a, raw: describe(left) }, b: { ...b, raw: describe(right) } });
+    } else if ([...left, ...right].some((v) => v.dimension === "time" && !v.span)) {
+      // Two rows in the same part of the day agree on little ("I prefer tea in the morning" /
+      // "I drink coffee in the morning instead"); a clock time inside the other's window agrees.
+      out.agreeing++;
+    }
+  }
   for (const dimension of dimensions) {
     // Rates per different periods ("$5 per hour" / "$30 for the whole day") are two prices.
     const mine = left.filter((v) =>
@@ -791,6 +827,24 @@ function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComp
     }
   }
   return out;
+}
+
+/**
+ * Each row has amounts, and of kinds the other never has (a duration and a percentage: "the
+ * cache TTL is 10 minutes" / "the cache hit rate grew to 85%"): a named change on one side
+ * cannot be rewording the other's value. Bare numbers and counts are left out (they may be the
+ * same amount read without its unit: "capped at 500 rows" / "the row cap went up to 2,000").
+ */
+function otherKindOfAmount(left: SentenceShape, right: SentenceShape): boolean {
+  const kinds = (shape: SentenceShape) =>
+    new Set(shape.values.map((v) => v.dimension.split(":")[0]));
+  const mine = kinds(left);
+  const theirs = kinds(right);
+  if (mine.size === 0 || theirs.size === 0) return false;
+  for (const loose of ["scalar", "count", "rate"]) {
+    if (mine.has(loose) || theirs.has(loose)) return false;
+  }
+  return [...mine].every((kind) => !theirs.has(kind));
 }
 
 /** Two amounts can be compared unless each is a rate and their periods differ. */

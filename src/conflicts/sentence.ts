@@ -70,6 +70,21 @@ const RATE_TOKENS: Record<string, string> = {
 const REPLACED_VALUE =
   /(?:instead of|rather than|in place of|replacing|up from|down from|was|formerly|改为[^，。]*前的|而不是)\s*(?:the\s+)?$/iu;
 
+/**
+ * "went from 50 MB to 200 MB", "moved from March 3 to March 17": the value after "from" is the
+ * old one when the next value, of the same kind, follows "to". A window of the day ("from 8:00
+ * to 12:00") has no change word before it and keeps both ends.
+ */
+function changedFrom(source: string, value: SentenceValue, next?: SentenceValue): boolean {
+  if (!next || next.dimension !== value.dimension || value.dimension === "time") return false;
+  if (!/\bfrom\s*$/iu.test(source.slice(Math.max(0, value.start - 8), value.start))) return false;
+  if (!/^\s*to\s*$/iu.test(source.slice(value.end, next.start))) return false;
+  return CHANGE_BEFORE_FROM.test(source.slice(0, value.start));
+}
+/** A verb of change before "from X to Y" ("went", "moved", "raised", "changed", "grew"). */
+const CHANGE_BEFORE_FROM =
+  /\b(?:went|gone|go|goes|moved?|raised?|rais(?:es|ing)|lowered|increased|decreased|reduced|cut|changed?|grew|grown|rose|risen|fell|fallen|dropped|jumped|climbed|shrank|shrunk|bumped|pushed|pulled|upgraded|downgraded|extended|shortened|switched|rescheduled|postponed)\b[^.;]*from\s*$/iu;
+
 /** The placeholder a value leaves among the content words. */
 export const VALUE_SLOT = "#";
 
@@ -182,8 +197,10 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   );
   // The value a row says was replaced ("90 seconds instead of 5 minutes") is the old one, not a
   // second value of the row: it is not compared.
-  const values = extractValues(source).filter((value) =>
-    !REPLACED_VALUE.test(source.slice(Math.max(0, value.start - 24), value.start))
+  const found = extractValues(source);
+  const values = found.filter((value, i) =>
+    !REPLACED_VALUE.test(source.slice(Math.max(0, value.start - 24), value.start)) &&
+    !changedFrom(source, value, found[i + 1])
   );
   let masked = "";
   let cursor = 0;

@@ -37,6 +37,13 @@ export interface SentenceValue {
    * Two rates per different periods are not compared ("$5 per hour" / "$30 for the whole day").
    */
   per?: string;
+  /**
+   * A time of day that bounds a window rather than naming a moment: "before 11:00" is `upper`,
+   * "after 15:00" / "from 8:00" `lower` (see {@link timeWindow}).
+   */
+  bound?: "lower" | "upper";
+  /** A part of the day ("in the morning"): the minutes after 0:00 it spans. */
+  span?: [number, number];
   /** The text as written. */
   raw: string;
   /** UTF-16 offsets in the sentence. */
@@ -333,6 +340,25 @@ const PATTERNS: {
     },
   },
   {
+    // Parts of the day: "in the morning", "Tuesday afternoons", "at night" (after the clock
+    // hours in words, which claim "11 in the evening" first). A window of the day, compared
+    // with the times of the other row (`timeWindow`).
+    regex:
+      /\b(?:(early|late)\s+)?(morning|afternoon|evening|night)s?\b|(上午|早上|下午|晚上|夜里)/gi,
+    read: (m) => {
+      const part = m[2]?.toLowerCase() ?? DAY_PARTS_HAN[m[3]];
+      const [start, end] = DAY_PARTS[part];
+      const half = (end - start) / 2;
+      const qualifier = m[1]?.toLowerCase();
+      const span: [number, number] = qualifier === "early"
+        ? [start, start + half]
+        : qualifier === "late"
+        ? [start + half, end]
+        : [start, end];
+      return { dimension: "time", span };
+    },
+  },
+  {
     // Money: $20, US$1.5k, €30/month, 20 dollars, 99元, ¥5万.
     regex: new RegExp(
       String.raw`(?:US)?([$€£¥])\s?(${NUM})(?:\s?(k|m|bn|thousand|million|billion)\b)?|` +
@@ -512,7 +538,9 @@ export function extractValues(text: string): SentenceValue[] {
       });
     }
   }
-  return found.sort((x, y) => x.start - y.start);
+  found.sort((x, y) => x.start - y.start);
+  markBounds(found, source);
+  return found;
 }
 
 /** True when two values measure the same dimension (and so can be compared at all). */
@@ -556,6 +584,77 @@ function date(year: number, month: number, day: number): Partial<SentenceValue> 
   if (month === month && (month < 1 || month > 12)) return undefined;
   if (day === day && (day < 1 || day > 31)) return undefined;
   return { dimension: "date", parts: [year, month, day] };
+}
+
+/**
+ * Parts of the day in minutes after 0:00, night running past midnight (times before
+ * {@linkcode DAY_START} count as the night before: `timeWindow`). Where one part ends the next
+ * begins; a time on the edge ("at noon") belongs to both.
+ */
+const DAY_START = 5 * 60;
+const DAY_PARTS: Record<string, [number, number]> = {
+  morning: [DAY_START, 12 * 60],
+  afternoon: [12 * 60, 17 * 60],
+  evening: [17 * 60, 22 * 60],
+  night: [21 * 60, 24 * 60 + DAY_START],
+};
+const DAY_PARTS_HAN: Record<string, string> = {
+  上午: "morning",
+  早上: "morning",
+  下午: "afternoon",
+  晚上: "evening",
+  夜里: "night",
+};
+/** Words before a time that make it the end of a window ("before 11:00") or its start. */
+const UPPER_BOUND = /(?:before|by|until|till|no later than|up to|to|and|[-–])\s*$/iu;
+const LOWER_BOUND = /(?:after|from|since|between|no earlier than|starting at|starting)\s*$/iu;
+
+/** Marks times that bound a window: "before 11:00", "from 8:00 to 12:00", "between 1 and 3". */
+function markBounds(values: SentenceValue[], text: string): void {
+  let previousLower: SentenceValue | undefined;
+  for (const value of values) {
+    if (value.dimension !== "time" || value.span) continue;
+    const before = text.slice(Math.max(0, value.start - 20), value.start);
+    if (LOWER_BOUND.test(before)) {
+      value.bound = "lower";
+      previousLower = value;
+    } else if (UPPER_BOUND.test(before)) {
+      // "to" and "and" close a window only after its start ("from 8 to 12", "between 1 and 3").
+      const closes = !/(?:to|and|[-–])\s*$/iu.test(before) || previousLower !== undefined;
+      if (closes) value.bound = "upper";
+      previousLower = undefined;
+    }
+  }
+}
+
+/** Minutes after 0:00 on a clock that runs past midnight into the night. */
+function onNightClock(minutes: number): number {
+  return minutes < DAY_START ? minutes + 24 * 60 : minutes;
+}
+
+/**
+ * The window of the day a row's times of day allow: the intersection of its parts of the day,
+ * its bounds and its one moment. Undefined when the row names several moments (a list:
+ * "at 9:00 and at 17:00") or its times contradict each other: then times compare one by one.
+ */
+export function timeWindow(values: readonly SentenceValue[]): [number, number] | undefined {
+  const times = values.filter((value) => value.dimension === "time");
+  if (times.length === 0) return undefined;
+  const moments = times.filter((value) => !value.span && !value.bound);
+  if (moments.length > 1) return undefined;
+  let low = 0;
+  let high = 48 * 60;
+  for (const value of times) {
+    if (value.span) {
+      low = Math.max(low, value.span[0]);
+      high = Math.min(high, value.span[1]);
+      continue;
+    }
+    const at = onNightClock(value.amount!);
+    if (value.bound !== "upper") low = Math.max(low, at);
+    if (value.bound !== "lower") high = Math.min(high, at);
+  }
+  return low <= high ? [low, high] : undefined;
 }
 
 function time(hour: number, minute: number): Partial<SentenceValue> | undefined {

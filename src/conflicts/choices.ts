@@ -1,0 +1,144 @@
+/**
+ * Choices a row makes: what it takes and what it turns down. "Use pnpm, not npm, to install
+ * the frontend dependencies" takes pnpm and turns npm down; "Install the frontend dependencies
+ * with npm; pnpm is no longer used" takes npm and turns pnpm down. Both rows say the same
+ * words with a negation each, so polarity alone reads them as one statement; what differs is
+ * which item sits on which side of the "not".
+ *
+ * A clause (between commas, semicolons, "but") that holds a refusal ("not", "never", "no
+ * longer", "any more", "stopped") turns down its content words; after "instead of" / "rather
+ * than" the rest of the clause is turned down. Every other content word is taken.
+ *
+ * @example
+ * ```ts
+ * import { reversedChoice } from "./src/conflicts/choices.ts";
+ * reversedChoice("Use pnpm, not npm.", "Use npm; pnpm is no longer used.")?.a; // "pnpm"
+ * ```
+ * @module
+ */
+import { RULE_REVERSAL_MIN_FRAME, RULE_REVERSAL_ONE_WAY_MIN_FRAME } from "./constants.ts";
+import { STOPWORDS } from "./lexicon.ts";
+import { stem } from "./sentence.ts";
+
+/** What a row takes and turns down, as stems, with a surface form for each. */
+export interface Choices {
+  taken: Set<string>;
+  refused: Set<string>;
+  surface: Map<string, string>;
+}
+
+const CLAUSE = /[,;:.!?]|\bbut\b|\band then\b/iu;
+const REFUSAL =
+  /\b(?:not|never|no longer|any ?more|stopped|stop|dropped|don't|doesn't|isn't|aren't|wasn't|weren't|won't)\b|n't\b/iu;
+const INSTEAD = /\b(?:instead of|rather than)\b/iu;
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}'+.-]*[\p{L}\p{N}+]|[\p{L}\p{N}]/gu;
+/**
+ * Words every refusal and its counterpart share ("use", "used", "allowed", "there"): taken in
+ * one row and refused in the other they say nothing about which item was chosen.
+ */
+const GENERIC = new Set(
+  [
+    "use",
+    "used",
+    "using",
+    "uses",
+    "allowed",
+    "allow",
+    "part",
+    "setup",
+    "there",
+    "here",
+    "now",
+    "longer",
+    "more",
+    "any",
+    "anymore",
+    "stopped",
+    "stop",
+    "taking",
+    "take",
+    "takes",
+    "done",
+    "do",
+    "does",
+    "instead",
+    "rather",
+  ].map((word) => stem(word)),
+);
+
+function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).filter((word) =>
+    !STOPWORDS.has(word) && !/^(?:not|never|no|don't|doesn't|isn't|aren't|won't)$/u.test(word)
+  );
+}
+
+/** Reads what a row takes and turns down. */
+export function readChoices(text: string): Choices {
+  const taken = new Set<string>();
+  const refused = new Set<string>();
+  const surface = new Map<string, string>();
+  const add = (set: Set<string>, words: readonly string[]) => {
+    for (const word of words) {
+      const key = stem(word);
+      if (GENERIC.has(key)) continue;
+      set.add(key);
+      if (!surface.has(key)) surface.set(key, word);
+    }
+  };
+  for (const clause of text.split(CLAUSE)) {
+    const instead = clause.match(INSTEAD);
+    if (instead?.index !== undefined) {
+      add(taken, contentWords(clause.slice(0, instead.index)));
+      add(refused, contentWords(clause.slice(instead.index + instead[0].length)));
+    } else if (REFUSAL.test(clause)) {
+      add(refused, contentWords(clause));
+    } else {
+      add(taken, contentWords(clause));
+    }
+  }
+  // A word both taken and refused in one row ("use Helm, not Helm 2") decides nothing.
+  for (const key of [...taken]) {
+    if (refused.has(key)) {
+      taken.delete(key);
+      refused.delete(key);
+    }
+  }
+  return { taken, refused, surface };
+}
+
+/**
+ * The item one row takes and the other turns down, when the rows are otherwise about the same
+ * thing: both ways ("pnpm, not npm" / "npm; pnpm no longer"), or one way with most of the
+ * remaining words shared ("squash, do not rebase" / "rebase; …").
+ */
+export function reversedChoice(
+  textA: string,
+  textB: string,
+): { a: string; b: string; bothRefuse: boolean } | undefined {
+  const a = readChoices(textA);
+  const b = readChoices(textB);
+  if (a.refused.size === 0 && b.refused.size === 0) return undefined;
+  const aRefusesBTakes = [...a.refused].filter((key) => b.taken.has(key));
+  const bRefusesATakes = [...b.refused].filter((key) => a.taken.has(key));
+  if (aRefusesBTakes.length === 0 && bRefusesATakes.length === 0) return undefined;
+  const crossing = new Set([...aRefusesBTakes, ...bRefusesATakes]);
+  const frame = (choices: Choices) =>
+    new Set([...choices.taken, ...choices.refused].filter((key) => !crossing.has(key)));
+  const frameA = frame(a);
+  const frameB = frame(b);
+  const shared = [...frameA].filter((key) => frameB.has(key)).length;
+  const share = shared / Math.max(1, Math.min(frameA.size, frameB.size));
+  const twoWay = aRefusesBTakes.length > 0 && bRefusesATakes.length > 0;
+  if (share < (twoWay ? RULE_REVERSAL_MIN_FRAME : RULE_REVERSAL_ONE_WAY_MIN_FRAME)) {
+    return undefined;
+  }
+  // The value each row holds: what it takes of the crossing items.
+  const held = (choices: Choices) =>
+    [...crossing].filter((key) => choices.taken.has(key)).map((key) => choices.surface.get(key)!)
+      .join(" ");
+  return {
+    a: held(a) || [...crossing].map((key) => a.surface.get(key)!).join(" "),
+    b: held(b),
+    bothRefuse: a.refused.size > 0 && b.refused.size > 0,
+  };
+}
