@@ -66,10 +66,13 @@ const GENERIC = new Set(
   ].map((word) => stem(word)),
 );
 
+/** Content words as written (stopwords and refusal words left out). */
 function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).filter((word) =>
-    !STOPWORDS.has(word) && !/^(?:not|never|no|don't|doesn't|isn't|aren't|won't)$/u.test(word)
-  );
+  return (text.match(WORD) ?? []).filter((word) => {
+    const lower = word.toLowerCase();
+    return !STOPWORDS.has(lower) &&
+      !/^(?:not|never|no|don't|doesn't|isn't|aren't|won't)$/u.test(lower);
+  });
 }
 
 /** Reads what a row takes and turns down. */
@@ -79,7 +82,7 @@ export function readChoices(text: string): Choices {
   const surface = new Map<string, string>();
   const add = (set: Set<string>, words: readonly string[]) => {
     for (const word of words) {
-      const key = stem(word);
+      const key = stem(word.toLowerCase());
       if (GENERIC.has(key)) continue;
       set.add(key);
       if (!surface.has(key)) surface.set(key, word);

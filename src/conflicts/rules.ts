@@ -48,7 +48,7 @@ import {
 import { reversedChoice } from "./choices.ts";
 import { readClaim, withoutIdentifiers } from "./claims.ts";
 import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
-import { readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
+import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
@@ -156,7 +156,14 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
         `${disjointSubjects ? " with different subjects" : ""})`,
     );
   }
-  reasons.push(`same attribute words: ${shared.slice(0, 5).join(", ")} (${pct(overlap)})`);
+  // Quoted as the first row writes them, never as the reader's stems or family markers.
+  const sharedShown = [
+    ...new Set(
+      shared.map((word) => ownWords(a.text, word) ?? ownWords(b.text, word))
+        .filter((word): word is string => word !== undefined),
+    ),
+  ];
+  reasons.push(`same attribute words: ${sharedShown.slice(0, 5).join(", ")} (${pct(overlap)})`);
 
   if ((left.historical === undefined) !== (right.historical === undefined)) {
     const which = left.historical ?? right.historical;
@@ -218,11 +225,11 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
   }
   // When values differ, the words glued to them ("500 Market St") are part of the values.
   const valueWords = values.differing.length > 0;
-  const leftOnly = differingRuns(left, rightSet, valueWords);
-  const rightOnly = differingRuns(right, leftSet, valueWords);
+  const leftOnly = differingRuns(left, rightSet, valueWords, a.text);
+  const rightOnly = differingRuns(right, leftSet, valueWords, b.text);
   const extraWords = Math.max(leftOnly.words.length, rightOnly.words.length);
   const twoSided = leftOnly.words.length > 0 && rightOnly.words.length > 0;
-  const describe = (): string => `"${leftOnly.words.join(" ")}" vs "${rightOnly.words.join(" ")}"`;
+  const describe = (): string => `"${leftOnly.shown.join(" ")}" vs "${rightOnly.shown.join(" ")}"`;
   // The rows differ in their wording as well as in the value. Without a named change that means
   // two different facts; with one, the changed row rewords the other's state on its way to the
   // new one ("stores data in MySQL" / "was migrated off MySQL and now uses PostgreSQL").
@@ -233,7 +240,7 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
   const changeOr = (reason: string): PairAssessment | undefined =>
     rewordedChange ? undefined : drop(reason);
   const changed = (): PairAssessment =>
-    accept("update_phrase", { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") }, [
+    accept("update_phrase", { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") }, [
       `a named change of state (${[...leftChanges, ...rightChanges].join(", ")}) rewords ` +
       `the other row: ${describe()}`,
     ]);
@@ -308,7 +315,7 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
     // the same number with another name glued to it, a different value.
     if (!twoSided && extraWords > 0 && extraWords <= RULE_VALUE_MAX_WORDS && renamedValue()) {
       kind = "update_phrase";
-      opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+      opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
       reasons.push(`now the value goes by another name: ${describe()}`);
       return accept(kind, opposed, []);
     }
@@ -341,7 +348,7 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
         soft(left) !== soft(right) && !FIRST_PERSON.test(a.text + " " + b.text) &&
         someCapitalized(a.text, leftOnly.surface) && someCapitalized(b.text, rightOnly.surface)
       ) {
-        return accept("value", { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") }, [
+        return accept("value", { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") }, [
           `now a different name: ${describe()}`,
         ]);
       }
@@ -360,14 +367,14 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
       return drop(`different things (${describe()}) share one property, nothing is replaced`);
     }
     kind = "value";
-    opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+    opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
   } else if (
     extraWords > 0 && updates.length > 0 && extraWords <= RULE_MAX_VALUE_WORDS &&
     newWordsOnChangedSide()
   ) {
     kind = "update_phrase";
-    opposed = { a: leftOnly.surface.join(" "), b: rightOnly.surface.join(" ") };
+    opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
     reasons.push(`an update phrase introduces ${describe()}`);
   } else if (extraWords > 0) {
     if (rewordedChange && newWordsOnChangedSide()) {
@@ -857,9 +864,12 @@ function differingRuns(
   shape: SentenceShape,
   other: Set<string>,
   skipAttached: boolean,
-): { words: string[]; surface: string[]; runs: number } {
+  text: string,
+): { words: string[]; surface: string[]; shown: string[]; runs: number } {
   const words: string[] = [];
   const surface: string[] = [];
+  // The same words as the row writes them, for evidence a user reads.
+  const shown: string[] = [];
   let runs = 0;
   let inRun = false;
   shape.words.forEach((word, i) => {
@@ -869,10 +879,12 @@ function differingRuns(
       if (!inRun) runs++;
       words.push(word);
       surface.push(shape.surface[i]);
+      const own = ownWords(text, word);
+      if (own !== undefined) shown.push(own);
     }
     inRun = differs;
   });
-  return { words, surface, runs };
+  return { words, surface, shown, runs };
 }
 
 function pct(share: number): string {

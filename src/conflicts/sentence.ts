@@ -321,6 +321,47 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   };
 }
 
+const ORIGINAL_WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.+\-'’]*/gu;
+
+/**
+ * The words of `text` as written that the reader turned into `token` (a stem, an attribute
+ * family such as "@store", a state such as "xstaterequir"): what a user reads in evidence
+ * instead of the reader's index words. Undefined when the text has no such word.
+ */
+export function ownWords(text: string, token: string): string | undefined {
+  if (token === VALUE_SLOT || token === "") return undefined;
+  if (HAN.test(token)) return text.includes(token) ? token : undefined;
+  const lower = text.toLowerCase();
+  // Lower-casing keeps offsets for the scripts the reader handles; if not, quote nothing.
+  const slice = (at: number, length: number) =>
+    lower.length === text.length ? text.slice(at, at + length).trim() : undefined;
+  const phrase = (matchers: readonly PhraseMatcher[]) => {
+    for (const { regex } of matchers) {
+      regex.lastIndex = 0;
+      const found = regex.exec(lower);
+      if (found) return slice(found.index, found[0].length);
+    }
+    return undefined;
+  };
+  if (token.startsWith(STATE_TOKEN_PREFIX) || STATE_WORDS.some((m) => m.token === token)) {
+    const state = STATE_WORDS.filter((m) =>
+      m.token === token || STATE_TOKEN_PREFIX + m.token.replace(/_/g, "") === token
+    );
+    const found = phrase(state);
+    if (found) return found;
+  }
+  if (token.startsWith("@")) {
+    const found = phrase(FAMILY_PHRASES.filter((m) => FAMILY_OF_PHRASE.get(m.phrase) === token));
+    if (found) return found;
+  }
+  for (const match of text.matchAll(ORIGINAL_WORD)) {
+    const word = match[0].replace(/[.\-+'’]+$/u, "");
+    const key = stem(word.toLowerCase().replace(/[’`]/g, "'").replace(/'s$/u, ""));
+    if (key === token || FAMILY_OF_STEM.get(key) === token) return word;
+  }
+  return undefined;
+}
+
 /**
  * Light suffix stripping, the same for every word so that "uses", "used" and "use" meet:
  * plurals, -ing, -ed, a doubled final consonant and a final e. Words with digits or
