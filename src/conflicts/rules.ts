@@ -101,6 +101,47 @@ interface ValueComparison {
  * ```
  */
 export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
+  const assessment = assessRows(rowA, rowB);
+  const own = assessment.candidate && assessment.values
+    ? ownSubjectValue(rowA.subject, assessment.values.a, rowB.subject, assessment.values.b)
+    : undefined;
+  if (!own) return assessment;
+  return {
+    candidate: false,
+    score: 0,
+    reasons: [
+      ...assessment.reasons,
+      `"${own}" names the row's own subject: each row is about its own thing`,
+    ],
+  };
+}
+
+/**
+ * The value that names its own memory's subject when the subjects differ: "npm install
+ * es-errors" in the es-errors README and "npm install qs" in the qs README, "Linux (musl)" in
+ * `sharp-libvips-linuxmusl-x64`. A name is an identifier of the thing the memory is about, not a
+ * value of an attribute both rows share.
+ */
+function ownSubjectValue(
+  subjectA: string | undefined,
+  valueA: string,
+  subjectB: string | undefined,
+  valueB: string,
+): string | undefined {
+  if (!subjectA?.trim() || !subjectB?.trim()) return undefined;
+  const a = subjectA.toLowerCase();
+  const b = subjectB.toLowerCase();
+  if (a === b) return undefined;
+  const names = (value: string, own: string, other: string) => {
+    const key = value.toLowerCase().trim();
+    return key.length >= 2 && own.includes(key) && !other.includes(key);
+  };
+  if (names(valueA, a, b)) return valueA;
+  if (names(valueB, b, a)) return valueB;
+  return undefined;
+}
+
+function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   const sideA = readSide(rowA);
   const sideB = readSide(rowB);
   // The rows as sentences: markup lines, badges and link targets left out.
@@ -150,6 +191,12 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
     : namedChange
     ? RULE_MIN_TEXT_OVERLAP_WITH_CHANGE
     : RULE_MIN_TEXT_OVERLAP;
+  // A family of verbs ("@use": uses, runs on, is built with) frames an attribute but does not
+  // name one: two rows sharing nothing else ("use X over deprecated Y" / "use MD5 instead of
+  // MD4") are about different things.
+  if (shared.length > 0 && shared.every((word) => word === "@use") && namedChange) {
+    return drop(`rows share only a verb (${ownWords(a.text, shared[0]) ?? shared[0]})`);
+  }
   if (shared.length < RULE_MIN_SHARED_WORDS || overlap < required) {
     return drop(
       `rows share too few words (${pct(overlap)} of the shorter, need ${pct(required)}` +
@@ -229,6 +276,17 @@ export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessme
   const rightOnly = differingRuns(right, leftSet, valueWords, b.text);
   const extraWords = Math.max(leftOnly.words.length, rightOnly.words.length);
   const twoSided = leftOnly.words.length > 0 && rightOnly.words.length > 0;
+  // "Office hours with the professor are…" / "…with the teaching assistant are…": one
+  // attribute of two different things, named in the subject.
+  const complements = [subjectComplement(a.text), subjectComplement(b.text)];
+  if (
+    complements[0] && complements[1] && complements[0].head === complements[1].head &&
+    complements[0].of !== complements[1].of && !oneSidedChange
+  ) {
+    return drop(
+      `the subjects name different things ("${complements[0].shown}" / "${complements[1].shown}")`,
+    );
+  }
   const describe = (): string => `"${leftOnly.shown.join(" ")}" vs "${rightOnly.shown.join(" ")}"`;
   // The rows differ in their wording as well as in the value. Without a named change that means
   // two different facts; with one, the changed row rewords the other's state on its way to the
@@ -648,6 +706,24 @@ function scoped(text: string, differing: readonly string[]): boolean {
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** "The deadline for the grant is…": the subject's head, its preposition and its complement. */
+const SUBJECT_COMPLEMENT =
+  /^\s*(?:the\s+|our\s+|my\s+)?([\p{L}\p{N}' -]+?)\s+(with|for|of|at)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?([\p{L}\p{N}' -]+?)\s+(?:is|are|was|were|has|have|runs?|starts?|ends?|happens?|costs?|takes?)\b/iu;
+
+function subjectComplement(
+  text: string,
+): { head: string; of: string; shown: string } | undefined {
+  const found = text.match(SUBJECT_COMPLEMENT);
+  if (!found) return undefined;
+  const key = (words: string) =>
+    words.toLowerCase().split(/\s+/u).filter((w) => w !== "").map(stem).join(" ");
+  return {
+    head: `${key(found[1])} ${found[2].toLowerCase()}`,
+    of: key(found[3]),
+    shown: `${found[1]} ${found[2]} ${found[3]}`.trim(),
+  };
 }
 
 /**

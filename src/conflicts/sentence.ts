@@ -376,17 +376,25 @@ export function stem(word: string): string {
   return out;
 }
 
+/**
+ * A table entry for a word, never an Object.prototype member: README text has words such as
+ * "constructor" and "toString", which a plain `TABLE[word]` answers with a function.
+ */
+function entry(table: Readonly<Record<string, string>>, word: string): string | undefined {
+  return Object.hasOwn(table, word) ? table[word] : undefined;
+}
+
 function stemWord(word: string): string {
-  const long = ABBREVIATIONS[word];
+  const long = entry(ABBREVIATIONS, word);
   if (long !== undefined) return stem(long);
-  const irregular = IRREGULAR_FORMS[word];
+  const irregular = entry(IRREGULAR_FORMS, word);
   if (irregular !== undefined) return dropE(irregular);
   if (!/^[a-z]+$/.test(word) || word.length <= 3) return word.length === 3 ? dropE(word) : word;
   let out = word;
   if (out.endsWith("ies") && out.length > 4) out = `${out.slice(0, -3)}y`;
   else if (out.endsWith("sses")) out = out.slice(0, -2);
   else if (out.endsWith("s") && !/(?:ss|us|is)$/.test(out)) out = out.slice(0, -1);
-  const derived = DERIVED_FORMS[out] ?? derivedBase(out);
+  const derived = entry(DERIVED_FORMS, out) ?? derivedBase(out);
   if (derived !== undefined) return stem(derived);
   if (out.endsWith("ing") && out.length > 5) out = out.slice(0, -3);
   else if (out.endsWith("ed") && !out.endsWith("eed") && out.length >= 4) out = out.slice(0, -2);

@@ -170,3 +170,30 @@ Deno.test("a fact still conflicts with an imported note and with a document's se
     t.cleanup();
   }
 });
+
+Deno.test("a value that names the memory's own subject is an identifier, not a differing value", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const ids = [];
+    for (
+      const [subject, content] of [
+        [
+          "@img/sharp-libvips-linux-x64",
+          "Prebuilt libvips and dependencies for use with sharp on Linux (glibc) x64.",
+        ],
+        [
+          "@img/sharp-libvips-linuxmusl-x64",
+          "Prebuilt libvips and dependencies for use with sharp on Linux (musl) x64.",
+        ],
+        ["es-errors", "The package is published on npm as es-errors."],
+        ["qs", "The package is published on npm as qs."],
+      ]
+    ) {
+      ids.push((await rememberMemory(t.ctx, { subject, content, workspace: "npm-docs" })).memoryId);
+    }
+    for (const id of ids) await detectConflicts(t.ctx, id, defaultStages());
+    assert.deepEqual(openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+});
