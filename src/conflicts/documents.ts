@@ -56,7 +56,9 @@ export function documentTopic(memory: DocumentLike): string {
   if (title !== "" && !GENERIC_TITLE.test(title)) return title;
   const ref = memory.sourceRef?.split("#")[0] ?? "";
   const folder = ref.includes("/") ? ref.slice(0, ref.lastIndexOf("/")) : "";
-  return words(folder) || title;
+  // Without a folder, the file itself ("qs-README.md"): two files with a generic title are
+  // never one topic just because both are called README.
+  return words(folder) || words(ref) || title;
 }
 
 /** The file an imported memory came from (its `source_ref` without a section anchor). */

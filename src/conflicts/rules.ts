@@ -627,7 +627,10 @@ function differentIdentifiers(
   for (const [kind, pattern] of kinds) {
     const left = a.match(pattern) ?? [];
     const right = b.match(pattern) ?? [];
-    if (left.length === 1 && right.length === 1 && left[0] !== right[0]) {
+    if (
+      left.length === 1 && right.length === 1 && left[0] !== right[0] &&
+      sameResource(left[0]) !== sameResource(right[0])
+    ) {
       return { a: left[0], b: right[0], kind };
     }
   }
@@ -635,11 +638,20 @@ function differentIdentifiers(
 }
 
 /**
+ * An identifier as the thing it names: lower case, without trailing punctuation, and for a URL
+ * without its anchor, its query and a final slash ("…/qs#readme" and "…/qs" are one page).
+ */
+function sameResource(id: string): string {
+  const bare = id.toLowerCase().replace(/[.,;:)\]>"']+$/u, "");
+  return /^https?:\/\//u.test(bare) ? bare.replace(/[?#].*$/u, "").replace(/\/+$/u, "") : bare;
+}
+
+/**
  * An identifier both rows name ("Alice can be reached at alice@acme.com" / "Alice's email address
  * is alice@acme.com"): the rows agree on the one thing that could differ.
  */
 function sharedIdentifier(a: string, b: string): string | undefined {
-  const clean = (id: string) => id.toLowerCase().replace(/[.,;:)]+$/, "");
+  const clean = sameResource;
   const ids = new Set((a.match(IDENTIFIER) ?? []).map(clean));
   return (b.match(IDENTIFIER) ?? []).map(clean).find((id) => ids.has(id));
 }

@@ -197,3 +197,25 @@ Deno.test("a value that names the memory's own subject is an identifier, not a d
     t.cleanup();
   }
 });
+
+Deno.test("two URLs that differ only by an anchor name one page; two pages still conflict", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const remember = async (content: string) =>
+      (await rememberMemory(t.ctx, { subject: "qs docs", content, workspace: "npm-docs" }))
+        .memoryId;
+    await remember("The qs documentation lives at https://github.com/ljharb/qs#readme for now.");
+    const anchor = await remember(
+      "The qs documentation lives at https://github.com/ljharb/qs#usage for now.",
+    );
+    await detectConflicts(t.ctx, anchor, defaultStages());
+    assert.deepEqual(openConflicts(t), []);
+    const moved = await remember(
+      "The qs documentation lives at https://qs.js.org/guide for now.",
+    );
+    await detectConflicts(t.ctx, moved, defaultStages());
+    assert.equal(openConflicts(t).length, 1);
+  } finally {
+    t.cleanup();
+  }
+});
