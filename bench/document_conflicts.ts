@@ -44,7 +44,7 @@ const { values } = parseArgs({
 
 if (values.select) {
   const paths = selectDocuments();
-  Deno.writeTextFileSync(SELECTION_FILE, JSON.stringify(paths, null, 1) + "\n");
+  Deno.writeTextFileSync(SELECTION_FILE, JSON.stringify(paths, null, 2) + "\n");
   console.log(`wrote ${paths.length} paths to ${SELECTION_FILE}`);
   Deno.exit(0);
 }

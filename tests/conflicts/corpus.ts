@@ -4,7 +4,9 @@
  *
  * `corpus.json` holds 311 pairs written for issue 14 across eleven domains (infra, people,
  * dates, prices, licenses, preferences, locations, limits, policies, versions and chat), in
- * English and Chinese, most of them reworded (the two rows use different sentence frames). Each
+ * English and Chinese, most of them reworded (the two rows use different sentence frames), and
+ * 60 more (`v3-` ids) written before the rules for them: reversed instructions, schedule
+ * windows and changes told as events, each family with near misses. Each
  * pair belongs to one half, decided by a stable hash of its id ({@link halfOf}): the rule stage
  * is tuned on the `tune` half only, and the `held` half is what the README reports.
  * `corpus_legacy.json` is the earlier corpus; every pair of it was used to shape the rules, so

@@ -29,10 +29,11 @@ Deno.test("corpus: 300+ labelled pairs over ten domains and two languages, split
 Deno.test("corpus: precision and recall on the held half stay above the floor", async () => {
   const corpus = await loadCorpus();
   const held = scoreCorpus(corpus.filter((p) => p.half === "held"), assessPair).overall;
-  // Measured (bench/conflict_rules.ts): precision 0.939, recall 0.873.
+  // Measured (bench/conflict_rules.ts): precision 0.921, recall 0.882 (0.939 / 0.873 on the first
+  // 311 pairs; the 60 added in wave 3 are reversals, schedule windows and events).
   assert.ok(held.precision >= 0.9, `held precision ${held.precision}`);
   assert.ok(held.recall >= 0.85, `held recall ${held.recall}`);
-  // The probe set (tuned-on, written to find general gaps): precision 0.991, recall 0.885.
+  // The probe set (tuned-on, written to find general gaps): precision 0.985, recall 0.883.
   const probe = scoreCorpus(await loadProbeCorpus(), assessPair).overall;
   assert.ok(probe.precision >= 0.95, `probe precision ${probe.precision}`);
   assert.ok(probe.recall >= 0.85, `probe recall ${probe.recall}`);
