@@ -5,6 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { detectConflicts } from "../../src/conflicts/detect.ts";
+import { assessPair } from "../../src/conflicts/rules.ts";
+import { kickScan, scanQueuePage } from "../../src/conflicts/scan.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openTestContext } from "../helpers/context.ts";
@@ -122,4 +124,31 @@ Deno.test("a change to another kind of amount is not a change of this one", asyn
     ),
     undefined,
   );
+});
+
+Deno.test("mema scan queues the same contradictions: a reversed instruction and two windows", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    for (
+      const content of [
+        "Use pnpm, not npm, to install the frontend dependencies.",
+        "Install the frontend dependencies with npm; pnpm is no longer used.",
+        "Maria reviews code in the morning.",
+        "Maria reviews code in the afternoon.",
+      ]
+    ) {
+      await rememberMemory(t.ctx, { content, subject: "team notes", workspace: "acme" });
+    }
+    let receipt = await kickScan(t.ctx, { assess: assessPair, logPath: `${t.dir}/scan.jsonl` });
+    while (!receipt.complete) {
+      receipt = await kickScan(t.ctx, { assess: assessPair, logPath: `${t.dir}/scan.jsonl` });
+    }
+    const page = scanQueuePage(t.ctx, { pageSize: 10 }) as {
+      items: { a: { memory_id: number }; b: { memory_id: number } }[];
+    };
+    const pairs = page.items.map((item) => [item.a.memory_id, item.b.memory_id].sort().join("+"));
+    assert.deepEqual(pairs.sort(), ["1+2", "3+4"]);
+  } finally {
+    t.cleanup();
+  }
 });
