@@ -90,9 +90,14 @@ const COMMAND_LINE =
  * statement of fact.
  */
 const LOG_ENTRY =
-  /`[0-9a-f]{7,40}`|\/(?:commit|commits|compare|pull|issues)\/[\w.]+|^\s*(?:[-*+]\s+)?(?:\[(?:fix|fixes|new|refactor|breaking|dev deps|deps|tests?|docs?|meta|robustness|types|actions|perf|readme|patch|minor|major|performance|ci)\]|(?:feat|fix|perf|chore|docs|refactor|test|tests|build|ci|style|revert|deps)(?:\([^)]*\))?!?:)\s/iu;
-/** Code: a statement end, braces or an arrow, or an assignment. */
-const CODE_LINE = /[;{}]\s*$|=>|^\s*(?:const|let|var|import|export|function|return|class)\s/u;
+  /`[0-9a-f]{7,40}`|\/commits?\/[0-9a-f]{7,40}\b|\/compare\/[\w.~^-]+\.\.\.?[\w.~^-]+|^\s*(?:[-*+]\s+)?(?:\[(?:fix|fixes|new|refactor|breaking|dev deps|deps|tests?|docs?|meta|robustness|types|actions|perf|readme|patch|minor|major|performance|ci)\]|(?:feat|fix|perf|chore|docs|refactor|test|tests|build|ci|style|revert|deps)(?:\([^)]*\))?!?:)\s/iu;
+/**
+ * Code: a statement ending in a semicolon or a brace, an arrow, or a declaration ("const x =",
+ * "import { a } from", "function f("). Lower case and with its punctuation only, so a sentence
+ * that starts with "Export the report…" or "Return the keys…" stays a sentence.
+ */
+const CODE_LINE =
+  /[;{}]\s*$|=>|^\s*(?:const|let|var)\s+[\w$]+\s*=|^\s*(?:import|export)\s+(?:\{|\*|default\b|type\b|[\w$]+\s+from\b)|^\s*function\s*[\w$]*\s*\(|^\s*class\s+[\w$]+\s*(?:\{|extends\b)|^\s*return\s+[\w$.()]+;?\s*$/u;
 /** Markdown images (badges) say nothing; links keep their words, code spans their content. */
 const IMAGE = /!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]/gu;
 const LINK = /\[([^\]]*)\]\([^)]*\)|\[([^\]]*)\]\[[^\]]*\]/gu;

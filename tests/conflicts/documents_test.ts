@@ -219,3 +219,26 @@ Deno.test("two URLs that differ only by an anchor name one page; two pages still
     t.cleanup();
   }
 });
+
+Deno.test("instructions that start like code keywords and facts with an issue link stay claims", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const remember = async (content: string) =>
+      (await rememberMemory(t.ctx, { subject: "reports", content, workspace: "acme" })).memoryId;
+    await remember("Export the sales report every Monday.");
+    await detectConflicts(
+      t.ctx,
+      await remember("Export the sales report every Friday."),
+      defaultStages(),
+    );
+    await remember("The login bug (https://github.com/acme/app/issues/42) affects 3 customers.");
+    await detectConflicts(
+      t.ctx,
+      await remember("The login bug affects 12 customers now."),
+      defaultStages(),
+    );
+    assert.equal(openConflicts(t).length, 2, JSON.stringify(openConflicts(t)));
+  } finally {
+    t.cleanup();
+  }
+});
