@@ -415,7 +415,7 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
           `a value needs ${RULE_VALUE_MIN_FRAME_WORDS} and at most ${RULE_VALUE_MAX_WORDS} words a side`,
       );
     }
-    if (updates.length === 0 && MULTI_VALUED.test(a.text) && MULTI_VALUED.test(b.text)) {
+    if (updates.length === 0 && (MULTI_VALUED.test(a.text) || MULTI_VALUED.test(b.text))) {
       return drop(`the verb takes many objects: ${describe()} can both hold`);
     }
     if (

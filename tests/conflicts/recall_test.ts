@@ -152,3 +152,16 @@ Deno.test("mema scan queues the same contradictions: a reversed instruction and 
     t.cleanup();
   }
 });
+
+Deno.test("a preference next to something a person likes is no conflict: likes take many objects", async () => {
+  assert.equal(
+    await conflictBetween("Tom prefers short meetings.", "Tom likes meetings with a clear agenda."),
+    undefined,
+  );
+  assert.equal(
+    await conflictBetween("Lena prefers green tea.", "Lena loves tea with honey."),
+    undefined,
+  );
+  // A preference that is replaced still conflicts.
+  assert.ok(await conflictBetween("Lena prefers green tea.", "Lena now prefers black coffee."));
+});
