@@ -93,8 +93,14 @@ export function presentResult(
   hit?: HitView,
 ): { result: Record<string, unknown>; chars: number } {
   const { memory } = item;
+  const { memory_id, subject, ...header } = memoryHeader(memory);
   const result: Record<string, unknown> = {
-    ...memoryHeader(memory),
+    memory_id,
+    subject,
+    // Where the fact came from, beside its subject: two imported files both titled
+    // "Installation" differ by their path (a lean row leaves it out when there is none).
+    source_ref: memory.sourceRef,
+    ...header,
     score: roundScore(item.score),
   };
   if (item.matchedTerms.length > 0) result.matched_terms = item.matchedTerms;
