@@ -3,7 +3,8 @@
  * [--authorized]`: Markdown notes (files and folders, recursively) and JSONL exports into the
  * database, through the write path. A progress bar on a terminal, one summary line on stdout;
  * each skipped source is reported on stderr as `path:line: reason`. Exit 0 when everything
- * was imported, 1 when something was skipped (the rest is stored).
+ * was imported, 1 when something was skipped (the rest is stored). A title too long for a
+ * subject is shortened, never a reason to skip.
  * @module
  */
 import { loadConfig } from "../config/mod.ts";
@@ -187,6 +188,23 @@ function collectSources(
   return { files: state.files, skipped, links: state.links };
 }
 
+/**
+ * The folder a note lies in, as its name: the last folder of its path (resolved when the path
+ * ends in `.` or `..`), with the scope before it for a scoped npm package (`@types/node`).
+ */
+function folderOf(file: string): string | undefined {
+  let parts = file.split("/").slice(0, -1).filter((part) => part !== "");
+  const last = parts[parts.length - 1];
+  if (last === undefined || last === "." || last === "..") {
+    parts = (realPathOf(parts.length === 0 ? "." : parts.join("/")) ?? "").split("/")
+      .filter((part) => part !== "");
+  }
+  const name = parts[parts.length - 1];
+  if (name === undefined) return undefined;
+  const scope = parts[parts.length - 2];
+  return scope?.startsWith("@") ? `${scope}/${name}` : name;
+}
+
 function readUnits(
   files: readonly SourceFile[],
   split: SplitMode,
@@ -216,6 +234,7 @@ function readUnits(
         path: source.shown,
         sourceRef: source.ref,
         fileTitle: name.replace(/\.(md|markdown)$/i, ""),
+        folder: folderOf(source.file),
         split,
       }));
     } catch (error) {
@@ -236,7 +255,9 @@ export const importSpec: CommandSpec = {
   description: [
     "Markdown files and folders (recursively; .md, .markdown) and JSONL exports of mema.",
     "Frontmatter (title, tags, workspace, source, date/event_time, mema_id, ...) maps to fields;",
-    "the first # heading or the file name is the subject. --split headings stores one memory per",
+    "the first heading (#, ===, <h1>; badges and markup dropped) or the file name is the subject;",
+    "a README, index or notes file is named by its folder too (node_modules/qs/README.md: qs).",
+    "Over-long titles are shortened at a word. --split headings stores one memory per",
     "## section, in order. Importing the same files again stores nothing new; a changed note",
     "becomes a new version of its memory. Bad files are reported as path:line and skipped whole.",
     "Symbolic links are followed only to what lies inside the folder and was not read yet; each",

@@ -49,3 +49,33 @@ export const MARKDOWN_EXTENSIONS = [".md", ".markdown"] as const;
 
 /** The trust an imported note gets when neither it nor `--source-type` says otherwise. */
 export const IMPORT_DEFAULT_SOURCE_TYPE = "document_extracted";
+
+/**
+ * Longest subject an import derives from a heading or a file name, in characters. A title is
+ * one line: the longest real heading of the 119 npm READMEs in node_modules is 56 characters,
+ * while a heading that runs on (a line of badges, a pasted sentence) reached 598 and failed
+ * the 512-character subject limit, skipping the whole file. 160 keeps any real title whole
+ * and a run-on heading readable as a row of `find`; longer ones are cut at a word boundary.
+ */
+export const IMPORT_SUBJECT_MAX_CHARS = 160;
+
+/**
+ * File names that say nothing about a note (matched without extension, case-insensitively,
+ * also with a suffix such as `README.zh-CN`): the note's folder names it instead.
+ */
+export const GENERIC_NOTE_NAMES = [
+  "readme",
+  "index",
+  "_index",
+  "notes",
+  "note",
+  "changelog",
+  "changes",
+  "history",
+  "contributing",
+  "license",
+  "security",
+  "todo",
+  "main",
+  "home",
+] as const;

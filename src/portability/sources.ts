@@ -16,7 +16,10 @@ import { PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { FrontmatterError, type FrontmatterValue, parseFrontmatter } from "./frontmatter.ts";
 import { type ImportItem, type ImportUnit, SourceError } from "./import_types.ts";
-import { hasSubstance, readNoteSections } from "./markdown.ts";
+import { hasSubstance, noteTitle, readNoteSections, visibleText } from "./markdown.ts";
+import { GENERIC_NOTE_NAMES, IMPORT_SUBJECT_MAX_CHARS } from "./constants.ts";
+import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
+import { prefixByUnits } from "../text/code_points.ts";
 import { EXPORT_FORMAT, type PortableVersion } from "./record.ts";
 import { parseJsonExact } from "../memory/exact_json.ts";
 
@@ -31,6 +34,11 @@ export interface NoteSource {
   sourceRef: string;
   /** The file name without extension: the subject when the note has no title. */
   fileTitle: string;
+  /**
+   * The folder the note is in (a scoped npm package as `@scope/name`): names a note whose
+   * file name says nothing (`node_modules/qs/README.md` → "qs").
+   */
+  folder?: string;
   split: SplitMode;
 }
 
@@ -174,6 +182,45 @@ function noteFields(fields: Fields, lines: Record<string, number>):
 }
 
 /**
+ * A subject at most `max` characters long: a longer one is cut at the last word boundary
+ * (in its second half, else mid-word) and ends with "…".
+ */
+export function shortenSubject(subject: string, max: number): string {
+  if (subject.length <= max) return subject;
+  const head = prefixByUnits(subject, max - 1);
+  const space = head.search(/\s\S*$/);
+  const cut = space >= max / 2 ? head.slice(0, space) : head;
+  return `${cut.replace(/[\s,;:.–—-]+$/, "")}…`;
+}
+
+function isGenericName(fileTitle: string): boolean {
+  const stem = fileTitle.toLowerCase().split(/[.\s-]/)[0];
+  return (GENERIC_NOTE_NAMES as readonly string[]).includes(stem);
+}
+
+function squash(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+}
+
+/**
+ * The title of a note that declares none: its heading (see `noteTitle`), else its file name;
+ * a file named README, index, notes… says what it is about through its folder, so the folder
+ * leads unless the heading already names it: "qs", "@types/node — Installation",
+ * "inherits — README". A file name that says something stays as before.
+ */
+function derivedTitle(body: string, source: NoteSource, split: SplitMode): string {
+  const heading = noteTitle(body);
+  // Split notes keep a file-level title unless the note has a real `#` title: a first `##`
+  // heading is the first section's name, and would repeat in every section subject.
+  const text = heading && (split === "file" || heading.level === 1) ? heading.text : undefined;
+  const folder = source.folder === undefined ? undefined : visibleText(source.folder);
+  if (!isGenericName(source.fileTitle) || !folder) return text ?? source.fileTitle;
+  if (text === undefined) return `${folder} — ${source.fileTitle}`;
+  const bare = squash(folder.replace(/^@[^/]*\//, ""));
+  return bare !== "" && squash(text).includes(bare) ? text : `${folder} — ${text}`;
+}
+
+/**
  * One note as a unit: the whole note as one memory, or with `split: "headings"` one memory
  * per `##` section (text before the first section, when it says more than the title, comes
  * first), each following the one before. Throws {@linkcode SourceError} with the line of
@@ -190,7 +237,11 @@ export function markdownUnit(raw: string, source: NoteSource): ImportUnit {
   }
   const { title: declaredTitle, ...shared } = noteFields(parsed.fields, parsed.lines);
   const outline = readNoteSections(parsed.body);
-  const title = declaredTitle ?? outline.title ?? source.fileTitle;
+  // A declared title is the user's own, kept whole up to the subject limit; a derived one is
+  // a short line. Neither is ever a reason to skip the note.
+  const title = declaredTitle !== undefined
+    ? shortenSubject(declaredTitle, SUBJECT_MAX_CHARS)
+    : shortenSubject(derivedTitle(parsed.body, source, source.split), IMPORT_SUBJECT_MAX_CHARS);
   const unit: ImportUnit = { path: source.path, line: 1, items: [] };
   if (parsed.body.trim() === "") {
     throw new SourceError(parsed.bodyLine, "the note is empty");
@@ -226,7 +277,10 @@ export function markdownUnit(raw: string, source: NoteSource): ImportUnit {
   for (const section of outline.sections) {
     unit.items.push({
       ...sectionShared,
-      subject: `${title} › ${section.heading}`,
+      subject: shortenSubject(
+        `${title} › ${visibleText(section.heading) || section.heading}`,
+        SUBJECT_MAX_CHARS,
+      ),
       content: section.text,
       sourceRef: `${base}#${section.slug}`,
       followsPrevious: unit.items.length > 0,
