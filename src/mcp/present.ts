@@ -110,14 +110,23 @@ export function presentResult(
   let chars = memory.subject.length;
   if (mode === "hits" && hit?.kind === "spans") {
     result.hit_spans = hit.spans;
+    if (hit.more) {
+      // The hits the result's (or the page's) bound left out, and how to read them.
+      result.hits_more = {
+        hits: hit.more.hits,
+        read: { memory_id: memory.id, span: { start: hit.more.start, end: hit.more.end } },
+      };
+    }
     return { result, chars: chars + hit.spans.reduce((sum, span) => sum + span.text.length, 0) };
   }
-  if (mode === "hits") result.hits_upgraded_to_full = true;
-  if (mode !== "preview" || memory.content.length <= PREVIEW_INLINE_MAX_CHARS) {
+  // No row of a long content matched (a subject or tag match, a sequence): shown as in preview.
+  const shown: ContentMode = mode === "hits" && hit?.kind === "none" ? "preview" : mode;
+  if (shown === "hits") result.hits_upgraded_to_full = true;
+  if (shown !== "preview" || memory.content.length <= PREVIEW_INLINE_MAX_CHARS) {
     result.content = memory.content;
     chars += memory.content.length;
   }
-  if (mode === "preview" && result.content === undefined) {
+  if (shown === "preview" && result.content === undefined) {
     const outline = buildOutline(memory.content);
     result.outline = outline.entries;
     if (outline.more > 0) result.outline_more = outline.more;

@@ -335,8 +335,31 @@ export const SPELLING_PREFIX = 2;
  */
 export const SPELLING_SCAN_MAX = 5_000;
 
-/** Hit spans covering at least this share of the content become the whole content (SPEC §6). */
+/**
+ * Hit spans covering at least this share of a short content (see HITS_FULL_MAX_CHARS) become
+ * the whole content (SPEC §6): one text is cheaper than several spans with their offsets.
+ */
 export const HITS_FULL_COVERAGE = 0.5;
+/**
+ * Longest content `hits` may return whole, in characters (~500 tokens). SPEC §6's coverage rule
+ * alone returned whole documents: a 32,821-character README whose matching rows covered half
+ * of it came back entire, and a 3-result page of the npm README corpus cost 46,677
+ * characters. Below this bound the whole text costs about what two or three spans with their
+ * offsets cost; above it, hits are hits.
+ */
+export const HITS_FULL_MAX_CHARS = 2_000;
+/**
+ * Characters of hit spans one result carries (two evidence rows of ROW_MAX_CHARS 1,000, or
+ * one hit with its neighbouring rows). The best-matching rows come first; the hits left out
+ * are counted, with the `read` span that holds them.
+ */
+export const HITS_RESULT_MAX_CHARS = 2_000;
+/**
+ * Characters of hit spans (and contents upgraded to full) one page carries, across its
+ * results in rank order (~2,000 tokens, about three preview pages of 10): the first results
+ * get their passages, later ones their counts and `read` spans once it is spent.
+ */
+export const HITS_PAGE_MAX_CHARS = 8_000;
 /** Default neighbouring rows around each hit. */
 export const HIT_WINDOW_DEFAULT = 0;
 /** Most neighbouring rows an agent may ask for. */

@@ -20,7 +20,7 @@ import {
   findMemories,
   type FindPage,
 } from "../recall/find.ts";
-import { hitSpansFor, type HitView } from "../recall/hits.ts";
+import { type HitView, hitViewsFor } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { queryWords } from "../recall/query_weights.ts";
 import { QUERY_IDF_WEIGHTING } from "../recall/constants.ts";
@@ -78,12 +78,8 @@ function hitViews(
   window: number | undefined,
 ): Map<number, HitView> {
   const { store } = ctx;
-  return store.read(() =>
-    new Map(items.map((item) => [
-      item.memory.id,
-      hitSpansFor(store, item, { window: window ?? HIT_WINDOW_DEFAULT }),
-    ]))
-  );
+  // One page budget across the results, in rank order (recall/hits.ts).
+  return store.read(() => hitViewsFor(store, items, { window: window ?? HIT_WINDOW_DEFAULT }));
 }
 
 function extras(
