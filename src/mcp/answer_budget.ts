@@ -82,7 +82,8 @@ function spanOf(item: Item): { start: number; end: number; total: number } | und
   return { start: span.start, end: span.end, total: span.total_chars };
 }
 
-function readCall(memoryId: number, span?: { start: number; end: number }): Item {
+/** The `next` call that reads a memory, or a span of it (the shape every answer uses). */
+export function readCall(memoryId: number, span?: { start: number; end: number }): Item {
   return {
     tool: "memory",
     action: "read",

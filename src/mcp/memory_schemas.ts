@@ -52,7 +52,7 @@ const recallFilters = {
     "default active",
   ),
   content_mode: z.enum(["preview", "hits", "full"]).optional().describe(
-    "preview (default): outline and short content; hits: the matching passages; full: whole content",
+    "preview (default): outline and short content; hits: the matching passages (bounded; hits_more gives the read span of the rest); full: whole content",
   ),
   hit_window: z.number().int().min(0).max(HIT_WINDOW_MAX).optional().describe(
     "hits mode: neighbouring rows around each hit, default 0",

@@ -9,6 +9,7 @@ import { buildOutline } from "../recall/outline.ts";
 import type { HitView } from "../recall/hits.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import { measureRecall, type RecallSize } from "../recall/size.ts";
+import { readCall } from "./answer_budget.ts";
 import { RESULTS_AS_ROWS } from "./envelope.ts";
 
 /** How much of each memory a recall page carries. */
@@ -114,7 +115,7 @@ export function presentResult(
       // The hits the result's (or the page's) bound left out, and how to read them.
       result.hits_more = {
         hits: hit.more.hits,
-        read: { memory_id: memory.id, span: { start: hit.more.start, end: hit.more.end } },
+        next: readCall(memory.id, { start: hit.more.start, end: hit.more.end }),
       };
     }
     return { result, chars: chars + hit.spans.reduce((sum, span) => sum + span.text.length, 0) };

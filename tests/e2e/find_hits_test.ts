@@ -23,7 +23,14 @@ interface HitResult {
   content?: string;
   content_chars?: number;
   hit_spans?: Span[];
-  hits_more?: { hits: number; read: { memory_id: number; span: { start: number; end: number } } };
+  hits_more?: {
+    hits: number;
+    next: {
+      tool: string;
+      action: string;
+      data: { memory_id: number; span: { start: number; end: number } };
+    };
+  };
   hits_upgraded_to_full?: boolean;
   outline?: unknown[];
 }
@@ -73,9 +80,12 @@ Deno.test("hits on long READMEs: matching passages only, bounded, with the read 
         if (result.hits_more) {
           // The marker says how many hits were left out and where to read them.
           assert.ok(result.hits_more.hits > 0, where);
-          const { span } = result.hits_more.read;
-          assert.equal(result.hits_more.read.memory_id, result.memory_id);
-          const rest = await server.call("read", { memory_id: result.memory_id, span });
+          const { tool, action, data } = result.hits_more.next;
+          assert.equal(tool, "memory");
+          assert.equal(action, "read");
+          assert.equal(data.memory_id, result.memory_id);
+          const { span } = data;
+          const rest = await server.call(action, data);
           assert.ok(rest.ok, JSON.stringify(rest.data));
           assert.ok(span.end > span.start && span.end <= content.length, where);
         }
