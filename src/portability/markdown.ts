@@ -25,7 +25,7 @@ export interface NoteSection {
 
 /** A note's title and sections. */
 export interface NoteOutline {
-  /** The first `#` heading's text, if any. */
+  /** The first `#` heading's text, if any (the subject comes from `noteTitle`). */
   title?: string;
   /** The text before the first `##` heading (the title line included), verbatim. */
   preamble: string;
