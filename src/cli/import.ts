@@ -36,6 +36,8 @@ interface SourceFile {
   /** Relative to the folder imported, or the file name. */
   ref: string;
   kind: "markdown" | "jsonl";
+  /** Its real path (every link resolved), once collected. */
+  real?: string;
 }
 
 function kindOf(name: string): SourceFile["kind"] | undefined {
@@ -82,8 +84,37 @@ function isInside(root: string, path: string): boolean {
 function addFile(state: WalkState, file: SourceFile, real: string): boolean {
   if (state.seenFiles.has(real)) return false;
   state.seenFiles.add(real);
-  state.files.push(file);
+  state.files.push({ ...file, real });
   return true;
+}
+
+/**
+ * Notes of one run that would share a `source_ref` (two `README.md` named on the command line,
+ * two imported folders that both hold `notes.md`) get as many of their real path's folders in
+ * front of it as it takes to tell them apart (`qs/README.md`, `inherits/README.md`). A shared
+ * reference would make the second note a new version of the first — stored, but no longer
+ * active. Notes whose reference is already unique keep it, so re-importing a folder still
+ * finds its earlier memories.
+ */
+function separateSharedRefs(files: SourceFile[]): void {
+  const byRef = new Map<string, SourceFile[]>();
+  for (const file of files) {
+    if (file.kind !== "markdown") continue;
+    byRef.set(file.ref, [...(byRef.get(file.ref) ?? []), file]);
+  }
+  for (const [ref, group] of byRef) {
+    if (group.length < 2) continue;
+    const depth = ref.split("/").length;
+    const parts = group.map((file) => (file.real ?? file.file).split("/").filter(Boolean));
+    const longest = Math.max(...parts.map((path) => path.length));
+    for (let keep = depth + 1; keep <= longest; keep++) {
+      const refs = parts.map((path) => path.slice(-keep).join("/"));
+      if (new Set(refs).size === refs.length || keep === longest) {
+        group.forEach((file, index) => file.ref = refs[index]);
+        break;
+      }
+    }
+  }
 }
 
 /**
@@ -185,6 +216,7 @@ function collectSources(
     // A file named on the command line is read even through a link: the user chose it.
     addFile(state, { file: trimmed, shown: path, ref: name, kind: fileKind }, realPathOf(trimmed)!);
   }
+  separateSharedRefs(state.files);
   return { files: state.files, skipped, links: state.links };
 }
 
