@@ -27,8 +27,6 @@ export const DETECT_MAX_PAIRS = 2000;
 export const DETECT_MAX_NOTICES = 5;
 /** How long a write response waits for the verdict by default (SPEC §8). */
 export const NOTICE_SYNC_WAIT_MS = 3000;
-/** Notices attached to one response. */
-export const NOTICES_PER_RESPONSE = 5;
 /**
  * Under strict isolation, how many pending notices a response looks through for ones the
  * caller may see (others belong to other workspaces and wait for their own callers).

@@ -25,6 +25,11 @@ export interface Envelope {
   degraded: boolean;
   warnings: string[];
   data: Record<string, unknown>;
+  /**
+   * What the caller should know besides its answer: at most the notices a handler attaches to
+   * its own response (a write's verdict, a new workspace) and one `notice_summary` (counts and
+   * the call that lists them) — never the bodies of a backlog (src/conflicts/notices.ts).
+   */
   notices?: unknown[];
 }
 

@@ -10,6 +10,7 @@ import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { type PossibleDuplicate, possibleDuplicateOf } from "../conflicts/duplicates.ts";
 import { judgeConflict } from "../conflicts/lifecycle.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
+import { takeOwnNotices } from "../conflicts/notices.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
 import {
   type BatchRememberInput,
@@ -143,16 +144,21 @@ function editFrom(data: Data<"update">): MemoryEdit {
   return { kind: "metadata_only" };
 }
 
-/** Lets a write response wait (bounded) for write-time conflict detection. */
+/**
+ * Lets a write response wait (bounded) for write-time conflict detection, and returns the
+ * verdict about this memory when it came in time (at most one notice body: the point of
+ * waiting is that the writer sees the contradiction it just made).
+ */
 async function waitForConflictCheck(
   runtime: McpRuntime,
   memory: { id: number; version: number },
-): Promise<void> {
-  if (!runtime.conflicts) return;
+): Promise<Record<string, unknown>[]> {
+  if (!runtime.conflicts || runtime.conflicts.waitMs <= 0) return [];
   await checkWithinWait(runtime.ctx, memory, {
     stages: runtime.conflicts.stages,
     waitMs: runtime.conflicts.waitMs,
   });
+  return await takeOwnNotices(runtime.ctx, memory.id);
 }
 
 /** A result that still carries a claim a resolved conflict replaced says what is current. */
@@ -290,7 +296,11 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
     else {
-      await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
+      const verdict = await waitForConflictCheck(runtime, {
+        id: result.memoryId,
+        version: result.version,
+      });
+      if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
       if (duplicate) {
         response.write_hints = {
           possible_duplicate: {
@@ -308,6 +318,12 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         ...response.write_hints as object,
         ...workspace.write_hints as object,
       };
+    }
+    if (response[RESPONSE_NOTICES] && workspace[RESPONSE_NOTICES]) {
+      workspace[RESPONSE_NOTICES] = [
+        ...response[RESPONSE_NOTICES] as unknown[],
+        ...workspace[RESPONSE_NOTICES] as unknown[],
+      ];
     }
     return { ...response, ...workspace };
   },
@@ -513,7 +529,11 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (result.unchanged) response.unchanged = true;
     else if (input.edit.kind !== "tags_only") {
-      await waitForConflictCheck(runtime, { id: result.memoryId, version: result.version });
+      const verdict = await waitForConflictCheck(runtime, {
+        id: result.memoryId,
+        version: result.version,
+      });
+      if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
     }
     const open = openConflictsOf(runtime.ctx, [result.memoryId]);
     if (open.size > 0) {

@@ -8,6 +8,11 @@ import { replayBackup } from "../memory/backup.ts";
 import { SCAN_QUEUE_PAGE_MAX, SCAN_SUBMIT_MAX } from "../conflicts/constants_pipeline.ts";
 import { manageNotices } from "../conflicts/notices.ts";
 import {
+  NOTICE_BULK_MAX,
+  NOTICE_LIST_DEFAULT,
+  NOTICE_LIST_MAX,
+} from "../conflicts/notice_constants.ts";
+import {
   kickScan,
   recordConflict,
   scanDuplicates,
@@ -118,14 +123,33 @@ const REPAIR_TASKS = {
   },
   notice: {
     description:
-      "Notices: list (default pending+delivered), read, dismiss (never shown again), resolve.",
+      "Notices: list (default pending+delivered, paged, with counts), read (the whole message), dismiss (never shown again) or resolve — one by notice_id, or in bulk by filter (workspace, kind, severity, conflict_id, source_ref_prefix, agent_id, client, older_than_days, created_after, status) or all:true. A bulk change is a dry run unless dry_run:false, changes at most 10,000 per call (repeat while has_more) and writes one audit row.",
     schema: z.object({
       action: z.enum(["list", "read", "dismiss", "resolve"]),
       notice_id: z.number().int().positive().optional(),
       status: z.enum(["pending", "delivered", "dismissed", "resolved"]).optional(),
-      limit: z.number().int().min(1).max(200).optional(),
+      workspace: z.string().min(1).max(256).optional(),
+      kind: z.string().min(1).max(64).optional(),
+      severity: z.enum(["info", "normal"]).optional(),
+      conflict_id: z.number().int().positive().optional(),
+      source_ref_prefix: z.string().min(1).max(1024).optional().describe(
+        "notices naming a memory whose source_ref starts so (an import's folder or file)",
+      ),
+      agent_id: z.string().min(1).max(128).optional().describe(
+        "notices naming a memory written by this agent (mema import writes as mema-import)",
+      ),
+      client: z.string().min(1).max(128).optional(),
+      older_than_days: z.number().min(0).max(36_500).optional(),
+      created_after: z.string().min(1).max(64).optional().describe("ISO 8601 time"),
+      all: z.boolean().optional().describe("bulk change with no filter: every notice you see"),
+      dry_run: z.boolean().optional().describe("bulk change: default true, only counts"),
+      reason: z.string().max(2000).optional(),
+      limit: z.number().int().min(1).max(NOTICE_BULK_MAX).optional().describe(
+        `list: default ${NOTICE_LIST_DEFAULT}, at most ${NOTICE_LIST_MAX}; bulk: at most ${NOTICE_BULK_MAX}`,
+      ),
+      offset: z.number().int().min(0).optional(),
     }),
-    example: { action: "dismiss", notice_id: 2 },
+    example: { action: "dismiss", workspace: "npm-docs", agent_id: "mema-import", dry_run: false },
   },
   help: {
     description: "Each task's fields as JSON Schema, with examples.",
@@ -286,11 +310,32 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
     });
   },
   async notice(runtime, data) {
+    if (data.action === "list" && data.limit !== undefined && data.limit > NOTICE_LIST_MAX) {
+      throw new MemaError("invalid_input", `list returns at most ${NOTICE_LIST_MAX} notices`, {
+        field: "limit",
+        hint: "page with offset (the answer says next_offset)",
+      });
+    }
     return await manageNotices(runtime.ctx, {
       action: data.action,
       noticeId: data.notice_id,
-      status: data.status,
+      selection: {
+        workspace: data.workspace,
+        kind: data.kind,
+        severity: data.severity,
+        conflictId: data.conflict_id,
+        sourceRefPrefix: data.source_ref_prefix,
+        agentId: data.agent_id,
+        client: data.client,
+        olderThanDays: data.older_than_days,
+        createdAfter: data.created_after,
+        status: data.status,
+      },
+      all: data.all,
+      dryRun: data.dry_run,
       limit: data.limit,
+      offset: data.offset,
+      reason: data.reason,
     });
   },
   help(_runtime, data) {
@@ -309,7 +354,7 @@ export const REPAIR_VERB_TOOL: VerbTool = {
 - scan_queue {action: page|submit, page_size?, page_token?, decisions?}: confirm or dismiss suspect pairs
 - scan_duplicates {limit?}: near-duplicate pairs (≤ 200)
 - record_conflict {memory_ids, value_groups?, status?, reason?}
-- notice {action: list|read|dismiss|resolve, notice_id?}
+- notice {action: list|read|dismiss|resolve, notice_id? | filters (workspace, kind, source_ref_prefix, agent_id, older_than_days, …) | all, dry_run?}: one notice or a bulk change (dry run by default, ≤ 10,000 per call)
 - cleanup_history {memory_id, versions | older_than_days, authorized}: delete earlier versions (never the current)
 - replay_backup {dry_run? (default true), authorized}: apply writes saved while the database was unwritable, exactly once
 - help {topic?}`,

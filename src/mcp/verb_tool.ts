@@ -123,6 +123,8 @@ export async function callVerbTool(
       : [];
     delete result[RESPONSE_NOTICES];
     const envelope = successEnvelope(result, state, [...warnings, ...extra]);
+    // The handler's own notices (a write's verdict, a new workspace), then at most one summary
+    // of notices that arrived since the caller was last told: never a backlog's bodies.
     const notices = [...own, ...await takeNotices(runtime.ctx)];
     if (notices.length > 0) envelope.notices = notices;
     return envelope;

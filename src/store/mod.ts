@@ -70,6 +70,7 @@ export type {
   ConflictMember,
   ConflictRecord,
   ConflictStatus,
+  NoticeFilter,
   NoticeRecord,
   NoticeStatus,
   PlanStep,
@@ -145,6 +146,13 @@ function conflictTables(db: DatabaseSync) {
       ids: readonly number[],
       change: Parameters<typeof conflicts.updateNoticeStatus>[2],
     ) => conflicts.updateNoticeStatus(db, ids, change),
+    noticesWhere: (filter: conflicts.NoticeFilter, page: { limit: number; offset: number }) =>
+      conflicts.selectNoticesWhere(db, filter, page),
+    countNotices: (filter: conflicts.NoticeFilter) => conflicts.countNoticesWhere(db, filter),
+    setNoticesWhere: (
+      filter: conflicts.NoticeFilter,
+      change: Parameters<typeof conflicts.updateNoticesWhere>[2],
+    ) => conflicts.updateNoticesWhere(db, filter, change),
     noticesOf: (conflictId: number) => conflicts.selectNoticesOfConflict(db, conflictId),
     memoriesToScan: (query: Parameters<typeof conflicts.selectMemoriesToScan>[1]) =>
       conflicts.selectMemoriesToScan(db, query),

@@ -124,12 +124,17 @@ Deno.test({
       assert.equal(item.current_version, 2);
       assert.equal(item.based_on_version, 1);
       assert.equal(item.saved_change.new_content, savedText, "the saved text is not lost");
-      const notice = (replay.notices as Envelope["data"][]).find(
+      const [summary] = replay.notices as Envelope["data"][];
+      assert.deepEqual(summary.by_kind, { backup_replay_conflict: 1 }, "told on the answer");
+      const listed = await server.repair("notice", { action: "list" });
+      const notice = (listed.data.notices as Envelope["data"][]).find(
         (n: { kind: string }) => n.kind === "backup_replay_conflict",
       );
       assert.ok(notice, JSON.stringify(replay.notices));
       assert.deepEqual(notice.memory_ids, [id]);
-      assert.ok(notice.message.includes(savedText));
+      // A list previews long messages; read gives the whole one.
+      const whole = await server.repair("notice", { action: "read", notice_id: notice.notice_id });
+      assert.ok(whole.data.notice.message.includes(savedText));
 
       const read = await server.call("read", { memory_id: id });
       assert.equal(read.data.version, 2);

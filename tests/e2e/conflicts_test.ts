@@ -17,13 +17,23 @@ async function detail(server: ServerSession, conflictId: number) {
 }
 
 /**
- * The notices that ride on the next responses: by default a write does not wait for its
- * conflict check, so the verdict arrives with a later call.
+ * The notices announced on the next responses: by default a write does not wait for its
+ * conflict check, so a later call carries a one-line summary, and the call it names lists them.
  */
 async function laterNotices(server: ServerSession): Promise<Record<string, unknown>[]> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const response = await server.call("status");
-    if (response.notices?.length) return response.notices as Record<string, unknown>[];
+    const summary = response.notices?.[0] as
+      | { kind: string; list: { tool: string; task: string; data: unknown } }
+      | undefined;
+    if (summary) {
+      assert.equal(summary.kind, "notice_summary");
+      const list = await server.callRaw(
+        { task: summary.list.task, data: summary.list.data },
+        summary.list.tool,
+      );
+      return list.data.notices;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return [];

@@ -148,7 +148,7 @@ Deno.test("a notice added after a response found none rides on the next one, fro
 
     // This process's own write.
     await t.store.write(() => t.store.conflicts.insertNotice(notice("own")));
-    assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.title), ["notice own"]);
+    assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.new), [1]);
     assert.deepEqual(await takeNotices(t.ctx), []);
 
     // Another connection (another process, in life) adds one behind the store's back.
@@ -159,7 +159,7 @@ Deno.test("a notice added after a response found none rides on the next one, fro
          'm', '{}', 'pending', '2026-01-01', '2026-01-01')`,
     );
     other.close();
-    assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.title), ["notice other"]);
+    assert.deepEqual((await takeNotices(t.ctx)).map((n) => [n.new, n.unhandled]), [[1, 2]]);
   } finally {
     t.cleanup();
   }

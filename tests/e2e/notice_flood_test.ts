@@ -1,0 +1,153 @@
+/**
+ * A flood of notices (a large import whose documents disagree) stays one line on responses,
+ * can be cleared in one call, and a write that waited for its verdict still sees it.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import {
+  makeTempHome,
+  runCli,
+  type ServerSession,
+  startServer,
+  type TempHome,
+} from "../helpers/server.ts";
+
+/** Pairs of imported files that disagree about a port: each pair gives a conflict notice. */
+const PAIRS = 7;
+
+/** Imports `PAIRS` pairs of contradicting documents into a workspace with the CLI. */
+async function importContradictions(home: TempHome, workspace: string, folder: string) {
+  const dir = `${home.dir}/${folder}`;
+  Deno.mkdirSync(dir, { recursive: true });
+  for (let i = 1; i <= PAIRS; i++) {
+    const name = `${folder}${i}`;
+    Deno.writeTextFileSync(
+      `${dir}/${name}-a.md`,
+      `# ${name} service\n\nThe ${name} API listens on port 80${i}${i}.\n`,
+    );
+    Deno.writeTextFileSync(
+      `${dir}/${name}-b.md`,
+      `# ${name} service\n\nThe ${name} API listens on port 90${i}${i}.\n`,
+    );
+  }
+  const run = await runCli(home, ["import", dir, "--workspace", workspace]);
+  assert.equal(run.code, 0, run.stderr);
+}
+
+/** Unhandled notices visible to this caller (a list call: it never marks any delivered). */
+async function unhandled(server: ServerSession, data: Record<string, unknown> = {}) {
+  const list = await server.repair("notice", { action: "list", ...data });
+  assert.equal(list.ok, true, JSON.stringify(list.data));
+  return list;
+}
+
+/**
+ * Calls until the server's detection jobs have turned the imported contradictions into at
+ * least `wanted` notices; returns every response's `notices` on the way.
+ */
+async function untilNotices(server: ServerSession, wanted: number, filter = {}) {
+  const seen: unknown[][] = [];
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const list = await unhandled(server, filter);
+    if (list.notices) seen.push(list.notices);
+    if (list.data.total >= wanted) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`fewer than ${wanted} notices appeared`);
+}
+
+/** Polls the database file (read-only) until `wanted` notices are pending. */
+async function untilPendingInFile(home: TempHome, wanted: number) {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const db = new DatabaseSync(home.dbPath, { readOnly: true });
+    try {
+      const row = db.prepare("SELECT count(*) AS n FROM notices WHERE status = 'pending'").get();
+      if (Number(row?.n) >= wanted) return;
+    } finally {
+      db.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`fewer than ${wanted} notices became pending`);
+}
+
+function summaryOf(notices: unknown[] | undefined) {
+  assert.ok(notices, "a summary");
+  assert.equal(notices.length, 1, JSON.stringify(notices));
+  const [summary] = notices as Record<string, unknown>[];
+  assert.equal(summary.kind, "notice_summary", JSON.stringify(summary));
+  return summary as {
+    new: number;
+    unhandled: number;
+    by_severity: Record<string, number>;
+    list: { tool: string; task: string; data: Record<string, unknown> };
+    message: string;
+  };
+}
+
+Deno.test("e2e notices: a backlog rides on responses as one summary line, told once, never its bodies", async () => {
+  const home = makeTempHome();
+  await importContradictions(home, "npm-docs", "pkg");
+  const server = await startServer(home);
+  try {
+    const seen = await untilNotices(server, PAIRS);
+    // Every response that spoke of notices carried one short line: counts and the call.
+    for (const notices of seen) {
+      const summary = summaryOf(notices);
+      assert.ok(JSON.stringify(notices).length < 600, JSON.stringify(notices));
+      assert.equal(summary.list.tool, "memory_repair");
+      assert.deepEqual(summary.list.data, { action: "list" });
+      assert.ok(!("notice_id" in summary) && !("memory_ids" in summary));
+    }
+    const told = seen.map((notices) => summaryOf(notices).new).reduce((a, b) => a + b, 0);
+    const list = await unhandled(server);
+    assert.equal(told, list.data.total, "each notice is counted once");
+    assert.equal(summaryOf(seen.at(-1)).unhandled, list.data.total);
+    // Told: the next answers carry nothing until more notices arrive.
+    const found = await server.call("find", { query: "API port" });
+    assert.equal(found.ok, true);
+    assert.equal(found.notices, undefined, JSON.stringify(found.notices));
+    // The call the summary names lists them, with their bodies, paged.
+    assert.ok(list.data.notices.length >= PAIRS);
+    assert.equal(list.data.has_more, false);
+    const page = await unhandled(server, { limit: 2, offset: 2 });
+    assert.equal(page.data.notices.length, 2);
+    assert.equal(page.data.has_more, true);
+    assert.equal(page.data.notices[0].notice_id, list.data.notices[2].notice_id);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e notices: a write that waited for its verdict carries that one notice, not the backlog", async () => {
+  const home = makeTempHome();
+  Deno.mkdirSync(`${home.dir}/pkg`);
+  Deno.writeTextFileSync(
+    `${home.dir}/pkg/billing.md`,
+    "# billing service\n\nThe billing service sends invoices on the 1st of each month.\n",
+  );
+  await importContradictions(home, "npm-docs", "pkg");
+  const server = await startServer(home, { env: { MEMA_NOTICE_SYNC_WAIT_MS: "5000" } });
+  try {
+    // Wait for the import's notices without a call (a call would be told of them).
+    await untilPendingInFile(home, PAIRS);
+    const second = await server.call("remember", {
+      content: "The billing service sends invoices on the 15th of each month.",
+      subject: "billing service",
+      workspace: "npm-docs",
+    });
+    assert.equal(second.ok, true, JSON.stringify(second.data));
+    const notices = (second.notices ?? []) as Record<string, unknown>[];
+    const bodies = notices.filter((n) => n.kind !== "notice_summary");
+    assert.equal(bodies.length, 1, JSON.stringify(second.notices));
+    assert.ok((bodies[0].memory_ids as number[]).includes(second.data.memory_id));
+    assert.equal(typeof bodies[0].notice_id, "number");
+    // The backlog is a count beside it, not bodies.
+    assert.equal(notices.length, 2, JSON.stringify(notices));
+    assert.ok(summaryOf(notices.slice(1)).new >= PAIRS);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
