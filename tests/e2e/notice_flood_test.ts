@@ -151,3 +151,121 @@ Deno.test("e2e notices: a write that waited for its verdict carries that one not
     home.cleanup();
   }
 });
+
+Deno.test("e2e notices: bulk dismiss by workspace and source, dry run first, bounded, audited", async () => {
+  const home = makeTempHome();
+  await importContradictions(home, "npm-docs", "pkg");
+  await importContradictions(home, "team", "lib");
+  const server = await startServer(home);
+  try {
+    await untilNotices(server, 2 * PAIRS);
+    const before = await unhandled(server);
+
+    // No notice_id and no filter: refused, nothing changes.
+    const bare = await server.repair("notice", { action: "dismiss", dry_run: false });
+    assert.equal(bare.ok, false);
+    assert.equal(bare.data.error, "invalid_input");
+    const late = await server.repair("notice", {
+      action: "dismiss",
+      created_after: "last tuesday",
+      dry_run: false,
+    });
+    assert.deepEqual([late.ok, late.data.field], [false, "created_after"]);
+    assert.equal((await unhandled(server)).data.total, before.data.total);
+
+    // The dry run (the default) counts and changes nothing.
+    const filter = { workspace: "npm-docs", agent_id: "mema-import" };
+    const dry = await server.repair("notice", { action: "dismiss", ...filter });
+    assert.equal(dry.ok, true, JSON.stringify(dry.data));
+    assert.deepEqual([dry.data.dry_run, dry.data.matching, dry.data.would_change], [
+      true,
+      PAIRS,
+      PAIRS,
+    ]);
+    assert.deepEqual(dry.data.next.data, { action: "dismiss", ...filter, dry_run: false });
+    const bySource = await server.repair("notice", { action: "dismiss", source_ref_prefix: "lib" });
+    assert.equal(bySource.data.matching, PAIRS);
+    assert.equal((await unhandled(server)).data.total, before.data.total);
+
+    // Bounded per call: has_more says to go on.
+    const some = await server.repair("notice", {
+      action: "dismiss",
+      ...filter,
+      limit: 3,
+      dry_run: false,
+      reason: "README import, not facts",
+    });
+    assert.deepEqual([some.data.changed, some.data.has_more, some.data.remaining], [
+      3,
+      true,
+      PAIRS - 3,
+    ]);
+    const rest = await server.repair("notice", { action: "dismiss", ...filter, dry_run: false });
+    assert.deepEqual([rest.data.changed, rest.data.has_more], [PAIRS - 3, false]);
+    assert.equal(rest.data.next, null);
+
+    // The other workspace's notices are untouched; dismissed ones never come back.
+    const left = await unhandled(server);
+    assert.equal(left.data.total, before.data.total - PAIRS);
+    const team = await unhandled(server, { workspace: "team" });
+    assert.equal(team.data.total, PAIRS);
+    assert.equal((await unhandled(server, { workspace: "npm-docs" })).data.total, 0);
+    const dismissed = await unhandled(server, { workspace: "npm-docs", status: "dismissed" });
+    assert.equal(dismissed.data.total, PAIRS);
+
+    // One audit row per bulk call, with the filter and the count.
+    const audit = await server.callRaw({
+      view: "audit",
+      data: { action: "notice_bulk_dismiss" },
+    }, "memory_review");
+    const rows = audit.data.entries as { detail: Record<string, unknown>; reason: string }[];
+    assert.equal(rows.length, 2);
+    assert.deepEqual(rows.map((row) => row.detail.count).sort(), [3, PAIRS - 3].sort());
+    assert.deepEqual(rows[0].detail.filter, filter);
+    assert.ok(rows.some((row) => row.reason === "README import, not facts"));
+
+    // resolve works the same way, by kind over everything left.
+    const kinds = Object.keys(team.data.by_kind);
+    const resolved = await server.repair("notice", {
+      action: "resolve",
+      kind: kinds[0],
+      dry_run: false,
+    });
+    assert.equal(resolved.data.changed, team.data.by_kind[kinds[0]]);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e notices: under strict isolation a bulk change touches only the caller's workspace", async () => {
+  const home = makeTempHome();
+  await importContradictions(home, "npm-docs", "pkg");
+  await importContradictions(home, "team", "lib");
+  const strict = await startServer(home, {
+    env: { MEMA_WORKSPACE_ISOLATION: "strict", MEMA_WORKSPACE: "team" },
+  });
+  try {
+    await untilPendingInFile(home, 2 * PAIRS);
+    const mine = await unhandled(strict);
+    assert.equal(mine.data.total, PAIRS, "only the caller's own notices are listed");
+    const elsewhere = await strict.repair("notice", {
+      action: "dismiss",
+      workspace: "npm-docs",
+      dry_run: false,
+    });
+    assert.deepEqual([elsewhere.ok, elsewhere.data.field], [false, "workspace"]);
+    const all = await strict.repair("notice", { action: "dismiss", all: true, dry_run: false });
+    assert.equal(all.data.changed, PAIRS);
+  } finally {
+    await strict.close();
+  }
+  const open = await startServer(home);
+  try {
+    const left = await unhandled(open, { workspace: "npm-docs" });
+    assert.equal(left.data.total, PAIRS, "the other workspace's notices are untouched");
+  } finally {
+    await open.close();
+    home.cleanup();
+  }
+});
