@@ -1,6 +1,7 @@
 /**
- * `mema doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]`:
- * exit 0 clean, 1 warnings, 2 criticals. `--client`/`--agent-id` check the identity one MCP
+ * `mema doctor [--json] [--deep] [--strict] [--db PATH] [--config PATH] [--client NAME]
+ * [--agent-id ID]`: exit 0 clean, 1 warnings, 2 criticals. Backlog warnings (open conflicts,
+ * notices, scan queue items waiting for a decision) count only with `--strict`. `--client`/`--agent-id` check the identity one MCP
  * client passes, exactly as `mema serve` would take it.
  * @module
  */
@@ -28,6 +29,8 @@ export interface DoctorJson {
   mema_version: string;
   status: (typeof STATUS)[number];
   exit_code: number;
+  /** Whether backlog warnings counted toward the exit code (`--strict`). */
+  strict: boolean;
   database?: string;
   config?: string;
   findings: Finding[];
@@ -37,15 +40,23 @@ export interface DoctorJson {
 export const doctorSpec: CommandSpec = {
   name: "doctor",
   summary: "check config, identity, database and capabilities",
-  usage: ["doctor [--json] [--deep] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]"],
+  usage: [
+    "doctor [--json] [--deep] [--strict] [--db PATH] [--config PATH] [--client NAME] [--agent-id ID]",
+  ],
   description: [
     "Prints one line per check (ok, WARN, CRIT) with a fix. A fresh, healthy install exits 0,",
-    "so `mema doctor` can gate CI. --json prints one object whose layout is versioned by its",
+    "so `mema doctor` can gate CI. A backlog (open conflicts, notices or scan queue items",
+    "waiting for a decision) is a warning that fails the exit code only with --strict.",
+    "--json prints one object whose layout is versioned by its",
     '"schema_version" field (see the README).',
   ].join("\n"),
   flags: {
     json: { type: "boolean", help: "print the findings as JSON (schema_version 1)" },
     deep: { type: "boolean", help: "also run PRAGMA quick_check over the database file" },
+    strict: {
+      type: "boolean",
+      help: "backlog warnings (conflicts, notices, scan queue) fail the exit code too",
+    },
     db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
     client: {
@@ -70,6 +81,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
       agentId: flags.string("agent-id"),
     },
     deep: flags.boolean("deep"),
+    strict: flags.boolean("strict"),
   });
   if (flags.boolean("json")) {
     const json: DoctorJson = {
@@ -77,6 +89,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
       mema_version: VERSION,
       status: STATUS[report.exitCode],
       exit_code: report.exitCode,
+      strict: flags.boolean("strict"),
       database: report.dbPath,
       config: report.configPath,
       findings: report.findings,
@@ -90,6 +103,12 @@ export async function doctorCommand(args: string[]): Promise<number> {
     if (finding.fix_hint) console.log(`     fix: ${finding.fix_hint}`);
   }
   const verdict = ["healthy", "warnings", "critical problems"][report.exitCode];
-  console.log(`\nmema doctor: ${verdict} (exit ${report.exitCode})`);
+  const waived = flags.boolean("strict")
+    ? 0
+    : report.findings.filter((f) => f.backlog && f.severity === "warning").length;
+  const note = waived > 0
+    ? `; ${waived} backlog warning${waived === 1 ? "" : "s"} above (they fail only with --strict)`
+    : "";
+  console.log(`\nmema doctor: ${verdict}${note} (exit ${report.exitCode})`);
   return report.exitCode;
 }

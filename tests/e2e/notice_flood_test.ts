@@ -16,10 +16,15 @@ import {
 const PAIRS = 7;
 
 /** Imports `PAIRS` pairs of contradicting documents into a workspace with the CLI. */
-async function importContradictions(home: TempHome, workspace: string, folder: string) {
+async function importContradictions(
+  home: TempHome,
+  workspace: string,
+  folder: string,
+  pairs = PAIRS,
+) {
   const dir = `${home.dir}/${folder}`;
   Deno.mkdirSync(dir, { recursive: true });
-  for (let i = 1; i <= PAIRS; i++) {
+  for (let i = 1; i <= pairs; i++) {
     const name = `${folder}${i}`;
     Deno.writeTextFileSync(
       `${dir}/${name}-a.md`,
@@ -266,6 +271,42 @@ Deno.test("e2e notices: under strict isolation a bulk change touches only the ca
     assert.equal(left.data.total, PAIRS, "the other workspace's notices are untouched");
   } finally {
     await open.close();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e notices: a notice backlog warns in mema doctor without failing CI, unless --strict", async () => {
+  const home = makeTempHome();
+  // The 200-README import of the report: enough notices to pass doctor's backlog threshold.
+  await importContradictions(home, "npm-docs", "pkg", 100);
+  const server = await startServer(home);
+  try {
+    await untilPendingInFile(home, 100);
+    const plain = await runCli(home, ["doctor"]);
+    assert.equal(plain.code, 0, plain.stdout);
+    assert.match(plain.stdout, /WARN notices\.backlog: \d+ undismissed notices/);
+    assert.match(plain.stdout, /fail only with --strict/);
+    const strict = await runCli(home, ["doctor", "--strict", "--json"]);
+    assert.equal(strict.code, 1, strict.stdout);
+    const report = JSON.parse(strict.stdout);
+    assert.equal(report.strict, true);
+    const finding = report.findings.find((f: { check_id: string }) =>
+      f.check_id === "notices.backlog"
+    );
+    assert.equal(finding.severity, "warning");
+    // The fix names the one call that clears the backlog; making it clears the finding.
+    const call = JSON.parse(
+      finding.fix_hint.match(/in one call with memory_repair (\{.*?\}\})/)[1],
+    );
+    const cleared = await server.repair(call.task, call.data);
+    assert.ok(cleared.data.changed >= 100, JSON.stringify(cleared.data));
+    const after = JSON.parse((await runCli(home, ["doctor", "--json"])).stdout);
+    const notices = after.findings.find((f: { check_id: string }) =>
+      f.check_id === "notices.backlog"
+    );
+    assert.deepEqual([notices.severity, notices.title], ["info", "0 undismissed notices"]);
+  } finally {
+    await server.close();
     home.cleanup();
   }
 });
