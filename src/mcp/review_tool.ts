@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { memoryHistory } from "../memory/history.ts";
-import { SOURCE_TYPES, type ValueGroup } from "../store/mod.ts";
+import { type MemoryRecord, SOURCE_TYPES, type ValueGroup } from "../store/mod.ts";
 import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
@@ -12,6 +12,23 @@ import { workspacesView } from "../views/workspaces.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { exportView } from "../portability/export.ts";
 import { memoryHeader, presentResults } from "./present.ts";
+import { boundJson, cutText, previewAround } from "./bounded.ts";
+import {
+  CONFLICT_MEMBERS_DEFAULT,
+  CONFLICT_MEMBERS_MAX,
+  EVIDENCE_ITEMS_MAX,
+  EVIDENCE_STRING_MAX,
+  EXPLANATION_MAX,
+  MEMBER_CONTENT_WHOLE_MAX,
+  MEMBER_PREVIEW_CHARS,
+  MEMBER_PREVIEW_LEAD,
+  PLAN_HISTORY_MAX,
+  ROW_TEXT_MAX,
+  VALUE_GROUPS_MAX,
+  VALUE_MEMBER_IDS_MAX,
+  VALUE_PREVIEW_CHARS,
+  VALUE_VARIANTS_MAX,
+} from "./review_constants.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 const REVIEW_VIEWS = {
@@ -64,8 +81,14 @@ const REVIEW_VIEWS = {
   },
   conflict_detail: {
     description:
-      "One conflict: members side by side, value groups, detection evidence, the rule-based suggestion with its explanation, the plan and its revision.",
-    schema: z.object({ conflict_id: z.number().int().positive() }),
+      `One conflict: members side by side (a long member is previewed around the row that disagrees, with its offsets and the read call for the whole; ${CONFLICT_MEMBERS_DEFAULT} members a page, offset/limit), value groups and detection evidence capped with counts, the rule-based suggestion with its explanation, the plan and its revision.`,
+    schema: z.object({
+      conflict_id: z.number().int().positive(),
+      offset: z.number().int().min(0).optional().describe("first member shown, default 0"),
+      limit: z.number().int().min(1).max(CONFLICT_MEMBERS_MAX).optional().describe(
+        `members shown, default ${CONFLICT_MEMBERS_DEFAULT}`,
+      ),
+    }),
     example: { conflict_id: 4 },
   },
   workspaces: {
@@ -228,8 +251,9 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         source: group.source,
         workspace: group.workspaceCanonical,
         member_ids: group.members.map((m) => m.memory_id),
-        values: group.valueGroups.map((g) => g.value),
-        value_groups: group.valueGroups.map(presentValueGroup),
+        values: group.valueGroups.slice(0, VALUE_GROUPS_MAX)
+          .map((g) => cutText(g.value, VALUE_PREVIEW_CHARS).text),
+        ...presentValueGroups(group.valueGroups),
         chosen_value: group.chosenValue,
         created_at: group.createdAt,
       })),
@@ -243,40 +267,59 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       runtime.ctx,
       data.conflict_id,
     );
+    const offset = data.offset ?? 0;
+    const page = members.slice(offset, offset + (data.limit ?? CONFLICT_MEMBERS_DEFAULT));
+    const detection = boundJson(group.detection, {
+      maxString: EVIDENCE_STRING_MAX,
+      maxItems: EVIDENCE_ITEMS_MAX,
+    });
+    const history = group.planHistory.slice(-PLAN_HISTORY_MAX);
     return {
       conflict_id: group.id,
       status: group.status,
       revision: group.revision,
       source: group.source,
       workspace: group.workspaceCanonical,
-      members: members.map(({ member: m, memory, changedSince }) => ({
-        ...(memory ? memoryHeader(memory) : { memory_id: m.memory_id }),
-        member_version: m.version,
-        changed_since: changedSince,
-        row_text: m.row_text,
-        value: m.value ??
-          group.valueGroups.find((g) => g.memory_ids.includes(m.memory_id))?.value ??
-          null,
-        row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
-        content: memory?.content ?? null,
-        source_ref: memory?.sourceRef ?? null,
-        agent_id: memory?.agentId ?? null,
-      })),
-      value_groups: group.valueGroups.map(presentValueGroup),
-      detection: group.detection,
+      members: page.map(({ member: m, memory, changedSince }) => {
+        const row = cutText(m.row_text, ROW_TEXT_MAX);
+        return {
+          ...(memory ? memoryHeader(memory) : { memory_id: m.memory_id }),
+          member_version: m.version,
+          changed_since: changedSince,
+          row_text: row.text,
+          ...(row.cut ? { row_text_chars: m.row_text.length } : {}),
+          ...memberValue(
+            m.value ?? group.valueGroups.find((g) => g.memory_ids.includes(m.memory_id))?.value ??
+              null,
+          ),
+          row_span: m.start_offset === null ? null : { start: m.start_offset, end: m.end_offset },
+          ...presentMemberContent(memory, m.start_offset),
+          source_ref: memory?.sourceRef ?? null,
+          agent_id: memory?.agentId ?? null,
+        };
+      }),
+      members_total: members.length,
+      has_more: offset + page.length < members.length,
+      next_offset: offset + page.length < members.length ? offset + page.length : null,
+      ...presentValueGroups(group.valueGroups),
+      detection: detection.value,
+      ...(detection.cut ? { detection_truncated: true } : {}),
       suggestion: suggestion
         ? {
           winner_memory_id: suggestion.winnerMemoryId,
-          chosen_value: suggestion.chosenValue,
-          explanation: suggestion.explanation,
+          ...cutField("chosen_value", suggestion.chosenValue, VALUE_PREVIEW_CHARS),
+          ...cutField("explanation", suggestion.explanation, EXPLANATION_MAX),
           plan: suggestion.plan,
         }
         : null,
-      chosen_value: group.chosenValue,
+      ...cutField("chosen_value", group.chosenValue, VALUE_PREVIEW_CHARS),
       decided_by: group.decidedBy,
       decision_reason: group.decisionReason,
       plan: group.plan,
-      plan_history: group.planHistory,
+      plan_history: history,
+      ...(history.length < group.planHistory.length
+        ? { plan_history_total: group.planHistory.length }
+        : {}),
       resolution_memory_id: group.resolutionMemoryId,
       // The suggested plan in one call: judge with apply runs it and resolves (authorized).
       one_step: nextStep === "judge" && suggestion
@@ -352,13 +395,69 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
   },
 };
 
-/** A value group as views show it: the value, who states it, and how they wrote it. */
+/**
+ * Value groups as views show them: the first {@linkcode VALUE_GROUPS_MAX}, each with the
+ * value, who states it and how they wrote it, cut with counts (`value_groups_total`,
+ * `value_chars`, `variants_total`, `memory_ids_total`) where a list or a value is longer.
+ */
+function presentValueGroups(groups: readonly ValueGroup[]): Record<string, unknown> {
+  const shown: Record<string, unknown> = {
+    value_groups: groups.slice(0, VALUE_GROUPS_MAX).map(presentValueGroup),
+  };
+  if (groups.length > VALUE_GROUPS_MAX) shown.value_groups_total = groups.length;
+  return shown;
+}
+
 function presentValueGroup(group: ValueGroup): Record<string, unknown> {
-  return {
-    value: group.value,
-    memory_ids: group.memory_ids,
-    variants: group.variants ?? [group.value],
+  const value = cutText(group.value, VALUE_PREVIEW_CHARS);
+  const variants = (group.variants ?? [group.value]).slice(0, VALUE_VARIANTS_MAX)
+    .map((variant) => cutText(variant, VALUE_PREVIEW_CHARS).text);
+  const shown: Record<string, unknown> = {
+    value: value.text,
+    memory_ids: group.memory_ids.slice(0, VALUE_MEMBER_IDS_MAX),
+    variants,
     normalized: group.normalized ?? null,
+  };
+  if (value.cut) shown.value_chars = group.value.length;
+  if ((group.variants?.length ?? 1) > VALUE_VARIANTS_MAX) {
+    shown.variants_total = group.variants!.length;
+  }
+  if (group.memory_ids.length > VALUE_MEMBER_IDS_MAX) {
+    shown.memory_ids_total = group.memory_ids.length;
+  }
+  return shown;
+}
+
+/** A member's value, cut to a preview (with `value_chars`) when it is a passage. */
+function memberValue(value: string | null): Record<string, unknown> {
+  return cutField("value", value, VALUE_PREVIEW_CHARS);
+}
+
+/** `{[name]: text}` cut to `max` characters, with `${name}_chars` when it was. */
+function cutField(name: string, text: string | null, max: number): Record<string, unknown> {
+  if (text === null) return { [name]: null };
+  const short = cutText(text, max);
+  return short.cut ? { [name]: short.text, [`${name}_chars`]: text.length } : { [name]: text };
+}
+
+/**
+ * A conflict member's content: whole when short; otherwise a preview around the row that
+ * disagrees (its UTF-16 offsets) and the `read` call for the whole.
+ */
+function presentMemberContent(
+  memory: MemoryRecord | undefined,
+  rowStart: number | null,
+): Record<string, unknown> {
+  if (!memory) return { content: null };
+  if (memory.content.length <= MEMBER_CONTENT_WHOLE_MAX) return { content: memory.content };
+  return {
+    content_omitted: true,
+    content_preview: previewAround(memory.content, {
+      at: rowStart ?? 0,
+      lead: rowStart === null ? 0 : MEMBER_PREVIEW_LEAD,
+      width: MEMBER_PREVIEW_CHARS,
+    }),
+    read: { tool: "memory", action: "read", data: { memory_id: memory.id } },
   };
 }
 
@@ -373,7 +472,7 @@ export const REVIEW_VERB_TOOL: VerbTool = {
 - expired {query?, workspace?, limit?, offset?}: search superseded and retired memories
 - audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
 - conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
-- conflict_detail {conflict_id}: members side by side, the rule-based suggestion, plan, revision
+- conflict_detail {conflict_id, offset?, limit?}: members side by side (long ones previewed, with the read call), the rule-based suggestion, plan, revision
 - export {workspace?, format?: md|jsonl, cursor?, limit?}: the facts in force as files, paged
 - workspaces {}: every workspace with counts, state (pending/redirect), last write, writers
 - help {topic?}`,
