@@ -63,3 +63,8 @@ export const HISTORY_CONTENT_WHOLE_MAX = 4_000;
 export const WORKSPACES_PAGE_DEFAULT = 100;
 /** Largest workspaces page a caller may ask for. */
 export const WORKSPACES_PAGE_MAX = 500;
+/**
+ * Characters of a unified diff per page: two long documents rewritten end to end make a diff
+ * as long as both; 20,000 is a few hundred lines, as much as one reading takes in.
+ */
+export const HISTORY_DIFF_PAGE_CHARS = 20_000;

@@ -19,6 +19,10 @@ import {
   EVIDENCE_ITEMS_MAX,
   EVIDENCE_STRING_MAX,
   EXPLANATION_MAX,
+  HISTORY_CONTENT_WHOLE_MAX,
+  HISTORY_DIFF_PAGE_CHARS,
+  HISTORY_VERSIONS_DEFAULT,
+  HISTORY_VERSIONS_MAX,
   MEMBER_CONTENT_WHOLE_MAX,
   MEMBER_PREVIEW_CHARS,
   MEMBER_PREVIEW_LEAD,
@@ -28,6 +32,8 @@ import {
   VALUE_MEMBER_IDS_MAX,
   VALUE_PREVIEW_CHARS,
   VALUE_VARIANTS_MAX,
+  WORKSPACES_PAGE_DEFAULT,
+  WORKSPACES_PAGE_MAX,
 } from "./review_constants.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
@@ -38,11 +44,24 @@ const REVIEW_VIEWS = {
     example: {},
   },
   history: {
-    description: "Every version of a memory with a unified diff between two versions.",
+    description:
+      "A memory's versions (oldest first; a page counts from the newest, so the current version is on the first; long ones previewed unless whole:true) with a unified diff between two versions (paged by diff_offset).",
     schema: z.object({
       memory_id: z.number().int().positive(),
       from_version: z.number().int().positive().optional().describe("default: the previous"),
       to_version: z.number().int().positive().optional().describe("default: the current"),
+      offset: z.number().int().min(0).optional().describe(
+        "versions page: skip this many of the newest, default 0",
+      ),
+      limit: z.number().int().min(1).max(HISTORY_VERSIONS_MAX).optional().describe(
+        `versions page size, default ${HISTORY_VERSIONS_DEFAULT}`,
+      ),
+      whole: z.boolean().optional().describe(
+        `show long versions whole (default: longer than ${HISTORY_CONTENT_WHOLE_MAX} characters are previewed)`,
+      ),
+      diff_offset: z.number().int().min(0).optional().describe(
+        "the diff's next_offset from the previous page",
+      ),
     }),
     example: { memory_id: 12, from_version: 1, to_version: 3 },
   },
@@ -93,8 +112,13 @@ const REVIEW_VIEWS = {
   },
   workspaces: {
     description:
-      "Every workspace: memory counts, state (active, pending confirmation, redirect), last write, writers, reviewed, left out of unscoped recall.",
-    schema: z.object({}),
+      "Every workspace (paged: offset/limit): memory counts, state (active, pending confirmation, redirect), last write, writers, reviewed, left out of unscoped recall.",
+    schema: z.object({
+      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(WORKSPACES_PAGE_MAX).optional().describe(
+        `default ${WORKSPACES_PAGE_DEFAULT}`,
+      ),
+    }),
     example: {},
   },
   export: {
@@ -163,14 +187,21 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       fromVersion: data.from_version,
       toVersion: data.to_version,
     });
+    // A page is taken from the newest end (the versions an agent asks about are the recent
+    // ones, and the current one is always on the first page) and shown oldest first.
+    const newest = [...view.versions].reverse();
+    const offset = data.offset ?? 0;
+    const page = newest.slice(offset, offset + (data.limit ?? HISTORY_VERSIONS_DEFAULT))
+      .reverse();
+    const more = offset + page.length < newest.length;
     return {
       ...memoryHeader(view.memory),
       superseded_by: view.memory.supersededBy,
-      versions: view.versions.map((v) => ({
+      versions: page.map((v, i) => ({
         version: v.version,
         current: v.current,
         subject: v.subject,
-        content: v.content,
+        ...historyContent(data, offset + page.length - 1 - i, v.content),
         content_hash: v.contentSha,
         tags: v.tags,
         replaced_at: v.replaced?.at ?? null,
@@ -178,9 +209,10 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         replaced_by_client: v.replaced?.client ?? null,
         reason: v.replaced?.reason ?? null,
       })),
-      diff: view.diff
-        ? { from_version: view.diff.from, to_version: view.diff.to, unified: view.diff.unified }
-        : null,
+      versions_total: newest.length,
+      has_more: more,
+      next_offset: more ? offset + page.length : null,
+      diff: view.diff ? presentDiff(data, view.diff) : null,
       absorbed: view.absorbed.map((a) => ({
         memory_id: a.memoryId,
         subject: a.subject,
@@ -229,8 +261,11 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         memory_id: row.memoryId,
         agent_id: row.agentId,
         client: row.client,
-        reason: row.reason,
-        detail: row.detail,
+        ...cutField("reason", row.reason, EVIDENCE_STRING_MAX),
+        detail: boundJson(row.detail, {
+          maxString: EVIDENCE_STRING_MAX,
+          maxItems: EVIDENCE_ITEMS_MAX,
+        }).value,
       })),
       total: view.total,
       has_more: view.hasMore,
@@ -350,12 +385,18 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  workspaces(runtime) {
+  workspaces(runtime, data) {
     const view = workspacesView(runtime.ctx);
+    const offset = data.offset ?? 0;
+    const page = view.workspaces.slice(offset, offset + (data.limit ?? WORKSPACES_PAGE_DEFAULT));
+    const more = offset + page.length < view.workspaces.length;
     return {
       isolation: view.isolation,
       caller_workspace: view.callerWorkspace,
-      workspaces: view.workspaces.map((w) => ({
+      total: view.workspaces.length,
+      has_more: more,
+      next_offset: more ? offset + page.length : null,
+      workspaces: page.map((w) => ({
         workspace: w.canonical,
         display: w.display,
         state: w.state,
@@ -428,6 +469,52 @@ function presentValueGroup(group: ValueGroup): Record<string, unknown> {
   return shown;
 }
 
+/**
+ * A version's content in the history view: whole when short or asked for (`whole`), else
+ * its start with the call that shows this version whole.
+ */
+function historyContent(
+  data: { memory_id: number; whole?: boolean },
+  /** The version's place, newest first: the offset that shows it alone. */
+  place: number,
+  content: string,
+): Record<string, unknown> {
+  if (data.whole || content.length <= HISTORY_CONTENT_WHOLE_MAX) return { content };
+  const preview = cutText(content, MEMBER_PREVIEW_CHARS);
+  return {
+    content_preview: preview.text,
+    content_chars: content.length,
+    content_omitted: true,
+    next: {
+      tool: "memory_review",
+      view: "history",
+      data: { memory_id: data.memory_id, offset: place, limit: 1, whole: true },
+    },
+  };
+}
+
+/** The unified diff, one page of at most {@linkcode HISTORY_DIFF_PAGE_CHARS} (cut at a line end). */
+function presentDiff(
+  data: { diff_offset?: number },
+  diff: { from: number; to: number; unified: string },
+): Record<string, unknown> {
+  const start = Math.min(data.diff_offset ?? 0, diff.unified.length);
+  let end = Math.min(diff.unified.length, start + HISTORY_DIFF_PAGE_CHARS);
+  if (end < diff.unified.length) {
+    const line = diff.unified.lastIndexOf("\n", end - 1);
+    if (line >= start) end = line + 1;
+  }
+  const more = end < diff.unified.length;
+  return {
+    from_version: diff.from,
+    to_version: diff.to,
+    unified: diff.unified.slice(start, end),
+    ...(start > 0 || more
+      ? { unified_chars: diff.unified.length, offset: start, next_offset: more ? end : null }
+      : {}),
+  };
+}
+
 /** A member's value, cut to a preview (with `value_chars`) when it is a passage. */
 function memberValue(value: string | null): Record<string, unknown> {
   return cutField("value", value, VALUE_PREVIEW_CHARS);
@@ -468,13 +555,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
   readOnly: true,
   description: `mema read-only views. Call as {"view": ..., "data": {...}}.
 - overview {}: counts by status, trust, workspace; capabilities; backlog
-- history {memory_id, from_version?, to_version?}: every version with a unified diff
+- history {memory_id, from_version?, to_version?, offset?, limit?, whole?, diff_offset?}: versions (paged from the newest) with a unified diff
 - expired {query?, workspace?, limit?, offset?}: search superseded and retired memories
 - audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
 - conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
 - conflict_detail {conflict_id, offset?, limit?}: members side by side (long ones previewed, with the read call), the rule-based suggestion, plan, revision
 - export {workspace?, format?: md|jsonl, cursor?, limit?}: the facts in force as files, paged
-- workspaces {}: every workspace with counts, state (pending/redirect), last write, writers
+- workspaces {offset?, limit?}: every workspace with counts, state (pending/redirect), last write, writers
 - help {topic?}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,

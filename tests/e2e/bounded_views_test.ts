@@ -94,3 +94,71 @@ Deno.test("e2e views: conflict_detail between long documents is bounded, preview
     home.cleanup();
   }
 });
+
+Deno.test("e2e views: history of a long document previews versions and pages the diff; workspaces page", async () => {
+  const home = makeTempHome();
+  const server = await startServer(home);
+  try {
+    const texts = ["alpha", "beta", "gamma", "delta"].map((tag) =>
+      longDocument(tag, `The ${tag} widget server listens on port 8080.`)
+    );
+    const written = await server.call("remember", {
+      content: texts[0],
+      subject: "widget handbook",
+      workspace: "docs",
+    });
+    const id = written.data.memory_id;
+    for (const text of texts.slice(1)) {
+      const updated = await server.call("update", { memory_id: id, new_content: text });
+      assert.equal(updated.ok, true, JSON.stringify(updated.data));
+    }
+    const history = await review(server, "history", { memory_id: id, limit: 3 });
+    const size = JSON.stringify(history).length;
+    assert.ok(size < 40_000, `history is ${size} characters`);
+    assert.deepEqual(history.data.versions.map((v: { version: number }) => v.version), [2, 3, 4]);
+    assert.deepEqual([history.data.versions_total, history.data.has_more], [4, true]);
+    const oldest = history.data.versions[0];
+    assert.equal(oldest.content_omitted, true);
+    assert.equal(
+      oldest.content_preview,
+      texts[1].slice(0, oldest.content_preview.length - 1) + "…",
+    );
+    // The call it names shows that version whole.
+    const whole = await review(server, oldest.next.view, oldest.next.data);
+    assert.deepEqual(whole.data.versions.map((v: { version: number }) => v.version), [2]);
+    assert.equal(whole.data.versions[0].content, texts[1]);
+    // The diff between two rewritten documents comes in pages that join up.
+    let diff = "";
+    let offset: number | null = 0;
+    let total = 0;
+    while (offset !== null) {
+      const page = await review(server, "history", { memory_id: id, diff_offset: offset });
+      assert.ok(JSON.stringify(page).length < 40_000);
+      diff += page.data.diff.unified;
+      total = page.data.diff.unified_chars;
+      offset = page.data.diff.next_offset;
+    }
+    assert.ok(total > 20_000, `a diff of ${total} characters`);
+    assert.equal(diff.length, total);
+
+    for (const workspace of ["w1", "w2", "w3"]) {
+      const fact = await server.call("remember", {
+        content: `The ${workspace} team meets on Mondays.`,
+        subject: "team",
+        workspace,
+      });
+      assert.equal(fact.ok, true, JSON.stringify(fact.data));
+    }
+    const first = await review(server, "workspaces", { limit: 2 });
+    assert.ok(first.data.total >= 4, JSON.stringify(first.data));
+    assert.equal(first.data.workspaces.length, 2);
+    assert.deepEqual([first.data.has_more, first.data.next_offset], [true, 2]);
+    const rest = await review(server, "workspaces", { offset: 2 });
+    assert.equal(rest.data.has_more, false);
+    assert.equal(first.data.total, rest.data.total);
+    assert.equal(rest.data.workspaces.length, first.data.total - 2);
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
