@@ -68,3 +68,8 @@ export const WORKSPACES_PAGE_MAX = 500;
  * as long as both; 20,000 is a few hundred lines, as much as one reading takes in.
  */
 export const HISTORY_DIFF_PAGE_CHARS = 20_000;
+/**
+ * Workspaces the overview counts by name (the largest): a glance at where the memories are;
+ * the workspaces view pages through all of them.
+ */
+export const OVERVIEW_WORKSPACES_MAX = 50;

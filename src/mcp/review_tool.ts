@@ -26,6 +26,7 @@ import {
   MEMBER_CONTENT_WHOLE_MAX,
   MEMBER_PREVIEW_CHARS,
   MEMBER_PREVIEW_LEAD,
+  OVERVIEW_WORKSPACES_MAX,
   PLAN_HISTORY_MAX,
   ROW_TEXT_MAX,
   VALUE_GROUPS_MAX,
@@ -157,7 +158,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         by_status: view.memories.byStatus,
         by_source_type: view.memories.bySourceType,
         by_protection: view.memories.byProtection,
-        by_workspace: view.memories.byWorkspace,
+        ...largestWorkspaces(view.memories.byWorkspace),
       },
       history_versions: view.historyVersions,
       conflicts: view.conflicts,
@@ -512,6 +513,22 @@ function presentDiff(
     ...(start > 0 || more
       ? { unified_chars: diff.unified.length, offset: start, next_offset: more ? end : null }
       : {}),
+  };
+}
+
+/**
+ * The overview's memories per workspace: the largest {@linkcode OVERVIEW_WORKSPACES_MAX}, with
+ * the count of all and the workspaces view (paged) for the rest.
+ */
+function largestWorkspaces(counts: Record<string, number>): Record<string, unknown> {
+  const entries = Object.entries(counts);
+  if (entries.length <= OVERVIEW_WORKSPACES_MAX) return { by_workspace: counts };
+  const largest = entries.sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .slice(0, OVERVIEW_WORKSPACES_MAX);
+  return {
+    by_workspace: Object.fromEntries(largest),
+    workspaces_total: entries.length,
+    all_workspaces: { tool: "memory_review", view: "workspaces", data: {} },
   };
 }
 

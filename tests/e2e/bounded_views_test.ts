@@ -162,3 +162,32 @@ Deno.test("e2e views: history of a long document previews versions and pages the
     home.cleanup();
   }
 });
+
+Deno.test("e2e views: the overview counts the largest workspaces by name and points to the rest", async () => {
+  const home = makeTempHome();
+  const server = await startServer(home);
+  try {
+    for (let i = 0; i < 55; i++) {
+      const fact = await server.call("remember", {
+        content: `Team ${i} meets on Mondays at ${i % 12 + 1} o'clock.`,
+        subject: `team ${i}`,
+        workspace: `team-${i}`,
+      });
+      assert.equal(fact.ok, true, JSON.stringify(fact.data));
+    }
+    await server.call("remember", {
+      content: "Team 7 also meets on Fridays.",
+      subject: "team 7",
+      workspace: "team-7",
+    });
+    const overview = await review(server, "overview", {});
+    const memories = overview.data.memories;
+    assert.equal(Object.keys(memories.by_workspace).length, 50);
+    assert.equal(memories.by_workspace["team-7"], 2, "the largest come first");
+    assert.equal(memories.workspaces_total, 55);
+    assert.equal(memories.all_workspaces.view, "workspaces");
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
