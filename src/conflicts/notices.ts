@@ -244,6 +244,36 @@ function presentSelection(selection: NoticeSelection): Record<string, unknown> {
   return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * One notice or a bulk change, never both: a call naming `notice_id` beside filters, `all` or
+ * `dry_run` (or asking `list` for one id) is refused, so a filter is never silently ignored.
+ */
+function refuseMixedSelection(
+  input: { action: string; all?: boolean; dryRun?: boolean },
+  selection: NoticeSelection,
+): void {
+  if (input.action === "list") {
+    throw new MemaError("invalid_input", "list pages notices and takes no notice_id", {
+      field: "notice_id",
+      hint: 'read one notice with {"action": "read", "notice_id": N}',
+    });
+  }
+  const named = Object.entries(selection).find(([, value]) => value !== undefined)?.[0];
+  const extra = named !== undefined
+    ? named.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+    : input.all !== undefined
+    ? "all"
+    : input.dryRun !== undefined
+    ? "dry_run"
+    : undefined;
+  if (extra === undefined) return;
+  throw new MemaError(
+    "invalid_input",
+    `notice_id names one notice; ${extra} belongs to a bulk change: send one or the other`,
+    { field: extra, hint: `drop ${extra} to ${input.action} notice_id alone, or drop notice_id` },
+  );
+}
+
 /** The `notice` task. */
 export async function manageNotices(
   ctx: ServiceContext,
@@ -260,6 +290,7 @@ export async function manageNotices(
 ): Promise<Record<string, unknown>> {
   const store = ctx.store;
   const selection = input.selection ?? {};
+  if (input.noticeId !== undefined) refuseMixedSelection(input, selection);
   if (input.action === "list") {
     const filter = selectionFilter(ctx, selection);
     const limit = input.limit ?? NOTICE_LIST_DEFAULT;

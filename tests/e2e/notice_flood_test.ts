@@ -176,6 +176,29 @@ Deno.test("e2e notices: bulk dismiss by workspace and source, dry run first, bou
       dry_run: false,
     });
     assert.deepEqual([late.ok, late.data.field], [false, "created_after"]);
+    // One notice and a filter in one call: refused, never a filter silently ignored.
+    const firstId = (before.data.notices as { notice_id: number }[])[0].notice_id;
+    for (
+      const [extra, field] of [
+        [{ workspace: "team" }, "workspace"],
+        [{ source_ref_prefix: "lib" }, "source_ref_prefix"],
+        [{ all: true }, "all"],
+        [{ dry_run: false }, "dry_run"],
+      ] as const
+    ) {
+      const mixed = await server.repair("notice", {
+        action: "dismiss",
+        notice_id: firstId,
+        ...extra,
+      });
+      assert.deepEqual([mixed.ok, mixed.data.error, mixed.data.field], [
+        false,
+        "invalid_input",
+        field,
+      ]);
+    }
+    const listOne = await server.repair("notice", { action: "list", notice_id: firstId });
+    assert.deepEqual([listOne.ok, listOne.data.field], [false, "notice_id"]);
     assert.equal((await unhandled(server)).data.total, before.data.total);
 
     // The dry run (the default) counts and changes nothing.
