@@ -140,11 +140,12 @@ async function runSequence(
         });
       } else if (roll < 0.88) {
         label = "import";
-        // A note whose last section's heading is too long for a subject fails inside the
-        // import's write: its unit is rolled back to its savepoint, counts included.
+        // A note whose last section is over the 2 MiB content limit fails inside the import's
+        // write, after its earlier sections were stored: its unit is rolled back to its
+        // savepoint, counts included. (An over-long heading no longer fails: it is shortened.)
         const units = Array.from({ length: 1 + Math.floor(random() * 4) }, () => {
           const name = `note-${Math.floor(random() * 12)}`;
-          const bad = random() < 0.2 ? `\n## ${"overlong ".repeat(70)}\n\n${text()}\n` : "";
+          const bad = random() < 0.2 ? `\n## too much\n\n${"overflow ".repeat(235_000)}\n` : "";
           return markdownUnit(`# ${text()}\n\n## ${text()}\n\n${text()} ${step}\n${bad}`, {
             path: `${name}.md`,
             sourceRef: `${name}.md`,
