@@ -11,7 +11,9 @@
  * unless `--show-held` (a final audit).
  *
  *   deno task bench:documents [--split headings] [--show-held] [--quiet]
+ *   deno task bench:documents --extra [--split headings]   # the extra set only (tuning)
  *   deno run -A bench/document_conflicts.ts --select   # rewrite bench/document_corpus.json
+ *   deno run -A bench/document_conflicts.ts --select-extra   # rewrite document_corpus_extra.json
  *
  * Writes bench/results/document_conflicts.json. Never asserts.
  * @module
@@ -25,8 +27,11 @@ import { markdownUnit } from "../src/portability/sources.ts";
 import { openStore } from "../src/store/mod.ts";
 import {
   type CorpusDocument,
+  EXTRA_SELECTION_FILE,
   loadDocuments,
+  loadExtraDocuments,
   selectDocuments,
+  selectExtraDocuments,
   SELECTION_FILE,
 } from "./helpers/documents.ts";
 import { machineFacts, markdownTable, writeResult } from "./helpers/stats.ts";
@@ -35,6 +40,9 @@ const { values } = parseArgs({
   args: Deno.args,
   options: {
     select: { type: "boolean", default: false },
+    "select-extra": { type: "boolean", default: false },
+    // The extra set (packages in neither half, tuning only) instead of the two halves.
+    extra: { type: "boolean", default: false },
     "show-held": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
     // `mema import --split headings`: one memory per `##` section instead of one per file.
@@ -48,11 +56,17 @@ if (values.select) {
   console.log(`wrote ${paths.length} paths to ${SELECTION_FILE}`);
   Deno.exit(0);
 }
+if (values["select-extra"]) {
+  const paths = selectExtraDocuments();
+  Deno.writeTextFileSync(EXTRA_SELECTION_FILE, JSON.stringify(paths, null, 2) + "\n");
+  console.log(`wrote ${paths.length} paths to ${EXTRA_SELECTION_FILE}`);
+  Deno.exit(0);
+}
 
 const clip = (text: string, max = 160) =>
   text.length > max ? `${text.slice(0, max)}…` : text.replace(/\s+/g, " ");
 
-async function runHalf(half: "tune" | "held", documents: CorpusDocument[], show: boolean) {
+async function runHalf(half: CorpusDocument["half"], documents: CorpusDocument[], show: boolean) {
   const home = Deno.makeTempDirSync({ prefix: `mema-docs-${half}-` });
   const store = await openStore(`${home}/docs.sqlite3`, {
     cacheDir: `${home}/cache`,
@@ -64,14 +78,19 @@ async function runHalf(half: "tune" | "held", documents: CorpusDocument[], show:
     settings: { workspaceIsolation: "none", includeSize: false },
   };
   try {
-    const units = documents.map((doc) =>
-      markdownUnit(doc.text, {
-        path: doc.ref,
-        sourceRef: doc.ref,
-        fileTitle: doc.ref.slice(doc.ref.lastIndexOf("/") + 1).replace(/\.(md|markdown)$/i, ""),
-        split: values.split === "headings" ? "headings" : "file",
-      })
-    );
+    // A file `mema import` refuses (an empty note) is skipped, as the import reports and skips it.
+    const units = documents.flatMap((doc) => {
+      try {
+        return [markdownUnit(doc.text, {
+          path: doc.ref,
+          sourceRef: doc.ref,
+          fileTitle: doc.ref.slice(doc.ref.lastIndexOf("/") + 1).replace(/\.(md|markdown)$/i, ""),
+          split: values.split === "headings" ? "headings" : "file",
+        })];
+      } catch {
+        return [];
+      }
+    });
     const report = await importUnits(ctx, units, { defaultWorkspace: "npm-docs" });
     const stages = defaultStages();
     const stored = report.created + report.duplicates;
@@ -113,18 +132,22 @@ async function runHalf(half: "tune" | "held", documents: CorpusDocument[], show:
   }
 }
 
-const { documents, missing } = loadDocuments();
+const { documents, missing } = values.extra ? loadExtraDocuments() : loadDocuments();
 if (missing.length > 0) {
   console.error(`${missing.length} selected documents are not installed (first: ${missing[0]})`);
 }
 const rows = [];
-for (const half of ["tune", "held"] as const) {
-  const show = !values.quiet && (half === "tune" || values["show-held"]);
+for (const half of values.extra ? ["extra"] as const : ["tune", "held"] as const) {
+  const show = !values.quiet && (half !== "held" || values["show-held"]);
   rows.push(await runHalf(half, documents.filter((doc) => doc.half === half), show));
 }
 console.log(`\n${markdownTable(rows)}`);
 console.log(
   `wrote ${
-    writeResult("document_conflicts", { machine: machineFacts(), split: values.split, rows })
+    writeResult(values.extra ? "document_conflicts_extra" : "document_conflicts", {
+      machine: machineFacts(),
+      split: values.split,
+      rows,
+    })
   }`,
 );

@@ -22,6 +22,20 @@ import { ROOT } from "./stats.ts";
 export const PACKAGES_DIR = `${ROOT}/node_modules/.deno`;
 /** The committed selection. */
 export const SELECTION_FILE = `${ROOT}/bench/document_corpus.json`;
+/**
+ * A third set, for tuning only: Markdown files of packages that are in neither half of the
+ * selection, found outside this project's `node_modules` (Deno's npm cache, the system npm and
+ * its dependencies, npx caches). Absolute paths, `~` for the home folder; a file that is gone
+ * is skipped. Its conflicts are always printed: the held half's figure stays the report.
+ */
+export const EXTRA_SELECTION_FILE = `${ROOT}/bench/document_corpus_extra.json`;
+/** Where the extra set is looked for (`--select-extra`). */
+const EXTRA_ROOTS = [
+  "~/.cache/deno/npm/registry.npmjs.org",
+  "/usr/lib/node_modules",
+  "~/.npm/_npx",
+  "/tmp/mema-bench-ai-devkit-memory-0.20.1",
+];
 
 /** One document of the corpus. */
 export interface CorpusDocument {
@@ -31,7 +45,7 @@ export interface CorpusDocument {
   packageName: string;
   /** As `mema import DIR` would name it: the package folder and the file. */
   ref: string;
-  half: "tune" | "held";
+  half: "tune" | "held" | "extra";
   text: string;
 }
 
@@ -43,12 +57,28 @@ export function packageHalf(name: string): "tune" | "held" {
   return createHash("sha256").update(name).digest()[0] % 2 === 0 ? "tune" : "held";
 }
 
-/** The package a selected path belongs to: the part after the last `node_modules/`. */
+/**
+ * The package a selected path belongs to: the part after the last `node_modules/` (in Deno's
+ * npm cache, the folder under `registry.npmjs.org/`).
+ */
 export function packageOf(path: string): string {
-  const inner = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  const marker = path.includes("node_modules/") ? "node_modules/" : "registry.npmjs.org/";
+  const inner = path.slice(path.lastIndexOf(marker) + marker.length);
   const parts = inner.split("/");
   return parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0];
 }
+
+/** The path inside its package, as `mema import DIR` of the package folder would name it. */
+function refOf(path: string, packageName: string): string {
+  const inNodeModules = path.lastIndexOf(`node_modules/${packageName}/`);
+  if (inNodeModules >= 0) return path.slice(inNodeModules + `node_modules/${packageName}/`.length);
+  // Deno's cache: registry.npmjs.org/<name>/<version>/<file>.
+  const inCache = path.slice(path.lastIndexOf(`registry.npmjs.org/${packageName}/`));
+  return inCache.split("/").slice(2 + packageName.split("/").length).join("/");
+}
+
+const home = () => Deno.env.get("HOME") ?? "";
+const expandHome = (path: string) => path.startsWith("~/") ? home() + path.slice(1) : path;
 
 function walk(dir: string, prefix: string, found: string[]): void {
   for (const entry of Deno.readDirSync(dir)) {
@@ -89,6 +119,55 @@ export function loadDocuments(): { documents: CorpusDocument[]; missing: string[
     const packageName = packageOf(path);
     const inner = path.slice(path.lastIndexOf(`node_modules/${packageName}/`) + 13);
     documents.push({ path, packageName, ref: inner, half: packageHalf(packageName), text });
+  }
+  return { documents, missing };
+}
+
+/**
+ * Every Markdown file (licences left out) under the extra roots whose package is in neither half
+ * of the committed selection; one copy per package and path inside it (the same package in two
+ * caches is read once). Sorted, with `~` for the home folder.
+ */
+export function selectExtraDocuments(): string[] {
+  const known = new Set(
+    (JSON.parse(Deno.readTextFileSync(SELECTION_FILE)) as string[]).map(packageOf),
+  );
+  const seen = new Set<string>();
+  const chosen: string[] = [];
+  for (const root of EXTRA_ROOTS) {
+    const found: string[] = [];
+    try {
+      walk(expandHome(root), "", found);
+    } catch {
+      continue; // a root that is not on this machine
+    }
+    for (const relative of found.sort()) {
+      const path = `${root}/${relative}`;
+      const packageName = packageOf(path);
+      const key = `${packageName}:${refOf(path, packageName)}`;
+      if (known.has(packageName) || seen.has(key)) continue;
+      seen.add(key);
+      chosen.push(path);
+    }
+  }
+  return chosen.sort();
+}
+
+/** The extra set (tuning only), read from disk; paths no longer there are `missing`. */
+export function loadExtraDocuments(): { documents: CorpusDocument[]; missing: string[] } {
+  const paths = JSON.parse(Deno.readTextFileSync(EXTRA_SELECTION_FILE)) as string[];
+  const documents: CorpusDocument[] = [];
+  const missing: string[] = [];
+  for (const path of paths) {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(expandHome(path));
+    } catch {
+      missing.push(path);
+      continue;
+    }
+    const packageName = packageOf(path);
+    documents.push({ path, packageName, ref: refOf(path, packageName), half: "extra", text });
   }
   return { documents, missing };
 }

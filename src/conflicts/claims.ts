@@ -104,6 +104,34 @@ const LINK = /\[([^\]]*)\]\([^)]*\)|\[([^\]]*)\]\[[^\]]*\]/gu;
 /** URLs and e-mail-like identifiers (also `name@1.2.3`): names of things, not words of a claim. */
 const IDENTIFIERS = /https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
 
+/** An opening or closing code fence: three or more backticks or tildes. */
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/u;
+
+/**
+ * Where the fenced code blocks of a text are, as [start, end) offsets (an unclosed fence runs to
+ * the end, as Markdown reads it). Code is never a claim, and the evidence rows cut from it are
+ * plain "sentence" rows, so detection needs the spans to leave them out.
+ */
+export function fencedCode(content: string): [number, number][] {
+  const spans: [number, number][] = [];
+  if (!content.includes("```") && !content.includes("~~~")) return spans;
+  let open: { marker: string; start: number } | undefined;
+  let offset = 0;
+  for (const line of content.split("\n")) {
+    const fence = FENCE.exec(line)?.[1];
+    if (fence !== undefined) {
+      if (open === undefined) open = { marker: fence, start: offset };
+      else if (fence[0] === open.marker[0] && fence.length >= open.marker.length) {
+        spans.push([open.start, offset + line.length]);
+        open = undefined;
+      }
+    }
+    offset += line.length + 1;
+  }
+  if (open !== undefined) spans.push([open.start, content.length]);
+  return spans;
+}
+
 /** Why one line is markup rather than prose, if it is. */
 function markupLine(line: string): string | undefined {
   if (MARKUP_LINE.test(line)) return "markup (a table row, heading, HTML or link definition)";

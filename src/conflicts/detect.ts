@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
-import { readClaim } from "./claims.ts";
+import { fencedCode, readClaim } from "./claims.ts";
 import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
@@ -67,16 +67,28 @@ export interface RowView {
   text: string;
   start: number | null;
   end: number | null;
+  /** What the segmenter cut it as (`sentence`, `heading`, `table_row`), when known. */
+  kind?: string;
 }
 
 /** The content rows of a memory's current version (stored, or cut now). */
 export function rowsOf(store: Store, memory: MemoryRecord): RowView[] {
   const stored = store.rowsOfMemory(memory.id).filter((row) => row.kind !== "subject");
   const rows = stored.length > 0
-    ? stored.map((row) => ({ text: row.text, start: row.startOffset, end: row.endOffset }))
+    ? stored.map((row) => ({
+      text: row.text,
+      start: row.startOffset,
+      end: row.endOffset,
+      kind: row.kind,
+    }))
     : evidenceRowsFor(memory.subject, memory.content)
       .filter((row) => row.kind !== "subject")
-      .map((row) => ({ text: row.text, start: row.startOffset, end: row.endOffset }));
+      .map((row) => ({
+        text: row.text,
+        start: row.startOffset,
+        end: row.endOffset,
+        kind: row.kind,
+      }));
   return rows;
 }
 
@@ -141,12 +153,25 @@ export interface ClaimRow {
 }
 
 /**
+ * A row the segmenter cut from markup: a heading (stored without its "#", so the line test in
+ * `claims.ts` cannot see it: "Example for SOCKS 'bind' command" / "… 'connect' command" in two
+ * files of one package read as one attribute with two values) or a chunk of fenced code (a
+ * comment line in it reads as a sentence).
+ */
+function markupRow(row: RowView, code: readonly (readonly [number, number])[]): boolean {
+  if (row.kind === "heading") return true;
+  const start = row.start;
+  return start !== null && code.some(([from, to]) => start >= from && start < to);
+}
+
+/**
  * The rows of a memory that are claims ({@link readClaim}): rows that state nothing
  * (questions, exclamations) can never be half of a conflict, so they are never compared.
  */
 export function claimRowsOf(store: Store, memory: MemoryRecord): ClaimRow[] {
+  const code = fencedCode(memory.content);
   return rowsOf(store, memory).slice(0, DETECT_MAX_ROWS)
-    .filter((row) => !readClaim(row.text).notAClaim)
+    .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
 }
 

@@ -242,3 +242,37 @@ Deno.test("instructions that start like code keywords and facts with an issue li
     t.cleanup();
   }
 });
+
+Deno.test("headings and fenced code of imported files are never claims; their sentences still are", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    // Two example pages of one package under one title: their headings name different commands
+    // and their code blocks carry comments, none of which is a fact about the same thing.
+    const page = (command: string, event: string, extra: string) =>
+      `# socks examples\n\n## Example for SOCKS '${command}' command\n\n${extra}` +
+      `### Using createConnection with ${command === "bind" ? "async/await" : "Promises"}\n\n` +
+      "```typescript\nconst client = new SocksClient(options);\n\n" +
+      `// This event is fired when the SOCKS server has ${event} on the newly bound port.\n` +
+      "client.on('bound', (info) => {\n  console.log(info);\n});\n```\n";
+    await importNotes(t, {
+      "socks/docs/examples/bindExample.md": page("bind", "started listening", ""),
+      "socks/docs/examples/associateExample.md": page(
+        "associate",
+        "accepted a connection",
+        "The example proxy listens on port 1081.\n\n",
+      ),
+    });
+    assert.deepEqual(openConflicts(t), []);
+    const fact = await rememberMemory(t.ctx, {
+      subject: "socks examples",
+      workspace: "npm-docs",
+      content: "The example proxy listens on port 1080.",
+    });
+    await detectConflicts(t.ctx, fact.memoryId, defaultStages());
+    assert.deepEqual(openConflicts(t).map((members) => members.sort().join(" | ")), [
+      "The example proxy listens on port 1080. | The example proxy listens on port 1081.",
+    ]);
+  } finally {
+    t.cleanup();
+  }
+});
