@@ -216,7 +216,12 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     const which = left.historical ?? right.historical;
     return drop(`one row is historical ("${which}"), the other current: both can be true`);
   }
-  const polarityFlip = left.negated !== right.negated;
+  // "… available globally without requiring imports" / "… available globally": "without"
+  // denies only the words after it, and the other row does not speak of them.
+  const denies = (shape: SentenceShape, other: Set<string>) =>
+    shape.negated &&
+    (!shape.negatedOnlyWithout || shape.withoutWords.some((word) => other.has(word)));
+  const polarityFlip = denies(left, rightSet) !== denies(right, leftSet);
   // "Use pnpm, not npm" / "install with npm; pnpm is no longer used": the same words and a
   // negation each, but what one row takes the other turns down.
   // A change named on one side only ("now uses pnpm instead of npm") is read as a change below;

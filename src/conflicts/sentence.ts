@@ -103,6 +103,13 @@ export interface SentenceShape {
   attached: boolean[];
   /** Odd one out: the row denies something ("not", "no longer", "stopped"). */
   negated: boolean;
+  /**
+   * The row's denial comes only from "without …" ("available globally without requiring
+   * imports"): what it denies is the words after it, {@link SentenceShape.withoutWords}.
+   */
+  negatedOnlyWithout: boolean;
+  /** Content words (stems or families) after "without", up to the end of its clause. */
+  withoutWords: string[];
   /** Update phrases found ("moved to", "now"). */
   updatePhrases: string[];
   /** Why the row reads as history, when it does ("used to", "in 2019"). */
@@ -234,9 +241,21 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   // Polarity per clause: "not unavailable" cancels out, but "proprietary and cannot be
   // redistributed" denies twice, once per clause; the row is negated when a clause is.
   const clauses = new Map<number, boolean>();
-  const flip = (text: string, offset: number) => {
+  // The same without "without", which denies only the words after it, not the row's verb.
+  const clausesBesidesWithout = new Map<number, boolean>();
+  const withoutWords: string[] = [];
+  const flip = (text: string, offset: number, phrase = "") => {
     const clause = (text.slice(0, offset).match(CLAUSE_BREAK) ?? []).length;
     clauses.set(clause, !(clauses.get(clause) ?? false));
+    if (phrase === "without") {
+      const rest = text.slice(offset + phrase.length).split(CLAUSE_BREAK)[0];
+      for (const word of rest.match(WORD) ?? []) {
+        if (STOPWORDS.has(word)) continue;
+        withoutWords.push(
+          word.startsWith("@") ? word : FAMILY_OF_STEM.get(stem(word)) ?? stem(word),
+        );
+      }
+    } else clausesBesidesWithout.set(clause, !(clausesBesidesWithout.get(clause) ?? false));
   };
   lower = consume(lower, UPDATE, (phrase, offset, text) => {
     updatePhrases.push(phrase);
@@ -260,8 +279,10 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   }
   // "no matter how small" concedes, it does not negate.
   lower = lower.replace(/\bno matter\b/g, " ");
-  lower = consume(lower, NEGATION, (_phrase, offset, text) => flip(text, offset));
+  lower = consume(lower, NEGATION, (phrase, offset, text) => flip(text, offset, phrase));
   const negated = [...clauses.values()].some((odd) => odd);
+  const negatedOnlyWithout = negated &&
+    ![...clausesBesidesWithout.values()].some((odd) => odd);
   for (const { phrase, regex } of FAMILY_PHRASES) {
     if (!lower.includes(phrase)) continue;
     lower = lower.replace(regex, ` ${FAMILY_OF_PHRASE.get(phrase)} `);
@@ -313,6 +334,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
     surface,
     attached,
     negated,
+    negatedOnlyWithout,
+    withoutWords,
     updatePhrases,
     ...(historical !== undefined && updatePhrases.length === 0 ? { historical } : {}),
     additions,

@@ -470,3 +470,23 @@ Deno.test("probe: rates per period, a change that ends in the other's value, two
     ["会议室可以容纳十个人。", "会议室有一台投影仪。"],
   ], false);
 });
+
+Deno.test("negation: 'without' denies only what follows it, so an added 'without …' is detail", () => {
+  expectPairs([
+    [
+      "Undici provides an `install()` function to add all WHATWG fetch classes to `globalThis`, making them available globally without requiring imports.",
+      "Undici provides an `install()` function to add all WHATWG fetch classes to `globalThis`, making them available globally:",
+    ],
+    [
+      "The report is exported every night without a manual step.",
+      "The report is exported every night.",
+    ],
+  ], false);
+  // What "without" denies is named by the other row: still a contradiction.
+  expectPairs([
+    [
+      "The staging cluster runs without a load balancer.",
+      "The staging cluster runs behind a load balancer.",
+    ],
+  ], true);
+});
