@@ -66,6 +66,14 @@ const NAMED_CHANGE =
   /\b(?:raised|lowered|increased|reduced|cut|moved|switched|replaced|migrated|changed|relocated|renamed|upgraded|downgraded|postponed|rescheduled|cancelled|canceled|banned)\b/iu;
 /** "Hopefully…", "maybe…", "I hope…": a wish or a guess, not a statement of fact. */
 const HEDGE = /^\s*(?:hopefully|maybe|perhaps|probably|i hope|i guess|i wish|fingers crossed)\b/iu;
+/**
+ * "Defaults to 300 seconds.", "Returns a promise.", "Default: `true`": the description of an
+ * option or a function whose name is the heading or the list item above it. With the subject
+ * left out, two such rows about different options ("Defaults to 30" under `timeout`, "Defaults
+ * to 10" under `retries`) read as one attribute with two values.
+ */
+const SUBJECTLESS_DESCRIPTION =
+  /^\s*(?:defaults?\s*(?:to\b|:|is\b)|returns|accepts|emits|throws|resolves|rejects|represents|specifies|indicates|determines|overrides)\b/iu;
 /** "[shared a photo: …]": a description of an attachment, not something the speaker says. */
 const BRACKETED = /^\s*\[[^\]]*\]\s*$/u;
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -194,6 +202,9 @@ export function readClaim(row: string): Claim {
   if (QUESTION_END.test(text)) return { text, notAClaim: "a question states no fact" };
   if (EXCLAMATION_END.test(text)) return { text, notAClaim: "an exclamation voices a feeling" };
   if (BRACKETED.test(text)) return { text, notAClaim: "a bracketed description of an attachment" };
+  if (SUBJECTLESS_DESCRIPTION.test(text)) {
+    return { text, notAClaim: "describes an option or a function named elsewhere (no subject)" };
+  }
   if (SECOND_PERSON.test(text)) return { text, notAClaim: "addressed to the listener" };
   const reportsChange = NAMED_CHANGE.test(text) && /[\d$€£¥]/u.test(text);
   if (PRONOUN_SUBJECT.test(text) && !reportsChange && !THERE_COUNT.test(text)) {

@@ -678,7 +678,15 @@ function changeTarget(
 ): string | undefined {
   const lower = text.toLowerCase();
   for (const phrase of shape.updatePhrases) {
-    if (!/\b(?:to|into|for|with|by)$/.test(phrase)) continue;
+    // "switched to X" ends in X; "starting from X" / "as of X" dates the state from X, and the
+    // other row dating it from X as well ("since Node.js v18") tells the same history.
+    if (
+      !/\b(?:to|into|for|with|by)$|^(?:as of|starting (?:from|on|in)|effective(?: from)?)$/.test(
+        phrase,
+      )
+    ) {
+      continue;
+    }
     for (const value of shape.values) {
       if (!other.values.some((theirs) => sameValue(value, theirs))) continue;
       const near = new RegExp(

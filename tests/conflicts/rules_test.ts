@@ -490,3 +490,24 @@ Deno.test("negation: 'without' denies only what follows it, so an added 'without
     ],
   ], true);
 });
+
+Deno.test("documents: a start dated as the other row dates it is one history, not a change", () => {
+  expectPairs([
+    [
+      "Node.js has shipped a built-in `fetch()` implementation powered by undici since Node.js v18.",
+      "Node.js includes a built-in `fetch()` implementation powered by undici starting from Node.js v18.",
+    ],
+  ], false);
+  expectPairs([["The gym opens at 7am.", "Starting from March 1, the gym opens at 6am."]], true);
+});
+
+Deno.test("documents: an option's description without its subject is not a claim", () => {
+  expectPairs([
+    ["Pipelining is disabled by default.", "Defaults to 300 seconds."],
+    ["Defaults to 30 seconds.", "Defaults to 10 seconds."],
+    ["Returns a promise that resolves to the body.", "Returns the body as a string."],
+  ], false);
+  expectPairs([
+    ["The request timeout defaults to 30 seconds.", "The request timeout defaults to 10 seconds."],
+  ], true);
+});
