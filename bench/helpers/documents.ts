@@ -35,7 +35,12 @@ const EXTRA_ROOTS = [
   "/usr/lib/node_modules",
   "~/.npm/_npx",
   "/tmp/mema-bench-ai-devkit-memory-0.20.1",
+  // Node.js's own Markdown documentation as Debian ships it (API reference, guides); not an npm
+  // package of either half. Its changelogs are commit logs, megabytes each: left out.
+  "/usr/share/doc/nodejs",
 ];
+/** Documentation a distribution installs: `/usr/share/doc/<package>/…`. */
+const SHARED_DOC = "/usr/share/doc/";
 
 /** One document of the corpus. */
 export interface CorpusDocument {
@@ -62,6 +67,7 @@ export function packageHalf(name: string): "tune" | "held" {
  * npm cache, the folder under `registry.npmjs.org/`).
  */
 export function packageOf(path: string): string {
+  if (path.startsWith(SHARED_DOC)) return path.slice(SHARED_DOC.length).split("/")[0];
   const marker = path.includes("node_modules/") ? "node_modules/" : "registry.npmjs.org/";
   const inner = path.slice(path.lastIndexOf(marker) + marker.length);
   const parts = inner.split("/");
@@ -70,6 +76,7 @@ export function packageOf(path: string): string {
 
 /** The path inside its package, as `mema import DIR` of the package folder would name it. */
 function refOf(path: string, packageName: string): string {
+  if (path.startsWith(SHARED_DOC)) return path.slice(`${SHARED_DOC}${packageName}/`.length);
   const inNodeModules = path.lastIndexOf(`node_modules/${packageName}/`);
   if (inNodeModules >= 0) return path.slice(inNodeModules + `node_modules/${packageName}/`.length);
   // Deno's cache: registry.npmjs.org/<name>/<version>/<file>.
@@ -143,6 +150,7 @@ export function selectExtraDocuments(): string[] {
     }
     for (const relative of found.sort()) {
       const path = `${root}/${relative}`;
+      if (path.startsWith(SHARED_DOC) && relative.startsWith("changelogs/")) continue;
       const packageName = packageOf(path);
       const key = `${packageName}:${refOf(path, packageName)}`;
       if (known.has(packageName) || seen.has(key)) continue;

@@ -116,16 +116,18 @@ const IDENTIFIERS = /https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/u;
 
 /**
- * Where the fenced code blocks of a text are, as [start, end) offsets (an unclosed fence runs to
- * the end, as Markdown reads it). Code is never a claim, and the evidence rows cut from it are
- * plain "sentence" rows, so detection needs the spans to leave them out.
+ * Where the fenced code blocks and HTML comments of a text are, as [start, end) offsets (an
+ * unclosed fence or comment runs to the end, as Markdown reads it). Neither is ever a claim,
+ * and the evidence rows cut from them are plain "sentence" rows ("<!-- YAML added: v0.3.7 -->"
+ * in one page and "… v0.9.4 …" in another read as one attribute with two values), so detection
+ * needs the spans to leave them out.
  */
-export function fencedCode(content: string): [number, number][] {
+export function markupSpans(content: string): [number, number][] {
   const spans: [number, number][] = [];
-  if (!content.includes("```") && !content.includes("~~~")) return spans;
+  const fenced = content.includes("```") || content.includes("~~~");
   let open: { marker: string; start: number } | undefined;
   let offset = 0;
-  for (const line of content.split("\n")) {
+  for (const line of fenced ? content.split("\n") : []) {
     const fence = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
       if (open === undefined) open = { marker: fence, start: offset };
@@ -137,12 +139,28 @@ export function fencedCode(content: string): [number, number][] {
     offset += line.length + 1;
   }
   if (open !== undefined) spans.push([open.start, content.length]);
+  for (let from = content.indexOf("<!--"); from >= 0; from = content.indexOf("<!--", from + 4)) {
+    const close = content.indexOf("-->", from + 4);
+    spans.push([from, close < 0 ? content.length : close + 3]);
+    if (close < 0) break;
+    from = close;
+  }
   return spans;
 }
+
+/**
+ * A line that is nothing but links ("[Submitting a bug report](#submitting-a-bug-report)"): a
+ * table of contents or a list of pages, which names other text and states nothing itself.
+ */
+const LINKS_ONLY =
+  /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]|[\s,;|·•–-])+$/u;
 
 /** Why one line is markup rather than prose, if it is. */
 function markupLine(line: string): string | undefined {
   if (MARKUP_LINE.test(line)) return "markup (a table row, heading, HTML or link definition)";
+  if (LINKS_ONLY.test(line)) return "a list of links, not a statement";
+  // An HTML comment ("<!-- YAML added: v0.3.7 -->") is left for the reader, not stated.
+  if (/^\s*<!--/u.test(line)) return "an HTML comment, not a statement";
   // "npm install takes 3 minutes." is a sentence about a command; a command has no full stop.
   if (COMMAND_LINE.test(line) && !/[.!?]$/u.test(line)) return "a command line, not a statement";
   if (LOG_ENTRY.test(line)) return "a commit-log entry, not a statement";
@@ -159,7 +177,11 @@ function markupLine(line: string): string | undefined {
  * its underline, a list of link definitions), and why it is nothing but markup when it is.
  */
 export function proseOf(row: string): { prose: string; markup?: string } {
-  const lines = row.split(/\r?\n/u).map((line) => line.trim()).filter((line) => line !== "");
+  // An HTML comment ("<!-- YAML added: v0.3.7 -->"), over one line or several, is left out.
+  const uncommented = row.replace(/<!--[\s\S]*?(?:-->|$)/gu, "\n");
+  const lines = uncommented.split(/\r?\n/u).map((line) => line.trim()).filter((line) =>
+    line !== ""
+  );
   const kept: string[] = [];
   let reason: string | undefined;
   for (const [index, line] of lines.entries()) {
@@ -169,7 +191,12 @@ export function proseOf(row: string): { prose: string; markup?: string } {
     if (why) reason ??= why;
     else kept.push(line);
   }
-  if (kept.length === 0) return { prose: "", markup: reason ?? "an empty row" };
+  if (kept.length === 0) {
+    return {
+      prose: "",
+      markup: reason ?? (uncommented !== row ? "an HTML comment" : "an empty row"),
+    };
+  }
   return { prose: kept.join(" ") };
 }
 

@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { evidenceRowsFor } from "../evidence/rows.ts";
-import { fencedCode, readClaim } from "./claims.ts";
+import { markupSpans, readClaim } from "./claims.ts";
 import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
@@ -155,8 +155,8 @@ export interface ClaimRow {
 /**
  * A row the segmenter cut from markup: a heading (stored without its "#", so the line test in
  * `claims.ts` cannot see it: "Example for SOCKS 'bind' command" / "… 'connect' command" in two
- * files of one package read as one attribute with two values) or a chunk of fenced code (a
- * comment line in it reads as a sentence).
+ * files of one package read as one attribute with two values), a chunk of fenced code (a
+ * comment line in it reads as a sentence) or of an HTML comment.
  */
 function markupRow(row: RowView, code: readonly (readonly [number, number])[]): boolean {
   if (row.kind === "heading") return true;
@@ -169,7 +169,7 @@ function markupRow(row: RowView, code: readonly (readonly [number, number])[]): 
  * (questions, exclamations) can never be half of a conflict, so they are never compared.
  */
 export function claimRowsOf(store: Store, memory: MemoryRecord): ClaimRow[] {
-  const code = fencedCode(memory.content);
+  const code = markupSpans(memory.content);
   return rowsOf(store, memory).slice(0, DETECT_MAX_ROWS)
     .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));

@@ -511,3 +511,24 @@ Deno.test("documents: an option's description without its subject is not a claim
     ["The request timeout defaults to 30 seconds.", "The request timeout defaults to 10 seconds."],
   ], true);
 });
+
+Deno.test("documents: HTML comments and lines of links are not claims", () => {
+  expectPairs([
+    ["<!-- YAML\nadded: v0.3.7\n-->", "<!-- YAML\nadded: v0.9.4\n-->"],
+    [
+      "[Submitting a Bug Report](./doc/contributing/issues.md#submitting-a-bug-report)",
+      "[Triaging a bug report](#triaging-a-bug-report)",
+    ],
+    [
+      "- [Install guide](./install.md), [Upgrade guide](./upgrade.md)",
+      "- [Release guide](./release.md)",
+    ],
+  ], false);
+  // A sentence with a link in it is still a sentence.
+  expectPairs([
+    [
+      "The [staging database](./db.md) runs PostgreSQL 14.",
+      "The staging database runs PostgreSQL 16.",
+    ],
+  ], true);
+});
