@@ -80,7 +80,14 @@ export function differentDocuments(a: DocumentLike, b: DocumentLike): string | u
   const file = fileOf(a);
   // Each section of a file is about its heading ("UTF-16 Encodings" / "UTF-32 Encodings").
   if (file !== undefined && file === fileOf(b)) return `two parts of one document (${file})`;
-  if (!(isDocument(a) || isSection(a)) || !(isDocument(b) || isSection(b))) return undefined;
+  // Two imported files: when either is a document or a section of one, its sentences are about
+  // its topic, and so are the other file's (the part of a split file before its first heading
+  // has no anchor and is often short: "> Stability: 1 - Experimental." under "Web Streams API").
+  const imported = file !== undefined && fileOf(b) !== undefined;
+  const partOfDocument = (m: DocumentLike) => isDocument(m) || isSection(m);
+  if (
+    imported ? !partOfDocument(a) && !partOfDocument(b) : !partOfDocument(a) || !partOfDocument(b)
+  ) return undefined;
   const topicA = documentTopic(a);
   const topicB = documentTopic(b);
   return topicA === topicB

@@ -276,3 +276,31 @@ Deno.test("headings and fenced code of imported files are never claims; their se
     t.cleanup();
   }
 });
+
+Deno.test("the part of a split file before its first heading is about that file's topic", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    // With --split headings the lines before the first "##" are a memory without an anchor, and
+    // often short: its sentences are still about its own page, not about another page's section.
+    await importNotes(t, {
+      "api/webstreams.md": "# Web Streams API\n\n> Stability: 1 - Experimental.\n\n" +
+        "## Overview\n\nThe WHATWG Streams Standard defines an API for streaming data.\n",
+      "api/events.md": "# Events\n\n## EventTarget\n\n> Stability: 3 - Legacy.\n\n" +
+        "The EventTarget class is the base class of every emitter in the browser.\n",
+    }, "headings");
+    assert.deepEqual(openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+  // Two short notes (no sections) still conflict with each other.
+  const notes = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(notes, {
+      "ops/staging.md": "# Staging\n\nThe staging database runs PostgreSQL 14.\n",
+      "ops/upgrade.md": "# Upgrade\n\nThe staging database runs PostgreSQL 16.\n",
+    });
+    assert.equal(openConflicts(notes).length, 1);
+  } finally {
+    notes.cleanup();
+  }
+});
