@@ -336,7 +336,15 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       !qualifierSwap(left, leftOnly.words, right, rightOnly.words) &&
       !(scoped(a.text, leftOnly.surface) && scoped(b.text, rightOnly.surface)) &&
       !(FIRST_PERSON.test(a.text) && FIRST_PERSON.test(b.text));
-    if (twoSided && !reworded && !rewordedChange) {
+    // "The trial period lasts 14 days" / "new users now get a 30-day trial": "now" on one side
+    // only, and an amount of the same kind, reworded around a shared word: the present amount.
+    // Both rows opening with their own words ("the gym opens" / "the pool now opens", "the
+    // London office" / "the Berlin office") name two things, each with its amount.
+    const nowAmount = oneSidedPresent(left, right) && sameKindOfAmount(first) &&
+      !(ownLead(left, rightSet) && ownLead(right, leftSet)) &&
+      !FIRST_PERSON.test(a.text) && !FIRST_PERSON.test(b.text) &&
+      extraWords <= RULE_CHANGE_MAX_EXTRA_WORDS;
+    if (twoSided && !reworded && !rewordedChange && !nowAmount) {
       return drop(`values differ but so do the attribute words (${describe()}): different things`);
     }
     if (extraWords > RULE_MAX_VALUE_WORDS) {
@@ -671,6 +679,26 @@ const FIRST_PERSON = /(?:^|[\s,])(?:i|i'm|i've|my|me)\b/iu;
  * The value a row's change leads to ("upgraded to PostgreSQL 16" → "16") when the other row
  * holds it too; undefined when no change of this row ends in a shared value.
  */
+/** "now" or "currently" on one side only, and no named change on either side. */
+function oneSidedPresent(left: SentenceShape, right: SentenceShape): boolean {
+  const soft = (shape: SentenceShape) =>
+    shape.updatePhrases.length > 0 &&
+    shape.updatePhrases.every((phrase) => SOFT_UPDATE_PHRASES.has(phrase));
+  return soft(left) !== soft(right) &&
+    (left.updatePhrases.length === 0 || right.updatePhrases.length === 0);
+}
+
+/** The row opens with a content word the other row does not have (its own subject). */
+function ownLead(shape: SentenceShape, other: Set<string>): boolean {
+  const first = shape.words.find((word) => word !== VALUE_SLOT);
+  return first !== undefined && !other.has(first);
+}
+
+/** The first differing pair holds amounts of one kind (two durations, two times, two counts). */
+function sameKindOfAmount(first: { a: SentenceValue; b: SentenceValue }): boolean {
+  return first.a.dimension === first.b.dimension;
+}
+
 function changeTarget(
   text: string,
   shape: SentenceShape,

@@ -532,3 +532,20 @@ Deno.test("documents: HTML comments and lines of links are not claims", () => {
     ],
   ], true);
 });
+
+Deno.test("probe: 'now' on one side with an amount of the same kind, reworded around a shared word", () => {
+  expectPairs([
+    ["The trial period lasts 14 days.", "New users now get a 30-day trial."],
+    ["The free tier stores 5 GB.", "Free accounts now get 10 GB of storage."],
+    [
+      "The support line answers within 4 hours.",
+      "Support tickets are now answered within 2 hours.",
+    ],
+  ], true);
+  // Each row opens with its own subject: two things, each with its amount.
+  expectPairs([
+    ["The gym opens at 6am.", "The pool now opens at 8am."],
+    ["Our London office has 40 desks.", "The Berlin office now has 25 desks."],
+    ["A day pass costs $15.", "Towels now cost $2 at the front desk."],
+  ], false);
+});
