@@ -323,6 +323,13 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
         `the same limit from both sides: ${opposed.a} vs ${opposed.b}`,
       ]);
     }
+    // "合同于2024年1月1日生效" / "合同的到期日是2026年12月31日": one row dates the start of a
+    // period and the other its end. English rows differ in those words and drop below; Chinese
+    // rows are compared character by character, so "合同" alone looked like one attribute.
+    const ends = periodEnds(a.text, b.text);
+    if (ends && !oneSidedChange) {
+      return drop(`one row dates the start (${ends.start}), the other the end (${ends.end})`);
+    }
     if (polarityFlip) {
       return changeOr(
         `a negated row with a different value is consistent (${opposed.a} / ${opposed.b})`,
@@ -679,6 +686,22 @@ const FIRST_PERSON = /(?:^|[\s,])(?:i|i'm|i've|my|me)\b/iu;
  * The value a row's change leads to ("upgraded to PostgreSQL 16" → "16") when the other row
  * holds it too; undefined when no change of this row ends in a shared value.
  */
+/** Chinese words that date the start of a period, and those that date its end. */
+const PERIOD_START = /生效|开始|开学|开课|开业|起租|启用/u;
+const PERIOD_END = /到期|截止|结束|终止|过期|期满|停用/u;
+
+/** The start word of one row and the end word of the other, when one dates each end. */
+function periodEnds(a: string, b: string): { start: string; end: string } | undefined {
+  for (const [first, second] of [[a, b], [b, a]]) {
+    const start = first.match(PERIOD_START)?.[0];
+    const end = second.match(PERIOD_END)?.[0];
+    if (start && end && !PERIOD_END.test(first) && !PERIOD_START.test(second)) {
+      return { start, end };
+    }
+  }
+  return undefined;
+}
+
 /** "now" or "currently" on one side only, and no named change on either side. */
 function oneSidedPresent(left: SentenceShape, right: SentenceShape): boolean {
   const soft = (shape: SentenceShape) =>

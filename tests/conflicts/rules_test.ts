@@ -549,3 +549,11 @@ Deno.test("probe: 'now' on one side with an amount of the same kind, reworded ar
     ["A day pass costs $15.", "Towels now cost $2 at the front desk."],
   ], false);
 });
+
+Deno.test("v2: in Chinese, the start and the end of a period are two dates", () => {
+  expectPairs([
+    ["合同于2024年1月1日生效。", "合同的到期日是2026年12月31日。"],
+    ["租约从3月1日开始。", "租约将于8月31日到期。"],
+  ], false);
+  expectPairs([["报名截止日期是5月20日。", "报名在5月25日截止。"]], true);
+});
