@@ -374,6 +374,15 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       `${kind === "date" ? "dates/times" : "amounts"} differ: ${opposed.a} vs ${opposed.b}`,
     );
   } else if (polarityFlip) {
+    // "Our font files are licensed CC BY 4.0" / "the font files are proprietary": an open
+    // licence named by its identifier is the open-source state the other row denies.
+    const licence = openLicenceAgainstClosed(a.text, left, b.text, right) ??
+      openLicenceAgainstClosed(b.text, right, a.text, left);
+    if (licence && !oneSidedChange) {
+      return accept("negation", licence, [
+        `an open licence against a closed one: ${licence.a} vs ${licence.b}`,
+      ]);
+    }
     if (twoSided) {
       return changeOr(`polarity differs but so do the words (${describe()})`) ?? changed();
     }
@@ -700,6 +709,26 @@ function periodEnds(a: string, b: string): { start: string; end: string } | unde
     }
   }
   return undefined;
+}
+
+/** An open licence by its identifier (SPDX-like names; "MIT" and "ISC" in capitals only). */
+const OPEN_LICENCE =
+  /\b(?:MIT|ISC|(?:apache|gpl|lgpl|agpl|bsd|mpl|epl)(?:[- ]?v?\d(?:\.\d)?)?(?:[- ]\d-clause)?|cc[- ]by(?:[- ](?:sa|nd|nc))*(?:[- ]\d\.\d)?|cc0|unlicense)\b/u;
+const CLOSED_LICENCE = /\b(?:proprietary|closed[- ]source)\b/iu;
+
+/** One row names an open licence and the other says the thing is proprietary. */
+function openLicenceAgainstClosed(
+  text: string,
+  shape: SentenceShape,
+  otherText: string,
+  other: SentenceShape,
+): { a: string; b: string } | undefined {
+  const open = text.match(OPEN_LICENCE) ?? text.match(new RegExp(OPEN_LICENCE.source, "iu"));
+  const closed = otherText.match(CLOSED_LICENCE);
+  if (!open || !closed || CLOSED_LICENCE.test(text) || shape.negated || !other.negated) {
+    return undefined;
+  }
+  return { a: open[0], b: closed[0] };
 }
 
 /** "now" or "currently" on one side only, and no named change on either side. */

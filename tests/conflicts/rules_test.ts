@@ -557,3 +557,17 @@ Deno.test("v2: in Chinese, the start and the end of a period are two dates", () 
   ], false);
   expectPairs([["报名截止日期是5月20日。", "报名在5月25日截止。"]], true);
 });
+
+Deno.test("probe: an open licence named by its identifier against 'proprietary'", () => {
+  expectPairs([
+    [
+      "Our font files are licensed CC BY 4.0.",
+      "The font files are proprietary and cannot be redistributed.",
+    ],
+    ["The plugin ships under the GPL-3.0 license.", "The plugin is closed source."],
+  ], true);
+  expectPairs([
+    ["The docs are licensed CC BY 4.0.", "The company logo is proprietary."],
+    ["The parser is BSD-3-Clause licensed.", "The parser is open source and free to fork."],
+  ], false);
+});
