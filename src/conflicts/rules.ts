@@ -417,6 +417,13 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       return changeOr(`the differing words are too long to be one value (${describe()})`) ??
         changed();
     }
+    // "The billing service is written in Go" / "… runs on Kubernetes": each differing run is a
+    // verb with its own preposition, two predicates of one subject rather than two values.
+    const prepA = runPreposition(a.text, leftOnly.surface);
+    const prepB = runPreposition(b.text, rightOnly.surface);
+    if (!namedChange && prepA && prepB && prepA !== prepB) {
+      return drop(`two predicates ("${prepA}" / "${prepB}"): ${describe()}`);
+    }
     const frame = frameWords(shared);
     const longest = Math.max(leftOnly.words.length, rightOnly.words.length);
     const judging = (words: readonly string[]) =>
@@ -729,6 +736,23 @@ function openLicenceAgainstClosed(
     return undefined;
   }
   return { a: open[0], b: closed[0] };
+}
+
+const PREPOSITION = /^(?:in|on|by|at|for|with|from|to|under|over|via|through|into|onto)$/iu;
+
+/**
+ * The one preposition inside a differing run as the row writes it ("written in Go" → "in"),
+ * when the run spans two words or more around it.
+ */
+function runPreposition(text: string, surface: readonly string[]): string | undefined {
+  if (surface.length < 2) return undefined;
+  const lower = text.toLowerCase();
+  const from = lower.indexOf(surface[0].toLowerCase());
+  const last = surface[surface.length - 1].toLowerCase();
+  const to = lower.indexOf(last, from + 1);
+  if (from < 0 || to < 0) return undefined;
+  const inside = lower.slice(from, to).split(/[^\p{L}]+/u).filter((w) => PREPOSITION.test(w));
+  return inside.length === 1 ? inside[0] : undefined;
 }
 
 /** "now" or "currently" on one side only, and no named change on either side. */

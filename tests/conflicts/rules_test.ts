@@ -571,3 +571,14 @@ Deno.test("probe: an open licence named by its identifier against 'proprietary'"
     ["The parser is BSD-3-Clause licensed.", "The parser is open source and free to fork."],
   ], false);
 });
+
+Deno.test("probe: two predicates of one subject, each a verb with its own preposition, both hold", () => {
+  expectPairs([
+    ["The payments service is written in Kotlin.", "The payments service is owned by Kofi."],
+    ["The search service is written in Rust.", "The search service is deployed on Fly.io."],
+  ], false);
+  expectPairs([
+    ["The search service is written in Rust.", "The search service is implemented in Go."],
+    ["The marketing site is hosted on Netlify.", "The marketing site is deployed to Vercel."],
+  ], true);
+});
