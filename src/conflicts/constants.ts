@@ -176,6 +176,12 @@ export const CLAIM_MIN_WORDS = 3;
 export const RULE_VALUE_MIN_FRAME_WORDS = 2;
 /** Longest free-word value on either side, in words ("GitHub Actions", "oat milk"). */
 export const RULE_VALUE_MAX_WORDS = 2;
+/**
+ * Longest free-word value when both rows give it after the same place preposition ("the spare
+ * keys are in the top drawer" / "… in the blue box on the shelf"): a place is often a noun
+ * phrase of three or four words.
+ */
+export const RULE_PLACE_MAX_WORDS = 4;
 
 /**
  * Most words a row may add on its side when a named change of state lets a reworded pair

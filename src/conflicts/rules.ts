@@ -39,6 +39,7 @@ import {
   RULE_MIN_TEXT_OVERLAP,
   RULE_MIN_TEXT_OVERLAP_DISJOINT_SUBJECTS,
   RULE_MIN_TEXT_OVERLAP_WITH_CHANGE,
+  RULE_PLACE_MAX_WORDS,
   RULE_SCORE_WEIGHTS,
   RULE_SIGNAL_STRENGTH,
   RULE_UPDATE_PHRASE_BONUS,
@@ -432,7 +433,9 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       return drop(`the rows differ only in how they judge it (${describe()})`);
     }
     // A named change ("moved to", "switched to") already says a value was replaced.
-    const unframed = frame < RULE_VALUE_MIN_FRAME_WORDS || longest > RULE_VALUE_MAX_WORDS;
+    const place = samePlacePreposition(a.text, leftOnly.surface, b.text, rightOnly.surface);
+    const unframed = frame < RULE_VALUE_MIN_FRAME_WORDS ||
+      longest > (place ? RULE_PLACE_MAX_WORDS : RULE_VALUE_MAX_WORDS);
     if (!namedChange && unframed) {
       if (rewordedChange) return changed();
       // "now", "these days" on one side and a name swapped for a name ("deploy with Capistrano"
@@ -737,6 +740,33 @@ function openLicenceAgainstClosed(
   }
   return { a: open[0], b: closed[0] };
 }
+
+/** The place preposition right before each row's differing run, when it is the same one. */
+function samePlacePreposition(
+  a: string,
+  surfaceA: readonly string[],
+  b: string,
+  surfaceB: readonly string[],
+): string | undefined {
+  const before = (text: string, surface: readonly string[]) => {
+    if (surface.length === 0) return undefined;
+    const match = new RegExp(
+      `\\b(in|at|inside|under|behind)\\s+(?:(?:the|a|an|our|my|his|her|their)\\s+)?${
+        escapeRegex(surface[0])
+      }\\b`,
+      "iu",
+    ).exec(text);
+    return match?.[1].toLowerCase();
+  };
+  // "in the cafeteria on weekdays" / "in the garden during summer weekends": places scoped to
+  // times, each true at its time.
+  if (TIME_SCOPE.test(a) || TIME_SCOPE.test(b)) return undefined;
+  const left = before(a, surfaceA);
+  return left !== undefined && left === before(b, surfaceB) ? left : undefined;
+}
+
+const TIME_SCOPE =
+  /\b(?:on|during|in|at|over)\s+(?:the\s+)?(?:\w+\s+)?(?:weekdays?|weekends?|summer|winter|spring|autumn|fall|mornings?|afternoons?|evenings?|nights?|holidays?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b/iu;
 
 const PREPOSITION = /^(?:in|on|by|at|for|with|from|to|under|over|via|through|into|onto)$/iu;
 

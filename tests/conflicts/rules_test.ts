@@ -582,3 +582,20 @@ Deno.test("probe: two predicates of one subject, each a verb with its own prepos
     ["The marketing site is hosted on Netlify.", "The marketing site is deployed to Vercel."],
   ], true);
 });
+
+Deno.test("probe: a place after the same preposition may be a longer noun phrase", () => {
+  expectPairs([
+    ["The spare keys are in the top drawer.", "The spare keys are in the blue box on the shelf."],
+    [
+      "Team offsites are held at the lake house.",
+      "Team offsites are held at the old mill downtown.",
+    ],
+  ], true);
+  expectPairs([
+    [
+      "Lunch is served in the cafeteria on weekdays.",
+      "Lunch is served in the garden during summer weekends.",
+    ],
+    ["The printer is in the office.", "The printer is in the office on the second floor."],
+  ], false);
+});
