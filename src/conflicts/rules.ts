@@ -276,6 +276,12 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   if (day && updates.length === 0 && values.differing.length > 0) {
     return drop(`one row is limited to ${day}: a schedule for that day, not a new one`);
   }
+  // "The store closes at 9pm on Saturdays" / "… at 6pm on Sundays": each time is scoped to its
+  // own day, two schedules.
+  const days = differentDays(left, right);
+  if (days && updates.length === 0 && values.differing.some(({ a }) => a.dimension !== "weekday")) {
+    return drop(`each row is limited to its own day (${days}): two schedules`);
+  }
   // When values differ, the words glued to them ("500 Market St") are part of the values.
   const valueWords = values.differing.length > 0;
   const leftOnly = differingRuns(left, rightSet, valueWords, a.text);
@@ -648,6 +654,16 @@ function dayScope(shape: SentenceShape, other: SentenceShape): string | undefine
   const days = shape.values.filter((v) => v.dimension === "weekday" || v.dimension === "date");
   if (days.length === 0) return undefined;
   return other.values.some((v) => v.dimension === days[0].dimension) ? undefined : days[0].raw;
+}
+
+/** Both rows name weekdays and none is the same: "Saturdays" / "Sundays". */
+function differentDays(left: SentenceShape, right: SentenceShape): string | undefined {
+  const daysOf = (shape: SentenceShape) => shape.values.filter((v) => v.dimension === "weekday");
+  const mine = daysOf(left);
+  const theirs = daysOf(right);
+  if (mine.length === 0 || theirs.length === 0) return undefined;
+  if (mine.some((day) => theirs.some((other) => sameValue(day, other)))) return undefined;
+  return `${mine[0].raw} / ${theirs[0].raw}`;
 }
 
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */

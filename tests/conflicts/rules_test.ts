@@ -599,3 +599,14 @@ Deno.test("probe: a place after the same preposition may be a longer noun phrase
     ["The printer is in the office.", "The printer is in the office on the second floor."],
   ], false);
 });
+
+Deno.test("probe: times scoped to two different days are two schedules", () => {
+  expectPairs(
+    [["The store closes at 9pm on Saturdays.", "The store closes at 6pm on Sundays."]],
+    false,
+  );
+  expectPairs([
+    ["The webinar is scheduled for Tuesday at 10am.", "The webinar moved to Thursday at 10am."],
+    ["The store closes at 9pm on Saturdays.", "On Saturdays the store now shuts at 7pm."],
+  ], true);
+});
