@@ -791,6 +791,11 @@ export const MULTI_VALUED_VERBS: readonly string[] = [
   "speaks",
   "collect",
   "collects",
+  // What one dislikes or avoids is a list too ("spicy food", "sweet drinks").
+  "dislike",
+  "dislikes",
+  "avoid",
+  "avoids",
   // "allergic to peanuts" and "allergic to shellfish" can both hold.
   "allergic",
   "喜欢",

@@ -381,6 +381,11 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       `${kind === "date" ? "dates/times" : "amounts"} differ: ${opposed.a} vs ${opposed.b}`,
     );
   } else if (polarityFlip) {
+    // "Expenses over $500 need approval" / "expenses under $500 need no approval": one amount,
+    // a rule for each side of it; both hold.
+    if (values.agreeing > 0 && complementaryBounds(a.text, b.text)) {
+      return drop("the same amount from both sides, the opposite rule on each: both hold");
+    }
     // "Our font files are licensed CC BY 4.0" / "the font files are proprietary": an open
     // licence named by its identifier is the open-source state the other row denies.
     const licence = openLicenceAgainstClosed(a.text, left, b.text, right) ??

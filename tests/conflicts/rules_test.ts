@@ -610,3 +610,14 @@ Deno.test("probe: times scoped to two different days are two schedules", () => {
     ["The store closes at 9pm on Saturdays.", "On Saturdays the store now shuts at 7pm."],
   ], true);
 });
+
+Deno.test("probe: dislikes are a list; one amount with the opposite rule on each side holds", () => {
+  expectPairs([
+    ["Sam dislikes spicy food.", "Sam dislikes sweet drinks."],
+    ["Expenses over $500 need approval.", "Expenses under $500 need no approval."],
+  ], false);
+  expectPairs([
+    ["Sam dislikes spicy food.", "Sam now loves spicy food."],
+    ["Files over 5 MB are blocked.", "Files up to 25 MB are allowed."],
+  ], true);
+});
