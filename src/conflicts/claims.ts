@@ -55,7 +55,7 @@ const POSSIBILITY = /\b(?:can|could|might|may|gonna|wanna)\b/u;
  * limit, which is a claim.
  */
 const PERMISSION =
-  /\b(?:may not|must not|cannot|can not)\s+\p{L}+|\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?:found|reached)\b|be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than)|(?:now\s+|only\s+)?\p{L}+(?:\s+\p{L}+)?\s+(?:up to\s+|at most\s+|no more than\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty|hundred)\s))/u;
+  /\b(?:may not|must not|cannot|can not)\s+\p{L}+|\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?:found|reached)\b|be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|be\s+(?:left|kept|held|sent|set|put|brought|bought|sold|built|shut|read|run)\b|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than)|(?:now\s+|only\s+)?\p{L}+(?:\s+\p{L}+)?\s+(?:up to\s+|at most\s+|no more than\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty|hundred)\s))/u;
 /** "There are 11 engineers on the team": a count, not a pronoun subject. */
 const THERE_COUNT = /^\s*there\s+(?:is|are|was|were)\s+(?:\d|no\b|only\b)/iu;
 /**

@@ -621,3 +621,9 @@ Deno.test("probe: dislikes are a list; one amount with the opposite rule on each
     ["Files over 5 MB are blocked.", "Files up to 25 MB are allowed."],
   ], true);
 });
+
+Deno.test("probe: a permission with an irregular participle ('may be left unlocked') is a claim", () => {
+  expectPairs([
+    ["Laptops must be locked when unattended.", "Laptops may be left unlocked in the office."],
+  ], true);
+});
