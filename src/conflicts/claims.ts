@@ -56,6 +56,9 @@ const POSSIBILITY = /\b(?:can|could|might|may|gonna|wanna)\b/u;
  */
 const PERMISSION =
   /\b(?:may not|must not|cannot|can not)\s+\p{L}+|\b(?:may|can|cannot)\s+(?:not\s+)?(?:be\s+(?:found|reached)\b|be\s+(?!extended|changed|moved|increased|raised|renewed|adjusted|updated)\p{L}+(?:ed|en)|be\s+(?:left|kept|held|sent|set|put|brought|bought|sold|built|shut|read|run)\b|(?:be|have|hold|store|take)\s+(?:up to|at most|no more than)|(?:now\s+|only\s+)?\p{L}+(?:\s+\p{L}+)?\s+(?:up to\s+|at most\s+|no more than\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty|hundred)\s))/u;
+/** "Up to 5,000 jobs can wait in the queue": an amount bounded before the verb is a limit. */
+const STATED_LIMIT =
+  /\b(?:up to|at most|no more than|at least|a maximum of|a minimum of)\s+(?:\d|[$€£¥])/iu;
 /** "There are 11 engineers on the team": a count, not a pronoun subject. */
 const THERE_COUNT = /^\s*there\s+(?:is|are|was|were)\s+(?:\d|no\b|only\b)/iu;
 /**
@@ -239,7 +242,7 @@ export function readClaim(row: string): Claim {
   }
   if (EXHORTATION.test(text)) return { text, notAClaim: "an exhortation states no fact" };
   if (HEDGE.test(text)) return { text, notAClaim: "a wish or a guess states no fact" };
-  if (POSSIBILITY.test(text) && !PERMISSION.test(text)) {
+  if (POSSIBILITY.test(text) && !PERMISSION.test(text) && !STATED_LIMIT.test(text)) {
     return { text, notAClaim: "says what could be, not what is" };
   }
   // Written Chinese has no spaces: count characters there instead of words.

@@ -879,9 +879,15 @@ const PAST_ACTION =
 /** The differing word names a scope ("the refund window for hardware" / "…for software"). */
 function scoped(text: string, differing: readonly string[]): boolean {
   const lower = text.toLowerCase();
+  // "for the data team", "of all students", and any differing word after "for" or "in"
+  // ("in production" / "for notebooks"): each row limits the amount to its own scope.
   return differing.length > 0 &&
-    new RegExp(`\\b(?:for|of)\\s+(?:the\\s+|all\\s+)?${escapeRegex(differing[0])}`, "u")
-      .test(lower);
+    (new RegExp(`\\b(?:for|of)\\s+(?:the\\s+|all\\s+)?${escapeRegex(differing[0])}`, "u")
+      .test(lower) ||
+      differing.some((word) =>
+        new RegExp(`\\b(?:for|in)\\s+(?:the\\s+|all\\s+|our\\s+)?${escapeRegex(word)}\\b`, "u")
+          .test(lower)
+      ));
 }
 
 function escapeRegex(text: string): string {

@@ -627,3 +627,13 @@ Deno.test("probe: a permission with an irregular participle ('may be left unlock
     ["Laptops must be locked when unattended.", "Laptops may be left unlocked in the office."],
   ], true);
 });
+
+Deno.test("probe: a bound before 'can' is a limit; each row's own scope ('in production' / 'for notebooks')", () => {
+  expectPairs([
+    ["The queue holds at most 1,000 jobs.", "Up to 5,000 jobs can wait in the queue now."],
+    ["We use Python 3.10 in production.", "Production now runs Python 3.12."],
+  ], true);
+  expectPairs([
+    ["We use Python 3.10 in production.", "The data team uses Python 3.12 for notebooks."],
+  ], false);
+});
