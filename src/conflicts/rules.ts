@@ -236,6 +236,11 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   if (updates.length === 0 && episode(a.text) && episode(b.text)) {
     return drop("two episodes a speaker tells (first person, past tense): both can be true");
   }
+  // "I run 5 km every morning" / "my wife runs 10 km on weekends": the speaker and someone close
+  // to them are two people.
+  if (speakerAndRelative(a.text, b.text) || speakerAndRelative(b.text, a.text)) {
+    return drop("one row is about the speaker, the other about someone close to them");
+  }
   const occasions = twoOccasions(a.text, b.text);
   if (updates.length === 0 && occasions) {
     return drop(`two occasions (${occasions}), each told in the past: both can be true`);
@@ -804,6 +809,15 @@ function runPreposition(text: string, surface: readonly string[]): string | unde
   if (from < 0 || to < 0) return undefined;
   const inside = lower.slice(from, to).split(/[^\p{L}]+/u).filter((w) => PREPOSITION.test(w));
   return inside.length === 1 ? inside[0] : undefined;
+}
+
+const SPEAKER_SUBJECT = /^\s*(?:i|we)\b(?!['’]d\b)/iu;
+const RELATIVE_SUBJECT =
+  /^\s*(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|child|mom|mum|mother|dad|father|parents|brother|sister|friend|friends|boss|manager|colleague|coworker|roommate|girlfriend|boyfriend|family|grandma|grandpa|neighbou?r)\b/iu;
+
+/** One row's subject is the speaker ("I run…"), the other's a person close to them ("my wife…"). */
+function speakerAndRelative(a: string, b: string): boolean {
+  return SPEAKER_SUBJECT.test(a) && RELATIVE_SUBJECT.test(b);
 }
 
 /** "now" or "currently" on one side only, and no named change on either side. */

@@ -637,3 +637,8 @@ Deno.test("probe: a bound before 'can' is a limit; each row's own scope ('in pro
     ["We use Python 3.10 in production.", "The data team uses Python 3.12 for notebooks."],
   ], false);
 });
+
+Deno.test("chat: the speaker and someone close to them are two people", () => {
+  expectPairs([["Sam: I run 5 km every morning.", "Sam: My wife runs 10 km on weekends."]], false);
+  expectPairs([["I run 5 km every morning.", "I now run 10 km every morning."]], true);
+});
