@@ -73,10 +73,11 @@ const HEDGE = /^\s*(?:hopefully|maybe|perhaps|probably|i hope|i guess|i wish|fin
  * "Defaults to 300 seconds.", "Returns a promise.", "Default: `true`": the description of an
  * option or a function whose name is the heading or the list item above it. With the subject
  * left out, two such rows about different options ("Defaults to 30" under `timeout`, "Defaults
- * to 10" under `retries`) read as one attribute with two values.
+ * to 10" under `retries`) read as one attribute with two values. A verb before another verb
+ * is a noun ("Returns are accepted within 30 days"): that row has its subject.
  */
 const SUBJECTLESS_DESCRIPTION =
-  /^\s*(?:defaults?\s*(?:to\b|:|is\b)|returns|accepts|emits|throws|resolves|rejects|represents|specifies|indicates|determines|overrides)\b/iu;
+  /^\s*(?:defaults?\s*(?:to\b|:|is\b)|(?:returns|accepts|emits|throws|resolves|rejects|represents|specifies|indicates|determines|overrides)\b(?!\s+(?:are|is|were|was|will|would|can|could|must|may|might|should|shall|have|has|had|need|needs|take|takes|go|goes|do|does|don't|get|gets)\b))/iu;
 /** "[shared a photo: …]": a description of an attachment, not something the speaker says. */
 const BRACKETED = /^\s*\[[^\]]*\]\s*$/u;
 const WORD = /[\p{L}\p{N}]+/gu;

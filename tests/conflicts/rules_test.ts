@@ -642,3 +642,9 @@ Deno.test("chat: the speaker and someone close to them are two people", () => {
   expectPairs([["Sam: I run 5 km every morning.", "Sam: My wife runs 10 km on weekends."]], false);
   expectPairs([["I run 5 km every morning.", "I now run 10 km every morning."]], true);
 });
+
+Deno.test("documents: a plural noun that looks like an option's verb keeps its subject", () => {
+  expectPairs([
+    ["Returns are accepted within 30 days.", "Returns are accepted within 14 days."],
+  ], true);
+});
