@@ -813,9 +813,12 @@ function runPreposition(text: string, surface: readonly string[]): string | unde
 
 const SPEAKER_SUBJECT = /^\s*(?:i|we)\b(?!['’]d\b)/iu;
 const RELATIVE_SUBJECT =
-  /^\s*(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|child|mom|mum|mother|dad|father|parents|brother|sister|friend|friends|boss|manager|colleague|coworker|roommate|girlfriend|boyfriend|family|grandma|grandpa|neighbou?r)\b/iu;
+  /^\s*(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|son|daughter|kids?|children|child|mom|mum|mother|dad|father|parents|brother|sister|friend|friends|boss|manager|colleague|coworker|roommate|girlfriend|boyfriend|grandma|grandpa|neighbou?r)\b/iu;
 
-/** One row's subject is the speaker ("I run…"), the other's a person close to them ("my wife…"). */
+/**
+ * One row's subject is the speaker ("I run…"), the other's a person close to them ("my wife…").
+ * "Our family" is left out: "we" is the family.
+ */
 function speakerAndRelative(a: string, b: string): boolean {
   return SPEAKER_SUBJECT.test(a) && RELATIVE_SUBJECT.test(b);
 }
