@@ -13,6 +13,7 @@ import {
   toolCallFrame,
 } from "../helpers/http_server.ts";
 import { makeTempHome, runCli, type TempHome } from "../helpers/server.ts";
+import { rememberConfirmed } from "../helpers/workspaces.ts";
 
 /** A token as a test writes it into the file by hand (the CLI is tested on its own below). */
 interface TestToken {
@@ -72,21 +73,6 @@ const ADMIN: TestToken = {
 
 function bearer(token: TestToken, extra: Record<string, string> = {}): Record<string, string> {
   return { authorization: `Bearer ${token.secret}`, ...extra };
-}
-
-async function rememberConfirmed(session: HttpSession, data: Record<string, unknown>) {
-  let stored = await session.call("remember", data);
-  if (stored.data.action_required === "confirm_new_workspace") {
-    const confirmed = await session.call("confirm_pending_workspace", {
-      workspace: stored.data.workspace,
-      reason: "new project",
-      authorized: true,
-    }, "memory_govern");
-    assert.equal(confirmed.data.applied, true, JSON.stringify(confirmed.data));
-    stored = await session.call("remember", data);
-  }
-  assert.equal(typeof stored.data.memory_id, "number", JSON.stringify(stored.data));
-  return stored.data.memory_id as number;
 }
 
 function resultIds(envelope: { data: { results?: { memory_id: number }[] } }): number[] {

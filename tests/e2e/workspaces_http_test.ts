@@ -13,24 +13,10 @@ import {
   toolCallFrame,
 } from "../helpers/http_server.ts";
 import { makeTempHome } from "../helpers/server.ts";
+import { rememberConfirmed } from "../helpers/workspaces.ts";
 
 function headers(agent: string, workspace: string): Record<string, string> {
   return { ...identityHeaders("http-ws", agent), "X-Mema-Workspace": workspace };
-}
-
-async function rememberConfirmed(session: HttpSession, data: Record<string, unknown>) {
-  let stored = await session.call("remember", data);
-  if (stored.data.action_required === "confirm_new_workspace") {
-    const confirmed = await session.call("confirm_pending_workspace", {
-      workspace: stored.data.workspace,
-      reason: "new project",
-      authorized: true,
-    }, "memory_govern");
-    assert.equal(confirmed.data.applied, true, JSON.stringify(confirmed.data));
-    stored = await session.call("remember", data);
-  }
-  assert.equal(typeof stored.data.memory_id, "number", JSON.stringify(stored.data));
-  return stored.data.memory_id as number;
 }
 
 Deno.test("http strict: two callers in different workspaces on one server stay apart", async () => {

@@ -10,6 +10,7 @@ import {
   startServer,
   type TempHome,
 } from "../helpers/server.ts";
+import { rememberConfirmed } from "../helpers/workspaces.ts";
 
 function review(session: ServerSession, view: string, data: Record<string, unknown> = {}) {
   return session.callRaw({ view, data }, "memory_review");
@@ -19,26 +20,6 @@ function strictServer(home: TempHome, workspace: string): Promise<ServerSession>
   return startServer(home, {
     env: { MEMA_WORKSPACE_ISOLATION: "strict", MEMA_WORKSPACE: workspace },
   });
-}
-
-/** Writes a fact in the caller's workspace, confirming the workspace first when it is new. */
-async function rememberConfirmed(
-  session: ServerSession,
-  data: Record<string, unknown>,
-): Promise<number> {
-  let stored = await session.call("remember", data);
-  if (stored.data.action_required === "confirm_new_workspace") {
-    const workspace = stored.data.workspace as string;
-    const confirmed = await session.call("confirm_pending_workspace", {
-      workspace,
-      reason: "new project",
-      authorized: true,
-    }, "memory_govern");
-    assert.equal(confirmed.data.applied, true, JSON.stringify(confirmed));
-    stored = await session.call("remember", data);
-  }
-  assert.equal(typeof stored.data.memory_id, "number", JSON.stringify(stored));
-  return stored.data.memory_id as number;
 }
 
 Deno.test("strict isolation: a new workspace waits for confirmation and nothing is stored until then", async () => {
