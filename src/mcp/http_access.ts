@@ -24,6 +24,7 @@ import type { AccessRefusal } from "../govern/access_refusals.ts";
 import { sameSecret } from "../http/guards.ts";
 import { readTokenFile } from "../http/token_file.ts";
 import {
+  emptyTokenFile,
   findToken,
   type HttpTokenFile,
   type HttpTokenRecord,
@@ -89,9 +90,7 @@ export class TokenGate {
     if (signature === this.#signature && this.#state.state !== "broken") return this.#state;
     this.#signature = signature;
     if (signature === undefined) {
-      this.#state = this.#inUse
-        ? { state: "on", file: { format: "mema-http-tokens/1", tokens: [] } }
-        : { state: "off" };
+      this.#state = this.#inUse ? { state: "on", file: emptyTokenFile() } : { state: "off" };
       if (this.#inUse) logWarn(`the token file ${this.#path} is gone: every request is refused`);
       return this.#state;
     }
