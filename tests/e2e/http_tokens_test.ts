@@ -4,6 +4,7 @@
  * without a restart, and refusals land in the audit view without the token.
  */
 import assert from "node:assert/strict";
+import { sha256Hex } from "../../src/http/tokens.ts";
 import {
   connectHttp,
   envelopeOf,
@@ -22,11 +23,6 @@ interface TestToken {
   client: string;
   agentId: string;
   workspaces: string[] | "*";
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function tokensPath(home: TempHome): string {
