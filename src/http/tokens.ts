@@ -58,17 +58,12 @@ export interface HttpTokenFile {
 const identity = (max: number) =>
   z.string().min(1).max(max).regex(IDENTITY_PATTERN, "use only letters, digits and . _ : @ -");
 
-const workspaceName = z.string().min(1).max(WORKSPACE_MAX_CHARS).regex(
-  IDENTITY_PATTERN,
-  "use only letters, digits and . _ : @ -",
-);
-
 const recordSchema = z.object({
   name: identity(HTTP_TOKEN_NAME_MAX_CHARS),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, "a lowercase hex SHA-256"),
   client: identity(64),
   agent_id: identity(128),
-  workspaces: z.union([z.literal(ANY_WORKSPACE), z.array(workspaceName).min(1)]),
+  workspaces: z.union([z.literal(ANY_WORKSPACE), z.array(identity(WORKSPACE_MAX_CHARS)).min(1)]),
   created_at: z.string().min(1),
 }).strict();
 
