@@ -5,9 +5,7 @@
  * "xstaterequir"). Facts are remembered into a real SQLite file and checked as the server does.
  */
 import assert from "node:assert/strict";
-import { detectConflicts } from "../../src/conflicts/detect.ts";
-import { defaultStages } from "../../src/conflicts/stages.ts";
-import { rememberMemory } from "../../src/memory/remember.ts";
+import { detectOnPair } from "../helpers/conflict_pair.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 const PAIRS: [string, string][] = [
@@ -34,13 +32,7 @@ Deno.test("notices and conflict details quote the memories' own words", async ()
   for (const [first, second] of PAIRS) {
     const t = await openTestContext({ skipVec: true });
     try {
-      await rememberMemory(t.ctx, { content: first, subject: "team notes", workspace: "acme" });
-      const { memoryId } = await rememberMemory(t.ctx, {
-        content: second,
-        subject: "team notes",
-        workspace: "acme",
-      });
-      const report = await detectConflicts(t.ctx, memoryId, defaultStages());
+      const report = await detectOnPair(t, first, second);
       assert.equal(report.recorded.length, 1, `${first} / ${second}`);
       const { conflict, notices } = t.store.read(() => ({
         conflict: t.store.conflicts.get(report.recorded[0])!,

@@ -4,24 +4,17 @@
  * remembered into a real SQLite file and checked as the server's background job checks it.
  */
 import assert from "node:assert/strict";
-import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { assessPair } from "../../src/conflicts/rules.ts";
 import { kickScan, scanQueuePage } from "../../src/conflicts/scan.ts";
-import { defaultStages } from "../../src/conflicts/stages.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
+import { detectOnPair } from "../helpers/conflict_pair.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 /** The values of the conflict the second fact opens against the first, if any. */
 async function conflictBetween(first: string, second: string): Promise<string[] | undefined> {
   const t = await openTestContext({ skipVec: true });
   try {
-    await rememberMemory(t.ctx, { content: first, subject: "team notes", workspace: "acme" });
-    const { memoryId } = await rememberMemory(t.ctx, {
-      content: second,
-      subject: "team notes",
-      workspace: "acme",
-    });
-    const report = await detectConflicts(t.ctx, memoryId, defaultStages());
+    const report = await detectOnPair(t, first, second);
     if (report.recorded.length === 0) return undefined;
     const conflict = t.store.read(() => t.store.conflicts.get(report.recorded[0]))!;
     return conflict.members.map((member) => String(member.value));
