@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { withHomeStore } from "../helpers/home_store.ts";
 import { makeTempHome, runCli, type TempHome } from "../helpers/server.ts";
 import { canMountTmpfs, mountTmpfs, unmount } from "../helpers/tmpfs.ts";
 
@@ -14,18 +14,9 @@ async function seed(
   home: TempHome,
   memories: { subject: string; content: string; workspace: string }[],
 ): Promise<void> {
-  Deno.mkdirSync(`${home.dir}/data/mema`, { recursive: true });
-  const store = await openStore(home.dbPath, { cacheDir: `${home.dir}/cache`, skipVec: true });
-  const ctx = {
-    store,
-    caller: { client: "cursor", agentId: "cursor-main" },
-    settings: { workspaceIsolation: "none" as const, includeSize: true },
-  };
-  try {
+  await withHomeStore(home, async (ctx) => {
     for (const memory of memories) await rememberMemory(ctx, memory);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 function facts(dbPath: string): { subject: string; workspace: string; content: string }[] {

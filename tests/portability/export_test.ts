@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { withHomeStore } from "../helpers/home_store.ts";
 import { makeTempHome, runCli, type TempHome } from "../helpers/server.ts";
 import { parseFrontmatter } from "../../src/portability/frontmatter.ts";
 
 /** Fills the temp home's database through the write path, as `serve` would. */
 async function seedLibrary(home: TempHome): Promise<number[]> {
-  Deno.mkdirSync(`${home.dir}/data/mema`, { recursive: true });
-  const store = await openStore(home.dbPath, { cacheDir: `${home.dir}/cache`, skipVec: true });
-  const ctx = {
-    store,
-    caller: { client: "cursor", agentId: "cursor-main" },
-    settings: { workspaceIsolation: "none" as const, includeSize: true },
-  };
-  try {
+  return await withHomeStore(home, async (ctx) => {
     const a = await rememberMemory(ctx, {
       subject: "Deploy window",
       content: "Deploys run on Fridays after 14:00.\n",
@@ -35,9 +28,7 @@ async function seedLibrary(home: TempHome): Promise<number[]> {
       metadata: { origin: "chat", turn: 3 },
     });
     return [a.memoryId, b.memoryId];
-  } finally {
-    store.close();
-  }
+  });
 }
 
 Deno.test("export --format md writes one file per memory with frontmatter and the content verbatim", async () => {
