@@ -750,6 +750,8 @@ function periodEnds(a: string, b: string): { start: string; end: string } | unde
 /** An open licence by its identifier (SPDX-like names; "MIT" and "ISC" in capitals only). */
 const OPEN_LICENCE =
   /\b(?:MIT|ISC|(?:apache|gpl|lgpl|agpl|bsd|mpl|epl)(?:[- ]?v?\d(?:\.\d)?)?(?:[- ]\d-clause)?|cc[- ]by(?:[- ](?:sa|nd|nc))*(?:[- ]\d\.\d)?|cc0|unlicense)\b/u;
+/** {@linkcode OPEN_LICENCE} in any case, tried when the exact-case form finds nothing. */
+const OPEN_LICENCE_ANY_CASE = new RegExp(OPEN_LICENCE.source, "iu");
 const CLOSED_LICENCE = /\b(?:proprietary|closed[- ]source)\b/iu;
 
 /** One row names an open licence and the other says the thing is proprietary. */
@@ -759,9 +761,10 @@ function openLicenceAgainstClosed(
   otherText: string,
   other: SentenceShape,
 ): { a: string; b: string } | undefined {
-  const open = text.match(OPEN_LICENCE) ?? text.match(new RegExp(OPEN_LICENCE.source, "iu"));
   const closed = otherText.match(CLOSED_LICENCE);
-  if (!open || !closed || CLOSED_LICENCE.test(text) || shape.negated || !other.negated) {
+  if (!closed) return undefined;
+  const open = text.match(OPEN_LICENCE) ?? text.match(OPEN_LICENCE_ANY_CASE);
+  if (!open || CLOSED_LICENCE.test(text) || shape.negated || !other.negated) {
     return undefined;
   }
   return { a: open[0], b: closed[0] };
