@@ -75,21 +75,14 @@ export interface RowView {
 export function rowsOf(store: Store, memory: MemoryRecord): RowView[] {
   const stored = store.rowsOfMemory(memory.id).filter((row) => row.kind !== "subject");
   const rows = stored.length > 0
-    ? stored.map((row) => ({
-      text: row.text,
-      start: row.startOffset,
-      end: row.endOffset,
-      kind: row.kind,
-    }))
-    : evidenceRowsFor(memory.subject, memory.content)
-      .filter((row) => row.kind !== "subject")
-      .map((row) => ({
-        text: row.text,
-        start: row.startOffset,
-        end: row.endOffset,
-        kind: row.kind,
-      }));
-  return rows;
+    ? stored
+    : evidenceRowsFor(memory.subject, memory.content).filter((row) => row.kind !== "subject");
+  return rows.map((row) => ({
+    text: row.text,
+    start: row.startOffset,
+    end: row.endOffset,
+    kind: row.kind,
+  }));
 }
 
 /** A pair worth recording. */
