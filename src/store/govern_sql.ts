@@ -4,6 +4,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { insertAudit } from "./memories_sql.ts";
 import type { AuditEntry, MemoryStatus, ProtectionLevel, SourceType } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -269,17 +270,6 @@ export function recordCoalescedAudit(
     count.run(entry.at, Number(existing.id));
     return "counted";
   }
-  db.prepare(
-    `INSERT INTO audit (at, action, memory_id, agent_id, client, reason, detail)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    target.at,
-    target.action,
-    target.memoryId,
-    target.agentId,
-    target.client,
-    target.reason,
-    JSON.stringify(target.detail),
-  );
+  insertAudit(db, target);
   return "added";
 }
