@@ -6,29 +6,17 @@
  * (item 6).
  */
 import assert from "node:assert/strict";
-import { type Envelope, makeTempHome, startServer } from "../helpers/server.ts";
-import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "../helpers/tmpfs.ts";
+import { type Envelope, startServer } from "../helpers/server.ts";
+import { canMountTmpfs, fillDisk, makeTmpfsHome } from "../helpers/tmpfs.ts";
 
 const mountable = canMountTmpfs();
 
 /** A temp home whose database sits on a 3 MiB tmpfs and whose backup sits on the real disk. */
 function fillableHome() {
-  const home = makeTempHome();
-  const disk = `${home.dir}/ramdisk`;
-  Deno.mkdirSync(disk);
-  mountTmpfs(disk, "3m");
-  const backupPath = `${home.dir}/backup/mema.backup.jsonl`;
-  const env = { MEMA_DB_PATH: `${disk}/mema.sqlite3`, MEMA_BACKUP_JSONL: backupPath };
-  return {
-    home,
-    disk,
-    backupPath,
-    env,
-    async cleanup() {
-      await unmount(disk);
-      home.cleanup();
-    },
-  };
+  const mounted = makeTmpfsHome("3m");
+  const backupPath = `${mounted.home.dir}/backup/mema.backup.jsonl`;
+  const env = { MEMA_DB_PATH: `${mounted.disk}/mema.sqlite3`, MEMA_BACKUP_JSONL: backupPath };
+  return { ...mounted, backupPath, env };
 }
 
 Deno.test({

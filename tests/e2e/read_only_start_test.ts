@@ -9,17 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { makeTempHome, runCli, startServer } from "../helpers/server.ts";
-import { canMountTmpfs, mountTmpfs, remount, unmount } from "../helpers/tmpfs.ts";
+import { runCli, startServer } from "../helpers/server.ts";
+import { canMountTmpfs, makeTmpfsHome, remount } from "../helpers/tmpfs.ts";
 
 Deno.test({
   name: "e2e: a database on a read-only file system serves reads and saves writes to the backup",
   ignore: !canMountTmpfs(),
   async fn() {
-    const home = makeTempHome();
-    const disk = `${home.dir}/disk`;
-    Deno.mkdirSync(disk);
-    mountTmpfs(disk, "20m");
+    const mounted = makeTmpfsHome("20m");
+    const { home, disk } = mounted;
     const dbPath = `${disk}/mema.sqlite3`;
     const backupPath = `${home.dir}/backup/mema.backup.jsonl`;
     const env = { MEMA_DB_PATH: dbPath, MEMA_BACKUP_JSONL: backupPath };
@@ -103,8 +101,7 @@ Deno.test({
         await after.close();
       }
     } finally {
-      await unmount(disk);
-      home.cleanup();
+      await mounted.cleanup();
     }
   },
 });
@@ -114,10 +111,8 @@ Deno.test({
     "e2e: a database on a read-only file system whose -wal still holds changes is refused at start, with the fix",
   ignore: !canMountTmpfs(),
   async fn() {
-    const home = makeTempHome();
-    const disk = `${home.dir}/disk`;
-    Deno.mkdirSync(disk);
-    mountTmpfs(disk, "20m");
+    const mounted = makeTmpfsHome("20m");
+    const { home, disk } = mounted;
     const source = `${home.dir}/data/source.sqlite3`;
     const dbPath = `${disk}/mema.sqlite3`;
     const env = { MEMA_DB_PATH: dbPath, MEMA_BACKUP_JSONL: `${home.dir}/backup.jsonl` };
@@ -161,8 +156,7 @@ Deno.test({
       assert.match(started.stderr, /make the file system writable and start mema once/);
       assert.match(started.stderr, /not closed cleanly/);
     } finally {
-      await unmount(disk);
-      home.cleanup();
+      await mounted.cleanup();
     }
   },
 });

@@ -5,6 +5,7 @@
  * Mounting needs root; tests that use these helpers are ignored elsewhere.
  * @module
  */
+import { makeTempHome, type TempHome } from "./server.ts";
 
 /** Runs a command; true when it exits 0. */
 export function run(command: string, args: string[]): boolean {
@@ -59,4 +60,29 @@ export function fillDisk(dir: string): void {
   } catch (error) {
     if (!String(error).includes("No space left")) throw error;
   }
+}
+
+/** A temp home with a tmpfs mounted on its `disk` directory. */
+export interface TmpfsHome {
+  home: TempHome;
+  /** The mounted directory, `<home>/disk`. */
+  disk: string;
+  /** Unmounts `disk`, then removes the home. */
+  cleanup(): Promise<void>;
+}
+
+/** Creates a temp home and mounts a tmpfs of `size` (e.g. "3m") on `<home>/disk`. */
+export function makeTmpfsHome(size: string): TmpfsHome {
+  const home = makeTempHome();
+  const disk = `${home.dir}/disk`;
+  Deno.mkdirSync(disk);
+  mountTmpfs(disk, size);
+  return {
+    home,
+    disk,
+    async cleanup() {
+      await unmount(disk);
+      home.cleanup();
+    },
+  };
 }
