@@ -39,16 +39,17 @@ export function isReadOnlyFailure(error: unknown): boolean {
 }
 
 /**
- * SQLite failures of a write that mean "this file cannot take writes now" (disk full, a file
- * system that turned read-only, an I/O error), not bad input or a bug.
+ * SQLite's words for the other failures of a write that mean "this file cannot take writes
+ * now" (disk full, an I/O error), beside a file system that turned read-only; not bad input
+ * or a bug.
  */
-const STORAGE_FAILURE =
-  /database or disk is full|attempt to write a readonly database|readonly database|disk I\/O error|unable to open database file|read-only file system|no space left/i;
+const STORAGE_FAILURE = /database or disk is full|disk I\/O error|no space left/i;
 
 /** True when a write failed because the database cannot be written now. */
 export function isStorageFailure(error: unknown): boolean {
-  return error instanceof Error && !(error instanceof MemaError) &&
-    STORAGE_FAILURE.test(error.message);
+  return isReadOnlyFailure(error) ||
+    (error instanceof Error && !(error instanceof MemaError) &&
+      STORAGE_FAILURE.test(error.message));
 }
 
 /** A read-only connection and the reason the database is read-only, in words. */
