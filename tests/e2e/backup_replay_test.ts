@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type Envelope, startServer } from "../helpers/server.ts";
-import { canMountTmpfs, fillDisk, makeTmpfsHome } from "../helpers/tmpfs.ts";
+import { canMountTmpfs, fillDisk, freeDisk, makeTmpfsHome } from "../helpers/tmpfs.ts";
 
 const mountable = canMountTmpfs();
 
@@ -55,7 +55,7 @@ Deno.test({
       );
       assert.equal(lines.at(-1), "", "every acknowledged entry ends with a newline");
 
-      Deno.removeSync(`${setup.disk}/filler`);
+      freeDisk(setup.disk);
       const dry = await server.repair("replay_backup", {});
       assert.deepEqual(dry.data.unreadable_lines, [1]);
       assert.equal(dry.data.pending, 2);
@@ -98,7 +98,7 @@ Deno.test({
       const entry = JSON.parse(Deno.readTextFileSync(setup.backupPath).trim());
       assert.equal(entry.input.expectedVersion, 1, "the version read at save time is recorded");
 
-      Deno.removeSync(`${setup.disk}/filler`);
+      freeDisk(setup.disk);
       const newerText = "The release train leaves on Thursdays, from June.";
       const newer = await server.call("update", { memory_id: id, new_content: newerText });
       assert.equal(newer.data.version, 2);
@@ -186,7 +186,7 @@ Deno.test({
         "old_text is looked for in the content as saved edits leave it",
       );
 
-      Deno.removeSync(`${setup.disk}/filler`);
+      freeDisk(setup.disk);
       // A page that starts after the change an entry builds on leaves that entry waiting.
       const paged = await second.repair("replay_backup", {
         dry_run: false,
@@ -242,7 +242,7 @@ Deno.test({
       const b = await server.call("update", { memory_id: id, new_content: bText });
       assert.deepEqual([a.mode, b.mode], ["jsonl_backup", "jsonl_backup"]);
 
-      Deno.removeSync(`${setup.disk}/filler`);
+      freeDisk(setup.disk);
       // Someone changes the memory before the replay: the first saved update is overtaken,
       // and the version the second one expects (2) is now this unrelated change's.
       const direct = "Deploys never freeze.";
@@ -305,7 +305,7 @@ Deno.test({
       const read = await server.call("read", { memory_id: kept.data.memory_id });
       assert.ok(read.warnings.some((w) => /cannot be written/.test(w)), read.warnings.join("\n"));
 
-      Deno.removeSync(`${setup.disk}/filler`);
+      freeDisk(setup.disk);
       const written = await server.call("remember", {
         content: "The test server is called Turing.",
         subject: "test server",

@@ -62,6 +62,11 @@ export function fillDisk(dir: string): void {
   }
 }
 
+/** Frees the file system {@linkcode fillDisk} filled: removes its `filler` file from `dir`. */
+export function freeDisk(dir: string): void {
+  Deno.removeSync(`${dir}/filler`);
+}
+
 /** A temp home with a tmpfs mounted on its `disk` directory. */
 export interface TmpfsHome {
   home: TempHome;
