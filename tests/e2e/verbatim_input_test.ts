@@ -17,11 +17,10 @@ import {
   identityHeaders,
   startHttpServer,
 } from "../helpers/http_server.ts";
+import { spawnRawStdio } from "../helpers/raw_stdio.ts";
 import { type Envelope, MAIN, makeTempHome, type TempHome } from "../helpers/server.ts";
 
 const MiB = 1024 * 1024;
-/** How long the raw-pipe driver waits for a reply before calling it missing. */
-const NO_REPLY_MS = 60_000;
 
 /** An SDK client over a spawned `mema serve`, watching for the transport closing. */
 async function connectStdio(home: TempHome) {
@@ -259,80 +258,22 @@ Deno.test("e2e stdio: metadata nested too deep is invalid_input, not a storage e
   }
 });
 
-/** A `mema serve` over raw pipes, for frames no SDK client would send. */
+/** {@linkcode spawnRawStdio} plus one `memory` tool call at a time. */
 function spawnRaw(home: TempHome) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", MAIN, "serve"],
-    env: { ...home.env, MEMA_CLIENT: "raw", MEMA_AGENT_ID: "raw-agent" },
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  // Chunks of the line being received; only each new chunk is searched, so large replies stay linear.
-  let pending: string[] = [];
-  const lines: string[] = [];
-  const nextReply = async (): Promise<Record<string, unknown>> => {
-    for (;;) {
-      if (lines.length > 0) return JSON.parse(lines.shift()!);
-      // Not a timing assertion: a reply that never comes fails the test instead of hanging it.
-      let guard: ReturnType<typeof setTimeout> | undefined;
-      const { done, value } = await Promise.race([
-        reader.read(),
-        new Promise<never>((_, reject) => {
-          guard = setTimeout(() => reject(new Error("no reply from the server")), NO_REPLY_MS);
-        }),
-      ]).finally(() => clearTimeout(guard));
-      if (done) throw new Error(`server closed stdout; buffered: ${pending.join("")}`);
-      const parts = value.split("\n");
-      for (let i = 0; i < parts.length - 1; i++) {
-        const line = pending.join("") + parts[i];
-        pending = [];
-        if (line.trim() !== "") lines.push(line);
-      }
-      pending.push(parts[parts.length - 1]);
-    }
-  };
-  const send = (frame: Record<string, unknown>) =>
-    writer.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...frame }) + "\n"));
-  const stderr = new Response(child.stderr).text();
+  const raw = spawnRawStdio(home);
   return {
-    write: (bytes: string | Uint8Array) =>
-      writer.write(typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes),
-    send,
-    nextReply,
-    /** The MCP handshake. */
-    async initialize() {
-      await send({
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "raw", version: "0" },
-        },
-      });
-      assert.equal((await nextReply()).id, 1);
-      await send({ method: "notifications/initialized" });
-    },
+    ...raw,
     /** One `memory` tool call; resolves with its envelope. */
     async call(id: number, action: string, data: unknown): Promise<Envelope> {
-      await send({
+      await raw.send({
+        jsonrpc: "2.0",
         id,
         method: "tools/call",
         params: { name: "memory", arguments: { action, data } },
       });
-      const reply = await nextReply();
+      const reply = await raw.nextReply() as { id: unknown; result: unknown };
       assert.equal(reply.id, id, JSON.stringify(reply).slice(0, 300));
       return (reply.result as { structuredContent: Envelope }).structuredContent;
-    },
-    async close() {
-      await writer.close();
-      await reader.cancel();
-      const status = await child.status;
-      return { status, stderr: await stderr };
     },
   };
 }
@@ -423,7 +364,7 @@ Deno.test("e2e stdio: malformed frames that carry an id get a JSON-RPC error; th
     ];
     for (const { frame, id, code } of bad) {
       await raw.write(frame);
-      const reply = await raw.nextReply();
+      const reply = await raw.nextReply() as { id: unknown; error: unknown };
       assert.equal(reply.id, id, JSON.stringify(reply));
       assert.equal((reply.error as { code: number }).code, code, JSON.stringify(reply));
     }
