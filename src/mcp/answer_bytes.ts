@@ -29,6 +29,14 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
+/**
+ * True when `text` is at most `maxBytes` in UTF-8. A UTF-16 unit is at most 3 bytes, so a
+ * text shorter than a third of the limit fits without being scanned (most answers).
+ */
+export function fitsUtf8(text: string, maxBytes: number): boolean {
+  return text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes;
+}
+
 function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }

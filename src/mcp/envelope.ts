@@ -16,7 +16,7 @@ import { isUnwritableError } from "../memory/backup.ts";
 import { logWarn } from "../platform/mod.ts";
 import { fitAnswer } from "./answer_budget.ts";
 import { ANSWER_MAX_BYTES } from "./answer_constants.ts";
-import { utf8Length } from "./answer_bytes.ts";
+import { fitsUtf8, utf8Length } from "./answer_bytes.ts";
 
 /** A tool response body. */
 export interface Envelope {
@@ -203,6 +203,6 @@ export function toToolResult(
 ): ToolResult {
   const result = wrap(envelope);
   // Most answers are far below the budget: one serialization tells, and is kept.
-  if (utf8Length(JSON.stringify(result)) <= (options.maxBytes ?? ANSWER_MAX_BYTES)) return result;
+  if (fitsUtf8(JSON.stringify(result), options.maxBytes ?? ANSWER_MAX_BYTES)) return result;
   return wrap(fitAnswer(envelope, { maxBytes: options.maxBytes, measure: measureToolResult }));
 }

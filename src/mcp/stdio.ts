@@ -45,7 +45,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { logWarn } from "../platform/mod.ts";
 import { parseJsonFrame } from "./json_frame.ts";
-import { utf8Length } from "./answer_bytes.ts";
+import { fitsUtf8, utf8Length } from "./answer_bytes.ts";
 import {
   STDIO_FRAME_MAX_BYTES,
   STDIO_ID_SCAN_BYTES,
@@ -231,8 +231,8 @@ export class LineStdioTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     let line = JSON.stringify(message) + "\n";
-    const bytes = utf8Length(line);
-    if (bytes > this.#maxSendBytes) {
+    if (!fitsUtf8(line, this.#maxSendBytes)) {
+      const bytes = utf8Length(line);
       const id = "id" in message && !("method" in message) ? message.id : undefined;
       logWarn(
         `stdio: an answer of ${bytes} bytes passes the ${this.#maxSendBytes}-byte send limit; ` +
