@@ -228,9 +228,7 @@ export function fitAnswer(envelope: Envelope, options: FitOptions): Envelope {
       if (!slot.pageable) omit(slot);
       else {
         const total = spanOf(slot.holder)?.total ?? slot.content.length;
-        const widest = { start: total, end: total, total };
-        page(slot, widest, 0);
-        slot.holder.span = { start: total, end: total, total_chars: total };
+        page(slot, { start: total, end: total, total }, 0);
       }
     }
     let room = maxBytes - options.measure(cut) - CUT_SLACK_BYTES;
