@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { isHighSurrogate, isLowSurrogate } from "../text/code_points.ts";
 
 /** UTF-8 length of a string without encoding it (a lone surrogate counts as U+FFFD, 3 bytes). */
 export function utf8Length(text: string): number {
@@ -35,14 +36,6 @@ export function utf8Length(text: string): number {
  */
 export function fitsUtf8(text: string, maxBytes: number): boolean {
   return text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes;
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
-}
-
-function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /** The two-character escapes JSON.stringify uses for these control characters. */

@@ -13,10 +13,7 @@
  * ```
  * @module
  */
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
+import { isHighSurrogate } from "../text/code_points.ts";
 
 /** `end` moved back off the middle of a surrogate pair. */
 function safeEnd(text: string, end: number): number {

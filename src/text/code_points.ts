@@ -11,11 +11,13 @@
  * @module
  */
 
-function isHighSurrogate(unit: number): boolean {
+/** True for the first half of a surrogate pair (U+D800–U+DBFF). */
+export function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
 
-function isLowSurrogate(unit: number): boolean {
+/** True for the second half of a surrogate pair (U+DC00–U+DFFF). */
+export function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
