@@ -7,7 +7,8 @@
  *
  * A clause (between commas, semicolons, "but") that holds a refusal ("not", "never", "no
  * longer", "any more", "stopped") turns down its content words; after "instead of" / "rather
- * than" the rest of the clause is turned down. Every other content word is taken.
+ * than" the rest of the clause is turned down, and so is what a preference puts after "over"
+ * ("prefers email over phone calls"). Every other content word is taken.
  *
  * @example
  * ```ts
@@ -25,12 +26,22 @@ export interface Choices {
   taken: Set<string>;
   refused: Set<string>;
   surface: Map<string, string>;
+  /** The words of the scope a preference is limited to ("over spaces in Go code": go, code). */
+  scoped: Set<string>;
 }
 
 const CLAUSE = /[,;:.!?]|\bbut\b|\band then\b/iu;
 const REFUSAL =
   /\b(?:not|never|no longer|any ?more|stopped|stop|dropped|don't|doesn't|isn't|aren't|wasn't|weren't|won't)\b|n't\b/iu;
 const INSTEAD = /\b(?:instead of|rather than)\b/iu;
+/**
+ * "Tom prefers email over phone calls", "I'd choose tea over coffee": a preference verb, then
+ * what it takes, then "over" and what it turns down, up to the next preposition ("tabs over
+ * spaces in Go code": the scope is taken, not refused).
+ */
+const PREFER_OVER =
+  /\b(?:prefers?|preferred|preferring|favou?rs?|favou?red|chooses?|chose|picks?|picked)\b(.+?)\bover\b(.+)/iu;
+const SCOPE_START = /\b(?:in|on|at|for|when|during|with|by|from|because)\b/iu;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'+.-]*[\p{L}\p{N}+]|[\p{L}\p{N}]/gu;
 /**
  * Words every refusal and its counterpart share ("use", "used", "allowed", "there"): taken in
@@ -80,6 +91,7 @@ export function readChoices(text: string): Choices {
   const taken = new Set<string>();
   const refused = new Set<string>();
   const surface = new Map<string, string>();
+  const scoped = new Set<string>();
   const add = (set: Set<string>, words: readonly string[]) => {
     for (const word of words) {
       const key = stem(word.toLowerCase());
@@ -90,7 +102,18 @@ export function readChoices(text: string): Choices {
   };
   for (const clause of text.split(CLAUSE)) {
     const instead = clause.match(INSTEAD);
-    if (instead?.index !== undefined) {
+    const over = instead ? null : clause.match(PREFER_OVER);
+    if (over?.index !== undefined) {
+      const scope = over[2].search(SCOPE_START);
+      const refusedPart = scope < 0 ? over[2] : over[2].slice(0, scope);
+      add(taken, contentWords(clause.slice(0, over.index + over[0].length - over[2].length - 4)));
+      add(refused, contentWords(refusedPart));
+      if (scope >= 0) {
+        const words = contentWords(over[2].slice(scope));
+        add(taken, words);
+        for (const word of words) scoped.add(stem(word.toLowerCase()));
+      }
+    } else if (instead?.index !== undefined) {
       add(taken, contentWords(clause.slice(0, instead.index)));
       add(refused, contentWords(clause.slice(instead.index + instead[0].length)));
     } else if (REFUSAL.test(clause)) {
@@ -106,7 +129,7 @@ export function readChoices(text: string): Choices {
       refused.delete(key);
     }
   }
-  return { taken, refused, surface };
+  return { taken, refused, surface, scoped };
 }
 
 /**
@@ -124,6 +147,11 @@ export function reversedChoice(
   const aRefusesBTakes = [...a.refused].filter((key) => b.taken.has(key));
   const bRefusesATakes = [...b.refused].filter((key) => a.taken.has(key));
   if (aRefusesBTakes.length === 0 && bRefusesATakes.length === 0) return undefined;
+  // "Prefer tabs over spaces in Go code" / "prefer spaces over tabs in Python code": each
+  // preference holds in its own scope.
+  const ownScope = (mine: Choices, theirs: Choices) =>
+    [...mine.scoped].some((key) => !theirs.scoped.has(key));
+  if (ownScope(a, b) && ownScope(b, a)) return undefined;
   const crossing = new Set([...aRefusesBTakes, ...bRefusesATakes]);
   const frame = (choices: Choices) =>
     new Set([...choices.taken, ...choices.refused].filter((key) => !crossing.has(key)));

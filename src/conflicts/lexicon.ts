@@ -281,10 +281,16 @@ export const HISTORICAL_PHRASES: readonly string[] = [
   "last year",
   "years back",
   "once upon",
+  // A stage of someone's life that is over: "Sara lived in Madrid as a child".
+  "as a child",
+  "as a kid",
+  "as a teenager",
+  "growing up",
   "以前",
   "曾经",
   "过去",
   "原来",
+  "小时候",
 ];
 
 /** Past-tense auxiliaries that make "in 2019" a historical anchor rather than a plan. */

@@ -53,7 +53,7 @@ import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
-import { sameValue, type SentenceValue, timeWindow } from "./values.ts";
+import { comparable, sameValue, type SentenceValue, timeWindow } from "./values.ts";
 
 /** One side of a pair: an evidence row and the subject of its memory. */
 export interface EvidenceSide {
@@ -233,6 +233,18 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       `the choice is reversed: a takes ${reversal.a || "the other"}, b takes ${reversal.b}`,
     ]);
   }
+  // "The minimum password length is 8" / "the maximum password length is 64": a floor and a
+  // ceiling of one attribute are two attributes; both hold unless the floor lies above the
+  // ceiling ("at least 5 retries" / "at most 3 retries").
+  const bounds = floorAndCeiling(left, right);
+  if (bounds && !namedChange && !polarityFlip && !bounds.crossed) {
+    const shown = (text: string, family: string) => ownWords(text, family) ?? family.slice(1);
+    const [floorText, ceilingText] = bounds.floorIsA ? [a.text, b.text] : [b.text, a.text];
+    return drop(
+      `one row names a floor ("${shown(floorText, "@min")}"), the other a ceiling ` +
+        `("${shown(ceilingText, "@max")}"): both hold`,
+    );
+  }
   if (updates.length === 0 && episode(a.text) && episode(b.text)) {
     return drop("two episodes a speaker tells (first person, past tense): both can be true");
   }
@@ -243,7 +255,7 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   }
   const occasions = twoOccasions(a.text, b.text);
   if (updates.length === 0 && occasions) {
-    return drop(`two occasions (${occasions}), each told in the past: both can be true`);
+    return drop(`two occasions (${occasions}): both can be true`);
   }
   const sharedId = sharedIdentifier(a.text, b.text);
   if (sharedId && !polarityFlip && !oneSidedChange) {
@@ -268,7 +280,7 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   }
   if (updates.length > 0) reasons.push(`update phrase: ${[...new Set(updates)].join(", ")}`);
 
-  const values = compareValues(left.values, right.values);
+  const values = compareValues(left.values, right.values, updates.length > 0);
   const ownPart = possessedPart(a.text, left, right) ?? possessedPart(b.text, right, left);
   if (ownPart && !oneSidedChange) {
     return drop(`one row is about ${ownPart}, a part of the other's subject`);
@@ -276,6 +288,12 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   if (values.otherPeriod && values.differing.length === 0 && !oneSidedChange) {
     const { a: rateA, b: rateB } = values.otherPeriod;
     return drop(`rates per different periods (${rateA.raw} / ${rateB.raw}): two prices`);
+  }
+  // "The free tier allows 3 projects" / "… allows 1 GB of storage": amounts of kinds the other
+  // row never has are two attributes of one thing.
+  const kinds = amountKinds(left, right);
+  if (kinds && !namedChange && !polarityFlip && values.differing.length === 0) {
+    return drop(`amounts of different kinds (${kinds}): two attributes`);
   }
   const day = dayScope(left, right) ?? dayScope(right, left);
   if (day && updates.length === 0 && values.differing.length > 0) {
@@ -286,6 +304,11 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   const days = differentDays(left, right);
   if (days && updates.length === 0 && values.differing.some(({ a }) => a.dimension !== "weekday")) {
     return drop(`each row is limited to its own day (${days}): two schedules`);
+  }
+  // "Open 6:00 to 22:00 on weekdays" / "8:00 to 20:00 on weekends": the same, for day sets.
+  const daySets = differentDaySets(a.text, b.text);
+  if (daySets && updates.length === 0 && values.differing.length > 0) {
+    return drop(`each row is limited to its own days (${daySets}): two schedules`);
   }
   // When values differ, the words glued to them ("500 Market St") are part of the values.
   const valueWords = values.differing.length > 0;
@@ -479,6 +502,15 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     ) {
       return drop(`different things (${describe()}) share one property, nothing is replaced`);
     }
+    // "… in Go code" / "… in Python code": after "in" / "for", the differing words qualify the
+    // same shared noun, so each row is limited to its own scope rather than naming a value.
+    if (
+      updates.length === 0 && scoped(a.text, leftOnly.surface) &&
+      scoped(b.text, rightOnly.surface) &&
+      qualifierSwap(left, leftOnly.words, right, rightOnly.words)
+    ) {
+      return drop(`each row is limited to its own scope (${describe()}): two things`);
+    }
     kind = "value";
     opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
@@ -659,6 +691,59 @@ function complementaryBounds(a: string, b: string): boolean {
   return (UPPER_SIDE.test(a) && LOWER_SIDE.test(b)) || (LOWER_SIDE.test(a) && UPPER_SIDE.test(b));
 }
 
+/**
+ * One row bounds an attribute from below ("@min": minimum, at least, or later) and the other
+ * from above ("@max": maximum, at most, up to), each only one way. `crossed` when both give an
+ * amount of one kind and the floor lies above the ceiling: then the bounds cannot both hold.
+ */
+function floorAndCeiling(
+  left: SentenceShape,
+  right: SentenceShape,
+): { floorIsA: boolean; crossed: boolean } | undefined {
+  const only = (shape: SentenceShape, family: string, other: string) =>
+    shape.words.includes(family) && !shape.words.includes(other);
+  let floorIsA: boolean;
+  if (only(left, "@min", "@max") && only(right, "@max", "@min")) floorIsA = true;
+  else if (only(left, "@max", "@min") && only(right, "@min", "@max")) floorIsA = false;
+  else return undefined;
+  const [floor, ceiling] = floorIsA ? [left, right] : [right, left];
+  const crossed = floor.values.some((low) =>
+    ceiling.values.some((high) =>
+      comparable(low, high) && magnitude(low) !== undefined && magnitude(high) !== undefined &&
+      magnitude(low)! > magnitude(high)!
+    )
+  );
+  return { floorIsA, crossed };
+}
+
+/**
+ * Every plain amount (no bound of its own) lies inside the range `ranged` draws: it has a floor
+ * ("at least 2 GB", "3 to 5 days") and, when it has a ceiling, the amount is at most that.
+ * A ceiling alone ("under 10 MB") is left out: a limit and a smaller amount are often two
+ * statements of the limit ("uploads must be under 10 MB" / "the upload limit is 5 MB").
+ */
+function withinRange(ranged: readonly SentenceValue[], plain: readonly SentenceValue[]): boolean {
+  if (ranged.some((value) => !value.bound) || plain.some((value) => value.bound)) return false;
+  const floors = ranged.filter((value) => value.bound === "lower").map(magnitude);
+  const ceilings = ranged.filter((value) => value.bound === "upper").map(magnitude);
+  const amounts = plain.map(magnitude);
+  if (floors.length === 0 || [...floors, ...ceilings, ...amounts].includes(undefined)) {
+    return false;
+  }
+  const low = Math.max(...(floors as number[]));
+  const high = Math.min(Infinity, ...(ceilings as number[]));
+  return (amounts as number[]).every((amount) => amount >= low && amount <= high);
+}
+
+/** An amount to order values by: its normalized amount, or a bare number's first part. */
+function magnitude(value: SentenceValue): number | undefined {
+  if (value.amount !== undefined) return value.amount;
+  if (value.dimension !== "scalar" || !value.parts?.length) return undefined;
+  // A version orders by its components: 18.2 above 18, below 20.
+  const [major, minor = 0, patch = 0] = value.parts;
+  return major + minor / 1e3 + patch / 1e6;
+}
+
 /** A weekday or date only `shape` has ("on Sundays the store opens at 10"). */
 function dayScope(shape: SentenceShape, other: SentenceShape): string | undefined {
   const days = shape.values.filter((v) => v.dimension === "weekday" || v.dimension === "date");
@@ -674,6 +759,20 @@ function differentDays(left: SentenceShape, right: SentenceShape): string | unde
   if (mine.length === 0 || theirs.length === 0) return undefined;
   if (mine.some((day) => theirs.some((other) => sameValue(day, other)))) return undefined;
   return `${mine[0].raw} / ${theirs[0].raw}`;
+}
+
+/** Named sets of days a schedule can be limited to. */
+const DAY_SET = /\b(weekdays?|weekends?|workdays?|business days|holidays)\b|(工作日|周末|节假日)/iu;
+
+/** Both rows are limited to a set of days, and not the same set: "on weekdays" / "on weekends". */
+function differentDaySets(a: string, b: string): string | undefined {
+  const set = (text: string) => {
+    const match = text.match(DAY_SET);
+    return match ? (match[1] ?? match[2]).toLowerCase().replace(/s$/u, "") : undefined;
+  };
+  const left = set(a);
+  const right = set(b);
+  return left && right && left !== right ? `${left} / ${right}` : undefined;
 }
 
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */
@@ -882,9 +981,23 @@ function changeTarget(
 const OCCASION =
   /\b(?:yesterday|last\s+(?:night|week|weekend|month|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|this\s+(?:morning|afternoon|evening|past\s+weekend)|\d+\s+(?:days?|weeks?|months?)\s+ago|(?:a|one|two|three)\s+(?:days?|weeks?|months?)\s+ago)\b/iu;
 
+/** An occasion still to come: "next weekend", "tomorrow", "in two weeks". */
+const FUTURE_OCCASION =
+  /\b(?:tomorrow|tonight|next\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in\s+(?:\d+|a|one|two|three)\s+(?:days?|weeks?|months?))\b/iu;
+
 function twoOccasions(a: string, b: string): string | undefined {
   const left = a.match(OCCASION)?.[0].toLowerCase();
   const right = b.match(OCCASION)?.[0].toLowerCase();
+  // "I went hiking last weekend" / "I'm going hiking next weekend": one occasion told in the
+  // past, one still to come.
+  const pastAndPlan = (past: string, plan: string) =>
+    past.match(OCCASION) && PAST_ACTION.test(past) && !plan.match(OCCASION)
+      ? plan.match(FUTURE_OCCASION)?.[0].toLowerCase()
+      : undefined;
+  const planB = pastAndPlan(a, b);
+  if (planB) return `${left} / ${planB}`;
+  const planA = pastAndPlan(b, a);
+  if (planA) return `${planA} / ${right}`;
   if (!left || !right || left === right) return undefined;
   return PAST_ACTION.test(a) && PAST_ACTION.test(b) ? `${left} / ${right}` : undefined;
 }
@@ -947,7 +1060,10 @@ function qualifierSwap(
   // slot must be the same on both sides ("the free plan" / "the business plan").
   const heads = (shape: SentenceShape, diff: readonly string[]) => {
     const start = shape.words.findIndex((word) => diff.includes(word));
-    const before = shape.words.slice(0, Math.max(0, start)).filter((word) => word !== VALUE_SLOT);
+    // As a set: "prefer tabs over spaces in Go code" / "prefer spaces over tabs in Python code"
+    // name the same words before the slot in another order.
+    const before = shape.words.slice(0, Math.max(0, start)).filter((word) => word !== VALUE_SLOT)
+      .sort();
     return new Set(
       shape.words.filter((word, i) =>
         i > 0 && diff.includes(shape.words[i - 1]) && !diff.includes(word) && word !== VALUE_SLOT
@@ -1063,7 +1179,11 @@ function subjectsOverlap(a?: string, b?: string): number | undefined {
 }
 
 /** For each dimension both rows have: do their values agree? */
-function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComparison {
+function compareValues(
+  left: SentenceValue[],
+  right: SentenceValue[],
+  changeNamed: boolean,
+): ValueComparison {
   const out: ValueComparison = { differing: [], agreeing: 0 };
   const dimensions = new Set(left.map((v) => v.dimension));
   // Times of day compare as windows: "in the morning, before 11:00" holds "around 10:00" and
@@ -1107,7 +1227,14 @@ function compareValues(left: SentenceValue[], right: SentenceValue[]): ValueComp
     }
     const unmatchedMine = mine.filter((v) => !theirs.some((w) => sameValue(v, w)));
     const unmatchedTheirs = theirs.filter((w) => !mine.some((v) => sameValue(v, w)));
-    if (unmatchedMine.length > 0 && unmatchedTheirs.length > 0) {
+    // "The service needs at least 2 GB" / "we run it with 4 GB", "delivery takes 3 to 5 days" /
+    // "usually 4 days": an amount inside the other row's range agrees with it, unless a row
+    // names a change (then the range itself was replaced).
+    const inside = !changeNamed && unmatchedMine.length > 0 && unmatchedTheirs.length > 0 &&
+      (withinRange(mine, unmatchedTheirs) || withinRange(theirs, unmatchedMine));
+    if (inside) {
+      out.agreeing++;
+    } else if (unmatchedMine.length > 0 && unmatchedTheirs.length > 0) {
       out.differing.push({ a: unmatchedMine[0], b: unmatchedTheirs[0] });
     } else if (unmatchedMine.length === 0 || unmatchedTheirs.length === 0) {
       // A row listing one more value of a dimension ("Mondays and Thursdays") adds, it does
@@ -1134,6 +1261,27 @@ function otherKindOfAmount(left: SentenceShape, right: SentenceShape): boolean {
     if (mine.has(loose) || theirs.has(loose)) return false;
   }
   return [...mine].every((kind) => !theirs.has(kind));
+}
+
+/**
+ * Each row has an amount with a unit and no kind of amount is on both sides ("3 projects" / "1
+ * GB"): the first amount of each, for the reason. Bare numbers, times and dates are left out (a
+ * bare number may be an amount whose unit the row leaves unsaid). Two currencies are one kind (a
+ * price), and so are counts of two nouns ("12 engineers" / "8 people").
+ */
+function amountKinds(left: SentenceShape, right: SentenceShape): string | undefined {
+  const measured = (shape: SentenceShape) =>
+    shape.values.filter((v) => !["scalar", "time", "date", "weekday"].includes(v.dimension));
+  const mine = measured(left);
+  const theirs = measured(right);
+  if (mine.length === 0 || theirs.length === 0) return undefined;
+  if (left.values.length !== mine.length || right.values.length !== theirs.length) {
+    return undefined;
+  }
+  const kind = (value: SentenceValue) => value.dimension.split(":")[0];
+  const theirKinds = new Set(theirs.map(kind));
+  if (mine.some((value) => theirKinds.has(kind(value)))) return undefined;
+  return `${mine[0].raw} / ${theirs[0].raw}`;
 }
 
 /** Two amounts can be compared unless each is a rate and their periods differ. */

@@ -128,6 +128,9 @@ export interface ReadSentenceOptions {
   eventTime?: string | number | Date;
 }
 
+/** "single" after an article or quantifier counts one thing; only "is single" is a state. */
+const ATTRIBUTIVE_SINGLE = /\b(a|an|the|one|every|each|any|per|only)\s+single\b/gu;
+
 const VALUE_MARK = "\uE000";
 const WORD = /[@\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
 const HAN = /\p{Script=Han}/u;
@@ -235,7 +238,9 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
         `${stemWord === "won" ? "will" : stemWord === "shan" ? "shall" : "can"} not`,
     )
     .replace(/n't\b/g, " not")
-    .replace(/'s\b/g, "");
+    .replace(/'s\b/g, "")
+    // "a single VM", "every single file": a count of one, not the marital state "single".
+    .replace(ATTRIBUTIVE_SINGLE, "$1 lone");
 
   const updatePhrases: string[] = [];
   // Polarity per clause: "not unavailable" cancels out, but "proprietary and cannot be

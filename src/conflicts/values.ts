@@ -540,6 +540,7 @@ export function extractValues(text: string): SentenceValue[] {
   }
   found.sort((x, y) => x.start - y.start);
   markBounds(found, source);
+  markAmountBounds(found, source);
   return found;
 }
 
@@ -623,6 +624,53 @@ function markBounds(values: SentenceValue[], text: string): void {
       const closes = !/(?:to|and|[-–])\s*$/iu.test(before) || previousLower !== undefined;
       if (closes) value.bound = "upper";
       previousLower = undefined;
+    }
+  }
+}
+
+/** Words before an amount that make it a floor ("at least 2 GB", "a minimum of 3"). */
+const FLOOR_BEFORE = /(?:at least|no less than|not less than|a minimum of|minimum of)\s*$/iu;
+/** Words after an amount (and its noun) that make it a floor ("10 or more", "Node 18 and later"). */
+const FLOOR_AFTER =
+  /^(?:\s+[\p{L}]+)?\s*(?:\+|(?:or|and)\s+(?:more|higher|newer|later|above|up|greater|over)\b)/iu;
+/** What joins the two ends of a range of amounts ("3 to 5 days", "between 2 and 4 hours", "$10-$20"). */
+const RANGE_JOIN = /^\s*(?:to|-|–|and)\s*$/iu;
+
+/**
+ * Marks amounts (not times of day, see {@link markBounds}) that bound a range: a floor ("at
+ * least 2 GB", "10 or more") is `lower`; the ends of "3 to 5 days" are `lower` and `upper`. A bare
+ * number opening a range takes the unit of its other end ("3 to 5 days" is 3 days to 5 days).
+ */
+function markAmountBounds(values: SentenceValue[], text: string): void {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value.dimension === "time" || value.dimension === "date" || value.span) continue;
+    const next = values[i + 1];
+    const sameKind = next && (next.dimension === value.dimension || value.dimension === "scalar");
+    if (
+      next && sameKind && next.amount !== undefined &&
+      RANGE_JOIN.test(text.slice(value.end, next.start)) &&
+      (value.amount !== undefined || value.parts?.length === 1)
+    ) {
+      if (value.amount === undefined) {
+        // The bare number is in the unit the other end is written in.
+        const written = parseNumber(next.raw.match(/\d[\d,]*(?:\.\d+)?/u)?.[0] ?? "");
+        if (!(written > 0)) continue;
+        value.amount = value.parts![0] * next.amount / written;
+        value.dimension = next.dimension;
+        value.per = next.per;
+        delete value.parts;
+      }
+      value.bound = "lower";
+      next.bound = "upper";
+      i++;
+      continue;
+    }
+    if (
+      FLOOR_BEFORE.test(text.slice(Math.max(0, value.start - 20), value.start)) ||
+      FLOOR_AFTER.test(text.slice(value.end, value.end + 24))
+    ) {
+      value.bound = "lower";
     }
   }
 }
