@@ -301,8 +301,13 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   }
   // "The store closes at 9pm on Saturdays" / "… at 6pm on Sundays": each time is scoped to its
   // own day, two schedules.
+  // "Maintenance runs on Sunday nights" / "… on Wednesday mornings": a part of the day glued
+  // to the day is one value, the slot itself, not a time scoped to a day.
   const days = differentDays(left, right);
-  if (days && updates.length === 0 && values.differing.some(({ a }) => a.dimension !== "weekday")) {
+  const scopedTime = values.differing.some(({ a, b }) =>
+    a.dimension !== "weekday" && !(a.span && b.span)
+  );
+  if (days && updates.length === 0 && scopedTime) {
     return drop(`each row is limited to its own day (${days}): two schedules`);
   }
   // "Open 6:00 to 22:00 on weekdays" / "8:00 to 20:00 on weekends": the same, for day sets.
@@ -640,6 +645,17 @@ function leadingOnly(
     surface.length > 0 &&
     new RegExp(`^\\s*(?:the\\s+|an?\\s+)?${escapeRegex(surface[0])}\\s+(?:for|of)\\b`, "u")
       .test(lower)
+  ) {
+    return true;
+  }
+  // "A coffee with oat milk costs $3.50": "with …" after the subject's noun, before the
+  // amount, names a variant of the other row's subject.
+  const at = lower.indexOf(surface[0]?.toLowerCase() ?? "");
+  const lastAt = lower.lastIndexOf(surface[surface.length - 1]?.toLowerCase() ?? "");
+  const firstValue = shape.values[0]?.start ?? -1;
+  if (
+    at > 0 && lastAt < firstValue &&
+    /\p{L}\s+(?:with|without)\s+(?:the\s+|an?\s+|extra\s+)?$/u.test(lower.slice(0, at))
   ) {
     return true;
   }

@@ -131,6 +131,12 @@ export interface ReadSentenceOptions {
 /** "single" after an article or quantifier counts one thing; only "is single" is a state. */
 const ATTRIBUTIVE_SINGLE = /\b(a|an|the|one|every|each|any|per|only)\s+single\b/gu;
 
+/**
+ * "The store is open until 21:00" names the closing time, the moment "the store closes at 19:00"
+ * names, not a window that 19:00 falls inside.
+ */
+const OPEN_UNTIL = /\b(?:(?:is|are|stays?|remains?)\s+)?open\s+(?:until|till)\b(?=\s*\d)/giu;
+
 const VALUE_MARK = "\uE000";
 const WORD = /[@\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
 const HAN = /\p{Script=Han}/u;
@@ -204,7 +210,7 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   const source = normalizeNumerals(text).replace(FREE_PRICE, "$1 $$0").replace(
     FREE_PRICE_HAN,
     "0元",
-  );
+  ).replace(OPEN_UNTIL, "closes at");
   // The value a row says was replaced ("90 seconds instead of 5 minutes") is the old one, not a
   // second value of the row: it is not compared.
   const found = extractValues(source);
