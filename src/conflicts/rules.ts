@@ -53,7 +53,13 @@ import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
-import { comparable, sameValue, type SentenceValue, timeWindow } from "./values.ts";
+import {
+  comparable,
+  normalizeNumerals,
+  sameValue,
+  type SentenceValue,
+  timeWindow,
+} from "./values.ts";
 
 /** One side of a pair: an evidence row and the subject of its memory. */
 export interface EvidenceSide {
@@ -966,7 +972,8 @@ function changeTarget(
   shape: SentenceShape,
   other: SentenceShape,
 ): string | undefined {
-  const lower = text.toLowerCase();
+  // Values are read with their numerals as digits ("two weeks" is "2 weeks").
+  const lower = normalizeNumerals(text).toLowerCase();
   for (const phrase of shape.updatePhrases) {
     // "switched to X" ends in X; "starting from X" / "as of X" dates the state from X, and the
     // other row dating it from X as well ("since Node.js v18") tells the same history.

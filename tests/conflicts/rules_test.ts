@@ -648,3 +648,85 @@ Deno.test("documents: a plural noun that looks like an option's verb keeps its s
     ["Returns are accepted within 30 days.", "Returns are accepted within 14 days."],
   ], true);
 });
+
+Deno.test("probe: a floor and a ceiling both hold unless the floor lies above the ceiling", () => {
+  expectPairs([
+    ["The minimum password length is 8.", "The maximum password length is 64."],
+    ["Minimum order is $20.", "Maximum order is $500."],
+  ], false);
+  expectPairs([["The job retries at least 5 times.", "The job retries at most 3 times."]], true);
+});
+
+Deno.test("probe: an amount inside the other row's range agrees; a named change replaces the range", () => {
+  expectPairs([
+    ["The service needs at least 2 GB of RAM.", "We run the service with 4 GB of RAM."],
+    ["Delivery takes 3 to 5 days.", "Delivery usually takes 4 days."],
+  ], false);
+  expectPairs([
+    ["Delivery takes 3 to 5 days.", "Delivery now takes 7 days."],
+    ["The service needs at least 2 GB of RAM.", "The service needs at least 8 GB of RAM."],
+  ], true);
+});
+
+Deno.test("probe: amounts of kinds the other row never has are two attributes", () => {
+  expectPairs(
+    [["The free tier allows 3 projects.", "The free tier allows 1 GB of storage."]],
+    false,
+  );
+  expectPairs([["The free tier allows 3 projects.", "The free tier allows 10 projects."]], true);
+});
+
+Deno.test("probe: weekdays and weekends are two schedules; a weekday glued to a part of the day is the slot", () => {
+  expectPairs([
+    ["The gym is open 6:00 to 22:00 on weekdays.", "The gym is open 8:00 to 20:00 on weekends."],
+    ["The store closes at 9pm on Saturdays.", "The store closes at 6pm on Sundays."],
+  ], false);
+  expectPairs([
+    ["The gym is open 6:00 to 22:00 on weekdays.", "On weekdays the gym now opens 8:00 to 20:00."],
+    ["Maintenance runs on Sunday nights.", "Maintenance runs on Wednesday mornings."],
+  ], true);
+});
+
+Deno.test("probe: a stage of life that is over is history; a plan is another occasion than an episode", () => {
+  expectPairs([
+    ["Sara lived in Madrid as a child.", "Sara lives in Lisbon."],
+    ["Caroline: I went hiking last weekend.", "Caroline: I'm going hiking again next weekend."],
+  ], false);
+  expectPairs([["Sara lives in Madrid.", "Sara lives in Lisbon."]], true);
+});
+
+Deno.test("probe: 'a single VM' counts one; 'is single' is the marital state", () => {
+  expectPairs([["We deploy with Docker.", "We deploy with Docker Compose on a single VM."]], false);
+  expectPairs([["Dana is married.", "Dana is single now."]], true);
+});
+
+Deno.test("probe: a preference 'X over Y' reversed is a conflict, unless each holds in its own scope", () => {
+  expectPairs([
+    ["Tom prefers email over phone calls.", "Tom prefers phone calls over email now."],
+    ["Ben prefers tea over coffee.", "Ben prefers coffee over tea these days."],
+  ], true);
+  expectPairs([
+    ["Prefer tabs over spaces in Go code.", "Prefer spaces over tabs in Python code."],
+  ], false);
+});
+
+Deno.test("probe: 'open until' names the closing time", () => {
+  expectPairs([["The store is open until 21:00.", "The store now closes at 19:00."]], true);
+  expectPairs([["The store is open until 21:00.", "The store closes at 9pm."]], false);
+});
+
+Deno.test("probe: a figure changed by its own verb ('shortened to', 'slashed to') is a new figure", () => {
+  expectPairs([
+    ["Sprint length is two weeks.", "Sprints were shortened to one week."],
+    ["The monthly budget is $5,000.", "The monthly budget was slashed to $3,000."],
+  ], true);
+  expectPairs([
+    ["Sprint length is two weeks.", "The sprint was shortened to two weeks."],
+    ["The monthly budget is $5,000.", "The monthly budget was slashed to $5,000."],
+  ], false);
+});
+
+Deno.test("probe: 'with …' after the subject names a variant with its own price", () => {
+  expectPairs([["A coffee costs $3.", "A coffee with oat milk costs $3.50."]], false);
+  expectPairs([["A coffee costs $3.", "A coffee now costs $3.50."]], true);
+});
