@@ -48,7 +48,7 @@ import {
 } from "./constants.ts";
 import { reversedChoice } from "./choices.ts";
 import { readClaim, withoutIdentifiers } from "./claims.ts";
-import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES } from "./lexicon.ts";
+import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES, STOPWORDS } from "./lexicon.ts";
 import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
 /** The evaluative words as the sentence reader stems them. */
@@ -251,6 +251,23 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
         `("${shown(ceilingText, "@max")}"): both hold`,
     );
   }
+  // "v2.0.0 dropped support for Node 14" / "v1.5.0 added support for Node 16": each row opens
+  // with its own release and says something else of it. (With the rest equal, the release is
+  // the value: "version 2 is the latest" / "version 3 is the latest".)
+  const releases = ownReleases(a.text, b.text);
+  if (releases) return drop(`each row is about its own release (${releases})`);
+  // "Each worker handles 50 jobs a minute" / "the cluster handles 400 jobs a minute in total":
+  // an amount for each one and the total of all are two amounts.
+  const eachAndTotal = eachVersusTotal(a.text, b.text);
+  if (eachAndTotal && !namedChange) {
+    return drop(`one row counts each (${eachAndTotal.each}), the other the total: both hold`);
+  }
+  // "Mark reports to Julia" / "Julia reports to the CTO": the one row ends with the name the
+  // other opens with, a chain of two facts about two people.
+  const chain = chainedName(a.text, b.text) ?? chainedName(b.text, a.text);
+  if (chain && !namedChange) {
+    return drop(`"${chain}" ends one row and opens the other: two subjects`);
+  }
   if (updates.length === 0 && episode(a.text) && episode(b.text)) {
     return drop("two episodes a speaker tells (first person, past tense): both can be true");
   }
@@ -440,6 +457,16 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     if (extraWords > RULE_MAX_VALUE_WORDS) {
       return changeOr(`polarity differs but one row says much more (${extraWords} extra words)`) ??
         changed();
+    }
+    // "Emma hates mornings" / "Emma loves morning runs": one word more, glued to the end of the
+    // object the rows share, names a different object; what one row denies is not what the
+    // other affirms.
+    if (
+      !namedChange && updates.length === 0 &&
+      (extendedObject(a.text, leftOnly.surface, leftOnly.words, b.text) ||
+        extendedObject(b.text, rightOnly.surface, rightOnly.words, a.text))
+    ) {
+      return drop(`polarity differs but one row names more (${describe()}): another object`);
     }
     kind = "negation";
     reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
@@ -781,6 +808,67 @@ function differentDays(left: SentenceShape, right: SentenceShape): string | unde
   if (mine.length === 0 || theirs.length === 0) return undefined;
   if (mine.some((day) => theirs.some((other) => sameValue(day, other)))) return undefined;
   return `${mine[0].raw} / ${theirs[0].raw}`;
+}
+
+/**
+ * The row's one extra word ends it, right after a word the other row has ("morning runs"
+ * against "mornings"): a compound that names another object.
+ */
+function extendedObject(
+  text: string,
+  surface: readonly string[],
+  words: readonly string[],
+  otherText: string,
+): boolean {
+  if (surface.length !== 1 || words[0].startsWith("xstate")) return false;
+  const written = (sentence: string) =>
+    (sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((word) => word.toLowerCase());
+  const mine = written(text);
+  const last = mine.length - 1;
+  // Compared as written words: the shared one may be a value ("mornings") or a family member.
+  const theirs = new Set(written(otherText).map(stem));
+  return last > 0 && mine[last] === surface[0].toLowerCase() && !STOPWORDS.has(mine[last - 1]) &&
+    theirs.has(stem(mine[last - 1]));
+}
+
+/** A row opening with a release: "v2.0.0 …", "Version 1 …", "Release 3.2 …". */
+const LEADING_RELEASE =
+  /^\s*(?:the\s+)?(?:(?:version|release|v)\s*)(\d+(?:\.\d+)*)\b(.*)$|^\s*v(\d+(?:\.\d+)*)\b(.*)$/iu;
+
+function ownReleases(a: string, b: string): string | undefined {
+  const read = (text: string) => {
+    const match = text.match(LEADING_RELEASE);
+    if (!match) return undefined;
+    const rest = (match[2] ?? match[4]).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+    return { release: match[1] ?? match[3], rest };
+  };
+  const left = read(a);
+  const right = read(b);
+  if (!left || !right || left.release === right.release || left.rest === right.rest) {
+    return undefined;
+  }
+  return `${left.release} / ${right.release}`;
+}
+
+const EACH = /\b(each|every single|per (?:person|user|seat|worker|node|member|head|unit|item))\b/iu;
+const TOTAL = /\b(?:in total|total|combined|altogether|all together|overall|together)\b/iu;
+
+function eachVersusTotal(a: string, b: string): { each: string } | undefined {
+  const each = (text: string) => text.match(EACH)?.[1];
+  if (each(a) && !TOTAL.test(a) && TOTAL.test(b) && !each(b)) return { each: each(a)! };
+  if (each(b) && !TOTAL.test(b) && TOTAL.test(a) && !each(a)) return { each: each(b)! };
+  return undefined;
+}
+
+/** The capitalized name that ends `first` and opens `second`, when their openings differ. */
+function chainedName(first: string, second: string): string | undefined {
+  const words = (text: string) => text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
+  const firstWords = words(first);
+  const secondWords = words(second);
+  const last = firstWords.at(-1);
+  const opening = secondWords[0];
+  if (!last || !opening || firstWords[0] === opening) return undefined;
+  return last === opening && /^\p{Lu}/u.test(last) ? last : undefined;
 }
 
 /** Named sets of days a schedule can be limited to. */
@@ -1299,6 +1387,14 @@ function amountKinds(left: SentenceShape, right: SentenceShape): string | undefi
   const theirs = measured(right);
   if (mine.length === 0 || theirs.length === 0) return undefined;
   if (left.values.length !== mine.length || right.values.length !== theirs.length) {
+    return undefined;
+  }
+  // "25 vacation days" / "30 days of vacation": a count whose noun the other row names is the
+  // same amount in other words.
+  const countOf = (value: SentenceValue, other: SentenceShape) =>
+    value.dimension.startsWith("count:") &&
+    other.words.includes(stem(value.dimension.slice("count:".length)));
+  if (mine.some((v) => countOf(v, right)) || theirs.some((v) => countOf(v, left))) {
     return undefined;
   }
   const kind = (value: SentenceValue) => value.dimension.split(":")[0];

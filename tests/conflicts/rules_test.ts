@@ -730,3 +730,33 @@ Deno.test("probe: 'with …' after the subject names a variant with its own pric
   expectPairs([["A coffee costs $3.", "A coffee with oat milk costs $3.50."]], false);
   expectPairs([["A coffee costs $3.", "A coffee now costs $3.50."]], true);
 });
+
+Deno.test("probe: rows opening with two releases and saying different things are about two releases", () => {
+  expectPairs([
+    ["v2.0.0 dropped support for Node 14.", "v1.5.0 added support for Node 16."],
+    ["Version 1 used XML for configuration.", "Version 2 uses YAML for configuration."],
+  ], false);
+  expectPairs([["Version 2 is the latest release.", "Version 3 is the latest release."]], true);
+});
+
+Deno.test("probe: an amount for each one and the total of all both hold", () => {
+  expectPairs([
+    [
+      "Each worker handles 50 jobs per minute.",
+      "The cluster handles 400 jobs per minute in total.",
+    ],
+  ], false);
+  expectPairs([
+    ["Each worker handles 50 jobs per minute.", "Each worker now handles 80 jobs per minute."],
+  ], true);
+});
+
+Deno.test("probe: a name that ends one row and opens the other chains two people", () => {
+  expectPairs([["Mark reports to Julia.", "Julia reports to the CTO."]], false);
+  expectPairs([["Mark reports to Julia.", "Mark now reports to Omar."]], true);
+});
+
+Deno.test("probe: a denial and an affirmation of a longer object ('morning runs') are two objects", () => {
+  expectPairs([["Emma hates mornings.", "Emma loves morning runs."]], false);
+  expectPairs([["Emma hates mornings.", "Emma loves mornings now."]], true);
+});
