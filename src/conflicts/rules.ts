@@ -48,7 +48,13 @@ import {
 } from "./constants.ts";
 import { reversedChoice } from "./choices.ts";
 import { readClaim, withoutIdentifiers } from "./claims.ts";
-import { EVALUATIVE_WORDS, MULTI_VALUED_VERBS, SOFT_UPDATE_PHRASES, STOPWORDS } from "./lexicon.ts";
+import {
+  EVALUATIVE_WORDS,
+  MULTI_VALUED_VERBS,
+  NEGATION_PHRASES,
+  SOFT_UPDATE_PHRASES,
+  STOPWORDS,
+} from "./lexicon.ts";
 import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
 
 /** The evaluative words as the sentence reader stems them. */
@@ -414,6 +420,12 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       !(ownLead(left, rightSet) && ownLead(right, leftSet)) &&
       !FIRST_PERSON.test(a.text) && !FIRST_PERSON.test(b.text) &&
       extraWords <= RULE_CHANGE_MAX_EXTRA_WORDS;
+    // "The mailbox quota is 50 GB" / "the shared drive quota was cut to 20 GB": a named change,
+    // but of the same attribute of another thing, named by a parallel qualifier.
+    const otherThing = twoSided && qualifierSwap(left, leftOnly.words, right, rightOnly.words);
+    if (otherThing && rewordedChange && !nowAmount) {
+      return drop(`a change, but the qualifiers name two things (${describe()})`);
+    }
     if (twoSided && !reworded && !rewordedChange && !nowAmount) {
       return drop(`values differ but so do the attribute words (${describe()}): different things`);
     }
@@ -450,6 +462,18 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       return accept("negation", licence, [
         `an open licence against a closed one: ${licence.a} vs ${licence.b}`,
       ]);
+    }
+    // "Olivia is no longer the team lead" / "Marco is the team lead": one name denied, another
+    // affirmed in the same frame; the second row says who took the place, both hold.
+    if (
+      // A state word ("allowed" / "no longer permitted") is what the denial turns over, and
+      // the differing words ("Guests" / "Visitors") are then one group named twice.
+      twoSided && leftOnly.runs === 1 && rightOnly.runs === 1 && left.states.length === 0 &&
+      right.states.length === 0 && capitalized(a.text, leftOnly.surface) &&
+      capitalized(b.text, rightOnly.surface) &&
+      ![...leftChanges, ...rightChanges].some((phrase) => !NEGATION_PHRASES.includes(phrase))
+    ) {
+      return drop(`one name denied, another affirmed (${describe()}): both hold`);
     }
     if (twoSided) {
       return changeOr(`polarity differs but so do the words (${describe()})`) ?? changed();

@@ -760,3 +760,16 @@ Deno.test("probe: a denial and an affirmation of a longer object ('morning runs'
   expectPairs([["Emma hates mornings.", "Emma loves morning runs."]], false);
   expectPairs([["Emma hates mornings.", "Emma loves mornings now."]], true);
 });
+
+Deno.test("probe: one name denied and another affirmed in the same frame both hold", () => {
+  expectPairs([["Olivia is no longer the team lead.", "Marco is the team lead."]], false);
+  expectPairs([
+    ["Olivia is the team lead.", "Olivia is no longer the team lead."],
+    ["Guests are allowed in the office.", "Visitors are no longer permitted in the office."],
+  ], true);
+});
+
+Deno.test("probe: a named change to the same attribute of another thing (parallel qualifier) is not a change of this one", () => {
+  expectPairs([["The mailbox quota is 50 GB.", "The shared drive quota was cut to 20 GB."]], false);
+  expectPairs([["The mailbox quota is 50 GB.", "The mailbox quota was cut to 20 GB."]], true);
+});
