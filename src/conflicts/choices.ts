@@ -30,9 +30,15 @@ export interface Choices {
   scoped: Set<string>;
 }
 
-const CLAUSE = /[,;:.!?]|\bbut\b|\band then\b/iu;
+const CLAUSE = /[,;:.!?，；：。！？]|\bbut\b|\band then\b|但是|但/iu;
 const REFUSAL =
-  /\b(?:not|never|no longer|any ?more|stopped|stop|dropped|don't|doesn't|isn't|aren't|wasn't|weren't|won't)\b|n't\b/iu;
+  /\b(?:not|never|no longer|any ?more|stopped|stop|dropped|don't|doesn't|isn't|aren't|wasn't|weren't|won't)\b|n't\b|不要|不再|不用|别再|停用|禁止|不能/iu;
+/**
+ * Chinese is read one character at a time, as the sentence reader does; these characters are
+ * the refusal, "use" and "change to" themselves ("不再用", "改用"), not what is chosen.
+ */
+const HAN_FUNCTION = new Set([..."不要再用使采别停禁止能改换的了是请"]);
+const HAN_RUN = /\p{Script=Han}+/gu;
 const INSTEAD = /\b(?:instead of|rather than)\b/iu;
 /**
  * "Tom prefers email over phone calls", "I'd choose tea over coffee": a preference verb, then
@@ -79,7 +85,9 @@ const GENERIC = new Set(
 
 /** Content words as written (stopwords and refusal words left out). */
 function contentWords(text: string): string[] {
-  return (text.match(WORD) ?? []).filter((word) => {
+  const han = [...(text.match(HAN_RUN) ?? [])].flatMap((run) => [...run])
+    .filter((char) => !HAN_FUNCTION.has(char) && !STOPWORDS.has(char));
+  return [...(text.replace(HAN_RUN, " ").match(WORD) ?? []), ...han].filter((word) => {
     const lower = word.toLowerCase();
     return !STOPWORDS.has(lower) &&
       !/^(?:not|never|no|don't|doesn't|isn't|aren't|won't)$/u.test(lower);
@@ -160,7 +168,10 @@ export function reversedChoice(
   const shared = [...frameA].filter((key) => frameB.has(key)).length;
   const share = shared / Math.max(1, Math.min(frameA.size, frameB.size));
   const twoWay = aRefusesBTakes.length > 0 && bRefusesATakes.length > 0;
-  if (share < (twoWay ? RULE_REVERSAL_MIN_FRAME : RULE_REVERSAL_ONE_WAY_MIN_FRAME)) {
+  // A row that is nothing but the choice ("请使用 pnpm，不要用 npm": use pnpm, not npm) has no
+  // frame to share; crossing both ways is then the whole evidence.
+  const bare = twoWay && Math.min(frameA.size, frameB.size) === 0;
+  if (!bare && share < (twoWay ? RULE_REVERSAL_MIN_FRAME : RULE_REVERSAL_ONE_WAY_MIN_FRAME)) {
     return undefined;
   }
   // The value each row holds: what it takes of the crossing items.

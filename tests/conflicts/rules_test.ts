@@ -773,3 +773,14 @@ Deno.test("probe: a named change to the same attribute of another thing (paralle
   expectPairs([["The mailbox quota is 50 GB.", "The shared drive quota was cut to 20 GB."]], false);
   expectPairs([["The mailbox quota is 50 GB.", "The mailbox quota was cut to 20 GB."]], true);
 });
+
+Deno.test("probe: a reversed choice in Chinese ('用 X，不要用 Y' / '改用 Y，不再用 X')", () => {
+  expectPairs([
+    ["文档用 Markdown 写，不要用 Word。", "文档改用 Word 写，不再用 Markdown。"],
+    ["请使用 pnpm，不要用 npm。", "请用 npm 安装依赖，不再使用 pnpm。"],
+  ], true);
+  expectPairs([
+    ["文档用 Markdown 写，不要用 Word。", "文档一律用 Markdown 写。"],
+    ["Use pnpm, not npm.", "Use pnpm; npm is no longer used."],
+  ], false);
+});
