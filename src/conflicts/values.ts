@@ -274,6 +274,22 @@ const PATTERNS: {
   read: (m: RegExpExecArray, text: string) => Partial<SentenceValue> | undefined;
 }[] = [
   {
+    // Days of a kind: "5 business days", "3 working weeks" are durations, not a count of
+    // businesses; "25 vacation days" and "30 days of vacation" are an allowance of that kind,
+    // compared only with the same kind ("10 sick days" is another allowance).
+    regex:
+      /\b(\d+)\s+(?:(business|working|calendar|school|work|vacation|holiday|sick|leave|pto)\s+(days?|weeks?)|(days?|weeks?)\s+of\s+(vacation|holiday|sick leave|leave|pto))\b/gi,
+    read: (m) => {
+      const unit = (m[3] ?? m[4]).toLowerCase().replace(/s$/u, "");
+      const kind = (m[2] ?? m[5]).toLowerCase().replace(/ leave$/u, "");
+      const allowance = ALLOWANCES.has(kind);
+      return {
+        dimension: allowance ? `duration:${kind}` : "duration",
+        amount: +m[1] * DURATION_SECONDS[unit],
+      };
+    },
+  },
+  {
     // ISO dates and slashed dates: 2024-06-01, 2024/06/01, 06/01/2024 (US order).
     regex: /\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b|\b(\d{1,2})\/(\d{1,2})\/(\d{4})\b/g,
     read: (m) => m[1] ? date(+m[1], +m[2], +m[3]) : date(+m[6], +m[4], +m[5]),
@@ -503,6 +519,9 @@ const PATTERNS: {
     },
   },
 ];
+
+/** Kinds of days that are an allowance of their own ("vacation days", "sick days"). */
+const ALLOWANCES: ReadonlySet<string> = new Set(["vacation", "holiday", "sick", "leave", "pto"]);
 
 /** Words after a number that are not the thing counted ("3 of them", "2 is the limit"). */
 const NOUN_STOPS: Record<string, true> = Object.fromEntries(

@@ -784,3 +784,11 @@ Deno.test("probe: a reversed choice in Chinese ('用 X，不要用 Y' / '改用 
     ["Use pnpm, not npm.", "Use pnpm; npm is no longer used."],
   ], false);
 });
+
+Deno.test("probe: days of a kind are a duration, compared only with days of the same kind", () => {
+  expectPairs([
+    ["Employees get 25 vacation days.", "Employees now get 30 days of vacation."],
+    ["Refunds take 5 business days.", "Refunds now take 10 business days."],
+  ], true);
+  expectPairs([["Employees get 25 vacation days.", "Employees get 10 sick days."]], false);
+});
