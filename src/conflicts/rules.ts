@@ -510,6 +510,21 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     }
     return drop("restatement: every value the rows share is equal");
   } else if (twoSided) {
+    // "The team prefers Slack for quick questions" / "quick questions now go to Teams chat":
+    // "now" on one side only and a name on each side that the other lacks; the present names
+    // another tool, however the rows word the rest.
+    const soft = (shape: SentenceShape) => shape.updatePhrases.length > 0;
+    if (
+      (leftOnly.runs > 1 || rightOnly.runs > 1) && soft(left) !== soft(right) &&
+      !namedChange && !FIRST_PERSON.test(a.text + " " + b.text) &&
+      !SPEAKER_SUBJECT.test(a.text) && !SPEAKER_SUBJECT.test(b.text) &&
+      extraWords <= RULE_CHANGE_MAX_EXTRA_WORDS &&
+      someCapitalized(a.text, leftOnly.surface) && someCapitalized(b.text, rightOnly.surface)
+    ) {
+      return accept("value", { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") }, [
+        `now a different name: ${describe()}`,
+      ]);
+    }
     if (leftOnly.runs > 1 || rightOnly.runs > 1) {
       return changeOr(
         `rows differ in more than one place (${describe()}): different subject or attribute`,

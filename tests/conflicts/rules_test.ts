@@ -792,3 +792,11 @@ Deno.test("probe: days of a kind are a duration, compared only with days of the 
   ], true);
   expectPairs([["Employees get 25 vacation days.", "Employees get 10 sick days."]], false);
 });
+
+Deno.test("probe: 'now' on one side and a name on each side, however the rest is worded", () => {
+  expectPairs([["The license is MIT.", "The project is now licensed under GPL-3.0."]], true);
+  expectPairs([
+    ["The license is MIT.", "The project's logo is licensed under CC BY 4.0."],
+    ["Our frontend team uses React.", "The backend team now writes Go services."],
+  ], false);
+});
