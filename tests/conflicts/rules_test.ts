@@ -29,16 +29,17 @@ Deno.test("corpus: 300+ labelled pairs over ten domains and two languages, split
 Deno.test("corpus: precision and recall on the held half stay above the floor", async () => {
   const corpus = await loadCorpus();
   const held = scoreCorpus(corpus.filter((p) => p.half === "held"), assessPair).overall;
-  // Measured (bench/conflict_rules.ts): precision 0.921, recall 0.882 (0.939 / 0.873 on the first
+  // Measured (bench/conflict_rules.ts): precision 0.932, recall 0.882 (0.954 / 0.873 on the first
   // 311 pairs; the 60 added in wave 3 are reversals, schedule windows and events).
   assert.ok(held.precision >= 0.9, `held precision ${held.precision}`);
   assert.ok(held.recall >= 0.85, `held recall ${held.recall}`);
-  // The probe set (tuned-on, written to find general gaps): precision 0.985, recall 0.883.
+  // The probe set (tuned-on, written to find general gaps; 562 pairs): precision 0.988, recall
+  // 0.912.
   const probe = scoreCorpus(await loadProbeCorpus(), assessPair).overall;
   assert.ok(probe.precision >= 0.95, `probe precision ${probe.precision}`);
-  assert.ok(probe.recall >= 0.85, `probe recall ${probe.recall}`);
+  assert.ok(probe.recall >= 0.9, `probe recall ${probe.recall}`);
   const legacy = scoreCorpus(await loadLegacyCorpus(), assessPair).overall;
-  // The earlier corpus (tuned-on): precision 0.959, recall 0.959.
+  // The earlier corpus (tuned-on): precision 0.973, recall 0.986.
   assert.ok(legacy.precision >= 0.9, `legacy precision ${legacy.precision}`);
   assert.ok(legacy.recall >= 0.9, `legacy recall ${legacy.recall}`);
 });
