@@ -619,7 +619,8 @@ export const STATE_ANTONYMS: Readonly<
   },
   public: { on: ["public", "公开"], off: ["private", "私有"] },
   working: {
-    on: ["is working", "are working", "operational", "in service", "正常运行"],
+    // "is running" names a service up; "has been shut down" is the change that ends it.
+    on: ["is working", "are working", "is running", "are running", "operational", "in service", "正常运行"],
     off: ["is broken", "are broken", "broken", "out of order", "out of service", "坏了", "故障"],
   },
   married: { on: ["married", "已婚"], off: ["single", "unmarried", "divorced", "单身", "离婚"] },
@@ -637,9 +638,61 @@ export const STATE_ANTONYMS: Readonly<
   online: { on: ["online", "上线"], off: ["offline", "下线"] },
   paid: { on: ["paid"], off: ["unpaid"] },
   full_time: { on: ["full-time", "full time", "全职"], off: ["part-time", "part time", "兼职"] },
+  // Where someone works: the office side is named by its place ("from the office", "on
+  // site", "去办公室上班"); "in the office" alone also locates things ("pets are allowed in the
+  // office"), so only phrases that say where a person works count.
   remote: {
-    on: ["remote", "remotely", "from home", "远程"],
-    off: ["on-site", "onsite", "坐班"],
+    on: ["remote", "remotely", "from home", "works at home", "在家办公", "居家办公", "远程"],
+    off: [
+      "on-site",
+      "onsite",
+      "on site",
+      "from the office",
+      "works in the office",
+      "work in the office",
+      "back in the office",
+      "back to the office",
+      "去办公室上班",
+      "到办公室上班",
+      "回办公室上班",
+      "坐班",
+    ],
+  },
+  // Read-only and writable are one switch ("read-only for everyone" is a state, not the
+  // qualifier "only for"): the reader joins "read-only" into one word before qualifiers.
+  read_only: {
+    on: ["readonly", "只读"],
+    off: ["writable", "read-write", "accepts writes", "accept writes", "可写", "可读写"],
+  },
+  // A diet: what a vegetarian does not eat, eaten, is the opposite state.
+  vegetarian: {
+    on: ["vegetarian", "vegan", "素食者", "素食主义者", "吃素"],
+    off: ["eats meat", "eat meat", "eating meat", "吃肉", "吃荤"],
+  },
+  // Away from work and back: leave, sabbatical or a break ends with "back at work".
+  on_leave: {
+    on: [
+      "on leave",
+      "on parental leave",
+      "on maternity leave",
+      "on paternity leave",
+      "on sick leave",
+      "on sabbatical",
+      "休假",
+      "休产假",
+      "请假",
+    ],
+    off: ["back at work", "back from leave", "returned to work", "back to work", "复工", "回来上班"],
+  },
+  // Employment by contract against a place on the staff.
+  contractor: {
+    on: ["contractor", "freelancer", "freelance", "外包", "合同工"],
+    off: ["permanent employee", "salaried employee", "on staff", "on the payroll", "正式员工"],
+  },
+  // Payment: a place that takes cash against one that is cashless.
+  cash: {
+    on: ["accepts cash", "accept cash", "takes cash", "take cash", "收现金"],
+    off: ["cashless", "card only", "card-only", "不收现金"],
   },
   // The negative side of a preference: "hates" reads as "likes" negated. Its token is the
   // preference family's, so "loves" / "hates" meet on one word.

@@ -492,6 +492,16 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     ) {
       return drop(`polarity differs but one row names more (${describe()}): another object`);
     }
+    // A state and its opposite ("works remotely" / "works from the office") hold together when
+    // each row is limited to its own days, period or owner, or one row is only a plan.
+    const scope = stateScopes(a.text, b.text);
+    if (scope && !namedChange) return drop(`the states hold in different scopes (${scope})`);
+    const plan = planned(a.text, b.text, left, right);
+    if (plan) return drop(`one row is a plan ("${plan}"), not yet the state`);
+    const owned = left.states.length > 0 && right.states.length > 0
+      ? ownersThing(a.text, b.text) ?? ownersThing(b.text, a.text)
+      : undefined;
+    if (owned) return drop(`one row is about ${owned}, not the other's subject`);
     kind = "negation";
     reasons.push(`one row negates the other (${left.negated ? "a" : "b"} is negated)`);
   } else if (values.agreeing > 0 && !(twoSided && !oneSidedChange && namedValueSwap())) {
@@ -922,6 +932,78 @@ function differentDaySets(a: string, b: string): string | undefined {
   const left = set(a);
   const right = set(b);
   return left && right && left !== right ? `${left} / ${right}` : undefined;
+}
+
+/**
+ * The days a row is limited to: weekday names and named sets ("on Fridays", "Monday to
+ * Thursday", "on public holidays", "the rest of the week"), as one key per row.
+ */
+const DAY_SCOPE =
+  /\b(?:(?:sun|mon|tues|wednes|thurs|fri|satur)days?|weekdays?|weekends?|workdays?|business days|(?:public |bank )?holidays|(?:the )?rest of the week|other days)\b|工作日|周末|节假日|(?:周|星期|礼拜)[一二三四五六日天]/giu;
+
+/** A period a row is limited to by its relation to one event ("during" / "after the migration"). */
+const PERIOD_SCOPE = /\b(during|after|before|until|while)\s+(?:the\s+|a\s+|an\s+)?([\p{L}-]+)/iu;
+
+/**
+ * A state and its opposite, each limited to its own scope: different days ("remotely on
+ * Fridays" / "from the office Monday to Thursday", "open on Sundays" / "closed on public
+ * holidays") or different relations to one event ("read-only during the migration" / "accepts
+ * writes after the migration"). Both hold.
+ */
+function stateScopes(a: string, b: string): string | undefined {
+  const days = (text: string) =>
+    [...text.matchAll(DAY_SCOPE)].map((match) => match[0].toLowerCase().replace(/s$/u, ""))
+      .sort().join("+");
+  const left = days(a);
+  const right = days(b);
+  if (left && right && left !== right) return `${left} / ${right}`;
+  const periodA = a.match(PERIOD_SCOPE);
+  const periodB = b.match(PERIOD_SCOPE);
+  if (
+    periodA && periodB && stem(periodA[2].toLowerCase()) === stem(periodB[2].toLowerCase()) &&
+    periodA[1].toLowerCase() !== periodB[1].toLowerCase()
+  ) {
+    return `${periodA[1]} / ${periodB[1]} the ${periodB[2]}`;
+  }
+  return undefined;
+}
+
+/** A state still to come: "will work from the office next month", "is going to be private". */
+const PLAN = /\b(?:will|shall|is going to|are going to|plans? to|planning to|intends? to)\b|将要|打算|计划/iu;
+
+/**
+ * One row plans the opposite state and the other states the present one ("Kim will work from
+ * the office next month" / "Kim works remotely"): the plan is not yet the fact, so both hold.
+ * A plan against the same plan, or a row that names a change, is left to the other rules.
+ */
+function planned(
+  a: string,
+  b: string,
+  left: SentenceShape,
+  right: SentenceShape,
+): string | undefined {
+  if (left.states.length === 0 || right.states.length === 0) return undefined;
+  const planA = a.match(PLAN)?.[0];
+  const planB = b.match(PLAN)?.[0];
+  if (planA && !planB && right.updatePhrases.length === 0) return planA;
+  if (planB && !planA && left.updatePhrases.length === 0) return planB;
+  return undefined;
+}
+
+/**
+ * "Sara's manager is back at work" next to "Sara is on parental leave": the possessive names
+ * someone or something of the other row's subject, which has its own state.
+ */
+function ownersThing(text: string, other: string): string | undefined {
+  const match = text.match(/^\s*(?:the\s+)?([\p{L}\p{N}]+)['’]s\s+([\p{L}-]+)/iu);
+  if (!match) return undefined;
+  const owner = match[1].toLowerCase();
+  const lowerOther = other.toLowerCase();
+  const names = (word: string) => new RegExp(`(?<![\\p{L}])${escapeRegex(word)}(?![\\p{L}'’])`, "iu");
+  return names(owner).test(lowerOther) && !names(match[2].toLowerCase()).test(lowerOther) &&
+      !new RegExp(`${escapeRegex(owner)}['’]s`, "iu").test(lowerOther)
+    ? `${match[1]}'s ${match[2]}`
+    : undefined;
 }
 
 /** E-mail addresses, URLs and phone numbers: a row that names one says who or where exactly. */

@@ -43,6 +43,8 @@ const STATE_TOKEN_PREFIX = "xstate";
 const PAST_ANCHOR = [
   /^\s*(?:before|until|till|prior to)\b[^,.;]{1,60},.*\b(?:was|were|had|used|did|cost|ran)\b/iu,
   /\b(?:was|were|had|used)\b.*\buntil\s+(?:\d{4}|last\b)/iu,
+  // "Kim worked remotely during the lockdown": a past-tense verb held during a named period.
+  /\b(?:was|were|had|used|\p{L}{3,}ed)\b.*\bduring\s+(?:the|a|an|that|our|his|her|their)\s+\p{L}+/iu,
 ];
 
 function pastAnchor(text: string): string | undefined {
@@ -244,6 +246,8 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
         `${stemWord === "won" ? "will" : stemWord === "shan" ? "shall" : "can"} not`,
     )
     .replace(/n't\b/g, " not")
+    // "read-only for everyone" is the read-only state, not the qualifier "only for".
+    .replace(/\bread[- ]only\b/g, "readonly")
     .replace(/'s\b/g, "")
     // "a single VM", "every single file": a count of one, not the marital state "single".
     .replace(ATTRIBUTIVE_SINGLE, "$1 lone");
