@@ -875,3 +875,93 @@ export const MULTI_VALUED_VERBS: readonly string[] = [
   "喜欢",
   "爱",
 ];
+
+/**
+ * Values of one attribute that exclude each other, which two rows name in their own words
+ * ("Mike commutes by car" / "Mike now takes the train to work", "the newsletter is sent weekly"
+ * / "the newsletter went monthly", "the build runs on Jenkins" / "builds are now done with
+ * GitHub Actions"). Each group is one attribute; each member lists the phrases that name one
+ * value. With a change named on one side only and the same subject, a different member is a
+ * new value even though the rows share few other words. Groups stay small and closed: an open
+ * list (any name) would meet every pair that mentions two tools for two jobs.
+ */
+export const EXCLUSIVE_ALTERNATIVES: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  // How often something recurs.
+  frequency: [
+    ["daily", "every day", "each day", "每天", "每日"],
+    ["weekly", "every week", "each week", "once a week", "每周", "每星期"],
+    ["biweekly", "every two weeks", "every other week", "fortnightly", "每两周"],
+    ["monthly", "every month", "each month", "once a month", "每月", "每个月"],
+    ["quarterly", "every quarter", "每季度"],
+    ["yearly", "annually", "every year", "once a year", "每年"],
+  ],
+  // How someone gets to work or travels.
+  transport: [
+    ["by car", "drives", "drive to work", "开车"],
+    ["by train", "takes the train", "take the train", "坐火车", "坐地铁"],
+    ["by bus", "takes the bus", "take the bus", "坐公交"],
+    ["by bike", "by bicycle", "cycles", "bikes to", "骑车", "骑自行车"],
+    ["on foot", "walks to", "步行"],
+  ],
+  // How notes and drafts are written.
+  writing: [
+    ["by hand", "handwritten", "手写"],
+    ["types", "typed", "on a laptop", "on the computer", "打字"],
+  ],
+  // What someone drinks by habit ("prefers tea in the morning" / "drinks coffee every morning
+  // now").
+  drink: [["tea", "green tea", "喝茶"], ["coffee", "espresso", "喝咖啡"]],
+  // Which seat someone books.
+  seat: [["window seat", "window seats", "靠窗"], ["aisle seat", "aisle seats", "靠过道"]],
+  // Where builds run: continuous-integration services.
+  ci: [
+    ["jenkins"],
+    ["github actions"],
+    ["gitlab ci"],
+    ["circleci", "circle ci"],
+    ["travis", "travis ci"],
+    ["buildkite"],
+  ],
+  // Where a service is hosted: the public clouds.
+  cloud: [
+    ["aws", "amazon web services"],
+    ["google cloud", "gcp"],
+    ["azure"],
+    ["digitalocean"],
+    ["hetzner"],
+    ["阿里云"],
+    ["腾讯云"],
+  ],
+  // How people are reached.
+  channel: [
+    ["email", "e-mail", "邮件"],
+    ["by phone", "phone call", "phone calls", "电话"],
+    ["slack"],
+    ["microsoft teams", "teams chat"],
+    ["whatsapp"],
+    ["微信"],
+  ],
+};
+
+/**
+ * Words that name a change on one side of a pair ("now", "switched", "went monthly",
+ * "改为"): with different members of one exclusive group, they mark the new value.
+ */
+export const ALTERNATIVE_CHANGE_MARKERS: readonly string[] = [
+  "now",
+  "from now on",
+  "these days",
+  "since",
+  "no longer",
+  "switched",
+  "moved",
+  "changed",
+  "went",
+  "became",
+  "instead",
+  "现在",
+  "改为",
+  "改用",
+  "换成",
+  "不再",
+];

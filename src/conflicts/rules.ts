@@ -46,6 +46,7 @@ import {
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
 } from "./constants.ts";
+import { exclusiveAlternative } from "./alternatives.ts";
 import { reversedChoice } from "./choices.ts";
 import { readClaim, withoutIdentifiers } from "./claims.ts";
 import {
@@ -209,6 +210,18 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   // MD4") are about different things.
   if (shared.length > 0 && shared.every((word) => word === "@use") && namedChange) {
     return drop(`rows share only a verb (${ownWords(a.text, shared[0]) ?? shared[0]})`);
+  }
+  // "Mike commutes by car" / "Mike now takes the train to work": one subject, two members of
+  // a closed set of values that exclude each other, and a change named on one side. The rows
+  // share few words because each names its value in its own words.
+  const alternative = exclusiveAlternative(a.text, b.text);
+  if (
+    alternative && left.historical === undefined && right.historical === undefined &&
+    !stateScopes(a.text, b.text) && !sharedIdentifier(a.text, b.text)
+  ) {
+    return accept("value", { a: alternative.a, b: alternative.b }, [
+      `same subject, another ${alternative.group}: ${alternative.a} vs ${alternative.b}`,
+    ]);
   }
   if (shared.length < RULE_MIN_SHARED_WORDS || overlap < required) {
     return drop(

@@ -1,0 +1,105 @@
+/**
+ * Exclusive alternatives: two rows that name different values of one closed attribute in their
+ * own words ("Mike commutes by car" / "Mike now takes the train to work"). The sentence reader
+ * compares shared words, and such rows share little besides the subject; the closed groups of
+ * {@link EXCLUSIVE_ALTERNATIVES} say the two values exclude each other.
+ *
+ * @example
+ * ```ts
+ * import { exclusiveAlternative } from "./src/conflicts/alternatives.ts";
+ * exclusiveAlternative("The newsletter is sent weekly.", "The newsletter went monthly.");
+ * // { group: "frequency", a: "weekly", b: "monthly" }
+ * ```
+ * @module
+ */
+import { ALTERNATIVE_CHANGE_MARKERS, EXCLUSIVE_ALTERNATIVES, STOPWORDS } from "./lexicon.ts";
+import { stem } from "./sentence.ts";
+
+/** Two different members of one group, one named in each row. */
+export interface Alternative {
+  group: string;
+  a: string;
+  b: string;
+}
+
+const HAN = /\p{Script=Han}/u;
+
+function phraseRegex(phrase: string): RegExp {
+  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return HAN.test(phrase)
+    ? new RegExp(escaped, "u")
+    : new RegExp(`(?<![\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, "iu");
+}
+
+const GROUPS = Object.entries(EXCLUSIVE_ALTERNATIVES).map(([group, members]) => ({
+  group,
+  members: members.map((phrases) =>
+    // Longest first, so "travis ci" is cut out whole.
+    [...phrases].sort((x, y) => y.length - x.length).map((phrase) => ({
+      phrase,
+      regex: phraseRegex(phrase),
+    }))
+  ),
+}));
+
+const MARKERS = ALTERNATIVE_CHANGE_MARKERS.map(phraseRegex);
+
+/** A question, a plan, a past told as past: not a present value. */
+const NOT_PRESENT =
+  /\?|？|\b(?:will|shall|going to|plans? to|used to|previously|formerly|until|last year|as a child)\b|以前|曾经|计划|打算|吗/iu;
+
+/** The members of each group a row names, with the words left once they are cut out. */
+function named(text: string): { group: string; member: number; phrase: string; rest: string }[] {
+  const found: { group: string; member: number; phrase: string; rest: string }[] = [];
+  for (const { group, members } of GROUPS) {
+    members.forEach((phrases, member) => {
+      for (const { regex } of phrases) {
+        const match = text.match(regex);
+        if (!match) continue;
+        found.push({ group, member, phrase: match[0], rest: text.replace(regex, " ") });
+        return;
+      }
+    });
+  }
+  return found;
+}
+
+/** The row's first content word, stemmed: the subject the rows must share. */
+function lead(text: string): string | undefined {
+  if (HAN.test(text)) {
+    // A Chinese row opens with its subject; two characters name it well enough ("小王").
+    const han = text.replace(/[^\p{Script=Han}]/gu, "");
+    return han.length >= 2 ? han.slice(0, 2) : undefined;
+  }
+  for (const word of text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []) {
+    const lower = word.toLowerCase();
+    if (!STOPWORDS.has(lower)) return stem(lower.replace(/'s$/u, ""));
+  }
+  return undefined;
+}
+
+/**
+ * The group and the two members when the rows name different members of one exclusive group,
+ * each row only one of that group, both open with the same subject, and exactly one row names
+ * a change ("now", "switched", "went", "改为"). Questions, plans and past states are left out.
+ */
+export function exclusiveAlternative(a: string, b: string): Alternative | undefined {
+  if (NOT_PRESENT.test(a) || NOT_PRESENT.test(b)) return undefined;
+  const left = named(a);
+  const right = named(b);
+  for (const x of left) {
+    const others = right.filter((y) => y.group === x.group);
+    const mine = left.filter((y) => y.group === x.group);
+    if (others.length !== 1 || mine.length !== 1 || others[0].member === x.member) continue;
+    const y = others[0];
+    const subject = lead(x.rest);
+    if (!subject || subject !== lead(y.rest)) continue;
+    // A possessive subject on one side only ("Mike's wife") is someone else.
+    if (/^\s*\S+['’]s\b/u.test(a) !== /^\s*\S+['’]s\b/u.test(b)) continue;
+    const changeA = MARKERS.some((marker) => marker.test(x.rest));
+    const changeB = MARKERS.some((marker) => marker.test(y.rest));
+    if (changeA === changeB) continue;
+    return { group: x.group, a: x.phrase, b: y.phrase };
+  }
+  return undefined;
+}
