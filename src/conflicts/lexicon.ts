@@ -620,7 +620,15 @@ export const STATE_ANTONYMS: Readonly<
   public: { on: ["public", "公开"], off: ["private", "私有"] },
   working: {
     // "is running" names a service up; "has been shut down" is the change that ends it.
-    on: ["is working", "are working", "is running", "are running", "operational", "in service", "正常运行"],
+    on: [
+      "is working",
+      "are working",
+      "is running",
+      "are running",
+      "operational",
+      "in service",
+      "正常运行",
+    ],
     off: ["is broken", "are broken", "broken", "out of order", "out of service", "坏了", "故障"],
   },
   married: { on: ["married", "已婚"], off: ["single", "unmarried", "divorced", "单身", "离婚"] },
@@ -682,7 +690,14 @@ export const STATE_ANTONYMS: Readonly<
       "休产假",
       "请假",
     ],
-    off: ["back at work", "back from leave", "returned to work", "back to work", "复工", "回来上班"],
+    off: [
+      "back at work",
+      "back from leave",
+      "returned to work",
+      "back to work",
+      "复工",
+      "回来上班",
+    ],
   },
   // Employment by contract against a place on the staff.
   contractor: {

@@ -982,7 +982,8 @@ function stateScopes(a: string, b: string): string | undefined {
 }
 
 /** A state still to come: "will work from the office next month", "is going to be private". */
-const PLAN = /\b(?:will|shall|is going to|are going to|plans? to|planning to|intends? to)\b|将要|打算|计划/iu;
+const PLAN =
+  /\b(?:will|shall|is going to|are going to|plans? to|planning to|intends? to)\b|将要|打算|计划/iu;
 
 /**
  * One row plans the opposite state and the other states the present one ("Kim will work from
@@ -1012,7 +1013,8 @@ function ownersThing(text: string, other: string): string | undefined {
   if (!match) return undefined;
   const owner = match[1].toLowerCase();
   const lowerOther = other.toLowerCase();
-  const names = (word: string) => new RegExp(`(?<![\\p{L}])${escapeRegex(word)}(?![\\p{L}'’])`, "iu");
+  const names = (word: string) =>
+    new RegExp(`(?<![\\p{L}])${escapeRegex(word)}(?![\\p{L}'’])`, "iu");
   return names(owner).test(lowerOther) && !names(match[2].toLowerCase()).test(lowerOther) &&
       !new RegExp(`${escapeRegex(owner)}['’]s`, "iu").test(lowerOther)
     ? `${match[1]}'s ${match[2]}`

@@ -801,3 +801,53 @@ Deno.test("probe: 'now' on one side and a name on each side, however the rest is
     ["Our frontend team uses React.", "The backend team now writes Go services."],
   ], false);
 });
+
+Deno.test("probe: a state and its opposite named in other words share only the subject", () => {
+  expectPairs([
+    ["Kim works remotely.", "Kim now works from the office."],
+    ["小王在家办公。", "小王现在去办公室上班了。"],
+    ["The shared folder is writable by everyone.", "The shared folder is read-only for everyone."],
+    ["Tom is a vegetarian.", "Tom eats meat again."],
+    ["Sara is on parental leave.", "Sara is back at work now."],
+    ["Ana is a contractor.", "Ana is now a permanent employee."],
+    ["The cafeteria accepts cash.", "The cafeteria is cashless now."],
+    ["The old reporting service is running.", "The old reporting service has been shut down."],
+  ], true);
+  expectPairs([
+    ["Kim works remotely.", "Lee works from the office."],
+    ["Pets are allowed in the office.", "Pets are allowed in the office since June."],
+    ["Tom is a vegetarian.", "Tom cooks meat for his kids."],
+  ], false);
+});
+
+Deno.test("probe: a state and its opposite in their own days or periods, as a plan, of someone else's, or in the past, both hold", () => {
+  expectPairs([
+    ["The library is open on Sundays.", "The library is closed on public holidays."],
+    ["The API is read-only during the migration.", "The API accepts writes after the migration."],
+    ["Kim works remotely on Fridays.", "Kim works from the office Monday to Thursday."],
+    ["Kim will work from the office next month.", "Kim works remotely."],
+    ["Sara is on parental leave.", "Sara's manager is back at work now."],
+    ["Kim worked remotely during the lockdown.", "Kim works from the office."],
+  ], false);
+  expectPairs([
+    ["The library is open on Sundays.", "The library is closed on Sundays now."],
+    ["The API is read-only during the migration.", "The API accepts writes again."],
+  ], true);
+});
+
+Deno.test("probe: two members of a closed set of values and a change on one side are a new value", () => {
+  expectPairs([
+    ["Mike commutes by car.", "Mike now takes the train to work."],
+    ["The newsletter is sent weekly.", "The newsletter went monthly."],
+    ["The build runs on Jenkins.", "Builds are now done with GitHub Actions."],
+    ["Nina writes her notes by hand.", "Nina now types all her notes."],
+    ["Priya prefers tea in the morning.", "Priya drinks coffee every morning now."],
+  ], true);
+  expectPairs([
+    ["The build runs on Jenkins.", "The deploy now runs on GitHub Actions."],
+    ["Lucia prefers window seats on long flights.", "Lucia books aisle seats on short flights."],
+    ["Will the newsletter go monthly?", "The newsletter is sent weekly."],
+    ["Mike commutes by car.", "Mike's wife now takes the train to work."],
+    ["Mike used to commute by car.", "Mike now takes the train to work."],
+  ], false);
+});
