@@ -227,3 +227,12 @@ export const RULE_REVERSAL_MIN_FRAME = 0.34;
  * happen to name one tool ("use pnpm, not npm, to install" / "use npm to publish").
  */
 export const RULE_REVERSAL_ONE_WAY_MIN_FRAME = 0.6;
+
+/**
+ * Two windows of the day that never meet, in rows that share few words as written: the rows'
+ * words are compared by their first 5 letters (enough for "delivers" / "deliveries" and
+ * "visiting" / "visitors" to meet, which the stemmer keeps apart), and two thirds of the shorter row's words must be shared, so "Maria reviews code in the
+ * morning" / "Maria closes the shop in the evening" stay two activities.
+ */
+export const RULE_WINDOW_PREFIX = 5;
+export const RULE_WINDOW_MIN_SHARE = 2 / 3;

@@ -45,6 +45,8 @@ import {
   RULE_UPDATE_PHRASE_BONUS,
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
+  RULE_WINDOW_MIN_SHARE,
+  RULE_WINDOW_PREFIX,
 } from "./constants.ts";
 import { exclusiveAlternative } from "./alternatives.ts";
 import { reversedChoice } from "./choices.ts";
@@ -221,6 +223,20 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   ) {
     return accept("value", { a: alternative.a, b: alternative.b }, [
       `same subject, another ${alternative.group}: ${alternative.a} vs ${alternative.b}`,
+    ]);
+  }
+  // "The bakery delivers bread early in the morning, before 6:00" / "bread deliveries arrive in
+  // the late afternoon, after 16:00": one activity in two windows of the day that never meet,
+  // worded with other forms of the same words ("delivers" / "deliveries").
+  const windows = shared.length < RULE_MIN_SHARED_WORDS || overlap < required
+    ? disjointWindows(left, right)
+    : undefined;
+  if (
+    windows && left.historical === undefined && right.historical === undefined &&
+    !stateScopes(a.text, b.text) && !FIRST_PERSON.test(a.text + " " + b.text)
+  ) {
+    return accept("date", windows, [
+      `the same activity in windows of the day that never meet: ${windows.a} vs ${windows.b}`,
     ]);
   }
   if (shared.length < RULE_MIN_SHARED_WORDS || overlap < required) {
@@ -611,6 +627,10 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     ) {
       return drop(`each row is limited to its own scope (${describe()}): two things`);
     }
+    // "Meetings are held in person on Mondays" / "… online the rest of the week": each value
+    // holds on its own days.
+    const ownDays = updates.length === 0 ? stateScopes(a.text, b.text) : undefined;
+    if (ownDays) return drop(`each row is limited to its own days or period (${ownDays})`);
     kind = "value";
     opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
@@ -979,6 +999,33 @@ function stateScopes(a: string, b: string): string | undefined {
     return `${periodA[1]} / ${periodB[1]} the ${periodB[2]}`;
   }
   return undefined;
+}
+
+/**
+ * Two parts of the day that never meet ("early morning" / "late afternoon"), one in each row,
+ * and most of the shorter row's words shared in some form: the words are compared by their
+ * first {@link RULE_WINDOW_PREFIX} letters, so "delivers" meets "deliveries" and "visiting"
+ * meets "visitors", which the stemmer keeps apart.
+ */
+function disjointWindows(
+  left: SentenceShape,
+  right: SentenceShape,
+): { a: string; b: string } | undefined {
+  const spanA = left.values.find((value) => value.span);
+  const spanB = right.values.find((value) => value.span);
+  if (!spanA?.span || !spanB?.span) return undefined;
+  if (!(spanA.span[1] <= spanB.span[0] || spanB.span[1] <= spanA.span[0])) return undefined;
+  const words = (shape: SentenceShape) =>
+    shape.words.filter((word) => word !== VALUE_SLOT && !word.startsWith("xstate"))
+      .map((word) => word.slice(0, RULE_WINDOW_PREFIX));
+  const wordsA = words(left);
+  const wordsB = words(right);
+  const [shorter, longer] = wordsA.length <= wordsB.length ? [wordsA, wordsB] : [wordsB, wordsA];
+  if (shorter.length === 0) return undefined;
+  const shared = shorter.filter((word) => longer.includes(word)).length;
+  return shared / shorter.length >= RULE_WINDOW_MIN_SHARE
+    ? { a: spanA.raw, b: spanB.raw }
+    : undefined;
 }
 
 /** A state still to come: "will work from the office next month", "is going to be private". */

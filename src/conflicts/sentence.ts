@@ -246,6 +246,11 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
         `${stemWord === "won" ? "will" : stemWord === "shan" ? "shall" : "can"} not`,
     )
     .replace(/n't\b/g, " not")
+    // "the flag is on." / "alerts are on for failed jobs": a switch's state, not the
+    // preposition ("the meeting is on Monday" keeps its day).
+    .replace(/\b(is|are)\s+(on|off)(?=\s*(?:[.;,!]|$|by default\b|for\b))/g, "$1 turned $2")
+    // "switched off" is the off state; the update phrase "switched" would eat its verb.
+    .replace(/\bswitched\s+(on|off)\b/g, "turned $1")
     // "read-only for everyone" is the read-only state, not the qualifier "only for".
     .replace(/\bread[- ]only\b/g, "readonly")
     .replace(/'s\b/g, "")

@@ -851,3 +851,37 @@ Deno.test("probe: two members of a closed set of values and a change on one side
     ["Mike used to commute by car.", "Mike now takes the train to work."],
   ], false);
 });
+
+Deno.test("probe: one activity in two windows of the day that never meet, worded in other forms", () => {
+  expectPairs([
+    [
+      "The bakery delivers bread early in the morning, before 6:00.",
+      "Bread deliveries arrive in the late afternoon, after 16:00.",
+    ],
+    [
+      "Visiting hours are in the afternoon, from 14:00 until 17:00.",
+      "Visitors are allowed only in the morning, 9:00 to 11:30.",
+    ],
+  ], true);
+  expectPairs([
+    [
+      "The bakery delivers bread early in the morning, before 6:00.",
+      "The bakery closes in the evening, after 20:00.",
+    ],
+    ["Maria reviews code in the morning.", "Maria closes the shop in the evening."],
+    [
+      "Visiting hours are in the afternoon on weekdays.",
+      "Visitors are allowed in the morning on weekends.",
+    ],
+  ], false);
+});
+
+Deno.test("probe: a switch stated as 'is on' / 'switched off', and values on their own days", () => {
+  expectPairs([
+    ["The feature flag new-checkout is on.", "The new-checkout flag was switched off."],
+  ], true);
+  expectPairs([
+    ["The meeting is on Monday.", "The meeting is on Monday at 10:00."],
+    ["Meetings are held in person on Mondays.", "Meetings are held online the rest of the week."],
+  ], false);
+});
