@@ -78,6 +78,18 @@ function lead(text: string): string | undefined {
   return undefined;
 }
 
+/** Content words (stemmed) the two rows share. */
+function sharedWords(a: string, b: string): number {
+  const words = (text: string) =>
+    new Set(
+      (text.match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? []).map((word) => word.toLowerCase())
+        .filter((word) => !STOPWORDS.has(word) && !MARKERS.some((marker) => marker.test(word)))
+        .map((word) => stem(word)),
+    );
+  const left = words(a);
+  return [...words(b)].filter((word) => left.has(word)).length;
+}
+
 /**
  * The group and the two members when the rows name different members of one exclusive group,
  * each row only one of that group, both open with the same subject, and exactly one row names
@@ -92,8 +104,10 @@ export function exclusiveAlternative(a: string, b: string): Alternative | undefi
     const mine = left.filter((y) => y.group === x.group);
     if (others.length !== 1 || mine.length !== 1 || others[0].member === x.member) continue;
     const y = others[0];
+    // The same subject: the same first word, or two words shared beside the values ("The
+    // team prefers Slack for quick questions" / "quick questions now go to Teams chat").
     const subject = lead(x.rest);
-    if (!subject || subject !== lead(y.rest)) continue;
+    if (!subject || (subject !== lead(y.rest) && sharedWords(x.rest, y.rest) < 2)) continue;
     // A possessive subject on one side only ("Mike's wife") is someone else.
     if (/^\s*\S+['’]s\b/u.test(a) !== /^\s*\S+['’]s\b/u.test(b)) continue;
     const changeA = MARKERS.some((marker) => marker.test(x.rest));

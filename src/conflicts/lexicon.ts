@@ -481,8 +481,9 @@ export const ATTRIBUTE_FAMILIES: Readonly<Record<string, readonly string[]>> = {
   "@send": ["goes out", "go out", "sent", "send", "sends", "published", "发出", "发送"],
   "@timeout": ["timeout", "time out", "times out"],
   // Particle verbs: "check in" and "check out" are two attributes, not one verb with a stopword.
-  "@checkin": ["check in", "checks in", "check-in", "checked in"],
-  "@checkout": ["check out", "checks out", "check-out", "checked out"],
+  // The noun written as one word ("checkout is at 11am") is the same attribute.
+  "@checkin": ["check in", "checks in", "check-in", "checked in", "checkin"],
+  "@checkout": ["check out", "checks out", "check-out", "checked out", "checkout"],
   "@login": ["log in", "logs in", "login", "sign in", "signs in"],
   "@logout": ["log out", "logs out", "logout", "sign out", "signs out"],
   "@license": [
@@ -666,6 +667,8 @@ export const STATE_ANTONYMS: Readonly<
       "坐班",
     ],
   },
+  // A resource shared between users against one given to a single user.
+  shared: { on: ["shared with", "shared by", "共享"], off: ["dedicated to", "专用", "独占"] },
   // Read-only and writable are one switch ("read-only for everyone" is a state, not the
   // qualifier "only for"): the reader joins "read-only" into one word before qualifiers.
   read_only: {

@@ -885,3 +885,20 @@ Deno.test("probe: a switch stated as 'is on' / 'switched off', and values on the
     ["Meetings are held in person on Mondays.", "Meetings are held online the rest of the week."],
   ], false);
 });
+
+Deno.test("probe: a resource shared against one dedicated, and a channel named after the subject", () => {
+  expectPairs([
+    [
+      "The staging cluster is shared with QA.",
+      "The staging cluster is now dedicated to the mobile team.",
+    ],
+    ["The team prefers Slack for quick questions.", "Quick questions now go to Teams chat."],
+  ], true);
+  expectPairs([
+    [
+      "The staging cluster is shared with QA.",
+      "The production cluster is dedicated to the mobile team.",
+    ],
+    ["The team prefers Slack for quick questions.", "Long reviews now go to email."],
+  ], false);
+});
