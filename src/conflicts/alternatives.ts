@@ -48,6 +48,17 @@ const MARKERS = ALTERNATIVE_CHANGE_MARKERS.map(phraseRegex);
 const NOT_PRESENT =
   /\?|？|\b(?:will|shall|going to|plans? to|used to|previously|formerly|until|last year|as a child)\b|以前|曾经|计划|打算|吗/iu;
 
+/**
+ * A member followed by a content word qualifies that word ("the monthly fee", "GitHub Actions
+ * minutes"): it names which thing, not the value the row states.
+ */
+function attributive(text: string, match: RegExpMatchArray): boolean {
+  if (HAN.test(match[0])) return false;
+  const next = text.slice((match.index ?? 0) + match[0].length).match(/^\s+([\p{L}][\p{L}'-]*)/u);
+  return next !== null && !STOPWORDS.has(next[1].toLowerCase()) &&
+    !MARKERS.some((marker) => marker.test(next[1]));
+}
+
 /** The members of each group a row names, with the words left once they are cut out. */
 function named(text: string): { group: string; member: number; phrase: string; rest: string }[] {
   const found: { group: string; member: number; phrase: string; rest: string }[] = [];
@@ -55,7 +66,7 @@ function named(text: string): { group: string; member: number; phrase: string; r
     members.forEach((phrases, member) => {
       for (const { regex } of phrases) {
         const match = text.match(regex);
-        if (!match) continue;
+        if (!match || attributive(text, match)) continue;
         found.push({ group, member, phrase: match[0], rest: text.replace(regex, " ") });
         return;
       }

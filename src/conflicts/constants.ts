@@ -231,8 +231,9 @@ export const RULE_REVERSAL_ONE_WAY_MIN_FRAME = 0.6;
 /**
  * Two windows of the day that never meet, in rows that share few words as written: the rows'
  * words are compared by their first 5 letters (enough for "delivers" / "deliveries" and
- * "visiting" / "visitors" to meet, which the stemmer keeps apart), and two thirds of the shorter row's words must be shared, so "Maria reviews code in the
- * morning" / "Maria closes the shop in the evening" stay two activities.
+ * "visiting" / "visitors" to meet, which the stemmer keeps apart), and every word of the
+ * shorter row must be shared that way. Two thirds let "the cleaning crew comes in the evening"
+ * meet "the window cleaners come early in the morning", another crew.
  */
 export const RULE_WINDOW_PREFIX = 5;
-export const RULE_WINDOW_MIN_SHARE = 2 / 3;
+export const RULE_WINDOW_MIN_SHARE = 1;

@@ -847,6 +847,7 @@ Deno.test("probe: two members of a closed set of values and a change on one side
     ["The build runs on Jenkins.", "The deploy now runs on GitHub Actions."],
     ["Lucia prefers window seats on long flights.", "Lucia books aisle seats on short flights."],
     ["Will the newsletter go monthly?", "The newsletter is sent weekly."],
+    ["The monthly fee is $12.", "The yearly plan went to email invoices."],
     ["Mike commutes by car.", "Mike's wife now takes the train to work."],
     ["Mike used to commute by car.", "Mike now takes the train to work."],
   ], false);
@@ -854,10 +855,6 @@ Deno.test("probe: two members of a closed set of values and a change on one side
 
 Deno.test("probe: one activity in two windows of the day that never meet, worded in other forms", () => {
   expectPairs([
-    [
-      "The bakery delivers bread early in the morning, before 6:00.",
-      "Bread deliveries arrive in the late afternoon, after 16:00.",
-    ],
     [
       "Visiting hours are in the afternoon, from 14:00 until 17:00.",
       "Visitors are allowed only in the morning, 9:00 to 11:30.",
