@@ -14,6 +14,7 @@ import {
   listEntries,
   makeTempDirIn,
   openTextWriter,
+  pathExists,
   pathKind,
   removeTreeIfExists,
   renamePath,
@@ -25,7 +26,7 @@ import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
-import { type CommandSpec, parseCommandArgs } from "./command.ts";
+import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
 /** The name of the JSONL file inside the export directory. */
@@ -124,31 +125,35 @@ export async function exportCommand(args: string[]): Promise<number> {
     db: flags.string("db"),
     config: flags.string("config"),
   };
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      "name exactly one directory to export into (mema export ~/mema-export [--format md|jsonl])",
+      "export",
+    );
+  }
+  const format = values.format;
+  if (format !== "md" && format !== "jsonl") {
+    throw new UsageError(`--format must be md or jsonl, not "${format}"`, "export");
+  }
+  if (values["include-history"] && format === "md") {
+    throw new UsageError(
+      "--include-history needs --format jsonl (a Markdown file holds one version)",
+      "export",
+    );
+  }
   let store: Store | undefined;
   try {
-    if (positionals.length !== 1) {
-      throw new MemaError("invalid_input", "mema export needs exactly one directory", {
-        hint: "mema export ~/mema-export [--format md|jsonl]",
-      });
-    }
-    const format = values.format;
-    if (format !== "md" && format !== "jsonl") {
-      throw new MemaError("invalid_input", `--format must be md or jsonl, not "${format}"`, {
-        field: "format",
-      });
-    }
-    if (values["include-history"] && format === "md") {
-      throw new MemaError(
-        "invalid_input",
-        "--include-history needs --format jsonl (a Markdown file holds one version)",
-        { field: "include-history", hint: "mema export DIR --format jsonl --include-history" },
-      );
-    }
     const dir = absolutePath(positionals[0]);
     if (pathKind(dir) === "file") {
       throw new MemaError("invalid_input", `${dir} is a file; export writes into a directory`);
     }
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
+    // Export only reads: it never creates a database that is not there.
+    if (!pathExists(config.dbPath)) {
+      throw new MemaError("not_found", `no database at ${config.dbPath}: nothing to export`, {
+        hint: "name the database with --db PATH (or MEMA_DB_PATH, db_path in the config file)",
+      });
+    }
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,

@@ -13,9 +13,12 @@ import type { ServiceContext } from "../memory/context.ts";
 import {
   linkTarget,
   listEntries,
+  makeTempDirIn,
+  pathExists,
   pathKind,
   readTextStrict,
   realPathOf,
+  removeTreeIfExists,
   stderrIsTerminal,
 } from "../platform/mod.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
@@ -24,7 +27,7 @@ import { type ImportUnit, type SkippedSource, SourceError } from "../portability
 import { jsonlUnits, markdownUnit, type SplitMode } from "../portability/sources.ts";
 import { openStore, SOURCE_TYPES, type SourceType, type Store } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
-import { type CommandSpec, parseCommandArgs } from "./command.ts";
+import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
 /** One file to read, with how it is named. */
@@ -277,6 +280,9 @@ function readUnits(
   return { units, skipped };
 }
 
+/** The name prefix of the scratch folder of a dry run against a database not created yet. */
+const DRY_RUN_PREFIX = "mema-import-dry-run-";
+
 /** `mema import`: its help and flags. */
 export const importSpec: CommandSpec = {
   name: "import",
@@ -339,43 +345,46 @@ export async function importCommand(args: string[]): Promise<number> {
     db: flags.string("db"),
     config: flags.string("config"),
   };
+  if (positionals.length === 0) {
+    throw new UsageError(
+      "name at least one file or folder (mema import ~/notes MEMORY.md [--split headings])",
+      "import",
+    );
+  }
+  const split = values.split;
+  if (split !== "file" && split !== "headings") {
+    throw new UsageError(`--split must be file or headings, not "${split}"`, "import");
+  }
+  const sourceType = values["source-type"];
+  if (sourceType !== undefined && !SOURCE_TYPES.includes(sourceType as SourceType)) {
+    throw new UsageError(
+      `--source-type must be one of ${SOURCE_TYPES.join(", ")}, not "${sourceType}"`,
+      "import",
+    );
+  }
+  if (sourceType === "user_confirmed" && !values.authorized) {
+    throw new UsageError(
+      "--source-type user_confirmed stores every note as the user's own word and locks it: add --authorized once the user has confirmed the notes",
+      "import",
+    );
+  }
   let store: Store | undefined;
+  let scratch: string | undefined;
   try {
-    if (positionals.length === 0) {
-      throw new MemaError("invalid_input", "mema import needs at least one file or folder", {
-        hint: "mema import ~/notes MEMORY.md [--split headings]",
-      });
-    }
-    const split = values.split;
-    if (split !== "file" && split !== "headings") {
-      throw new MemaError("invalid_input", `--split must be file or headings, not "${split}"`, {
-        field: "split",
-      });
-    }
-    const sourceType = values["source-type"];
-    if (sourceType !== undefined && !SOURCE_TYPES.includes(sourceType as SourceType)) {
-      throw new MemaError(
-        "invalid_input",
-        `--source-type must be one of ${SOURCE_TYPES.join(", ")}`,
-        {
-          field: "source-type",
-        },
-      );
-    }
-    if (sourceType === "user_confirmed" && !values.authorized) {
-      throw new MemaError(
-        "invalid_input",
-        "--source-type user_confirmed stores every note as the user's own word and locks it",
-        { field: "source-type", hint: "add --authorized once the user has confirmed the notes" },
-      );
-    }
     const sources = collectSources(positionals);
     const read = readUnits(sources.files, split);
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
-    store = await openStore(config.dbPath, {
+    // A dry run against a database that does not exist yet compares with an empty library in a
+    // scratch folder, removed afterwards: it leaves no file behind where the database would be.
+    if (values["dry-run"] && !pathExists(config.dbPath)) {
+      scratch = makeTempDirIn(undefined, DRY_RUN_PREFIX);
+    }
+    store = await openStore(scratch === undefined ? config.dbPath : `${scratch}/dry-run.sqlite3`, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
+      // A dry run embeds nothing: it needs no vector extension (nor its cached copy).
+      skipVec: values["dry-run"],
     });
     const ctx: ServiceContext = {
       store,
@@ -425,5 +434,6 @@ export async function importCommand(args: string[]): Promise<number> {
     return reportFailure(error);
   } finally {
     store?.close();
+    if (scratch !== undefined) removeTreeIfExists(scratch);
   }
 }

@@ -4,14 +4,20 @@
  * @module
  */
 import { isMemaError } from "../errors/mod.ts";
+import { UsageError } from "./command.ts";
 
 /** Exit code for a failed command. */
 export const EXIT_FAILURE = 1;
 /** Exit code for a command line that cannot be understood. */
 export const EXIT_USAGE = 2;
 
-/** Prints an error and its hint to stderr and returns the exit code. */
+/**
+ * Prints an error and its hint to stderr and returns the exit code. A `UsageError` is thrown on
+ * to `runCli`, which prints it with the command's help pointer and exits 2, wherever it was
+ * raised inside a command.
+ */
 export function reportFailure(error: unknown): number {
+  if (error instanceof UsageError) throw error;
   if (isMemaError(error)) {
     console.error(`mema: error: ${error.reason}`);
     if (error.hint) console.error(`mema: hint: ${error.hint}`);

@@ -8,6 +8,7 @@ import { SCAN_DEFAULT_MEMORIES } from "../conflicts/constants_pipeline.ts";
 import { defaultStages } from "../conflicts/stages.ts";
 import { kickScan } from "../conflicts/scan.ts";
 import { loadConfig } from "../config/mod.ts";
+import { pathExists } from "../platform/mod.ts";
 import { openStore } from "../store/mod.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { EXIT_FAILURE, reportFailure } from "./output.ts";
@@ -103,6 +104,13 @@ export async function scanCommand(args: string[]): Promise<number> {
     const config = loadConfig({
       flags: { dbPath: flags.string("db"), configPath: flags.string("config") },
     });
+    // A scan only reads and queues what a database holds: with none yet there is nothing to
+    // scan, and none is created (cron on a fresh install stays quiet and leaves no file).
+    if (!pathExists(config.dbPath)) {
+      summary.complete = true;
+      say(`scan complete: no database at ${config.dbPath} yet, nothing to scan`);
+      return finish(0);
+    }
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
       busyTimeoutMs: config.busyTimeoutMs,

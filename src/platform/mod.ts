@@ -688,8 +688,11 @@ export function createFileExclusive(path: string): boolean {
   }
 }
 
-/** Creates a new, empty directory inside `dir` with a unique name starting with `prefix`. */
-export function makeTempDirIn(dir: string, prefix: string): string {
+/**
+ * Creates a new, empty directory inside `dir` (the system's temporary directory when undefined)
+ * with a unique name starting with `prefix`.
+ */
+export function makeTempDirIn(dir: string | undefined, prefix: string): string {
   return Deno.makeTempDirSync({ dir, prefix });
 }
 

@@ -101,7 +101,7 @@ Deno.test("export refuses --include-history with Markdown and writes nothing", a
   try {
     await seedLibrary(home);
     const run = await runCli(home, ["export", `${home.dir}/out`, "--include-history"]);
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 2);
     assert.match(run.stderr, /--include-history needs --format jsonl/);
     assert.equal(run.stdout, "");
   } finally {
