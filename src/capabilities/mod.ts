@@ -1,6 +1,7 @@
 /**
  * Which retrieval capability is in force and what is missing (SPEC §7's
- * degradation chain), in words that say how to fix it.
+ * degradation chain), in words that say how to fix it. `degraded` is true only when something
+ * the configuration asks for is unavailable.
  *
  * @example
  * ```ts
@@ -106,8 +107,14 @@ export function describeCapabilities(
     : store.fts
     ? "lexical"
     : "like";
-  const degraded = !hybrid || !store.fts || vector?.state === "indexing" ||
-    unwritableReason(store) !== undefined;
+  // `degraded` means something the configuration asks for is unavailable. Lexical recall with
+  // no embedding model configured is a choice the user made (`mode` says "lexical" and the
+  // standing warning how to turn meaning on), not a fault; a configured model that cannot
+  // search (missing, mismatched, sqlite-vec absent, still filling), no FTS, an unwritable
+  // database or a configured judge that cannot run are.
+  const vectorsWanted = vector !== undefined && vector.state !== "off";
+  const degraded = (vectorsWanted && (!hybrid || vector.state === "indexing")) || !store.fts ||
+    unwritableReason(store) !== undefined || judge?.state === "unavailable";
   return { mode, degraded, warnings, standing };
 }
 

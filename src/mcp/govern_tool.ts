@@ -375,21 +375,16 @@ export const GOVERN_VERB_TOOL: VerbTool = {
   name: "memory_govern",
   title: "Memory govern",
   description:
-    `mema changes that need the user's approval. Call as {"action": ..., "data": {..., "authorized": true}}.
-Without authorized:true nothing changes and the answer says action_required: "ask_user_for_authorization" with the impact: ask the user, then repeat with authorized:true.
-- retire {memory_id, superseded_by?, reason}: leave default recall (superseded or retired); stays readable
-- merge_memories {survivor_id, loser_ids, merged_content?, reason}: fold duplicates into one
-- confirm {memory_id, reason?}: promote to user_confirmed and lock
-- apply_conflict_action {conflict_id, expected_revision, memory_id, content? | old_text+new_text?}: run one plan step
-- replan_conflict {conflict_id, expected_revision, apply_plan, chosen_value?}: after a failed step
-- resolve_conflict {conflict_id, expected_revision}: close when every step is done
-- purge {memory_id | memory_ids, reason}: delete for good, every version (a secret stored by mistake)
-- rename_workspace {from, to, reason}: rename (old name redirects)
-- merge_workspaces {from, into, reason}: fold workspaces into one
-- move_memories {memory_ids | filter {workspace, tags?}, to, dry_run?, reason}: move memories
-- confirm_pending_workspace {workspace}: make a workspace created under strict isolation real
-- confirm_workspaces {workspaces?}: mark the workspace list as reviewed
-- help {topic?}`,
+    `mema changes that need the user's approval. Call {"action": ..., "data": {..., "authorized": true}}; help {topic?} gives every field.
+Without authorized:true nothing changes and the answer says what it would do: ask the user, then repeat.
+- retire {memory_id, reason}: leave default recall
+- merge_memories {survivor_id, loser_ids, reason}
+- confirm {memory_id}: lock as the user's own word
+- apply_conflict_action, replan_conflict, resolve_conflict {conflict_id, expected_revision, ...}: a judged conflict's plan
+- purge {memory_id | memory_ids, reason}: delete for good
+- rename_workspace {from, to, reason}, merge_workspaces {from, into, reason}
+- move_memories {memory_ids | filter, to, reason}
+- confirm_pending_workspace {workspace}, confirm_workspaces {}`,
   verbKey: "action",
   verbs: GOVERN_ACTIONS,
   handlers: handlers as Record<string, VerbHandler>,

@@ -643,20 +643,21 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   },
 };
 
+// What an agent needs to call each action right; `help` carries every field, limit and example
+// (tools/list is paid by every session, help only when asked).
 const MEMORY_TOOL_DESCRIPTION =
-  `mema: a trusted local fact store. Store facts once, verbatim, and recall the few that matter.
-Call as {"action": ..., "data": {...}}. Actions:
-- remember {content, subject, workspace, tags?, source_type?, source_ref?, event_time?, confidence?, metadata?, follows?} → {memory_id, version, write_hints?: {possible_duplicate: {memory_id, similarity}}}
-- batch_remember {items: [remember data + follows_item?] (≤ 500, one transaction)} → {results, stored, duplicates}
-- find {query?, workspace?, tags_filter?, after_time?, before_time?, source_type?, status?, limit?, offset?, content_mode?: preview|hits|full, hit_window?} → {results, has_more, total_estimate, size}
-- batch_find {queries: [string | {id, query}] (≤ 8), limit_per_query?, ...find filters}
-- read {memory_id, span?: {start, end}, include_history?} → {content, version, ...}
-- batch_read {memory_ids (≤ 10 full, ≤ 50 preview), spans?, content_mode?}
-- update {memory_id, one of: new_content | old_text+new_text | patches[{old_text,new_text}] | tags_only+add_tags/remove_tags; new_subject?, new_tags?, reason?, expected_version?, expected_content_hash?}
-- judge {conflict_id, expected_revision, chosen_value?, apply_plan?, preserve_history?, apply?, authorized?}: decide a conflict; apply:true (authorized) runs the plan and resolves in one call
-- status {}, help {topic?} (JSON Schema of every action, with examples; topics agent_onboarding, trust)
-Protected or locked memories change only with authorized:true (the user approved); otherwise the answer says action_required: ask_user_for_authorization.
-Search before you store; prefer updating a fact over storing a contradicting one.`;
+  `mema: a local fact store. Search before you store; prefer updating a fact to storing a contradicting one.
+Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Schema, with examples.
+- remember {content, subject, workspace, tags?, source_ref?, event_time?} → {memory_id, version}
+- batch_remember {items: [remember data] (≤ 500)}
+- find {query?, workspace?, limit?, content_mode?: preview|hits|full} → {results, has_more}
+- batch_find {queries (≤ 8)}
+- read {memory_id, span?: {start, end}}
+- batch_read {memory_ids}
+- update {memory_id, new_content | old_text+new_text, reason?, expected_version?}
+- judge {conflict_id, expected_revision, chosen_value?}: decide a conflict
+- status {}
+Protected or locked memories change only with authorized:true, once the user approved.`;
 
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {

@@ -347,17 +347,17 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
 export const REPAIR_VERB_TOOL: VerbTool = {
   name: "memory_repair",
   title: "Memory repair",
-  description: `mema maintenance. Call as {"task": ..., "data": {...}}.
-- rebuild_evidence {dry_run? (default true), batch_size?}: rebuild rows and vectors after an embedding-model change; repeat with dry_run:false until complete:true
+  description:
+    `mema maintenance. Call {"task": ..., "data": {...}}; help {topic?} gives every field.
+- rebuild_evidence {dry_run?}: after an embedding-model change; repeat until complete:true
 - semantic_control {action: status|unload}
-- scan_pipeline {action: "kick", max_memories?, time_budget_s?}: scheduled conflict scan, repeat until complete:true
-- scan_queue {action: page|submit, page_size?, page_token?, decisions?}: confirm or dismiss suspect pairs
-- scan_duplicates {limit?}: near-duplicate pairs (≤ 200)
-- record_conflict {memory_ids, value_groups?, status?, reason?}
-- notice {action: list|read|dismiss|resolve, notice_id? | filters (workspace, kind, source_ref_prefix, agent_id, older_than_days, …) | all, dry_run?}: one notice or a bulk change (dry run by default, ≤ 10,000 per call)
-- cleanup_history {memory_id, versions | older_than_days, authorized}: delete earlier versions (never the current)
-- replay_backup {dry_run? (default true), authorized}: apply writes saved while the database was unwritable, exactly once
-- help {topic?}`,
+- scan_pipeline {action: "kick"}: the conflict scan; repeat until complete:true
+- scan_queue {action: page|submit, decisions?}: confirm or dismiss suspect pairs
+- scan_duplicates {}: near-duplicate pairs
+- record_conflict {memory_ids}
+- notice {action: list|read|dismiss|resolve, notice_id?}
+- cleanup_history {memory_id, versions | older_than_days, authorized}
+- replay_backup {dry_run?, authorized}: apply writes saved while the database was unwritable`,
   verbKey: "task",
   verbs: REPAIR_TASKS,
   handlers: handlers as Record<string, VerbHandler>,

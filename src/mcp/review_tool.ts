@@ -161,7 +161,12 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         ...largestWorkspaces(view.memories.byWorkspace),
       },
       history_versions: view.historyVersions,
-      conflicts: view.conflicts,
+      conflicts: {
+        open_conflicts: view.conflicts.openConflicts,
+        applying_conflicts: view.conflicts.applyingConflicts,
+        pending_notices: view.conflicts.pendingNotices,
+        scan_queue_pending: view.conflicts.scanQueuePending,
+      },
       capabilities: {
         mode: view.capabilities.mode,
         degraded: view.capabilities.degraded,
@@ -570,16 +575,16 @@ export const REVIEW_VERB_TOOL: VerbTool = {
   name: "memory_review",
   title: "Memory review",
   readOnly: true,
-  description: `mema read-only views. Call as {"view": ..., "data": {...}}.
-- overview {}: counts by status, trust, workspace; capabilities; backlog
-- history {memory_id, from_version?, to_version?, offset?, limit?, whole?, diff_offset?}: versions (paged from the newest) with a unified diff
-- expired {query?, workspace?, limit?, offset?}: search superseded and retired memories
-- audit {memory_id?, action?, agent_id?, after_time?, limit?, offset?}: who changed what, when, why
-- conflicts {status?, limit?, offset?}: conflict groups (default unresolved)
-- conflict_detail {conflict_id, offset?, limit?}: members side by side (long ones previewed, with the read call), the rule-based suggestion, plan, revision
-- export {workspace?, format?: md|jsonl, cursor?, limit?}: the facts in force as files, paged
-- workspaces {offset?, limit?}: every workspace with counts, state (pending/redirect), last write, writers
-- help {topic?}`,
+  description:
+    `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
+- overview {}: counts, capabilities, backlog
+- history {memory_id}: versions with a diff
+- expired {query?}: superseded and retired memories
+- audit {memory_id?}: who changed what, when, why
+- conflicts {status?}: conflict groups
+- conflict_detail {conflict_id}: members side by side, suggestion, plan
+- export {format?: md|jsonl, cursor?}: the facts in force, paged
+- workspaces {}: every workspace with counts and state`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
   handlers: handlers as Record<string, VerbHandler>,

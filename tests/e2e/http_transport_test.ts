@@ -32,7 +32,7 @@ Deno.test("e2e http: remember, find, read and update through the SDK's streamabl
     });
     assert.equal(found.ok, true);
     assert.deepEqual(found.warnings, []);
-    assert.equal(found.degraded, true);
+    assert.equal(found.degraded, false);
     assert.equal(found.data.results[0].memory_id, id);
     assert.ok(found.data.size.returned_count >= 1);
     const other = await connectHttp(server.url, identityHeaders("http-e2e", "agent-two"));

@@ -30,7 +30,7 @@ Deno.test("e2e: the semantic-recall notice comes once per connection and always 
         assert.ok(first.warnings.some((w) => OFF.test(w)), `${connection}: first answer`);
         const second = await server.call("find", { query: "billing" });
         assert.deepEqual(second.warnings, [], `${connection}: second answer`);
-        assert.equal(second.degraded, true);
+        assert.equal(second.degraded, false);
         assert.equal(second.mode, "lexical");
         const error = await server.call("read", { memory_id: 999_999 });
         assert.equal(error.ok, false);

@@ -24,7 +24,7 @@ Deno.test("e2e: remember → find → read span → update → history, over std
     });
     assert.equal(remembered.ok, true);
     assert.equal(remembered.mode, "lexical");
-    assert.equal(remembered.degraded, true);
+    assert.equal(remembered.degraded, false);
     assert.ok(remembered.warnings.some((w) => /semantic recall is off/.test(w)));
     const id = remembered.data.memory_id;
     assert.equal(typeof id, "number");
@@ -38,7 +38,7 @@ Deno.test("e2e: remember → find → read span → update → history, over std
     });
     assert.deepEqual([replay.data.memory_id, replay.data.duplicate_replay], [id, true]);
     // The standing notice was told with the first answer of this connection; not again.
-    assert.equal(replay.degraded, true);
+    assert.equal(replay.degraded, false);
     assert.deepEqual(replay.warnings, []);
 
     const query = { query: "when do production deploys run", workspace: "billing-service" };
