@@ -39,7 +39,12 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line
 table.fixed { table-layout: fixed; }
 table.fixed th:nth-child(1) { width: 26%; }
 table.fixed th:nth-child(3) { width: 12%; }
-td { overflow-wrap: anywhere; }
+/* Long values (URLs, paths) wrap inside value cells only: ids, sources, dates and badges keep
+   each word whole ("key" cells do not wrap at all), so a narrow table squeezes the value columns
+   instead of breaking "#69" or "write_time" in two. A fixed table has set widths: any cell wraps. */
+td { overflow-wrap: normal; }
+td.value, table.fixed td { overflow-wrap: anywhere; }
+td.key, td a { white-space: nowrap; }
 th { font-size: 13px; color: var(--muted); font-weight: 600; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px;
   background: #e8ebf1; color: var(--fg); white-space: nowrap; }

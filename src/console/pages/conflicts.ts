@@ -59,17 +59,17 @@ export function conflictsPage(scope: ConsoleScope): PageResult {
         view.conflicts.map((group) =>
           html`
             <tr data-conflict-id="${group.id}">
-              <td><a href="./conflicts/${group.id}">#${group.id}</a></td>
-              <td>${badge(group.status)}</td>
-              <td>${group.valueGroups.map((g) => html`<div>“${g.value}”</div>`)}</td>
-              <td>${group.members.map((m) =>
+              <td class="key"><a href="./conflicts/${group.id}">#${group.id}</a></td>
+              <td class="key">${badge(group.status)}</td>
+              <td class="value">${group.valueGroups.map((g) => html`<div>“${g.value}”</div>`)}</td>
+              <td class="members">${group.members.map((m) =>
                 html`
                   <a href="./memories/${m.memory_id}">#${m.memory_id}</a>
                 `
               )}</td>
               <td>${group.workspaceCanonical}</td>
-              <td>${group.source}</td>
-              <td>${when(group.createdAt)}</td>
+              <td class="key">${group.source}</td>
+              <td class="key">${when(group.createdAt)}</td>
             </tr>
           `
         )
@@ -152,9 +152,9 @@ function planTable(plan: readonly PlanStep[] | readonly { memory_id: number; act
       const s = step as PlanStep;
       return html`
         <tr>
-          <td><a href="./memories/${s.memory_id}">#${s.memory_id}</a></td>
-          <td>${s.action}</td>
-          <td>${s.status ? badge(s.status) : ""}${s.error
+          <td class="key"><a href="./memories/${s.memory_id}">#${s.memory_id}</a></td>
+          <td class="key">${s.action}</td>
+          <td class="value">${s.status ? badge(s.status) : ""}${s.error
             ? html`<div class="small">${s.error}</div>`
             : ""}</td>
         </tr>

@@ -166,16 +166,16 @@ ${csrfField(scope.csrf)}
       ].reverse().map((v) =>
         html`
           <tr>
-            <td>v${v.version}${v.current
+            <td class="key">v${v.version}${v.current
               ? html`
                 ${badge("current", "info")}
               `
               : ""}</td>
-            <td>${v.subject}</td>
-            <td>${v.tags.join(", ")}</td>
-            <td>${when(v.replaced?.at)}</td>
-            <td>${v.replaced ? `${v.replaced.client}/${v.replaced.by}` : ""}</td>
-            <td>${v.replaced?.reason ?? ""}</td>
+            <td class="value">${v.subject}</td>
+            <td class="value">${v.tags.join(", ")}</td>
+            <td class="key">${when(v.replaced?.at)}</td>
+            <td class="key">${v.replaced ? `${v.replaced.client}/${v.replaced.by}` : ""}</td>
+            <td class="value">${v.replaced?.reason ?? ""}</td>
           </tr>
         `
       )}</table>
@@ -201,10 +201,10 @@ ${csrfField(scope.csrf)}
         view.audit.map((row) =>
           html`
             <tr>
-              <td>${when(row.at)}</td>
-              <td>${row.action}</td>
-              <td>${row.client}/${row.agentId}</td>
-              <td>${row.reason ?? ""}</td>
+              <td class="key">${when(row.at)}</td>
+              <td class="key">${row.action}</td>
+              <td class="key">${row.client}/${row.agentId}</td>
+              <td class="value">${row.reason ?? ""}</td>
             </tr>
           `
         )

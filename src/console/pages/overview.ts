@@ -15,8 +15,8 @@ function countTable(title: string, counts: Record<string, number>) {
       rows.map(([key, n]) =>
         html`
           <tr>
-            <td>${key}</td>
-            <td>${n}</td>
+            <td class="value">${key}</td>
+            <td class="key">${n}</td>
           </tr>
         `
       )
@@ -112,8 +112,9 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
         html`
           <tr>
             <td>${badge(f.severity)}</td>
-            <td><strong>${f.title}</strong><div class="small muted">${f.detail}</div></td>
-            <td class="small">${f.fix_hint ?? ""}</td>
+            <td class="value"><strong>${f.title}</strong><div class="small muted">${f
+              .detail}</div></td>
+            <td class="small value">${f.fix_hint ?? ""}</td>
           </tr>
         `
       )}</table>
@@ -129,12 +130,12 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
       ) =>
         html`
           <tr>
-            <td>${when(row.at)}</td>
-            <td>${row.action}</td>
-            <td>${row.memoryId === null
+            <td class="key">${when(row.at)}</td>
+            <td class="key">${row.action}</td>
+            <td class="key">${row.memoryId === null
               ? "—"
               : html`<a href="./memories/${row.memoryId}">${row.memoryId}</a>`}</td>
-            <td>${row.client}/${row.agentId}</td>
+            <td class="key">${row.client}/${row.agentId}</td>
           </tr>
         `
       )}</table>
