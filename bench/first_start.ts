@@ -22,6 +22,36 @@ function diskUsage(dir: string): number {
   return Number(new TextDecoder().decode(output.stdout).split("\t")[0]);
 }
 
+/**
+ * What a user's shell gives every process and a start depends on: where Deno and npm keep their
+ * caches (point them at empty folders for a cold start) and how TLS and proxies are reached.
+ */
+const PASSED_THROUGH = [
+  "DENO_DIR",
+  "npm_config_cache",
+  "XDG_CACHE_HOME",
+  "DENO_CERT",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_TLS_CA_STORE",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "HTTPS_PROXY",
+  "HTTP_PROXY",
+  "NO_PROXY",
+  "https_proxy",
+  "http_proxy",
+  "no_proxy",
+];
+
+function passedThrough(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 async function firstStart(source: string, keep: boolean) {
   const clone = Deno.makeTempDirSync({ prefix: "mema-first-start-" });
   try {
@@ -36,6 +66,7 @@ async function firstStart(source: string, keep: boolean) {
       args: ["task", "start"],
       cwd: clone,
       env: {
+        ...passedThrough(),
         PATH: Deno.env.get("PATH") ?? "",
         HOME: Deno.env.get("HOME") ?? clone,
         MEMA_DB_PATH: `${clone}/first-start.sqlite3`,

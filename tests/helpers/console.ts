@@ -3,7 +3,12 @@
  * Chromium (Debian's `chromium`) driven by playwright-core.
  * @module
  */
-import { chromium } from "playwright-core";
+// playwright-core is a test tool, installed by `deno task test` (scripts/dev_tools.ts) rather
+// than listed in deno.json, where every `deno task start` would download it; its types come from
+// the installed files, its code from the same files once a test launches a browser.
+import type * as Playwright from "../../node_modules/.deno/playwright-core@1.65.1/node_modules/playwright-core/index.d.ts";
+import { pathToFileURL } from "node:url";
+import { devToolFile } from "../../scripts/dev_tools.ts";
 import { MAIN, type TempHome } from "./server.ts";
 
 /** A running `mema console` process. */
@@ -98,8 +103,16 @@ export function findChromium(): string | undefined {
 }
 
 /** Launches headless Chromium through playwright-core. */
-export async function launchBrowser(executablePath: string) {
-  return await chromium.launch({
+export async function launchBrowser(executablePath: string): Promise<Playwright.Browser> {
+  let playwright: typeof Playwright;
+  try {
+    playwright = await import(pathToFileURL(devToolFile("playwright")).href) as typeof Playwright;
+  } catch (error) {
+    throw new Error(
+      `playwright-core is not installed (run \`deno run -A scripts/dev_tools.ts\`; \`deno task test\` does it first): ${error}`,
+    );
+  }
+  return await playwright.chromium.launch({
     executablePath,
     args: ["--no-sandbox", "--headless"],
   });

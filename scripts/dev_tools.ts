@@ -1,0 +1,89 @@
+/**
+ * Installs the tools only the tests and the build use (today playwright-core, which drives
+ * Chromium in the console's browser tests and `deno task screenshots`) into this checkout's
+ * node_modules. `deno task test` and `deno task check` run it first; `deno task start` never
+ * does, so a first start downloads only what `mema serve` runs.
+ *
+ * Deno 2.9 with `nodeModulesDir: "auto"` installs every package of deno.json's `imports` and of
+ * `deno.lock` on any `deno run`, so a tool is in neither: like the model stack
+ * (src/models/model_stack.ts) it has an install root (`scripts/dev_tools/<id>.ts`, imported by
+ * nothing) pinned by its own lockfile, installed with `deno install --entrypoint` against a copy
+ * of that lockfile in `node_modules/.mema-stack/` (the checkout stays clean), and imported by
+ * path (`devToolFile`).
+ *
+ * ```sh
+ * deno run -A scripts/dev_tools.ts
+ * ```
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+/** A tool: its npm package and the file code imports from it. */
+interface DevTool {
+  name: string;
+  version: string;
+  main: string;
+}
+
+/** The tools, by id. Versions match `scripts/dev_tools/<id>.ts` and its lockfile. */
+export const DEV_TOOLS = {
+  playwright: { name: "playwright-core", version: "1.65.1", main: "index.mjs" },
+} as const satisfies Record<string, DevTool>;
+
+/** A tool's id. */
+export type DevToolId = keyof typeof DEV_TOOLS;
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
+
+/** The absolute path of the file code imports from an installed tool. */
+export function devToolFile(id: DevToolId): string {
+  const tool = DEV_TOOLS[id];
+  return `${ROOT}/node_modules/.deno/${
+    tool.name.replace("/", "+")
+  }@${tool.version}/node_modules/${tool.name}/${tool.main}`;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Installs one tool (a no-op when it is there); throws with deno install's output on failure. */
+export async function installDevTool(id: DevToolId): Promise<"installed" | "present"> {
+  if (exists(devToolFile(id))) return "present";
+  const tool = DEV_TOOLS[id];
+  const copies = `${ROOT}/node_modules/.mema-stack`;
+  Deno.mkdirSync(copies, { recursive: true });
+  const lock = `${copies}/${id}.lock`;
+  // Seeded from the committed lockfile: every pinned package is checked against its hash.
+  if (!exists(lock)) Deno.copyFileSync(`${ROOT}/scripts/dev_tools/${id}.lock`, lock);
+  console.error(`dev_tools: installing ${tool.name}@${tool.version} into ${ROOT}/node_modules…`);
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["install", "--quiet", "--entrypoint", `scripts/dev_tools/${id}.ts`, `--lock=${lock}`],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success || !exists(devToolFile(id))) {
+    const said = new TextDecoder().decode(output.stderr).trim().slice(-600);
+    throw new Error(
+      `could not install ${tool.name}@${tool.version} (check the network and the npm registry, then retry): ${said}`,
+    );
+  }
+  return "installed";
+}
+
+if (import.meta.main) {
+  for (const id of Object.keys(DEV_TOOLS) as DevToolId[]) {
+    try {
+      await installDevTool(id);
+    } catch (error) {
+      console.error(`dev_tools: ${error instanceof Error ? error.message : error}`);
+      Deno.exit(1);
+    }
+  }
+}
