@@ -3,16 +3,11 @@
  * by headless Chromium (Debian's `chromium`, through playwright-core) the way a user clicks it.
  */
 import assert from "node:assert/strict";
-import { findChromium, launchBrowser, signIn, startConsoleProcess } from "../helpers/console.ts";
+import { launchBrowser, requireChromium, signIn, startConsoleProcess } from "../helpers/console.ts";
 import { seedLibrary } from "../helpers/console_seed.ts";
 import { makeTempHome } from "../helpers/server.ts";
 
-const CHROMIUM = findChromium();
-if (!CHROMIUM) {
-  console.error(
-    "SKIPPED: the console's browser tests need Chromium (apt-get install chromium); .ci/run installs it",
-  );
-}
+const CHROMIUM = requireChromium();
 
 /** The status of a GET / sent by hand (fetch always sends the URL's own Host). */
 async function rawStatus(origin: string, headers: string[]): Promise<number> {

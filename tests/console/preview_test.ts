@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { findChromium, launchBrowser, startConsoleProcess } from "../helpers/console.ts";
+import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
 import { makeTempHome } from "../helpers/server.ts";
 
-const CHROMIUM = findChromium();
+const CHROMIUM = requireChromium();
 
 Deno.test({
   name: "console in Chromium: a result preview cut at an emoji shows no replacement character",

@@ -5,10 +5,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { findChromium, launchBrowser, startConsoleProcess } from "../helpers/console.ts";
+import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
 import { makeTempHome, startServer } from "../helpers/server.ts";
 
-const CHROMIUM = findChromium();
+const CHROMIUM = requireChromium();
 
 const LONG_URL = "https://grafana.internal.example.com/d/7f3c2a9e1b/staging-overview-dashboard" +
   "?orgId=1&refresh=30s&var-cluster=eu-west-1-staging-primary&var-namespace=payments-api";

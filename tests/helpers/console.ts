@@ -92,13 +92,44 @@ export async function startConsoleProcess(
 
 /** Where Debian's Chromium lives, or undefined when it is not installed. */
 export function findChromium(): string | undefined {
-  for (const path of ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]) {
+  // MEMA_TEST_CHROMIUM names another browser binary (a path that does not exist: none at all).
+  const chosen = Deno.env.get("MEMA_TEST_CHROMIUM");
+  const paths = chosen
+    ? [chosen]
+    : ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+  for (const path of paths) {
     try {
       if (Deno.statSync(path).isFile) return path;
     } catch {
       // not here
     }
   }
+  return undefined;
+}
+
+/** Set to 1 to skip the console's browser tests on purpose (they fail without Chromium). */
+export const SKIP_BROWSER_ENV = "MEMA_TEST_SKIP_BROWSER";
+
+/** What to do when Chromium is missing, in the words the failure and the skip print. */
+const INSTALL_CHROMIUM =
+  "the console's browser tests need Chromium: install it (Debian/Ubuntu: `sudo apt-get install chromium`; .ci/run does it), or set MEMA_TEST_SKIP_BROWSER=1 to skip them on purpose";
+
+/**
+ * Chromium for a file of browser tests, which then run when it is defined and are ignored when
+ * not. Missing Chromium is a failure (one failing test that says how to install it) unless
+ * MEMA_TEST_SKIP_BROWSER=1 asks to skip: then the skip is printed and the tests show as ignored in
+ * the summary.
+ */
+export function requireChromium(): string | undefined {
+  const found = findChromium();
+  if (found) return found;
+  if (Deno.env.get(SKIP_BROWSER_ENV) === "1") {
+    console.error(`SKIPPED (${SKIP_BROWSER_ENV}=1): ${INSTALL_CHROMIUM}`);
+    return undefined;
+  }
+  Deno.test("browser tests: Chromium is installed", () => {
+    throw new Error(`Chromium not found: ${INSTALL_CHROMIUM}`);
+  });
   return undefined;
 }
 
