@@ -6,7 +6,7 @@
  *
  * Deno 2.9 with `nodeModulesDir: "auto"` installs every package of deno.json's `imports` and of
  * `deno.lock` on any `deno run`, so a tool is in neither: like the model stack
- * (src/models/model_stack.ts) it has an install root (`scripts/dev_tools/<id>.ts`, imported by
+ * (src/models/model_stack.ts) it has an install root (`scripts/dev_tools/<id>.js`, imported by
  * nothing) pinned by its own lockfile, installed with `deno install --entrypoint` against a copy
  * of that lockfile in `node_modules/.mema-stack/` (the checkout stays clean), and imported by
  * path (`devToolFile`).
@@ -25,7 +25,7 @@ interface DevTool {
   main: string;
 }
 
-/** The tools, by id. Versions match `scripts/dev_tools/<id>.ts` and its lockfile. */
+/** The tools, by id. Versions match `scripts/dev_tools/<id>.js` and its lockfile. */
 export const DEV_TOOLS = {
   playwright: { name: "playwright-core", version: "1.65.1", main: "index.mjs" },
 } as const satisfies Record<string, DevTool>;
@@ -63,7 +63,7 @@ export async function installDevTool(id: DevToolId): Promise<"installed" | "pres
   if (!exists(lock)) Deno.copyFileSync(`${ROOT}/scripts/dev_tools/${id}.lock`, lock);
   console.error(`dev_tools: installing ${tool.name}@${tool.version} into ${ROOT}/node_modules…`);
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["install", "--quiet", "--entrypoint", `scripts/dev_tools/${id}.ts`, `--lock=${lock}`],
+    args: ["install", "--quiet", "--entrypoint", `scripts/dev_tools/${id}.js`, `--lock=${lock}`],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
