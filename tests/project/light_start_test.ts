@@ -1,14 +1,17 @@
 /**
  * A new user's first start installs only what lexical recall needs: on a clean clone (git
  * clone of this checkout, Deno's npm cache as it is), `deno task start` leaves no model stack
- * (transformers.js, onnxruntime, sharp, the wink vectors) in node_modules and no advice to
- * approve build scripts; `setup --model` installs it, says so, and leaves the checkout clean.
+ * (transformers.js, onnxruntime, sharp, the wink vectors) and no test tool (playwright-core) in
+ * node_modules and no advice to approve build scripts; `setup --model` installs the stack, says
+ * so, and leaves the checkout clean.
  * @module
  */
 import assert from "node:assert/strict";
 import { ROOT } from "../helpers/server.ts";
 
 const MODEL_STACK = /^(@huggingface\+|onnxruntime|sharp@|@img\+sharp|wink-)/;
+/** Tools only the tests and the build use (scripts/dev_tools.ts). */
+const TEST_TOOLS = /^playwright/;
 
 function stackPackages(dir: string): string[] {
   return [...Deno.readDirSync(`${dir}/node_modules/.deno`)]
@@ -32,11 +35,12 @@ async function run(args: string[], cwd: string, env: Record<string, string>) {
 Deno.test("deno.json and deno.lock name no package of the model stack", () => {
   const config = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.json`));
   for (const specifier of Object.values(config.imports) as string[]) {
-    assert.doesNotMatch(specifier, /transformers|onnxruntime|sharp|wink/, specifier);
+    assert.doesNotMatch(specifier, /transformers|onnxruntime|sharp|wink|playwright/, specifier);
   }
   const lock = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.lock`));
   for (const name of Object.keys(lock.npm ?? {})) {
     assert.doesNotMatch(name.replace("/", "+"), MODEL_STACK, `deno.lock pins ${name}`);
+    assert.doesNotMatch(name, TEST_TOOLS, `deno.lock pins ${name}`);
   }
 });
 
@@ -66,6 +70,9 @@ Deno.test("a clean clone's first task start installs no model stack; setup --mod
     const start = await run(["task", "start"], clone, env);
     assert.equal(start.code, 0, start.stderr);
     assert.deepEqual(stackPackages(clone), []);
+    const tools = [...Deno.readDirSync(`${clone}/node_modules/.deno`)]
+      .map((entry) => entry.name).filter((name) => TEST_TOOLS.test(name));
+    assert.deepEqual(tools, [], "test tools are installed by the test task, not by start");
     assert.doesNotMatch(start.stderr, /approve-scripts/);
 
     const setup = await run(["task", "setup", "--model", "static-wink-100d"], clone, env);
