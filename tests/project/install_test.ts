@@ -115,7 +115,9 @@ Deno.test("after an npx install, mema runs in a new shell without deno on PATH",
 
 /** The README's cron line without its five schedule fields. */
 function readmeCronCommand(): string {
-  const readme = Deno.readTextFileSync(`${ROOT}/README.md`);
+  const readme = [`${ROOT}/README.md`]
+    .map((path) => Deno.readTextFileSync(path))
+    .join("\n");
   const block = readme.match(/```cron\n([^\n]+)\n```/);
   assert.ok(block, "the README has a cron block");
   return block[1].trim().split(/\s+/).slice(5).join(" ");
@@ -138,13 +140,18 @@ Deno.test("the README's cron line runs the installed mema silently; client entri
     assert.equal(installed.code, 0, installed.output);
     // cron runs `sh -c LINE` with HOME set and a minimal PATH (no deno, no mema).
     const cronEnv = { HOME: home, PATH: userPath, SHELL: "/bin/sh" };
+    // A library to scan (a scan never creates one), stored through the installed mema.
+    Deno.writeTextFileSync(`${home}/deploy.md`, "# Deploys\n\nDeploys run on Fridays.\n");
+    const imported = await run(`${home}/.local/bin/mema`, ["import", `${home}/deploy.md`], cronEnv);
+    assert.equal(imported.code, 0, imported.output);
     const line = readmeCronCommand();
     for (const attempt of ["first", "second"]) {
       const scan = await run(`${userPath}/sh`, ["-c", line], cronEnv);
       assert.equal(scan.code, 0, `${attempt}: ${scan.output}`);
       assert.equal(scan.output, "", `${attempt} run: cron would mail this`);
     }
-    assert.ok(Deno.statSync(`${home}/.local/share/mema/mema.sqlite3`).isFile);
+    // The scan ran against that library: its log lies beside the database.
+    assert.ok(Deno.statSync(`${home}/.local/share/mema/scan_log.jsonl`).isFile);
     const entry = await run(`${home}/.local/bin/mema`, ["client", "cursor"], cronEnv);
     assert.equal(entry.code, 0, entry.output);
     assert.equal(JSON.parse(entry.stdout).mcpServers.mema.command, `${home}/.local/bin/mema`);

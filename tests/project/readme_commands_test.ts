@@ -1,5 +1,6 @@
 /**
- * The README's commands must work as written on a machine with only Node and npm: every
+ * The commands of the README and of the docs pages it links must work as written on a machine
+ * with only Node and npm: every
  * command that runs mema goes through `npx -y deno@2.9.6 task …` (never a bare `deno`, which
  * such a machine does not have), every task it names exists, and a task passes the words
  * after its name on to mema.
@@ -9,7 +10,20 @@ import assert from "node:assert/strict";
 import { ROOT } from "../helpers/server.ts";
 import { VERSION } from "../../src/version.ts";
 
-const README = Deno.readTextFileSync(`${ROOT}/README.md`);
+/**
+ * The README and the user documentation it links (docs/*.md; the architecture notes are for
+ * contributors and run nothing), read as one text: commands moved out of the README are still
+ * checked where they now live.
+ */
+const README = [
+  `${ROOT}/README.md`,
+  ...[...Deno.readDirSync(`${ROOT}/docs`)]
+    .filter((entry) =>
+      entry.isFile && entry.name.endsWith(".md") && entry.name !== "ARCHITECTURE.md"
+    )
+    .map((entry) => `${ROOT}/docs/${entry.name}`)
+    .sort(),
+].map((path) => Deno.readTextFileSync(path)).join("\n\n");
 const NPX_DENO = "npx -y deno@2.9.6";
 
 /** Paragraphs (blank-line separated) that hold inline code, outside fenced blocks. */
