@@ -69,7 +69,7 @@ try {
       conversationConflicts += report.recorded.length;
       if (Deno.env.get("SHOW")) {
         for (const id of report.recorded) {
-          const c = store.conflicts.get(id)!;
+          const c = (await store.conflicts.get(id))!;
           console.log(
             JSON.stringify(c.members.map((m) => m.row_text)),
             JSON.stringify(

@@ -126,10 +126,10 @@ async function prepareDatabase(dir: string, memories: number, modelsDir: string)
     settings: { workspaceIsolation: "none", includeSize: true },
   };
   const notes = new NoteGenerator(11);
-  await store.write(() => {
+  await store.write(async () => {
     for (let i = 0; i < memories; i++) {
       const note = notes.next();
-      rememberInTransaction(ctx, {
+      await rememberInTransaction(ctx, {
         subject: note.subject,
         content: note.content,
         workspace: note.workspace,

@@ -95,9 +95,10 @@ async function runHalf(half: CorpusDocument["half"], documents: CorpusDocument[]
     const stages = defaultStages();
     const stored = report.created + report.duplicates;
     for (let id = 1; id <= stored; id++) await detectConflicts(ctx, id, stages);
-    const conflicts = store.conflicts.list({ statuses: ["open"], limit: 10_000, offset: 0 }).rows
+    const conflicts = (await store.conflicts.list({ statuses: ["open"], limit: 10_000, offset: 0 }))
+      .rows
       .reverse();
-    const notices = store.conflicts.notices({
+    const notices = await store.conflicts.notices({
       statuses: ["pending", "delivered"],
       limit: 10_000,
       offset: 0,
@@ -108,7 +109,7 @@ async function runHalf(half: CorpusDocument["half"], documents: CorpusDocument[]
           [];
         console.log(`\n[${half}] conflict ${conflict.id}: ${reasons.join("; ")}`);
         for (const m of conflict.members) {
-          const memory = store.getMemory(m.memory_id)!;
+          const memory = (await store.getMemory(m.memory_id))!;
           console.log(
             `  - ${memory.subject} (${memory.sourceRef}) value ${JSON.stringify(m.value)}`,
           );

@@ -16,7 +16,7 @@ import type { ServiceContext } from "../src/memory/context.ts";
 import { rememberMany, rememberMemory } from "../src/memory/remember.ts";
 import { openStore } from "../src/store/mod.ts";
 import { buildLocomoLibrary } from "./helpers/locomo_library.ts";
-import { markdownTable, summarize, timed, timedAsync, writeResult } from "./helpers/stats.ts";
+import { markdownTable, summarize, timedAsync, writeResult } from "./helpers/stats.ts";
 
 const PROBES = 200;
 
@@ -43,8 +43,8 @@ async function measure(
     for (const memory of library.extra.map((m) => ({ ...m, workspace: "locomo" }))) {
       const written = await timedAsync(() => rememberMemory(ctx, memory));
       writes.push(written.ms);
-      const hint = timed(() =>
-        possibleDuplicateOf(ctx, {
+      const hint = await timedAsync(async () =>
+        await possibleDuplicateOf(ctx, {
           id: written.value.memoryId,
           content: memory.content,
           workspaceCanonical: written.value.workspace,
@@ -53,7 +53,7 @@ async function measure(
       hints.push(hint.ms);
       if (hint.value) {
         found++;
-        const other = store.getMemory(hint.value.memoryId);
+        const other = await store.getMemory(hint.value.memoryId);
         examples.push({ memory: memory.content, duplicate_of: other?.content, ...hint.value });
       }
     }

@@ -114,29 +114,31 @@ export type Library = Awaited<ReturnType<typeof buildLibrary>>;
 
 /** The vector channel of a run: a query vector per question and the similarity floor. */
 export interface VectorChannel {
-  embed: (query: string) => Float32Array | undefined;
+  embed: (query: string) => Promise<Float32Array | undefined>;
   floor: number;
 }
 
 /** Scores every question under one setting (hybrid when `vectors` is given). */
-export function run(
+export async function run(
   library: Library,
   tuning: Partial<RecallTuning>,
   vectors?: VectorChannel,
-): (QuestionScore & Asked)[] {
-  return library.asked.map((item) => {
-    const page = findMemories(library.ctx, {
+): Promise<(QuestionScore & Asked)[]> {
+  const scores: (QuestionScore & Asked)[] = [];
+  for (const item of library.asked) {
+    const page = await findMemories(library.ctx, {
       query: item.question,
       workspace: item.conversation,
       workspaceOnly: true,
       limit: 10,
       tuning,
-      queryVector: vectors?.embed(item.question),
+      queryVector: await vectors?.embed(item.question),
       similarityFloor: vectors?.floor,
     });
     const ranked = page.items.map((entry) => library.dia.get(entry.memory.id));
-    return { ...item, ...scoreRanking(ranked, item.evidence, item.category) };
-  });
+    scores.push({ ...item, ...scoreRanking(ranked, item.evidence, item.category) });
+  }
+  return scores;
 }
 
 export const mean = (values: number[]) =>
@@ -211,13 +213,19 @@ async function main(): Promise<void> {
     console.log(`shipped levers: ${JSON.stringify({ ...DEFAULT_TUNING, ...base })}`);
     console.log(header);
     console.log(rule);
-    const shipped = run(library, base);
+    const shipped = await run(library, base);
     console.log(row(library, "shipped", shipped));
-    console.log(row(library, "shipped, no follows", run(library, { ...base, ...NO_FOLLOWS })));
+    console.log(
+      row(library, "shipped, no follows", await run(library, { ...base, ...NO_FOLLOWS })),
+    );
     for (const [label, off] of ABLATION) {
-      console.log(row(library, `${label} off`, run(library, { ...base, ...off })));
+      console.log(row(library, `${label} off`, await run(library, { ...base, ...off })));
       console.log(
-        row(library, `${label} off, no follows`, run(library, { ...base, ...off, ...NO_FOLLOWS })),
+        row(
+          library,
+          `${label} off, no follows`,
+          await run(library, { ...base, ...off, ...NO_FOLLOWS }),
+        ),
       );
     }
     if (values.misses) {
@@ -231,13 +239,14 @@ async function main(): Promise<void> {
       console.log(
         `\n${lever}: R@10 per conversation with follows | without, then the held-out choice`,
       );
-      const results = settings.map((setting) => {
+      const results = [];
+      for (const setting of settings) {
         const scores = [
-          run(library, { ...base, ...setting }),
-          run(library, { ...base, ...setting, ...NO_FOLLOWS }),
+          await run(library, { ...base, ...setting }),
+          await run(library, { ...base, ...setting, ...NO_FOLLOWS }),
         ];
-        return { setting, scores, per: scores.map((s) => perConversation(library, s)) };
-      });
+        results.push({ setting, scores, per: scores.map((s) => perConversation(library, s)) });
+      }
       for (const result of results) {
         console.log(
           `  ${JSON.stringify(result.setting)}: ${

@@ -64,17 +64,17 @@ export interface Variant {
   power?: number;
 }
 
-export function embedText(
+export async function embedText(
   variant: Variant,
   text: string,
   query = false,
   library?: Library,
-): Float32Array | undefined {
+): Promise<Float32Array | undefined> {
   const { dim, index, rows } = variant.table;
   const store = library?.ctx.store;
   const shipped = query && variant.libraryWeights && store
     ? new Map(
-      store.read(() => queryWords(store, text)).map((
+      (await store.read(async () => await queryWords(store, text))).map((
         { word, weight },
       ) => [word, weight ** (variant.power ?? 1)]),
     )
@@ -127,37 +127,33 @@ export async function indexVariant(
   space: string,
 ): Promise<number> {
   const store = library.ctx.store;
-  await store.write(() => {
-    store.recreateVecTable(variant.table.dim);
-    store.setMeta("embedding_space", space);
+  await store.write(async () => {
+    await store.recreateVecTable(variant.table.dim);
+    await store.setMeta("embedding_space", space);
   });
   let written = 0;
   for (;;) {
-    const rows = store.read(() => store.rowsToEmbed(space, 100_000));
+    const rows = await store.read(async () => await store.rowsToEmbed(space, 100_000));
     if (rows.length === 0) break;
     const byMemory = new Map<number, EvidenceRowRecord[]>();
     for (const r of rows) byMemory.set(r.memoryId, [...byMemory.get(r.memoryId) ?? [], r]);
     const chunks = [...byMemory.values()].flatMap(embeddingChunks);
-    await store.write(() =>
-      store.writeRowVectors(
-        space,
-        chunks.flatMap((chunk) => {
-          const vector = embedText(variant, chunk.text);
-          return chunk.rowIds.map((rowId) => ({
-            rowId,
-            vector: rowId === chunk.headRowId && vector ? vector : null,
-          }));
-        }),
-      )
-    );
+    const vectors: { rowId: number; vector: Float32Array | null }[] = [];
+    for (const chunk of chunks) {
+      const vector = await embedText(variant, chunk.text);
+      for (const rowId of chunk.rowIds) {
+        vectors.push({ rowId, vector: rowId === chunk.headRowId && vector ? vector : null });
+      }
+    }
+    await store.write(async () => await store.writeRowVectors(space, vectors));
     written += chunks.length;
   }
   return written;
 }
 
-function chunkTexts(library: Library): string[] {
+async function chunkTexts(library: Library): Promise<string[]> {
   const store = library.ctx.store;
-  const rows = store.read(() => store.rowsToEmbed("none-such", 100_000));
+  const rows = await store.read(async () => await store.rowsToEmbed("none-such", 100_000));
   const byMemory = new Map<number, EvidenceRowRecord[]>();
   for (const r of rows) byMemory.set(r.memoryId, [...byMemory.get(r.memoryId) ?? [], r]);
   return [...byMemory.values()].flatMap(embeddingChunks).map((chunk) => chunk.text);
@@ -185,15 +181,15 @@ async function main(): Promise<void> {
   );
   const index = new Map(raw.words.map((w, i) => [w, i]));
   const library = await buildLibrary(values.data);
-  const texts = chunkTexts(library);
+  const texts = await chunkTexts(library);
   const header = `| setting | R@10 | ${library.conversations.join(" | ")} | multi-hop | ` +
     `temporal | open-domain | single-hop | MRR |`;
   try {
     console.log(`LoCoMo dev, ${library.asked.length} questions, ${texts.length} chunks`);
     console.log(header);
     console.log(`|${"---|".repeat(header.split("|").length - 2)}`);
-    console.log(row(library, "lexical", run(library, {})));
-    console.log(row(library, "lexical, no follows", run(library, { followsCarry: 0 })));
+    console.log(row(library, "lexical", await run(library, {})));
+    console.log(row(library, "lexical, no follows", await run(library, { followsCarry: 0 })));
     for (const sifA of values.sif.split(",").map(Number)) {
       const rows = weightWordVectors(raw, { sifA, droppedWords: dropped });
       const table: Table = { dim: raw.dim, index, rows };
@@ -202,7 +198,11 @@ async function main(): Promise<void> {
       for (const name of values.variants.split(",")) {
         if (name === "plain") variants.push(plain);
         if (name === "library-pc") {
-          const vectors = texts.map((t) => embedText(plain, t)).filter((v) => v !== undefined);
+          const vectors: Float32Array[] = [];
+          for (const text of texts) {
+            const vector = await embedText(plain, text);
+            if (vector !== undefined) vectors.push(vector);
+          }
           variants.push({
             label: `sif ${sifA} − library PC1`,
             table,
@@ -275,15 +275,15 @@ async function main(): Promise<void> {
             for (const only of values["vector-only"].split(",").map((x) => x === "true")) {
               const channel: VectorChannel = {
                 floor,
-                embed: (q) => embedText(variant, q, true, library),
+                embed: async (q) => await embedText(variant, q, true, library),
               };
               const tuning: Partial<RecallTuning> = { vectorWeight: weight, vectorOnly: only };
               const label = `${variant.label}, floor ${floor}, weight ${weight}${
                 only ? "" : ", lexical candidates only"
               }`;
               const scores = [
-                run(library, tuning, channel),
-                run(library, { ...tuning, followsCarry: 0 }, channel),
+                await run(library, tuning, channel),
+                await run(library, { ...tuning, followsCarry: 0 }, channel),
               ];
               console.log(row(library, label, scores[0]));
               console.log(row(library, `${label}, no follows`, scores[1]));

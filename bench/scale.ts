@@ -45,7 +45,6 @@ import {
   peakRssBytes,
   ROOT,
   summarize,
-  timed,
   timedAsync,
   writeResult,
 } from "./helpers/stats.ts";
@@ -126,12 +125,12 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
     let contentChars = 0;
     const ingest = await timedAsync(async () => {
       for (let done = 0; done < bulk; done += INGEST_BATCH) {
-        await store.write(() => {
+        await store.write(async () => {
           for (let i = done; i < Math.min(bulk, done + INGEST_BATCH); i++) {
             const note = notes.next();
             contentChars += note.content.length;
             if (i % keepEvery === 0) kept.push(note);
-            rememberInTransaction(ctx, toInput(note));
+            await rememberInTransaction(ctx, toInput(note));
           }
         });
       }
@@ -156,11 +155,11 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
         if (report.embeddedNow === 0 && report.memoriesMissingRows === 0) return report;
       }
     });
-    const evidence = store.countEvidence(store.getMeta("embedding_space"));
+    const evidence = await store.countEvidence(await store.getMeta("embedding_space"));
     log(
       `rebuild_evidence: ${rowsEmbedded} rows in ${
         (rebuild.ms / 1000).toFixed(1)
-      } s (${rebuildCalls} calls), state ${semantic.describe().state}`,
+      } s (${rebuildCalls} calls), state ${(await semantic.describe()).state}`,
     );
 
     const queries = kept.slice(0, options.queries + WARMUP_QUERIES).map((note) =>
@@ -179,24 +178,26 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
     const knnMs: number[] = [];
     let lexicalResults = 0;
     let hybridResults = 0;
-    queries.forEach((query, index) => {
-      const lexical = timed(() => findMemories(ctx, { query, limit: 10 }));
-      const hybrid = timed(() =>
-        findMemories(ctx, {
+    for (const [index, query] of queries.entries()) {
+      const lexical = await timedAsync(async () => await findMemories(ctx, { query, limit: 10 }));
+      const hybrid = await timedAsync(async () =>
+        await findMemories(ctx, {
           query,
           limit: 10,
           queryVector: vectors[index],
           similarityFloor: floor,
         })
       );
-      const knn = timed(() => store.read(() => store.nearestRows(vectors[index], VECTOR_K_ROWS)));
-      if (index < WARMUP_QUERIES) return;
+      const knn = await timedAsync(async () =>
+        await store.read(async () => await store.nearestRows(vectors[index], VECTOR_K_ROWS))
+      );
+      if (index < WARMUP_QUERIES) continue;
       lexicalMs.push(lexical.ms);
       hybridMs.push(hybrid.ms);
       knnMs.push(knn.ms);
       lexicalResults += lexical.value.items.length;
       hybridResults += hybrid.value.items.length;
-    });
+    }
     log(`find: ${queries.length} queries`);
     store.close();
     const dbBytes = fileBytes(dbPath);

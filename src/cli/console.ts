@@ -109,7 +109,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
         judge,
         vectors: semanticNeighbours(store, semantic),
       });
-      const jobWorker = startEvidenceWorker(store, semantic, {
+      const jobWorker = await startEvidenceWorker(store, semantic, {
         [DETECT_JOB_KIND]: async (job) => {
           await detectConflicts(ctx, Number(job.payload.memory_id), stages);
         },

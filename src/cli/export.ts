@@ -178,7 +178,7 @@ export async function exportCommand(args: string[]): Promise<number> {
         staging = makeTempDirIn(dir, STAGING_PREFIX);
       }
       for (let afterId = 0;;) {
-        const page = exportPage(store, {
+        const page = await exportPage(store, {
           workspace: values.workspace,
           includeHistory,
           afterId,

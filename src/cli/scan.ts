@@ -137,7 +137,7 @@ export async function scanCommand(args: string[]): Promise<number> {
         `kick ${summary.kicks}: ${receipt.mode} round ${receipt.roundId}, scanned ${receipt.processedThisKick}, queued ${receipt.queuedThisKick}, ${receipt.pendingMemories} left`,
       );
       if (receipt.complete) {
-        const backlog = store.read(() => store!.conflicts.backlog());
+        const backlog = await store.read(async () => await store!.conflicts.backlog());
         summary.complete = true;
         summary.scan_queue_pending = backlog.scanQueuePending;
         summary.open_conflicts = backlog.openConflicts;

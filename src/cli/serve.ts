@@ -141,7 +141,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       // Background jobs only write; a read-only database serves reads and saves writes.
       warnReadOnly(config.dbPath, store.capabilities.readOnly, config.backupPath);
     } else {
-      const jobWorker = startEvidenceWorker(store, semantic, {
+      const jobWorker = await startEvidenceWorker(store, semantic, {
         [DETECT_JOB_KIND]: async (job) => {
           await detectConflicts(
             runtime.ctx,
@@ -154,11 +154,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       // The job in progress gets the transport's grace period to finish; no new one starts.
       void stop.requested.then(() => jobWorker.stop());
     }
+    const { mode } = await runtime.capabilities();
     if (http) {
       await serveHttpUntil(runtime, {
         ...http,
-        describe: (url) =>
-          `serving ${config.dbPath} over streamable HTTP at ${url} (${runtime.capabilities().mode})`,
+        describe: (url) => `serving ${config.dbPath} over streamable HTTP at ${url} (${mode})`,
       }, stop.requested);
       return 0;
     }
@@ -173,7 +173,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     logInfo(
       `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId}${
         caller.workspace === undefined ? "" : ` in workspace ${caller.workspace}`
-      } (${config.workspaceIsolation} isolation, ${runtime.capabilities().mode})`,
+      } (${config.workspaceIsolation} isolation, ${mode})`,
     );
     void stop.requested.then(() => server.close());
     await closed;

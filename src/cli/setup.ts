@@ -9,7 +9,6 @@
  * @module
  */
 import process from "node:process";
-import { DatabaseSync } from "node:sqlite";
 import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
 import { MemaError } from "../errors/mod.ts";
@@ -19,7 +18,7 @@ import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts"
 import { createProgressReporter } from "../models/progress.ts";
 import { buildStaticModel } from "../models/static_model.ts";
 import { dirName, isDirWritable, pathExists } from "../platform/mod.ts";
-import { extractVecExtension } from "../store/vec_extension.ts";
+import { probeFts5, probeVecExtension } from "../store/mod.ts";
 import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
@@ -37,30 +36,17 @@ async function environmentChecks(config: MemaConfig): Promise<Check[]> {
   const dbDir = dirName(config.dbPath);
   const dbDirOk = pathExists(dbDir) ? isDirWritable(dbDir) : true;
   checks.push({ ok: dbDirOk, label: "database location", detail: config.dbPath });
-  const probe = new DatabaseSync(":memory:", { allowExtension: true });
+  const fts = probeFts5();
+  checks.push({
+    ok: fts,
+    label: "SQLite FTS5 (word index)",
+    detail: fts ? "available" : "missing",
+  });
   try {
-    let fts = true;
-    try {
-      // The word index's own shape (src/store/terms_sql.ts): contentless, deletable rows.
-      probe.exec(
-        "CREATE VIRTUAL TABLE t USING fts5(x, content='', contentless_delete=1, tokenize='unicode61')",
-      );
-    } catch {
-      fts = false;
-    }
-    checks.push({
-      ok: fts,
-      label: "SQLite FTS5 (word index)",
-      detail: fts ? "available" : "missing",
-    });
-    try {
-      probe.loadExtension(await extractVecExtension(config.cacheDir));
-      checks.push({ ok: true, label: "sqlite-vec", detail: "loads" });
-    } catch (error) {
-      checks.push({ ok: false, label: "sqlite-vec", detail: String(error) });
-    }
-  } finally {
-    probe.close();
+    await probeVecExtension(config.cacheDir);
+    checks.push({ ok: true, label: "sqlite-vec", detail: "loads" });
+  } catch (error) {
+    checks.push({ ok: false, label: "sqlite-vec", detail: String(error) });
   }
   checks.push({
     ok: Boolean(config.client && config.agentId),

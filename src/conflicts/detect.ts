@@ -72,8 +72,8 @@ export interface RowView {
 }
 
 /** The content rows of a memory's current version (stored, or cut now). */
-export function rowsOf(store: Store, memory: MemoryRecord): RowView[] {
-  const stored = store.rowsOfMemory(memory.id).filter((row) => row.kind !== "subject");
+export async function rowsOf(store: Store, memory: MemoryRecord): Promise<RowView[]> {
+  const stored = (await store.rowsOfMemory(memory.id)).filter((row) => row.kind !== "subject");
   const rows = stored.length > 0
     ? stored
     : evidenceRowsFor(memory.subject, memory.content).filter((row) => row.kind !== "subject");
@@ -115,15 +115,23 @@ export function scopeOf(memory: MemoryRecord): string[] | undefined {
 }
 
 /** Memories in scope that share words with `memory` (its workspace plus the default pool). */
-export function neighboursOf(store: Store, memory: MemoryRecord, limit: number): MemoryRecord[] {
+export async function neighboursOf(
+  store: Store,
+  memory: MemoryRecord,
+  limit: number,
+): Promise<MemoryRecord[]> {
   const workspaces = scopeOf(memory);
-  const found = sharedWordCandidates(store, `${memory.subject} ${memory.content.slice(0, 2000)}`, {
-    filters: { statuses: ["active"], workspaces },
-    pool: limit + 1,
-    maxTerms: DETECT_QUERY_TERMS,
-    budget: DETECT_POSTINGS_BUDGET,
-  });
-  const records = store.getMemories(found.filter((id) => id !== memory.id).slice(0, limit));
+  const found = await sharedWordCandidates(
+    store,
+    `${memory.subject} ${memory.content.slice(0, 2000)}`,
+    {
+      filters: { statuses: ["active"], workspaces },
+      pool: limit + 1,
+      maxTerms: DETECT_QUERY_TERMS,
+      budget: DETECT_POSTINGS_BUDGET,
+    },
+  );
+  const records = await store.getMemories(found.filter((id) => id !== memory.id).slice(0, limit));
   return [...records.values()];
 }
 
@@ -161,9 +169,9 @@ function markupRow(row: RowView, code: readonly (readonly [number, number])[]): 
  * The rows of a memory that are claims ({@link readClaim}): rows that state nothing
  * (questions, exclamations) can never be half of a conflict, so they are never compared.
  */
-export function claimRowsOf(store: Store, memory: MemoryRecord): ClaimRow[] {
+export async function claimRowsOf(store: Store, memory: MemoryRecord): Promise<ClaimRow[]> {
   const code = markupSpans(memory.content);
-  return rowsOf(store, memory).slice(0, DETECT_MAX_ROWS)
+  return (await rowsOf(store, memory)).slice(0, DETECT_MAX_ROWS)
     .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
 }
@@ -172,19 +180,19 @@ export function claimRowsOf(store: Store, memory: MemoryRecord): ClaimRow[] {
  * The best suspect pair between two memories, if the rule stage finds one. `rowsA` are
  * `a`'s claim rows when the caller already has them (one memory against many neighbours).
  */
-export function bestPair(
+export async function bestPair(
   store: Store,
   a: MemoryRecord,
   b: MemoryRecord,
   stages: { assess: PairAssessor; budget: { pairs: number }; rowsA?: readonly ClaimRow[] },
-): SuspectPair | undefined {
+): Promise<SuspectPair | undefined> {
   let best: SuspectPair | undefined;
   // Each sentence of a document is about the document's topic: two documents about different
   // things (two packages' READMEs) hold no claim about one thing.
   if (differentDocuments(a, b)) return undefined;
-  const rowsB = claimRowsOf(store, b);
+  const rowsB = await claimRowsOf(store, b);
   if (rowsB.length === 0) return undefined;
-  for (const { row: rowA, terms: termsA } of stages.rowsA ?? claimRowsOf(store, a)) {
+  for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
       // Cheap pre-check before the rule stage: rows about the same attribute share words.
       if (!sharesEnough(termsA, termsB)) continue;
@@ -212,27 +220,27 @@ function member(memory: MemoryRecord, row: RowView): ConflictMember {
 }
 
 /** Records a suspect pair as a conflict group and its notice; returns the group id. */
-export function recordSuspectPair(
+export async function recordSuspectPair(
   ctx: ServiceContext,
   pair: SuspectPair,
   options: { source: "write_time" | "scan" | "agent"; verdict?: JudgeVerdictLike },
-): number | undefined {
+): Promise<number | undefined> {
   const key = pairKey(pair);
   const now = nowIso();
   const values = pair.assessment.values ?? { a: pair.rowA.text, b: pair.rowB.text };
   // A pair already in an event is done; one that contradicts a member of an open event joins it.
-  if (ctx.store.conflicts.byKey(key) !== undefined) return undefined;
+  if (await ctx.store.conflicts.byKey(key) !== undefined) return undefined;
   const sides: [EventSide, EventSide] = [
     { member: member(pair.a, pair.rowA), value: writtenIn(pair.rowA.text, values.a) },
     { member: member(pair.b, pair.rowB), value: writtenIn(pair.rowB.text, values.b) },
   ];
-  const event = joinOpenEvent(ctx, { key, sides }, now);
+  const event = await joinOpenEvent(ctx, { key, sides }, now);
   if (event) {
     const confident = options.verdict?.verdict === "conflict";
-    if (event.joined) noticeJoin(ctx, event.conflictId, event.joined, now, confident);
+    if (event.joined) await noticeJoin(ctx, event.conflictId, event.joined, now, confident);
     return event.joined ? event.conflictId : undefined;
   }
-  const conflictId = ctx.store.conflicts.insert({
+  const conflictId = await ctx.store.conflicts.insert({
     workspaceCanonical: pair.a.workspaceCanonical,
     status: "open",
     source: options.source,
@@ -262,7 +270,7 @@ export function recordSuspectPair(
   });
   if (conflictId === undefined) return undefined;
   const confident = options.verdict?.verdict === "conflict";
-  ctx.store.conflicts.insertNotice({
+  await ctx.store.conflicts.insertNotice({
     kind: confident ? "conflict" : "possible_conflict",
     severity: confident ? "normal" : "info",
     conflictId,
@@ -293,15 +301,15 @@ export interface DetectionReport {
  * largest share of the shorter row's terms. Undefined when no pair shares enough
  * ({@linkcode sharesEnough}) and the memories are not near by meaning either.
  */
-function closestRows(
+async function closestRows(
   store: Store,
   a: MemoryRecord,
   b: MemoryRecord,
   rowsA: readonly ClaimRow[],
   nearByMeaning: boolean,
-): SuspectPair | undefined {
+): Promise<SuspectPair | undefined> {
   let best: { pair: SuspectPair; share: number } | undefined;
-  for (const { row: rowB, terms: termsB } of claimRowsOf(store, b)) {
+  for (const { row: rowB, terms: termsB } of await claimRowsOf(store, b)) {
     for (const { row: rowA, terms: termsA } of rowsA) {
       const [small, large] = termsA.size <= termsB.size ? [termsA, termsB] : [termsB, termsA];
       let shared = 0;
@@ -328,14 +336,14 @@ export async function detectConflicts(
   stages: DetectionStages,
 ): Promise<DetectionReport> {
   const { store } = ctx;
-  const start = store.read(() => {
-    const memory = store.getMemory(memoryId);
+  const start = await store.read(async () => {
+    const memory = await store.getMemory(memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
     }
     // A memory that claims nothing (chat: questions, exclamations, greetings) cannot
     // contradict anything: no neighbour search at all.
-    const claims = claimRowsOf(store, memory);
+    const claims = await claimRowsOf(store, memory);
     return claims.length === 0 ? undefined : { memory, claims };
   });
   if (!start) return { memoryId, pairsChecked: 0, suspects: 0, recorded: [] };
@@ -348,8 +356,8 @@ export async function detectConflicts(
     : [];
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
-  const found = store.read(() => {
-    const memory = store.getMemory(memoryId);
+  const found = await store.read(async () => {
+    const memory = await store.getMemory(memoryId);
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
       return { suspects: [], checked: 0 };
     }
@@ -358,14 +366,15 @@ export async function detectConflicts(
     const suspects: SuspectPair[] = [];
     const judgeOnly: SuspectPair[] = [];
     const query = { ...memory, content: claimText };
-    const lexical = neighboursOf(store, query, DETECT_NEIGHBOURS);
+    const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
     const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
     const seen = new Set(lexical.map((neighbour) => neighbour.id));
     const byMeaning = [
-      ...store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))).values(),
+      ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
+        .values(),
     ].filter((neighbour) => neighbour.status === "active");
     for (const neighbour of [...lexical, ...byMeaning]) {
-      const pair = bestPair(store, memory, neighbour, {
+      const pair = await bestPair(store, memory, neighbour, {
         assess: stages.assess,
         budget,
         rowsA: claims,
@@ -375,7 +384,7 @@ export async function detectConflicts(
         // With a judge, every close neighbour is judged, not only what the rules flag: the
         // rules are tuned for precision offline and miss rewordings a model reads.
         const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
-        const candidate = closestRows(store, memory, neighbour, claims, close);
+        const candidate = await closestRows(store, memory, neighbour, claims, close);
         if (candidate) judgeOnly.push(candidate);
       }
       if (budget.pairs <= 0) break;
@@ -400,19 +409,19 @@ export async function detectConflicts(
   if (found.suspects.length === 0) {
     return { memoryId, pairsChecked: found.checked, suspects: 0, recorded };
   }
-  await store.write(() => {
-    found.suspects.forEach((pair, index) => {
+  await store.write(async () => {
+    for (const [index, pair] of found.suspects.entries()) {
       const verdict = verdicts[index];
-      if (verdict?.verdict === "no_conflict") return;
+      if (verdict?.verdict === "no_conflict") continue;
       // A pair only the judge looked at needs the judge's word to be recorded.
-      if (pair.judgeOnly && verdict === undefined) return;
+      if (pair.judgeOnly && verdict === undefined) continue;
       // The memory may have changed while the judge ran: only current versions are recorded.
-      const a = store.getMemory(pair.a.id);
-      const b = store.getMemory(pair.b.id);
-      if (a?.version !== pair.a.version || b?.version !== pair.b.version) return;
-      const id = recordSuspectPair(ctx, pair, { source: "write_time", verdict });
+      const a = await store.getMemory(pair.a.id);
+      const b = await store.getMemory(pair.b.id);
+      if (a?.version !== pair.a.version || b?.version !== pair.b.version) continue;
+      const id = await recordSuspectPair(ctx, pair, { source: "write_time", verdict });
       if (id !== undefined) recorded.push(id);
-    });
+    }
     // Findings of a queued check: a power cut that loses them loses the job's completion
     // too (WAL keeps commit order), so the check runs again.
   }, { durable: false });

@@ -294,10 +294,10 @@ export interface PossibleDuplicate {
  * neighbours are the best lexical matches of its rarest words in its workspace, on a tighter
  * budget than detection's (a restatement shares the rare words).
  */
-export function nearestDuplicate(
+export async function nearestDuplicate(
   store: Store,
   memory: Pick<MemoryRecord, "id" | "content" | "workspaceCanonical">,
-): PossibleDuplicate | undefined {
+): Promise<PossibleDuplicate | undefined> {
   // A text no duplicate can match (chat that states no fact, too few content words) needs no
   // neighbours: on chat turns this was most of `remember`'s duplicate check. The cheap test
   // first: a question or words to the listener needs no reading at all.
@@ -305,14 +305,14 @@ export function nearestDuplicate(
   const mine = readForDuplicates(memory.content);
   if (mine.notAClaim !== undefined || mine.words.size < DUPLICATE_MIN_WORDS) return undefined;
   let best: PossibleDuplicate | undefined;
-  const found = sharedWordCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
+  const found = await sharedWordCandidates(store, memory.content.slice(0, DUPLICATE_MAX_CHARS), {
     filters: { statuses: ["active"], workspaces: [memory.workspaceCanonical] },
     pool: DUPLICATE_NEIGHBOURS + 1,
     maxTerms: DUPLICATE_QUERY_TERMS,
     budget: DUPLICATE_POSTINGS_BUDGET,
   });
   const ids = found.filter((id) => id !== memory.id).slice(0, DUPLICATE_NEIGHBOURS);
-  for (const other of store.getMemories(ids).values()) {
+  for (const other of (await store.getMemories(ids)).values()) {
     const similarity = duplicateSimilarity(memory.content, other.content);
     if (isNearDuplicate(similarity) && (!best || similarity > best.similarity)) {
       best = { memoryId: other.id, similarity };
@@ -326,12 +326,12 @@ export function nearestDuplicate(
  * it, so the hint need not read it back). Runs after the write committed; any failure means
  * no hint, never a failed write.
  */
-export function possibleDuplicateOf(
+export async function possibleDuplicateOf(
   ctx: ServiceContext,
   written: Pick<MemoryRecord, "id" | "content" | "workspaceCanonical">,
-): PossibleDuplicate | undefined {
+): Promise<PossibleDuplicate | undefined> {
   try {
-    return ctx.store.read(() => nearestDuplicate(ctx.store, written));
+    return await ctx.store.read(async () => await nearestDuplicate(ctx.store, written));
   } catch {
     return undefined;
   }
@@ -343,17 +343,17 @@ export function possibleDuplicateOf(
  * model's relevance floor) ≥ {@link DUPLICATE_MIN_VECTOR}, and the same polarity, values and
  * names. Undefined when the word test already found a duplicate (`remember` reported it).
  */
-export function vectorDuplicate(
+export async function vectorDuplicate(
   store: Store,
   memory: MemoryRecord,
   near: readonly { memoryId: number; similarity: number }[],
-): PossibleDuplicate | undefined {
+): Promise<PossibleDuplicate | undefined> {
   const close = near.filter((hit) =>
     hit.memoryId !== memory.id && hit.similarity >= DUPLICATE_MIN_VECTOR
   );
   if (close.length === 0) return undefined;
-  if (nearestDuplicate(store, memory)) return undefined;
-  const others = store.getMemories(close.map((hit) => hit.memoryId));
+  if (await nearestDuplicate(store, memory)) return undefined;
+  const others = await store.getMemories(close.map((hit) => hit.memoryId));
   const mine = readForDuplicates(memory.content);
   for (const hit of close) {
     const other = others.get(hit.memoryId);
@@ -368,13 +368,13 @@ export function vectorDuplicate(
 }
 
 /** The notice for a duplicate found by meaning after the write answered (inside a write). */
-export function noticeDuplicate(
+export async function noticeDuplicate(
   ctx: ServiceContext,
   memory: MemoryRecord,
   duplicate: PossibleDuplicate,
   now: string,
-): void {
-  ctx.store.conflicts.insertNotice({
+): Promise<void> {
+  await ctx.store.conflicts.insertNotice({
     kind: "possible_duplicate",
     severity: "info",
     conflictId: null,
@@ -402,11 +402,13 @@ export async function noticeVectorDuplicate(
 ): Promise<void> {
   if (!near.some((hit) => hit.similarity >= DUPLICATE_MIN_VECTOR)) return;
   try {
-    const duplicate = ctx.store.read(() => vectorDuplicate(ctx.store, memory, near));
+    const duplicate = await ctx.store.read(async () =>
+      await vectorDuplicate(ctx.store, memory, near)
+    );
     if (!duplicate) return;
-    await ctx.store.write(() => {
-      if (ctx.store.getMemory(memory.id)?.version !== memory.version) return;
-      noticeDuplicate(ctx, memory, duplicate, nowIso());
+    await ctx.store.write(async () => {
+      if ((await ctx.store.getMemory(memory.id))?.version !== memory.version) return;
+      await noticeDuplicate(ctx, memory, duplicate, nowIso());
     }, { durable: false });
   } catch {
     // The conflict check goes on; the scan and the next write can still find it.

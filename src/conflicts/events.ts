@@ -122,34 +122,34 @@ function valueOf(group: ConflictRecord, memoryId: number): string | undefined {
  * open event fits (the caller opens a new one). Inside the caller's write transaction. The
  * pair's key is recorded against the event, so the pair is never opened on its own later.
  */
-export function joinOpenEvent(
+export async function joinOpenEvent(
   ctx: ServiceContext,
   pair: { key: string; sides: [EventSide, EventSide] },
   now: string,
-): { conflictId: number; joined?: EventSide } | undefined {
+): Promise<{ conflictId: number; joined?: EventSide } | undefined> {
   const { store } = ctx;
-  const open = store.conflicts.openOf(pair.sides.map((side) => side.member.memory_id));
+  const open = await store.conflicts.openOf(pair.sides.map((side) => side.member.memory_id));
   for (const [index, side] of pair.sides.entries()) {
     const other = pair.sides[1 - index];
     for (const { conflictId, status } of open.get(side.member.memory_id) ?? []) {
       if (status !== "open") continue;
-      const event = store.conflicts.get(conflictId);
+      const event = await store.conflicts.get(conflictId);
       if (!event) continue;
       const held = event.members.find((m) => m.memory_id === side.member.memory_id);
       if (held?.row_text !== side.member.row_text || held.version !== side.member.version) continue;
       const stated = valueOf(event, side.member.memory_id);
       if (stated === undefined || !sameStatedValue(stated, side.value)) continue;
       if (event.members.some((m) => m.memory_id === other.member.memory_id)) {
-        store.conflicts.addKey(pair.key, event.id);
+        await store.conflicts.addKey(pair.key, event.id);
         return { conflictId: event.id };
       }
-      const joined = store.conflicts.update(event.id, event.revision, {
+      const joined = await store.conflicts.update(event.id, event.revision, {
         members: [...event.members, { ...other.member, value: other.value }],
         valueGroups: addToGroups(event.valueGroups, other.member.memory_id, other.value),
         now,
       });
       if (!joined) continue;
-      store.conflicts.addKey(pair.key, event.id);
+      await store.conflicts.addKey(pair.key, event.id);
       return { conflictId: event.id, joined: other };
     }
   }
@@ -157,15 +157,15 @@ export function joinOpenEvent(
 }
 
 /** The notice that a fact joined an open event: the event now has one more member to judge. */
-export function noticeJoin(
+export async function noticeJoin(
   ctx: ServiceContext,
   conflictId: number,
   joined: EventSide,
   now: string,
   confident = false,
-): void {
+): Promise<void> {
   const id = joined.member.memory_id;
-  ctx.store.conflicts.insertNotice({
+  await ctx.store.conflicts.insertNotice({
     kind: confident ? "conflict" : "possible_conflict",
     severity: confident ? "normal" : "info",
     conflictId,

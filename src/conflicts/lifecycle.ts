@@ -174,18 +174,18 @@ export function suggestResolution(
   };
 }
 
-function loadGroup(ctx: ServiceContext, conflictId: number): ConflictRecord {
-  const group = ctx.store.conflicts.get(conflictId);
-  if (!group || !conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
+async function loadGroup(ctx: ServiceContext, conflictId: number): Promise<ConflictRecord> {
+  const group = await ctx.store.conflicts.get(conflictId);
+  if (!group || !await conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
   return group;
 }
 
 /** The group at the expected revision, which must be applying (plan steps in progress). */
-function loadApplying(
+async function loadApplying(
   ctx: ServiceContext,
   input: { conflictId: number; expectedRevision: number },
-): ConflictRecord {
-  const group = loadGroup(ctx, input.conflictId);
+): Promise<ConflictRecord> {
+  const group = await loadGroup(ctx, input.conflictId);
   checkRevision(group, input.expectedRevision);
   if (group.status !== "applying") {
     throw new MemaError("invalid_input", `conflict ${group.id} is ${group.status}, not applying`, {
@@ -210,12 +210,12 @@ function checkRevision(group: ConflictRecord, expected: number): void {
   }
 }
 
-function commit(
+async function commit(
   ctx: ServiceContext,
   group: ConflictRecord,
   change: Parameters<ServiceContext["store"]["conflicts"]["update"]>[2],
-): number {
-  if (!ctx.store.conflicts.update(group.id, group.revision, change)) {
+): Promise<number> {
+  if (!await ctx.store.conflicts.update(group.id, group.revision, change)) {
     throw new MemaError("version_conflict", `conflict ${group.id} changed meanwhile`, {
       field: "expected_revision",
     });
@@ -223,14 +223,14 @@ function commit(
   return group.revision + 1;
 }
 
-function audit(
+async function audit(
   ctx: ServiceContext,
   action: string,
   group: ConflictRecord,
   detail: Record<string, unknown>,
   reason?: string,
-): void {
-  ctx.store.appendAudit({
+): Promise<void> {
+  await ctx.store.appendAudit({
     at: nowIso(),
     action,
     memoryId: null,
@@ -356,7 +356,7 @@ async function runPlan(ctx: ServiceContext, judged: JudgeResult): Promise<JudgeR
     });
     revision = done.revision;
     if (done.error !== undefined) {
-      const group = loadGroup(ctx, judged.conflictId);
+      const group = await loadGroup(ctx, judged.conflictId);
       return {
         ...judged,
         revision,
@@ -371,7 +371,7 @@ async function runPlan(ctx: ServiceContext, judged: JudgeResult): Promise<JudgeR
     expectedRevision: revision,
     authorized: true,
   });
-  const group = loadGroup(ctx, judged.conflictId);
+  const group = await loadGroup(ctx, judged.conflictId);
   return {
     ...judged,
     revision: resolved.revision,
@@ -386,8 +386,8 @@ function describePlan(plan: readonly { memory_id: number; action: PlanAction }[]
 }
 
 async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResult> {
-  return await ctx.store.write(() => {
-    const group = loadGroup(ctx, input.conflictId);
+  return await ctx.store.write(async () => {
+    const group = await loadGroup(ctx, input.conflictId);
     checkRevision(group, input.expectedRevision);
     if (group.status !== "open") {
       throw new MemaError(
@@ -411,18 +411,18 @@ async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResu
     }
     const now = nowIso();
     if (input.verdict === "not_a_conflict") {
-      const revision = commit(ctx, group, {
+      const revision = await commit(ctx, group, {
         status: "not_a_conflict",
         decidedBy: input.decidedBy,
         decisionRef: input.ref ?? null,
         decisionReason: input.reason ?? null,
         now,
       });
-      ctx.store.conflicts.setNoticeStatus(ctx.store.conflicts.noticesOf(group.id), {
+      await ctx.store.conflicts.setNoticeStatus(await ctx.store.conflicts.noticesOf(group.id), {
         status: "dismissed",
         now,
       });
-      audit(ctx, "judge_conflict", group, { verdict: "not_a_conflict" }, input.reason);
+      await audit(ctx, "judge_conflict", group, { verdict: "not_a_conflict" }, input.reason);
       return {
         conflictId: group.id,
         revision,
@@ -431,9 +431,11 @@ async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResu
         chosenValue: null,
       };
     }
-    const members = group.members.map((m) => ctx.store.getMemory(m.memory_id)).filter((
-      m,
-    ): m is MemoryRecord => !!m);
+    const members: MemoryRecord[] = [];
+    for (const m of group.members) {
+      const memory = await ctx.store.getMemory(m.memory_id);
+      if (memory) members.push(memory);
+    }
     const options = { preserveHistory: input.preserveHistory };
     const chosen = input.chosenValue ?? suggestResolution(group, members, options).chosenValue;
     if (chosen.trim() === "") {
@@ -454,7 +456,7 @@ async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResu
           `its plan (${describePlan(plan)}) and closes it.`,
       });
     }
-    const revision = commit(ctx, group, {
+    const revision = await commit(ctx, group, {
       status: "applying",
       chosenValue: chosen,
       decidedBy: input.decidedBy,
@@ -469,7 +471,7 @@ async function decide(ctx: ServiceContext, input: JudgeInput): Promise<JudgeResu
       }],
       now,
     });
-    audit(ctx, "judge_conflict", group, { chosen_value: chosen, plan }, input.reason);
+    await audit(ctx, "judge_conflict", group, { chosen_value: chosen, plan }, input.reason);
     return { conflictId: group.id, revision, status: "applying", plan, chosenValue: chosen };
   });
 }
@@ -504,8 +506,8 @@ export async function applyConflictAction(
   ctx: ServiceContext,
   input: ApplyInput,
 ): Promise<ApplyResult> {
-  const prepared = ctx.store.read(() => {
-    const group = loadApplying(ctx, input);
+  const prepared = await ctx.store.read(async () => {
+    const group = await loadApplying(ctx, input);
     const index = group.plan.findIndex((step) => step.memory_id === input.memoryId);
     if (index < 0) {
       throw new MemaError(
@@ -534,8 +536,8 @@ export async function applyConflictAction(
   const chosen = group.chosenValue ?? "";
   let failure: string | undefined;
   try {
-    await ctx.store.write(() => {
-      const memory = ctx.store.getMemory(step.memory_id);
+    await ctx.store.write(async () => {
+      const memory = await ctx.store.getMemory(step.memory_id);
       if (!memory) throw new MemaError("not_found", `memory ${step.memory_id} no longer exists`);
       const original = group.members.find((m) => m.memory_id === memory.id)!;
       if (step.action === "update_current_claim") {
@@ -573,7 +575,7 @@ export async function applyConflictAction(
             },
           );
         }
-        updateInTransaction(ctx, {
+        await updateInTransaction(ctx, {
           memoryId: memory.id,
           edit,
           reason: `conflict ${group.id}: update to "${chosen}"`,
@@ -585,7 +587,7 @@ export async function applyConflictAction(
           `\n\n[Superseded ${
             nowIso().slice(0, 10)
           }: the current value is "${chosen}" (conflict ${group.id}).]`;
-        updateInTransaction(ctx, {
+        await updateInTransaction(ctx, {
           memoryId: memory.id,
           edit: { kind: "new_content", content: memory.content + note },
           reason: `conflict ${group.id}: superseded by "${chosen}"`,
@@ -602,12 +604,15 @@ export async function applyConflictAction(
       const plan = group.plan.map((s, i) =>
         i === index ? { ...s, status: "done" as const, done_at: now } : s
       );
-      commit(ctx, group, {
+      await commit(ctx, group, {
         plan,
         resolutionMemoryId: step.action === "use_as_resolution" ? memory.id : undefined,
         now,
       });
-      audit(ctx, "apply_conflict_action", group, { memory_id: memory.id, action: step.action });
+      await audit(ctx, "apply_conflict_action", group, {
+        memory_id: memory.id,
+        action: step.action,
+      });
     });
   } catch (error) {
     if (
@@ -617,19 +622,19 @@ export async function applyConflictAction(
       throw error;
     }
     failure = error.reason;
-    await ctx.store.write(() => {
+    await ctx.store.write(async () => {
       const now = nowIso();
       const plan = group.plan.map((s, i) =>
         i === index ? { ...s, status: "failed" as const, error: failure } : s
       );
-      commit(ctx, group, { plan, now });
-      audit(ctx, "apply_conflict_action_failed", group, {
+      await commit(ctx, group, { plan, now });
+      await audit(ctx, "apply_conflict_action_failed", group, {
         memory_id: step.memory_id,
         error: failure,
       });
     });
   }
-  const updated = loadGroup(ctx, group.id);
+  const updated = await loadGroup(ctx, group.id);
   const done = updated.plan[index];
   const remaining = updated.plan.filter((s) => s.status !== "done").length;
   return {
@@ -654,8 +659,8 @@ export async function replanConflict(
     authorized?: boolean;
   },
 ): Promise<{ conflictId: number; revision: number; plan: PlanStep[] }> {
-  return await ctx.store.write(() => {
-    const group = loadApplying(ctx, input);
+  return await ctx.store.write(async () => {
+    const group = await loadApplying(ctx, input);
     requireAuthorization(input.authorized, {
       action: "replan_conflict",
       impact: `This replaces the plan of conflict ${group.id}; finished steps stay done.`,
@@ -666,7 +671,7 @@ export async function replanConflict(
       return previous?.status === "done" && previous.action === step.action ? previous : step;
     });
     const now = nowIso();
-    const revision = commit(ctx, group, {
+    const revision = await commit(ctx, group, {
       plan,
       chosenValue: chosen,
       planHistory: [...group.planHistory, {
@@ -678,7 +683,7 @@ export async function replanConflict(
       }],
       now,
     });
-    audit(ctx, "replan_conflict", group, { plan, chosen_value: chosen }, input.reason);
+    await audit(ctx, "replan_conflict", group, { plan, chosen_value: chosen }, input.reason);
     return { conflictId: group.id, revision, plan };
   });
 }
@@ -694,8 +699,8 @@ export async function resolveConflict(
 ): Promise<
   { conflictId: number; revision: number; status: "resolved"; staleMemoryIds: number[] }
 > {
-  return await ctx.store.write(() => {
-    const group = loadApplying(ctx, input);
+  return await ctx.store.write(async () => {
+    const group = await loadApplying(ctx, input);
     const open = group.plan.filter((s) => s.status !== "done");
     if (open.length > 0) {
       throw new MemaError(
@@ -711,8 +716,8 @@ export async function resolveConflict(
       impact: `This closes conflict ${group.id} with "${group.chosenValue}" as the current value.`,
     });
     const now = nowIso();
-    const revision = commit(ctx, group, { status: "resolved", now });
-    ctx.store.conflicts.setNoticeStatus(ctx.store.conflicts.noticesOf(group.id), {
+    const revision = await commit(ctx, group, { status: "resolved", now });
+    await ctx.store.conflicts.setNoticeStatus(await ctx.store.conflicts.noticesOf(group.id), {
       status: "resolved",
       now,
     });
@@ -722,9 +727,9 @@ export async function resolveConflict(
     const staleMemoryIds: number[] = [];
     for (const step of group.plan) {
       if (step.action === "use_as_resolution" || step.action === "update_current_claim") continue;
-      const memory = ctx.store.getMemory(step.memory_id);
+      const memory = await ctx.store.getMemory(step.memory_id);
       if (!memory || memory.status !== "active") continue;
-      ctx.store.conflicts.markStale({
+      await ctx.store.conflicts.markStale({
         memoryId: memory.id,
         conflictId: group.id,
         memoryVersion: memory.version,
@@ -734,7 +739,7 @@ export async function resolveConflict(
       });
       staleMemoryIds.push(memory.id);
     }
-    audit(ctx, "resolve_conflict", group, {
+    await audit(ctx, "resolve_conflict", group, {
       chosen_value: group.chosenValue,
       stale_memory_ids: staleMemoryIds,
     });

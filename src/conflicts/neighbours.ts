@@ -28,23 +28,24 @@ import {
 export function semanticNeighbours(store: Store, semantic: SemanticIndex): VectorNeighbours {
   let counted = Number.NEGATIVE_INFINITY;
   let backlog = 0;
-  const bulkBacklog = () => {
+  const bulkBacklog = async () => {
     if (performance.now() - counted >= DETECT_BACKLOG_RECOUNT_MS) {
       counted = performance.now();
-      const byStatus = store.read(() => store.countJobs())[DETECT_JOB_KIND] ?? {};
+      const byStatus = (await store.read(async () => await store.countJobs()))[DETECT_JOB_KIND] ??
+        {};
       backlog = byStatus.pending ?? 0;
     }
     return backlog > DETECT_VECTOR_BACKLOG_MAX;
   };
   return {
     async near(text, workspaces) {
-      if (bulkBacklog()) return [];
-      if (semantic.searchable()) await semantic.awaitQuietLoad();
+      if (await bulkBacklog()) return [];
+      if ((await semantic.searchable())) await semantic.awaitQuietLoad();
       const vector = await semantic.embedQuery(text);
       if (!vector) return [];
       const floor = semantic.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR;
-      const hits = store.read(() =>
-        vectorCandidates(store, vector, {
+      const hits = await store.read(async () =>
+        await vectorCandidates(store, vector, {
           filters: { statuses: ["active"], workspaces },
           floor,
         })

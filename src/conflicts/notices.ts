@@ -79,12 +79,12 @@ function callerScope(ctx: ServiceContext): Pick<NoticeFilter, "workspace"> {
 }
 
 /** Whether the caller may see one notice (the same rule as {@linkcode callerScope}). */
-function noticeVisible(ctx: ServiceContext, notice: NoticeRecord): boolean {
+async function noticeVisible(ctx: ServiceContext, notice: NoticeRecord): Promise<boolean> {
   if (!isStrict(ctx)) return true;
-  return ctx.store.conflicts.noticesWhere(
+  return (await ctx.store.conflicts.noticesWhere(
     { statuses: [notice.status], id: notice.id, ...callerScope(ctx) },
     { limit: 1, offset: 0 },
-  ).length > 0;
+  )).length > 0;
 }
 
 function counts(map: Record<string, number>): Record<string, number> {
@@ -102,24 +102,26 @@ export async function takeNotices(ctx: ServiceContext): Promise<Record<string, u
   try {
     // Most responses have nothing to tell: look before taking the write lock (and before
     // reading notices at all while none is pending and nothing changed).
-    if (!store.hasPendingNotices()) return [];
+    if (!await store.hasPendingNotices()) return [];
     const fresh: NoticeFilter = { statuses: ["pending"], ...callerScope(ctx) };
     // Under strict isolation the pending notices may all be other workspaces': look first.
-    if (store.read(() => store.conflicts.countNotices(fresh).total) === 0) return [];
+    if (await store.read(async () => (await store.conflicts.countNotices(fresh)).total) === 0) {
+      return [];
+    }
     // Marking them delivered needs no disk sync of its own: a power cut that loses the mark
     // tells the same count again, and the next acknowledged write makes it durable anyway.
-    return await store.write(() => {
-      const told = store.conflicts.countNotices(fresh);
+    return await store.write(async () => {
+      const told = await store.conflicts.countNotices(fresh);
       if (told.total === 0) return [];
-      store.conflicts.setNoticesWhere(fresh, {
+      await store.conflicts.setNoticesWhere(fresh, {
         status: "delivered",
         now: nowIso(),
         limit: told.total,
       });
-      const unhandled = store.conflicts.countNotices({
+      const unhandled = (await store.conflicts.countNotices({
         statuses: UNHANDLED,
         ...callerScope(ctx),
-      }).total;
+      })).total;
       const severities = Object.entries(counts(told.bySeverity))
         .map(([severity, n]) => `${n} ${severity}`).join(", ");
       return [{
@@ -150,15 +152,18 @@ export async function takeOwnNotices(
 ): Promise<Record<string, unknown>[]> {
   const store = ctx.store;
   try {
-    if (!store.hasPendingNotices()) return [];
-    return await store.write(() => {
-      const own = store.conflicts.noticesWhere(
+    if (!await store.hasPendingNotices()) return [];
+    return await store.write(async () => {
+      const own = (await store.conflicts.noticesWhere(
         { statuses: ["pending"], memoryId, ...callerScope(ctx) },
         { limit: NOTICE_BULK_MAX, offset: 0 },
-      ).sort((a, b) => (a.severity === b.severity ? b.id - a.id : a.severity === "normal" ? -1 : 1))
+      )).sort((
+        a,
+        b,
+      ) => (a.severity === b.severity ? b.id - a.id : a.severity === "normal" ? -1 : 1))
         .slice(0, NOTICE_BODIES_PER_WRITE);
       if (own.length === 0) return [];
-      store.conflicts.setNoticeStatus(own.map((n) => n.id), {
+      await store.conflicts.setNoticeStatus(own.map((n) => n.id), {
         status: "delivered",
         from: ["pending"],
         now: nowIso(),
@@ -295,9 +300,9 @@ export async function manageNotices(
     const filter = selectionFilter(ctx, selection);
     const limit = input.limit ?? NOTICE_LIST_DEFAULT;
     const offset = input.offset ?? 0;
-    const { notices, total } = store.read(() => ({
-      notices: store.conflicts.noticesWhere(filter, { limit, offset }),
-      total: store.conflicts.countNotices(filter),
+    const { notices, total } = await store.read(async () => ({
+      notices: await store.conflicts.noticesWhere(filter, { limit, offset }),
+      total: await store.conflicts.countNotices(filter),
     }));
     return {
       notices: notices.map((notice) => presentNotice(notice)),
@@ -316,9 +321,9 @@ export async function manageNotices(
     }
     return await bulkChange(ctx, { ...input, action: input.action, selection });
   }
-  return await store.write(() => {
-    const found = store.conflicts.notice(input.noticeId!);
-    const notice = found && noticeVisible(ctx, found) ? found : undefined;
+  return await store.write(async () => {
+    const found = await store.conflicts.notice(input.noticeId!);
+    const notice = found && await noticeVisible(ctx, found) ? found : undefined;
     if (!notice) {
       throw new MemaError("not_found", `notice ${input.noticeId} does not exist`, {
         field: "notice_id",
@@ -326,7 +331,7 @@ export async function manageNotices(
     }
     if (input.action === "read") return { notice: presentNotice(notice, { full: true }) };
     const status: NoticeStatus = input.action === "dismiss" ? "dismissed" : "resolved";
-    store.conflicts.setNoticeStatus([notice.id], { status, now: nowIso() });
+    await store.conflicts.setNoticeStatus([notice.id], { status, now: nowIso() });
     return { notice: presentNotice({ ...notice, status }) };
   });
 }
@@ -370,7 +375,7 @@ async function bulkChange(
     filter: input.all === true && Object.keys(shown).length === 0 ? { all: true } : shown,
   };
   if (dryRun) {
-    const matching = store.read(() => store.conflicts.countNotices(filter));
+    const matching = await store.read(async () => await store.conflicts.countNotices(filter));
     return {
       ...base,
       matching: matching.total,
@@ -383,12 +388,12 @@ async function bulkChange(
         : { tool: "memory_repair", task: "notice", data: { ...runData(input), dry_run: false } },
     };
   }
-  return await store.write(() => {
+  return await store.write(async () => {
     const now = nowIso();
-    const changed = store.conflicts.setNoticesWhere(filter, { status, now, limit });
-    const left = store.conflicts.countNotices(filter).total;
+    const changed = await store.conflicts.setNoticesWhere(filter, { status, now, limit });
+    const left = (await store.conflicts.countNotices(filter)).total;
     if (changed > 0) {
-      store.appendAudit({
+      await store.appendAudit({
         at: now,
         action: `notice_bulk_${input.action}`,
         memoryId: null,

@@ -61,10 +61,10 @@ export interface ScanReceipt {
 }
 
 async function currentRound(ctx: ServiceContext): Promise<RoundState> {
-  const saved = ctx.store.getMeta(ROUND_KEY);
+  const saved = await ctx.store.getMeta(ROUND_KEY);
   if (saved) return JSON.parse(saved) as RoundState;
-  const full = ctx.store.getMeta(LAST_FULL_KEY) === undefined ||
-    ctx.store.getMeta(DETECTOR_KEY) !== DETECTOR_VERSION;
+  const full = await ctx.store.getMeta(LAST_FULL_KEY) === undefined ||
+    await ctx.store.getMeta(DETECTOR_KEY) !== DETECTOR_VERSION;
   const round: RoundState = {
     id: `${full ? "full" : "incr"}-${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 6)}`,
     mode: full ? "full" : "incremental",
@@ -73,7 +73,7 @@ async function currentRound(ctx: ServiceContext): Promise<RoundState> {
     processed: 0,
     queued: 0,
   };
-  await ctx.store.write(() => ctx.store.setMeta(ROUND_KEY, JSON.stringify(round)));
+  await ctx.store.write(async () => await ctx.store.setMeta(ROUND_KEY, JSON.stringify(round)));
   return round;
 }
 
@@ -90,18 +90,23 @@ export async function kickScan(
   let processed = 0;
   let queued = 0;
   while (processed < limit && Date.now() < deadline) {
-    const [next] = store.read(() =>
-      store.conflicts.memoriesToScan({ afterId: round.cursor, full, round: round.id, limit: 1 })
+    const [next] = await store.read(async () =>
+      await store.conflicts.memoriesToScan({
+        afterId: round.cursor,
+        full,
+        round: round.id,
+        limit: 1,
+      })
     );
     if (!next) break;
     // The closure may run again after SQLITE_BUSY, so it only computes; state changes after commit.
-    const advanced = await store.write(() => {
-      const memory = store.getMemory(next.id);
+    const advanced = await store.write(async () => {
+      const memory = await store.getMemory(next.id);
       const added = memory && memory.status === "active" &&
           memory.content.length <= DETECT_MAX_CONTENT_CHARS
-        ? queueSuspects(ctx, memory, round, options.assess)
+        ? await queueSuspects(ctx, memory, round, options.assess)
         : 0;
-      store.conflicts.markScanned({
+      await store.conflicts.markScanned({
         memoryId: next.id,
         version: next.version,
         round: round.id,
@@ -113,24 +118,24 @@ export async function kickScan(
         processed: round.processed + 1,
         queued: round.queued + added,
       };
-      store.setMeta(ROUND_KEY, JSON.stringify(state));
+      await store.setMeta(ROUND_KEY, JSON.stringify(state));
       return { state, added };
     });
     Object.assign(round, advanced.state);
     queued += advanced.added;
     processed++;
   }
-  const pending = store.read(() =>
-    store.conflicts.countToScan({ afterId: round.cursor, full, round: round.id })
+  const pending = await store.read(async () =>
+    await store.conflicts.countToScan({ afterId: round.cursor, full, round: round.id })
   );
   let logged = false;
   if (pending === 0) {
     const finishedAt = nowIso();
-    await store.write(() => {
-      store.setMeta(ROUND_KEY, "");
+    await store.write(async () => {
+      await store.setMeta(ROUND_KEY, "");
       if (full) {
-        store.setMeta(LAST_FULL_KEY, finishedAt);
-        store.setMeta(DETECTOR_KEY, DETECTOR_VERSION);
+        await store.setMeta(LAST_FULL_KEY, finishedAt);
+        await store.setMeta(DETECTOR_KEY, DETECTOR_VERSION);
       }
     });
     if (full) {
@@ -166,25 +171,25 @@ export async function kickScan(
   };
 }
 
-function queueSuspects(
+async function queueSuspects(
   ctx: ServiceContext,
   memory: MemoryRecord,
   round: RoundState,
   assess: PairAssessor,
-): number {
+): Promise<number> {
   const budget = { pairs: DETECT_MAX_PAIRS };
   let queued = 0;
-  for (const neighbour of neighboursOf(ctx.store, memory, DETECT_NEIGHBOURS)) {
+  for (const neighbour of await neighboursOf(ctx.store, memory, DETECT_NEIGHBOURS)) {
     // Each pair is visited from both sides; the lower id queues it.
     if (neighbour.id < memory.id && round.mode === "full") continue;
-    const pair = bestPair(ctx.store, memory, neighbour, { assess, budget });
+    const pair = await bestPair(ctx.store, memory, neighbour, { assess, budget });
     if (!pair) continue;
     const key = pairKey(pair);
     // Recorded before: as its own group, or as a pair that joined an event.
-    if (ctx.store.conflicts.byKey(key) !== undefined) continue;
+    if (await ctx.store.conflicts.byKey(key) !== undefined) continue;
     const [a, b] = pair.a.id < pair.b.id ? [pair.a, pair.b] : [pair.b, pair.a];
     const [rowA, rowB] = pair.a.id < pair.b.id ? [pair.rowA, pair.rowB] : [pair.rowB, pair.rowA];
-    const added = ctx.store.conflicts.queueItem({
+    const added = await ctx.store.conflicts.queueItem({
       candidateKey: key,
       memoryA: a.id,
       memoryB: b.id,
@@ -241,28 +246,34 @@ function decodeToken(token: string | undefined): { score: number; id: number } |
 }
 
 /** True when the caller may see both memories of a queued pair. */
-function pairVisible(ctx: ServiceContext, a: number, b: number): boolean {
+async function pairVisible(ctx: ServiceContext, a: number, b: number): Promise<boolean> {
   if (!isStrict(ctx)) return true;
-  const memories = ctx.store.getMemories([a, b]);
+  const memories = await ctx.store.getMemories([a, b]);
   return [a, b].every((id) => visible(ctx, memories.get(id)) !== undefined);
 }
 
 /** A page of the scan queue, best suspects first. */
-export function scanQueuePage(
+export async function scanQueuePage(
   ctx: ServiceContext,
   input: { pageSize?: number; pageToken?: string },
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const size = input.pageSize ?? SCAN_QUEUE_PAGE_DEFAULT;
   const after = decodeToken(input.pageToken);
   const { store } = ctx;
-  return store.read(() => {
+  return await store.read(async () => {
     // Strict isolation shows only pairs inside the caller's workspace: look further ahead.
-    const items = store.conflicts.queueItems({
-      limit: isStrict(ctx) ? STRICT_NOTICE_WINDOW : size + 1,
-      after,
-    }).filter((item) => pairVisible(ctx, item.memoryA, item.memoryB)).slice(0, size + 1);
+    const items: ScanItem[] = [];
+    for (
+      const item of await store.conflicts.queueItems({
+        limit: isStrict(ctx) ? STRICT_NOTICE_WINDOW : size + 1,
+        after,
+      })
+    ) {
+      if (items.length > size) break;
+      if (await pairVisible(ctx, item.memoryA, item.memoryB)) items.push(item);
+    }
     const page = items.slice(0, size);
-    const memories = store.getMemories(page.flatMap((i) => [i.memoryA, i.memoryB]));
+    const memories = await store.getMemories(page.flatMap((i) => [i.memoryA, i.memoryB]));
     const last = page[page.length - 1];
     return {
       items: page.map((item) => presentItem(item, memories)),
@@ -270,7 +281,7 @@ export function scanQueuePage(
       next_page_token: items.length > size && last
         ? btoa(JSON.stringify({ score: last.score, id: last.id }))
         : null,
-      queue_backlog: store.conflicts.backlog().scanQueuePending,
+      queue_backlog: (await store.conflicts.backlog()).scanQueuePending,
       instruction:
         'For each item decide whether the two rows state different values for the same fact. Submit {"decisions": [{"item_id": N, "status": "confirmed" | "dismissed"}]}; confirmed items become conflict groups to judge.',
     };
@@ -285,34 +296,44 @@ export async function scanQueueSubmit(
   const { store } = ctx;
   const outcomes: Record<string, unknown>[] = [];
   for (const decision of input.decisions) {
-    const outcome = await store.write((): Record<string, unknown> => {
-      const found = store.conflicts.queueItemById(decision.itemId);
-      const item = found && pairVisible(ctx, found.memoryA, found.memoryB) ? found : undefined;
+    const outcome = await store.write(async (): Promise<Record<string, unknown>> => {
+      const found = await store.conflicts.queueItemById(decision.itemId);
+      const item = found && await pairVisible(ctx, found.memoryA, found.memoryB)
+        ? found
+        : undefined;
       if (!item) return { item_id: decision.itemId, outcome: "not_found" };
       if (item.status !== "pending") return { item_id: item.id, outcome: `already_${item.status}` };
       const now = nowIso();
       if (decision.status === "dismissed") {
-        store.conflicts.decideItem(item.id, { status: "dismissed", by: ctx.caller.agentId, now });
+        await store.conflicts.decideItem(item.id, {
+          status: "dismissed",
+          by: ctx.caller.agentId,
+          now,
+        });
         return { item_id: item.id, outcome: "dismissed" };
       }
-      const a = store.getMemory(item.memoryA);
-      const b = store.getMemory(item.memoryB);
+      const a = await store.getMemory(item.memoryA);
+      const b = await store.getMemory(item.memoryB);
       if (
         !a || !b || a.version !== item.versionA || b.version !== item.versionB ||
         a.status !== "active" || b.status !== "active"
       ) {
-        store.conflicts.decideItem(item.id, { status: "voided", by: ctx.caller.agentId, now });
+        await store.conflicts.decideItem(item.id, {
+          status: "voided",
+          by: ctx.caller.agentId,
+          now,
+        });
         return {
           item_id: item.id,
           outcome: "voided",
           reason: "a member changed since the scan; it will be rescanned",
         };
       }
-      const rowA = rowsOf(store, a).find((r) => r.text === item.rowA) ??
+      const rowA = (await rowsOf(store, a)).find((r) => r.text === item.rowA) ??
         { text: item.rowA, start: null, end: null };
-      const rowB = rowsOf(store, b).find((r) => r.text === item.rowB) ??
+      const rowB = (await rowsOf(store, b)).find((r) => r.text === item.rowB) ??
         { text: item.rowB, start: null, end: null };
-      const conflictId = recordSuspectPair(ctx, {
+      const conflictId = await recordSuspectPair(ctx, {
         a,
         b,
         rowA,
@@ -325,7 +346,7 @@ export async function scanQueueSubmit(
           values: item.assessment.values as { a: string; b: string } | undefined,
         },
       }, { source: "scan" });
-      store.conflicts.decideItem(item.id, {
+      await store.conflicts.decideItem(item.id, {
         status: "confirmed",
         by: ctx.caller.agentId,
         now,
@@ -335,7 +356,10 @@ export async function scanQueueSubmit(
     });
     outcomes.push(outcome);
   }
-  return { outcomes, queue_backlog: store.read(() => store.conflicts.backlog().scanQueuePending) };
+  return {
+    outcomes,
+    queue_backlog: await store.read(async () => (await store.conflicts.backlog()).scanQueuePending),
+  };
 }
 
 /**
@@ -344,25 +368,25 @@ export async function scanQueueSubmit(
  * Members of an unresolved conflict are never proposed for merging: the conflict decides
  * which of them stays, and a merge would hide it.
  */
-export function scanDuplicates(
+export async function scanDuplicates(
   ctx: ServiceContext,
   input: { limit?: number },
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const limit = Math.min(input.limit ?? DUPLICATES_MAX, DUPLICATES_MAX);
   const { store } = ctx;
-  return store.read(() => {
+  return await store.read(async () => {
     const pairs: { a: number; b: number; similarity: number }[] = [];
     const seen = new Set<string>();
     const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
-    const ids = store.browse(
+    const ids = await store.browse(
       own === undefined ? { statuses: ["active"] } : { statuses: ["active"], workspaces: [own] },
       { limit: 5000, offset: 0 },
     );
-    const records = store.getMemories(ids);
-    const inConflict = store.conflicts.openOf(ids);
+    const records = await store.getMemories(ids);
+    const inConflict = await store.conflicts.openOf(ids);
     let skipped = 0;
     for (const memory of records.values()) {
-      for (const other of neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
+      for (const other of await neighboursOf(store, memory, DETECT_NEIGHBOURS)) {
         if (other.workspaceCanonical !== memory.workspaceCanonical) continue;
         if (!canSeeWorkspace(ctx, other.workspaceCanonical)) continue;
         const key = memory.id < other.id ? `${memory.id}:${other.id}` : `${other.id}:${memory.id}`;
@@ -370,7 +394,7 @@ export function scanDuplicates(
         seen.add(key);
         const similarity = duplicateSimilarity(memory.content, other.content);
         if (!isNearDuplicate(similarity)) continue;
-        if (inConflict.has(memory.id) || store.conflicts.openOf([other.id]).size > 0) {
+        if (inConflict.has(memory.id) || (await store.conflicts.openOf([other.id])).size > 0) {
           skipped++;
           continue;
         }
@@ -430,16 +454,17 @@ export async function recordConflict(
     });
   }
   const { store } = ctx;
-  return await store.write(() => {
-    const members = ids.map((id, index) => {
-      const memory = visible(ctx, store.getMemory(id));
+  return await store.write(async () => {
+    const members: MemoryRecord[] = [];
+    for (const [index, id] of ids.entries()) {
+      const memory = visible(ctx, await store.getMemory(id));
       if (!memory || memory.status === "deleted") {
         throw new MemaError("not_found", `memory ${id} does not exist`, {
           field: `memory_ids.${index}`,
         });
       }
-      return memory;
-    });
+      members.push(memory);
+    }
     const groups = input.valueGroups ??
       members.map((m) => ({ value: m.subject, memory_ids: [m.id] }));
     for (const [index, group] of groups.entries()) {
@@ -456,7 +481,7 @@ export async function recordConflict(
     }
     const now = nowIso();
     const key = `agent:${ids.join(",")}:${JSON.stringify(groups.map((g) => g.value))}`;
-    const conflictId = store.conflicts.insert({
+    const conflictId = await store.conflicts.insert({
       workspaceCanonical: members[0].workspaceCanonical,
       status: input.status,
       source: "agent",
@@ -481,7 +506,7 @@ export async function recordConflict(
       });
     }
     if (input.status === "open") {
-      store.conflicts.insertNotice({
+      await store.conflicts.insertNotice({
         kind: "conflict",
         severity: "normal",
         conflictId,
@@ -492,7 +517,7 @@ export async function recordConflict(
         createdAt: now,
       });
     }
-    store.appendAudit({
+    await store.appendAudit({
       at: now,
       action: "record_conflict",
       memoryId: null,

@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { scheduleConflictCheck } from "./src/conflicts/schedule.ts";
- * // inside store.write: scheduleConflictCheck(store, memoryId);
+ * // inside store.write: await scheduleConflictCheck(store, memoryId);
  * ```
  * @module
  */
@@ -22,8 +22,12 @@ function checkKey(memoryId: number, version: number): string {
 }
 
 /** Queues detection for a memory version (call inside its write transaction). */
-export function scheduleConflictCheck(store: Store, memoryId: number, version: number): void {
-  enqueueJob(store, {
+export async function scheduleConflictCheck(
+  store: Store,
+  memoryId: number,
+  version: number,
+): Promise<void> {
+  await enqueueJob(store, {
     kind: DETECT_JOB_KIND,
     dedupeKey: checkKey(memoryId, version),
     payload: { memory_id: memoryId, version },
@@ -42,8 +46,8 @@ export async function checkWithinWait(
   if (options.waitMs <= 0) return undefined;
   const running = detectConflicts(ctx, memory.id, options.stages).then(async (report) => {
     // Done here, so the queued job for this version need not run it again.
-    await ctx.store.write(() =>
-      ctx.store.finishPendingJob({
+    await ctx.store.write(async () =>
+      await ctx.store.finishPendingJob({
         kind: DETECT_JOB_KIND,
         dedupeKey: checkKey(memory.id, memory.version),
       }), { durable: false });

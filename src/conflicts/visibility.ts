@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { conflictVisible } from "./src/conflicts/visibility.ts";
- * // if (!conflictVisible(ctx, group)) throw conflictNotFound(group.id);
+ * // if (!await conflictVisible(ctx, group)) throw conflictNotFound(group.id);
  * ```
  * @module
  */
@@ -16,14 +16,14 @@ import type { ConflictRecord } from "../store/mod.ts";
 import { isStrict } from "../workspaces/access.ts";
 
 /** True when the caller may see (and act on) this conflict. */
-export function conflictVisible(
+export async function conflictVisible(
   ctx: ServiceContext,
   group: Pick<ConflictRecord, "workspaceCanonical" | "members">,
-): boolean {
+): Promise<boolean> {
   if (!isStrict(ctx)) return true;
   const own = ctx.caller.workspace;
   if (group.workspaceCanonical !== own) return false;
-  const members = ctx.store.getMemories(group.members.map((member) => member.memory_id));
+  const members = await ctx.store.getMemories(group.members.map((member) => member.memory_id));
   return [...members.values()].every((memory) => memory.workspaceCanonical === own);
 }
 

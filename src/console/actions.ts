@@ -64,13 +64,13 @@ function text(form: URLSearchParams, field: string): string | undefined {
   return value === null || value.trim() === "" ? undefined : value;
 }
 
-function memoryInScope(scope: ConsoleScope, memoryId: number): void {
-  const { memory } = readMemory(scope.ctx, { memoryId });
+async function memoryInScope(scope: ConsoleScope, memoryId: number): Promise<void> {
+  const { memory } = await readMemory(scope.ctx, { memoryId });
   checkInScope(scope, memory.workspaceCanonical, `memory ${memoryId}`);
 }
 
-function conflictInScope(scope: ConsoleScope, conflictId: number): void {
-  const { group } = conflictDetail(scope.ctx, conflictId);
+async function conflictInScope(scope: ConsoleScope, conflictId: number): Promise<void> {
+  const { group } = await conflictDetail(scope.ctx, conflictId);
   checkInScope(scope, group.workspaceCanonical, `conflict ${conflictId}`);
 }
 
@@ -83,7 +83,7 @@ export async function runAction(
   const memoryAction = /^\/memories\/(\d+)\/(confirm|retire|purge)$/.exec(path);
   if (memoryAction) {
     const memoryId = Number(memoryAction[1]);
-    memoryInScope(scope, memoryId);
+    await memoryInScope(scope, memoryId);
     const back = `/memories/${memoryId}`;
     switch (memoryAction[2]) {
       case "confirm":
@@ -113,7 +113,7 @@ export async function runAction(
   const conflictAction = /^\/conflicts\/(\d+)\/(judge|apply|replan|resolve)$/.exec(path);
   if (conflictAction) {
     const conflictId = Number(conflictAction[1]);
-    conflictInScope(scope, conflictId);
+    await conflictInScope(scope, conflictId);
     const expectedRevision = positiveInt(form, "expected_revision")!;
     const back = `/conflicts/${conflictId}`;
     switch (conflictAction[2]) {

@@ -185,7 +185,7 @@ export function startConsole(
     // Relative links need the trailing slash: `/s/<secret>` alone goes to its overview.
     if (inSession.inner === "") return redirect(`${root}/`);
     const inner = inSession.inner;
-    const choice = chooseWorkspace(base, session.workspace, env.config.workspace);
+    const choice = await chooseWorkspace(base, session.workspace, env.config.workspace);
     const scope: ConsoleScope = {
       ctx: scopedContext(base, choice.workspace),
       workspace: choice.workspace,
@@ -397,11 +397,11 @@ async function route(scope: ConsoleScope, path: string): Promise<PageResult | un
   if (path === "/") return await overviewPage(scope);
   if (path === "/memories") return await memoriesPage(scope);
   const memory = /^\/memories\/(\d+)$/.exec(path);
-  if (memory) return memoryPage(scope, Number(memory[1]));
-  if (path === "/conflicts") return conflictsPage(scope);
+  if (memory) return await memoryPage(scope, Number(memory[1]));
+  if (path === "/conflicts") return await conflictsPage(scope);
   const conflict = /^\/conflicts\/(\d+)$/.exec(path);
-  if (conflict) return conflictPage(scope, Number(conflict[1]));
-  if (path === "/scan-queue") return scanQueue(scope);
+  if (conflict) return await conflictPage(scope, Number(conflict[1]));
+  if (path === "/scan-queue") return await scanQueue(scope);
   if (path === "/settings") return settingsPage(scope);
   return undefined;
 }

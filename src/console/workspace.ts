@@ -24,11 +24,11 @@ export interface WorkspaceChoice {
  * The workspaces the picker offers, largest first. The person at the keyboard owns the library,
  * so every workspace is offered; strict isolation then holds inside the one chosen.
  */
-function workspaceNames(ctx: ServiceContext): string[] {
-  const all = workspacesView({
+async function workspaceNames(ctx: ServiceContext): Promise<string[]> {
+  const all = (await workspacesView({
     ...ctx,
     settings: { ...ctx.settings, workspaceIsolation: "none" },
-  }).workspaces;
+  })).workspaces;
   const names = all
     .filter((w) => w.state === "active")
     .sort((a, b) =>
@@ -43,13 +43,13 @@ function workspaceNames(ctx: ServiceContext): string[] {
  * Resolves the requested workspace against the isolation mode and the library. Under `strict`
  * the default is the configured workspace, else the largest.
  */
-export function chooseWorkspace(
+export async function chooseWorkspace(
   ctx: ServiceContext,
   requested: string | undefined,
   configured?: string,
-): WorkspaceChoice {
+): Promise<WorkspaceChoice> {
   const strict = ctx.settings.workspaceIsolation === "strict";
-  const workspaces = workspaceNames(ctx);
+  const workspaces = await workspaceNames(ctx);
   const known = requested !== undefined && workspaces.includes(requested);
   if (!strict) {
     return { workspace: known ? requested : undefined, workspaces, allowAll: true, strict };

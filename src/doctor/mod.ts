@@ -24,10 +24,9 @@ import {
   type DatabaseProbe,
   inspectDatabase,
   probeDatabase,
+  probeVecExtension,
   SCHEMA_GENERATION,
 } from "../store/mod.ts";
-import { extractVecExtension } from "../store/vec_extension.ts";
-import { DatabaseSync } from "node:sqlite";
 
 /** How bad a finding is. */
 export type Severity = "info" | "warning" | "critical";
@@ -241,20 +240,13 @@ function checkDatabase(
 
 async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> {
   try {
-    const path = await extractVecExtension(config.cacheDir);
-    const db = new DatabaseSync(":memory:", { allowExtension: true });
-    try {
-      db.loadExtension(path);
-      const row = db.prepare("SELECT vec_version() AS v").get() as { v: string };
-      findings.push({
-        check_id: "capabilities.sqlite_vec",
-        severity: "info",
-        title: "sqlite-vec loads",
-        detail: `${row.v} from ${path}`,
-      });
-    } finally {
-      db.close();
-    }
+    const vec = await probeVecExtension(config.cacheDir);
+    findings.push({
+      check_id: "capabilities.sqlite_vec",
+      severity: "info",
+      title: "sqlite-vec loads",
+      detail: `${vec.version} from ${vec.path}`,
+    });
   } catch (error) {
     findings.push({
       check_id: "capabilities.sqlite_vec",

@@ -44,12 +44,12 @@ export function evidenceRowsFor(subject: string, content: string): NewEvidenceRo
  * transaction that changed it) and queues embedding when vectors are in use.
  * The write never waits for the embedding.
  */
-export function refreshEvidence(
+export async function refreshEvidence(
   store: Store,
   memory: { id: number; version: number; subject: string; content: string },
-): void {
-  store.replaceRows(memory, evidenceRowsFor(memory.subject, memory.content));
-  if (store.getMeta("embedding_space") !== undefined) {
-    enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
+): Promise<void> {
+  await store.replaceRows(memory, evidenceRowsFor(memory.subject, memory.content));
+  if (await store.getMeta("embedding_space") !== undefined) {
+    await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
   }
 }

@@ -119,32 +119,30 @@ export class SemanticIndex {
   }
 
   /**
-   * Cheap, synchronous state for every response; never loads the model. The row counts behind
+   * Cheap state for every response; never loads the model. The row counts behind
    * it are kept {@linkcode DESCRIBE_CACHE_MS}, or {@linkcode DESCRIBE_COST_FACTOR} times what
    * counting took if longer; with `recountAfterCalls`, a stale state is answered and recounted
    * after the call.
    */
-  describe(): SemanticReport {
+  async describe(): Promise<SemanticReport> {
     const described = this.#described;
     if (described && Date.now() - described.at < this.#describeEvery) return described.report;
     if (described && this.#config.recountAfterCalls) {
       this.#recount ??= setTimeout(() => {
         this.#recount = undefined;
-        try {
-          this.#countNow();
-        } catch {
+        this.#countNow().catch(() => {
           // The store closed meanwhile; a later call counts again.
-        }
+        });
       }, 0);
       return described.report;
     }
-    return this.#countNow();
+    return await this.#countNow();
   }
 
   /** Counts the state now and keeps it; an expensive count is kept longer. */
-  #countNow(): SemanticReport {
+  async #countNow(): Promise<SemanticReport> {
     const started = performance.now();
-    const report = this.#describeNow();
+    const report = await this.#describeNow();
     this.#describeEvery = Math.max(
       DESCRIBE_CACHE_MS,
       (performance.now() - started) * DESCRIBE_COST_FACTOR,
@@ -158,9 +156,9 @@ export class SemanticIndex {
     this.#described = undefined;
   }
 
-  #describeNow(): SemanticReport {
+  async #describeNow(): Promise<SemanticReport> {
     const store = this.#store;
-    const indexedSpace = store.getMeta(SPACE_KEY);
+    const indexedSpace = await store.getMeta(SPACE_KEY);
     if (!this.#config.modelId) {
       // No model: nothing to count (every response reads this state).
       return {
@@ -176,7 +174,7 @@ export class SemanticIndex {
       };
     }
     const modelId = this.#config.modelId;
-    const toEmbed = store.countRowsToEmbed(indexedSpace);
+    const toEmbed = await store.countRowsToEmbed(indexedSpace);
     const counts = { rows: toEmbed.rows, embedded: toEmbed.rows - toEmbed.pending };
     const base = {
       rows: counts.rows,
@@ -245,14 +243,14 @@ export class SemanticIndex {
   }
 
   /** True when the model and index can be used: rows may be embedded (ready, or filling). */
-  usable(): boolean {
-    const state = this.describe().state;
+  async usable(): Promise<boolean> {
+    const state = (await this.describe()).state;
     return state === "ready" || state === "indexing";
   }
 
   /** True when find may use the vector channel (see {@linkcode SemanticReport.searchable}). */
-  searchable(): boolean {
-    return this.describe().searchable;
+  async searchable(): Promise<boolean> {
+    return (await this.describe()).searchable;
   }
 
   /**
@@ -277,11 +275,15 @@ export class SemanticIndex {
       this.#space = space;
       // An empty index belongs to the first model that uses it; a different recorded
       // space is a mismatch that only rebuild_evidence resolves.
-      await this.#store.write(() => {
-        if (this.#store.getMeta(SPACE_KEY) !== undefined) return;
-        this.#store.recreateVecTable(model.dim);
-        this.#store.setMeta(SPACE_KEY, space);
-        enqueueJob(this.#store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
+      await this.#store.write(async () => {
+        if (await this.#store.getMeta(SPACE_KEY) !== undefined) return;
+        await this.#store.recreateVecTable(model.dim);
+        await this.#store.setMeta(SPACE_KEY, space);
+        await enqueueJob(this.#store, {
+          kind: EMBED_JOB_KIND,
+          dedupeKey: "pending-rows",
+          payload: {},
+        });
       });
       this.invalidate();
     }
@@ -297,9 +299,9 @@ export class SemanticIndex {
     query: string,
     words?: readonly { word: string; weight: number }[],
   ): Promise<Float32Array | undefined> {
-    if (!this.searchable()) return undefined;
+    if (!(await this.searchable())) return undefined;
     const model = await this.#model();
-    if (!this.searchable()) return undefined;
+    if (!(await this.searchable())) return undefined;
     if (words && words.length > 0 && model.entry.builtin) return await weightedQuery(model, words);
     const [vector] = await model.embedder.embed([query], "query");
     return hasDirection(vector) ? vector : undefined;
@@ -311,14 +313,14 @@ export class SemanticIndex {
    * Returns how many rows were embedded.
    */
   async embedPendingRows(maxRows = Infinity): Promise<number> {
-    if (!this.usable()) return 0;
+    if (!(await this.usable())) return 0;
     const model = await this.#model();
     const space = this.#space!;
-    if (this.#store.getMeta(SPACE_KEY) !== space) return 0;
+    if (await this.#store.getMeta(SPACE_KEY) !== space) return 0;
     let done = 0;
     while (done < maxRows) {
       const limit = Math.min(EMBED_BATCH_ROWS, maxRows - done);
-      const rows = this.#store.rowsToEmbed(space, limit);
+      const rows = await this.#store.rowsToEmbed(space, limit);
       if (rows.length === 0) break;
       const byMemory = new Map<number, EvidenceRowRecord[]>();
       for (const row of rows) {
@@ -330,8 +332,8 @@ export class SemanticIndex {
       }
       const chunks = [...byMemory.values()].flatMap(embeddingChunks);
       const vectors = await model.embedder.embed(chunks.map((chunk) => chunk.text), "passage");
-      await this.#store.write(() =>
-        this.#store.writeRowVectors(
+      await this.#store.write(async () =>
+        await this.#store.writeRowVectors(
           space,
           chunks.flatMap((chunk, i) =>
             chunk.rowIds.map((rowId) => ({
@@ -355,7 +357,7 @@ export class SemanticIndex {
    * kept) on the first call and filled in batches; call again until `complete`.
    */
   async rebuild(options: { dryRun: boolean; batchSize: number }): Promise<RebuildReport> {
-    const before = this.describe();
+    const before = await this.describe();
     if (before.state === "off" || before.state === "unavailable") {
       throw new MemaError("invalid_input", before.warning ?? "no usable embedding model", {
         hint: before.fix,
@@ -363,7 +365,8 @@ export class SemanticIndex {
     }
     const missingRows = this.#rowsComplete
       ? 0
-      : this.#store.read(() => this.#store.memoriesMissingRows(1_000_000)).length;
+      : (await this.#store.read(async () => await this.#store.memoriesMissingRows(1_000_000)))
+        .length;
     if (missingRows === 0) this.#rowsComplete = true;
     if (options.dryRun) {
       return {
@@ -381,10 +384,10 @@ export class SemanticIndex {
     const model = await this.#opened ?? await openEmbeddingModel(this.#located!);
     const space = spaceId(model);
     this.#space = space;
-    if (this.#store.getMeta(SPACE_KEY) !== space || !this.#store.vecTableExists()) {
-      await this.#store.write(() => {
-        this.#store.recreateVecTable(model.dim);
-        this.#store.setMeta(SPACE_KEY, space);
+    if (await this.#store.getMeta(SPACE_KEY) !== space || !await this.#store.vecTableExists()) {
+      await this.#store.write(async () => {
+        await this.#store.recreateVecTable(model.dim);
+        await this.#store.setMeta(SPACE_KEY, space);
       });
       this.invalidate();
     }
@@ -394,7 +397,7 @@ export class SemanticIndex {
     }
     const embeddedNow = await this.embedPendingRows(options.batchSize);
     this.invalidate();
-    const after = this.describe();
+    const after = await this.describe();
     return {
       dryRun: false,
       state: after.state,
@@ -406,7 +409,8 @@ export class SemanticIndex {
       embeddedNow,
       complete: after.state === "ready" &&
         (this.#rowsComplete ||
-          this.#store.read(() => this.#store.memoriesMissingRows(1)).length === 0),
+          (await this.#store.read(async () => await this.#store.memoriesMissingRows(1))).length ===
+            0),
     };
   }
 
@@ -422,11 +426,11 @@ export class SemanticIndex {
 
 /** Writes rows for memories that have none for their current version (older databases). */
 export async function backfillRows(store: Store, limit: number): Promise<number> {
-  const ids = store.read(() => store.memoriesMissingRows(limit));
+  const ids = await store.read(async () => await store.memoriesMissingRows(limit));
   for (const id of ids) {
-    await store.write(() => {
-      const memory = store.getMemory(id);
-      if (memory) refreshEvidence(store, memory);
+    await store.write(async () => {
+      const memory = await store.getMemory(id);
+      if (memory) await refreshEvidence(store, memory);
     });
   }
   return ids.length;

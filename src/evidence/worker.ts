@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { startEvidenceWorker } from "./src/evidence/worker.ts";
- * // const worker = startEvidenceWorker(store, semantic); … await worker.stop();
+ * // const worker = await startEvidenceWorker(store, semantic); … await worker.stop();
  * ```
  * @module
  */
@@ -32,7 +32,7 @@ export async function runEvidenceJob(
     if (await backfillRows(store, ROW_BACKFILL_BATCH) === 0) rows.complete = true;
     else await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  if (semantic.usable()) await semantic.awaitQuietLoad();
+  if ((await semantic.usable())) await semantic.awaitQuietLoad();
   await semantic.embedPendingRows();
 }
 
@@ -40,16 +40,16 @@ export async function runEvidenceJob(
  * Starts the worker, and queues one evidence job when there is work left from
  * before (rows missing, or vectors missing for the configured model).
  */
-export function startEvidenceWorker(
+export async function startEvidenceWorker(
   store: Store,
   semantic: SemanticIndex,
   otherHandlers: Record<string, JobHandler> = {},
-): JobWorker {
-  const state = semantic.describe().state;
-  const missingRows = store.read(() => store.memoriesMissingRows(1)).length > 0;
+): Promise<JobWorker> {
+  const state = (await semantic.describe()).state;
+  const missingRows = (await store.read(async () => await store.memoriesMissingRows(1))).length > 0;
   if (missingRows || state === "indexing") {
-    store.writeBlocking(() =>
-      enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
+    await store.writeBlocking(async () =>
+      await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
     );
   }
   const rows = { complete: !missingRows };

@@ -100,8 +100,8 @@ export async function auditAccessRefusal(
   try {
     // Not synced to disk: nobody was promised this row, and a flood must not cost an fsync each.
     await store.write(
-      () =>
-        store.recordCoalescedAudit(entry, {
+      async () =>
+        await store.recordCoalescedAudit(entry, {
           since: windowStart(at),
           maxRows: REFUSAL_AUDIT_ROWS_PER_WINDOW,
           overflow,

@@ -18,8 +18,8 @@ import type { MemoryRecord } from "../store/mod.ts";
 import { requireAuthorization } from "./authorization.ts";
 import { visible } from "../workspaces/access.ts";
 
-function liveMemory(ctx: ServiceContext, id: number, field: string): MemoryRecord {
-  const memory = visible(ctx, ctx.store.getMemory(id));
+async function liveMemory(ctx: ServiceContext, id: number, field: string): Promise<MemoryRecord> {
+  const memory = visible(ctx, await ctx.store.getMemory(id));
   if (!memory || memory.status === "deleted") {
     throw new MemaError("not_found", `memory ${id} does not exist`, { field });
   }
@@ -58,15 +58,15 @@ export async function retireMemory(
   input: { memoryId: number; supersededBy?: number; reason?: string; authorized?: boolean },
 ): Promise<RetireResult> {
   const reason = checkReason(input.reason);
-  return await ctx.store.write(() => {
-    const memory = liveMemory(ctx, input.memoryId, "memory_id");
+  return await ctx.store.write(async () => {
+    const memory = await liveMemory(ctx, input.memoryId, "memory_id");
     if (input.supersededBy !== undefined) {
       if (input.supersededBy === memory.id) {
         throw new MemaError("invalid_input", "a memory cannot supersede itself", {
           field: "superseded_by",
         });
       }
-      liveMemory(ctx, input.supersededBy, "superseded_by");
+      await liveMemory(ctx, input.supersededBy, "superseded_by");
     }
     const status = input.supersededBy === undefined ? "retired" : "superseded";
     requireAuthorization(input.authorized, {
@@ -77,8 +77,8 @@ export async function retireMemory(
       }: it leaves default recall but stays readable in history and the expired view. Reason: ${reason}.`,
     });
     const now = nowIso();
-    ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
-    ctx.store.appendAudit({
+    await ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
+    await ctx.store.appendAudit({
       at: now,
       action: "retire",
       memoryId: memory.id,
@@ -130,9 +130,12 @@ export async function mergeMemories(
       field: "loser_ids",
     });
   }
-  return await ctx.store.write(() => {
-    const survivor = liveMemory(ctx, input.survivorId, "survivor_id");
-    const records = losers.map((id, index) => liveMemory(ctx, id, `loser_ids.${index}`));
+  return await ctx.store.write(async () => {
+    const survivor = await liveMemory(ctx, input.survivorId, "survivor_id");
+    const records: MemoryRecord[] = [];
+    for (const [index, id] of losers.entries()) {
+      records.push(await liveMemory(ctx, id, `loser_ids.${index}`));
+    }
     requireAuthorization(input.authorized, {
       action: "merge_memories",
       memoryIds: [survivor.id, ...losers],
@@ -144,25 +147,25 @@ export async function mergeMemories(
     });
     let version = survivor.version;
     if (input.mergedContent !== undefined) {
-      version = updateInTransaction(ctx, {
+      version = (await updateInTransaction(ctx, {
         memoryId: survivor.id,
         edit: { kind: "new_content", content: input.mergedContent },
         reason: `merge of ${losers.join(", ")}: ${reason}`,
         authorized: true,
-      }).version;
+      })).version;
     }
     const now = nowIso();
     for (const loser of records) {
-      ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
+      await ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
     }
     const previous = Array.isArray(survivor.metadata.merged_from)
       ? survivor.metadata.merged_from as number[]
       : [];
-    ctx.store.setMetadata(survivor.id, {
+    await ctx.store.setMetadata(survivor.id, {
       ...survivor.metadata,
       merged_from: [...new Set([...previous, ...losers])],
     });
-    ctx.store.appendAudit({
+    await ctx.store.appendAudit({
       at: now,
       action: "merge_memories",
       memoryId: survivor.id,
@@ -185,8 +188,8 @@ export async function confirmMemory(
   ctx: ServiceContext,
   input: { memoryId: number; reason?: string; authorized?: boolean },
 ): Promise<{ memoryId: number; sourceType: "user_confirmed"; protectionLevel: "locked" }> {
-  return await ctx.store.write(() => {
-    const memory = liveMemory(ctx, input.memoryId, "memory_id");
+  return await ctx.store.write(async () => {
+    const memory = await liveMemory(ctx, input.memoryId, "memory_id");
     requireAuthorization(input.authorized, {
       action: "confirm",
       memoryIds: [memory.id],
@@ -194,8 +197,12 @@ export async function confirmMemory(
         `Memory ${memory.id} ("${memory.subject}") becomes user_confirmed, the most trusted level, and locked: later changes need approval.`,
     });
     const now = nowIso();
-    ctx.store.setTrust(memory.id, { sourceType: "user_confirmed", protectionLevel: "locked", now });
-    ctx.store.appendAudit({
+    await ctx.store.setTrust(memory.id, {
+      sourceType: "user_confirmed",
+      protectionLevel: "locked",
+      now,
+    });
+    await ctx.store.appendAudit({
       at: now,
       action: "confirm",
       memoryId: memory.id,

@@ -160,15 +160,15 @@ function savedEntries(path: string | undefined): BackupEntry[] {
 }
 
 /** A group left with fewer than two members is deleted; a larger one forgets the member. */
-function detachFromConflict(
+async function detachFromConflict(
   store: Store,
   group: ConflictRecord,
   memoryId: number,
   now: string,
-): "removed" | "updated" {
+): Promise<"removed" | "updated"> {
   const members = group.members.filter((member) => member.memory_id !== memoryId);
   if (new Set(members.map((member) => member.memory_id)).size < 2) {
-    store.deleteConflict(group.id);
+    await store.deleteConflict(group.id);
     return "removed";
   }
   const valueGroups = group.valueGroups
@@ -198,7 +198,7 @@ function detachFromConflict(
   if (rule && typeof rule === "object" && "reasons" in rule) {
     detection.rule = { ...rule, reasons: [] };
   }
-  store.rewriteConflictWithout(group.id, memoryId, {
+  await store.rewriteConflictWithout(group.id, memoryId, {
     status: reopen ? "open" : group.status,
     // An agent-recorded group's key spells out its values; the hash still tells groups apart.
     candidateKey: `purged:${contentSha(group.candidateKey)}`,
@@ -234,15 +234,16 @@ export async function purgeMemories(
   const { store } = ctx;
   const backupPath = ctx.settings.backupPath;
   const saved = savedEntries(backupPath);
-  const outcome = await store.write(() => {
-    const memories: MemoryRecord[] = ids.map((id, index) => {
+  const outcome = await store.write(async () => {
+    const memories: MemoryRecord[] = [];
+    for (const [index, id] of ids.entries()) {
       // Under strict isolation another workspace's memory is "not found", as everywhere.
-      const memory = visible(ctx, store.getMemory(id));
+      const memory = visible(ctx, await store.getMemory(id));
       if (!memory || memory.status === "deleted") {
         throw new MemaError("not_found", `memory ${id} does not exist`, { field: field(index) });
       }
-      return memory;
-    });
+      memories.push(memory);
+    }
     requireAuthorization(input.authorized, {
       action: "purge",
       memoryIds: ids,
@@ -262,18 +263,18 @@ export async function purgeMemories(
       contentShas: new Set<string>(),
     };
     for (const memory of memories) {
-      const conflictIds = store.conflictIdsOf(memory.id);
-      const earlierAudit = store.auditMentioning(memory.id, conflictIds);
-      const purged = store.purgeMemoryContent(memory, now);
+      const conflictIds = await store.conflictIdsOf(memory.id);
+      const earlierAudit = await store.auditMentioning(memory.id, conflictIds);
+      const purged = await store.purgeMemoryContent(memory, now);
       for (const conflictId of conflictIds) {
-        const group = store.conflicts.get(conflictId);
+        const group = await store.conflicts.get(conflictId);
         if (!group) continue;
-        const change = detachFromConflict(store, group, memory.id, now);
+        const change = await detachFromConflict(store, group, memory.id, now);
         (change === "removed" ? result.conflictsRemoved : result.conflictsUpdated).push(group.id);
       }
-      result.noticesRemoved += store.deleteNoticesNaming(memory.id);
+      result.noticesRemoved += await store.deleteNoticesNaming(memory.id);
       for (const row of earlierAudit) {
-        store.scrubAuditRow(row.id, {
+        await store.scrubAuditRow(row.id, {
           reason: null,
           detail: { ...scrubAuditDetail(row.detail) as object, scrubbed_by_purge: true },
         });
@@ -284,7 +285,7 @@ export async function purgeMemories(
       purged.replayEntryIds.forEach((id) => result.replayEntryIds.add(id));
       result.contentShas.add(memory.contentSha);
       purged.history.forEach((entry) => result.contentShas.add(entry.contentSha));
-      store.appendAudit({
+      await store.appendAudit({
         at: now,
         action: "purge",
         memoryId: memory.id,
@@ -304,7 +305,7 @@ export async function purgeMemories(
         },
       });
     }
-    store.compactTermsIndex();
+    await store.compactTermsIndex();
     const backupIds = backupEntriesHolding(saved, {
       entryIds: result.replayEntryIds,
       memoryIds: new Set(ids),
@@ -320,8 +321,8 @@ export async function purgeMemories(
     }
     // Logged as rejected, a saved write is never replayed, even if rewriting the file fails.
     for (const entryId of backupIds) {
-      if (store.replayOutcome(entryId) !== undefined) continue;
-      store.logReplay({
+      if (await store.replayOutcome(entryId) !== undefined) continue;
+      await store.logReplay({
         entryId,
         at: now,
         outcome: "rejected",
@@ -331,14 +332,14 @@ export async function purgeMemories(
     }
     // Durable with the purge: if this process dies before the scrub below is done (or another
     // connection keeps the WAL), the next start finishes it (finishOwedScrub).
-    store.markScrubOwed(backupIds);
+    await store.markScrubOwed(backupIds);
     return { ...result, backupIds };
   });
-  const owed = store.read(() => store.owedScrub());
+  const owed = await store.read(async () => await store.owedScrub());
   const warnings: string[] = [];
   let scrub: FreedSpaceScrub = { vacuumed: false, walTruncated: false, problems: [] };
   try {
-    scrub = store.scrubFreedSpace();
+    scrub = await store.scrubFreedSpace();
   } catch (error) {
     scrub.problems.push(String(error));
   }
@@ -391,12 +392,12 @@ export async function finishOwedScrub(
   backupPath: string | undefined,
 ): Promise<string[]> {
   if (store.capabilities.readOnly !== undefined) return [];
-  const owed = store.read(() => store.owedScrub());
+  const owed = await store.read(async () => await store.owedScrub());
   if (!owed) return [];
-  let wal = store.truncateWal();
+  let wal = await store.truncateWal();
   for (let attempt = 1; !wal.truncated && attempt < OWED_SCRUB_ATTEMPTS; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, OWED_SCRUB_RETRY_MS));
-    wal = store.truncateWal();
+    wal = await store.truncateWal();
   }
   const warnings: string[] = [];
   if (!wal.truncated) {
@@ -427,7 +428,7 @@ export async function finishOwedScrub(
  */
 async function clearDebt(store: Store, value: string): Promise<void> {
   try {
-    await store.write(() => store.clearOwedScrub(value));
+    await store.write(async () => await store.clearOwedScrub(value));
   } catch {
     // Paying it again is harmless: a truncation of an empty WAL and a rewrite that drops nothing.
   }

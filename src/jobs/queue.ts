@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { enqueueJob } from "./src/jobs/queue.ts";
- * // store.write(() => enqueueJob(store, { kind: "embed_rows", dedupeKey: "memory:7", payload: { memory_id: 7 } }));
+ * // await store.write(async () => await enqueueJob(store, { kind: "embed_rows", dedupeKey: "memory:7", payload: { memory_id: 7 } }));
  * ```
  * @module
  */
@@ -27,8 +27,12 @@ export interface NewJob {
 }
 
 /** Adds a job (call inside the write transaction that makes it necessary). */
-export function enqueueJob(store: Store, job: NewJob, now = new Date()): number | undefined {
-  return store.insertJob({
+export async function enqueueJob(
+  store: Store,
+  job: NewJob,
+  now = new Date(),
+): Promise<number | undefined> {
+  return await store.insertJob({
     kind: job.kind,
     dedupeKey: job.dedupeKey,
     payload: job.payload,
@@ -50,8 +54,8 @@ export async function claimJobs(
   claim: { kinds: readonly string[]; owner: string; limit: number; leaseMs?: number },
   now = new Date(),
 ): Promise<JobRecord[]> {
-  return await store.write(() =>
-    store.claimJobs({
+  return await store.write(async () =>
+    await store.claimJobs({
       kinds: claim.kinds,
       owner: claim.owner,
       limit: claim.limit,
@@ -62,7 +66,7 @@ export async function claimJobs(
 
 /** Marks a job done; false when its lease had expired and another worker took it. */
 export async function completeJob(store: Store, job: JobRecord, owner: string): Promise<boolean> {
-  return await store.write(() => store.finishJob(job.id, owner), BOOKKEEPING);
+  return await store.write(async () => await store.finishJob(job.id, owner), BOOKKEEPING);
 }
 
 /** Marks several jobs done in one transaction; the ids whose lease was lost are left out. */
@@ -72,7 +76,14 @@ export async function completeJobs(
   owner: string,
 ): Promise<number[]> {
   if (jobs.length === 0) return [];
-  return await store.write(() => jobs.filter((job) => store.finishJob(job.id, owner)), BOOKKEEPING)
+  return await store.write(
+    async () => {
+      const done: JobRecord[] = [];
+      for (const job of jobs) if (await store.finishJob(job.id, owner)) done.push(job);
+      return done;
+    },
+    BOOKKEEPING,
+  )
     .then((done) => done.map((job) => job.id));
 }
 
@@ -89,8 +100,8 @@ export async function failJob(
   now = new Date(),
 ): Promise<JobStatus | undefined> {
   const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
-  return await store.write(() =>
-    store.failJob({
+  return await store.write(async () =>
+    await store.failJob({
       id: job.id,
       owner: failure.owner,
       error: message,

@@ -116,7 +116,8 @@ export function startJobWorker(
     if (Date.now() - lastPrune > JOB_DONE_RETENTION_MS / 24) {
       lastPrune = Date.now();
       await store.write(
-        () => store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString()),
+        async () =>
+          await store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString()),
         {
           durable: false,
         },

@@ -275,10 +275,10 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       { action: "remember", input },
       () =>
         rememberMemory(runtime.ctx, input, {
-          whileSyncing: (result) => {
+          whileSyncing: async (result) => {
             // A pending fact is not active yet: nothing to be a duplicate of.
             if (!result.duplicateReplay && (input.status ?? "active") === "active") {
-              duplicate = possibleDuplicateOf(runtime.ctx, {
+              duplicate = await possibleDuplicateOf(runtime.ctx, {
                 id: result.memoryId,
                 content: input.content,
                 workspaceCanonical: result.workspace,
@@ -397,7 +397,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (page.hint) response.hint = page.hint;
     if (data.include_linked_open_items !== false) {
-      const linked = linkedOpenItems(runtime.ctx, page.items);
+      const linked = await linkedOpenItems(runtime.ctx, page.items);
       if (linked.length > 0) response.linked_open_items = presentLinked(linked);
     }
     if (whole) response.size = size;
@@ -461,8 +461,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     return response;
   },
 
-  read(runtime, data) {
-    const result = readMemory(runtime.ctx, {
+  async read(runtime, data) {
+    const result = await readMemory(runtime.ctx, {
       memoryId: data.memory_id,
       span: data.span,
       includeHistory: data.include_history,
@@ -478,7 +478,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     return response;
   },
 
-  batch_read(runtime, data) {
+  async batch_read(runtime, data) {
     const mode = data.content_mode ?? "full";
     if (mode === "full" && data.memory_ids.length > BATCH_READ_FULL_MAX) {
       throw new MemaError(
@@ -487,7 +487,10 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         { field: "memory_ids", hint: 'pass content_mode: "preview" for up to 50 ids' },
       );
     }
-    const entries = readMemories(runtime.ctx, { memoryIds: data.memory_ids, spans: data.spans });
+    const entries = await readMemories(runtime.ctx, {
+      memoryIds: data.memory_ids,
+      spans: data.spans,
+    });
     const memories = entries.map((entry) => {
       if (!entry.ok) {
         return { memory_id: entry.memoryId, error: entry.error.code, reason: entry.error.reason };
@@ -535,7 +538,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       });
       if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
     }
-    const open = openConflictsOf(runtime.ctx, [result.memoryId]);
+    const open = await openConflictsOf(runtime.ctx, [result.memoryId]);
     if (open.size > 0) {
       response.attention = {
         reason: "this memory belongs to an unresolved conflict",
@@ -596,8 +599,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
   },
 
-  status(runtime) {
-    const view = statusView(runtime.ctx);
+  async status(runtime) {
+    const view = await statusView(runtime.ctx);
     const caps = view.store;
     return {
       version: view.version,

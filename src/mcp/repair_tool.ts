@@ -201,7 +201,7 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
   async semantic_control(runtime, data) {
     const index = semantic(runtime);
     if (data.action === "unload") await index.unload();
-    const report = index.describe();
+    const report = await index.describe();
     return {
       action: data.action,
       state: report.state,
@@ -284,7 +284,10 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
   },
   async scan_queue(runtime, data) {
     if (data.action === "page") {
-      return scanQueuePage(runtime.ctx, { pageSize: data.page_size, pageToken: data.page_token });
+      return await scanQueuePage(runtime.ctx, {
+        pageSize: data.page_size,
+        pageToken: data.page_token,
+      });
     }
     if (!data.decisions) {
       throw new MemaError("invalid_input", "submit needs decisions", { field: "decisions" });
@@ -297,8 +300,8 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       })),
     });
   },
-  scan_duplicates(runtime, data) {
-    return scanDuplicates(runtime.ctx, { limit: data.limit });
+  async scan_duplicates(runtime, data) {
+    return await scanDuplicates(runtime.ctx, { limit: data.limit });
   },
   async record_conflict(runtime, data) {
     return await recordConflict(runtime.ctx, {

@@ -20,8 +20,8 @@ export const WORKSPACE_URI_TEMPLATE = "memory://workspace/{name}";
 const LISTED_WORKSPACES_MAX = 50;
 
 /** `resources/list`: the current context and one resource per visible active workspace. */
-export function listResources(runtime: McpRuntime): Record<string, unknown>[] {
-  const workspaces = workspacesView(runtime.ctx).workspaces
+export async function listResources(runtime: McpRuntime): Promise<Record<string, unknown>[]> {
+  const workspaces = (await workspacesView(runtime.ctx)).workspaces
     .filter((w) => w.state === "active")
     .slice(0, LISTED_WORKSPACES_MAX);
   return [
@@ -56,7 +56,10 @@ export function listResourceTemplates(): Record<string, unknown>[] {
 }
 
 /** `resources/read` for either resource; anything else is an MCP InvalidParams error. */
-export function readResource(runtime: McpRuntime, uri: string): Record<string, unknown> {
+export async function readResource(
+  runtime: McpRuntime,
+  uri: string,
+): Promise<Record<string, unknown>> {
   let parsed: URL;
   try {
     parsed = new URL(uri);
@@ -81,7 +84,7 @@ export function readResource(runtime: McpRuntime, uri: string): Record<string, u
     );
   }
   try {
-    const digest = contextDigest(runtime.ctx, { workspace, budget });
+    const digest = await contextDigest(runtime.ctx, { workspace, budget });
     return {
       contents: [{
         uri,

@@ -150,8 +150,8 @@ const NEXT_GOVERN_ACTION: Record<Exclude<ConflictNextStep, "judge" | null>, stri
 type Data<V extends keyof typeof REVIEW_VIEWS> = z.output<typeof REVIEW_VIEWS[V]["schema"]>;
 
 const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
-  overview(runtime) {
-    const view = overviewView(runtime.ctx);
+  async overview(runtime) {
+    const view = await overviewView(runtime.ctx);
     return {
       version: view.version,
       memories: {
@@ -187,8 +187,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  history(runtime, data) {
-    const view = memoryHistory(runtime.ctx, {
+  async history(runtime, data) {
+    const view = await memoryHistory(runtime.ctx, {
       memoryId: data.memory_id,
       fromVersion: data.from_version,
       toVersion: data.to_version,
@@ -228,8 +228,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  expired(runtime, data) {
-    const page = expiredPage(runtime.ctx, {
+  async expired(runtime, data) {
+    const page = await expiredPage(runtime.ctx, {
       query: data.query,
       workspace: data.workspace,
       sourceType: data.source_type ? [data.source_type] : undefined,
@@ -250,8 +250,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  audit(runtime, data) {
-    const view = auditView(runtime.ctx, {
+  async audit(runtime, data) {
+    const view = await auditView(runtime.ctx, {
       memoryId: data.memory_id,
       action: data.action,
       agentId: data.agent_id,
@@ -278,8 +278,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  conflicts(runtime, data) {
-    const view = conflictList(runtime.ctx, {
+  async conflicts(runtime, data) {
+    const view = await conflictList(runtime.ctx, {
       status: data.status,
       limit: data.limit,
       offset: data.offset,
@@ -303,8 +303,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  conflict_detail(runtime, data) {
-    const { group, members, suggestion, nextStep } = conflictDetail(
+  async conflict_detail(runtime, data) {
+    const { group, members, suggestion, nextStep } = await conflictDetail(
       runtime.ctx,
       data.conflict_id,
     );
@@ -391,8 +391,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  workspaces(runtime, data) {
-    const view = workspacesView(runtime.ctx);
+  async workspaces(runtime, data) {
+    const view = await workspacesView(runtime.ctx);
     const offset = data.offset ?? 0;
     const page = view.workspaces.slice(offset, offset + (data.limit ?? WORKSPACES_PAGE_DEFAULT));
     const more = offset + page.length < view.workspaces.length;
@@ -421,8 +421,8 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
-  export(runtime, data) {
-    const view = exportView(runtime.ctx, { ...data, format: data.format ?? "jsonl" });
+  async export(runtime, data) {
+    const view = await exportView(runtime.ctx, { ...data, format: data.format ?? "jsonl" });
     return {
       format: view.format,
       items: view.items.map((item) => ({

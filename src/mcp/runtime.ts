@@ -22,7 +22,7 @@ export interface McpRuntime {
   conflicts?: ConflictSettings;
   dbPath: string;
   startedAt: string;
-  capabilities(): CapabilityState;
+  capabilities(): Promise<CapabilityState>;
   /** Which standing warnings each caller has been told (absent: told on every response). */
   standingWarnings?: StandingWarnings;
 }
@@ -31,11 +31,11 @@ export interface McpRuntime {
  * The capability state for the next envelope to this runtime's caller: standing warnings
  * only the first time (every time with `all`, for `status`).
  */
-export function envelopeState(
+export async function envelopeState(
   runtime: McpRuntime,
   options: { all?: boolean } = {},
-): CapabilityState {
-  const state = runtime.capabilities();
+): Promise<CapabilityState> {
+  const state = await runtime.capabilities();
   if (!runtime.standingWarnings) return state;
   const { client, agentId } = runtime.ctx.caller;
   return runtime.standingWarnings.filter(`${client}\u0000${agentId}`, state, options);
@@ -51,8 +51,12 @@ export function createRuntime(
     conflicts: options.conflicts,
     dbPath: options.dbPath,
     startedAt: new Date().toISOString(),
-    capabilities: () =>
-      describeCapabilities(ctx.store.capabilities, ctx.semantic?.describe(), ctx.judge?.describe()),
+    capabilities: async () =>
+      describeCapabilities(
+        ctx.store.capabilities,
+        await ctx.semantic?.describe(),
+        ctx.judge?.describe(),
+      ),
     standingWarnings: new StandingWarnings(),
   };
 }

@@ -105,14 +105,14 @@ export function createMcpServer(runtime: McpRuntime): Server {
       }],
     };
   });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: listResources(runtime),
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listResources(runtime),
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: listResourceTemplates(),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-    return readResource(runtime, request.params.uri);
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    return await readResource(runtime, request.params.uri);
   });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args } = request.params;
@@ -123,7 +123,7 @@ export function createMcpServer(runtime: McpRuntime): Server {
           field: "name",
           didYouMean: closestName(name, VERB_TOOLS.map((t) => t.name)),
         }),
-        envelopeState(runtime),
+        await envelopeState(runtime),
       ));
     }
     return toToolResult(await callVerbTool(tool, runtime, args));

@@ -109,7 +109,9 @@ export async function callVerbTool(
     const extra = Array.isArray(result.warnings) ? result.warnings as string[] : [];
     delete result.warnings;
     // `status` reports every warning; other answers tell a standing one once per connection.
-    const state = envelopeState(runtime, { all: tool.name === "memory" && verb === "status" });
+    const state = await envelopeState(runtime, {
+      all: tool.name === "memory" && verb === "status",
+    });
     // A write saved to the JSONL backup reports that mode instead of the recall capability.
     if (result[BACKUP_MODE] === true) {
       delete result[BACKUP_MODE];
@@ -142,7 +144,7 @@ export async function callVerbTool(
           action: "confirm_pending_workspace",
           data: { workspace: error.workspace, reason: "<why>", authorized: true },
         },
-      }, runtime.capabilities());
+      }, await runtime.capabilities());
     }
     if (error instanceof AuthorizationRequired) {
       return successEnvelope({
@@ -154,8 +156,8 @@ export async function callVerbTool(
           [tool.verbKey]: args?.[tool.verbKey],
           data: { ...(args?.data as object), authorized: true },
         },
-      }, envelopeState(runtime));
+      }, await envelopeState(runtime));
     }
-    return errorEnvelope(error, envelopeState(runtime));
+    return errorEnvelope(error, await envelopeState(runtime));
   }
 }

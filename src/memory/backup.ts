@@ -64,12 +64,13 @@ export interface UpdateEntry {
  * database could not be written); a link that no longer resolves is a recall hint
  * lost, not a reason to lose the acknowledged fact, so the fact is stored without it.
  */
-function replayRemember(ctx: ServiceContext, input: RememberInput): number {
+async function replayRemember(ctx: ServiceContext, input: RememberInput): Promise<number> {
   try {
-    return rememberInTransaction(ctx, { ...input, authorized: true }).memoryId;
+    return (await rememberInTransaction(ctx, { ...input, authorized: true })).memoryId;
   } catch (error) {
     if (!(error instanceof MemaError) || error.field !== "follows") throw error;
-    return rememberInTransaction(ctx, { ...input, follows: undefined, authorized: true }).memoryId;
+    return (await rememberInTransaction(ctx, { ...input, follows: undefined, authorized: true }))
+      .memoryId;
   }
 }
 
@@ -117,7 +118,7 @@ export async function writeOrBackup<T>(
     const path = ctx.settings.backupPath;
     const cause = isUnwritableError(error)
       ? (error as Error).message
-      : entry.action === "update" && buildsOnSavedChanges(ctx, path, entry.input, error)
+      : entry.action === "update" && await buildsOnSavedChanges(ctx, path, entry.input, error)
       ? `memory ${entry.input.memoryId} has changes saved to the backup that are not replayed yet, and this change builds on them`
       : undefined;
     if (cause === undefined) throw error;
@@ -125,10 +126,15 @@ export async function writeOrBackup<T>(
     let version: number | undefined;
     // Composed under the backup file's lock: a saved update builds on the updates of the same
     // memory saved before it, by this process or another one appending to the same file.
+    // The database is read first (the store is asynchronous, the lock's composition is not):
+    // when another process saved an update of the memory in between, it is read again.
+    let base = entry.action === "update"
+      ? await readChainBase(ctx, readBackup(path).entries, entry.input)
+      : undefined;
     const compose = (text: string): string => {
       const common = { id, at: nowIso(), caller: ctx.caller };
       if (entry.action === "remember") return JSON.stringify({ ...entry, ...common });
-      const chained = chainUpdate(ctx, parseBackup(text).entries, entry.input);
+      const chained = chainUpdate(base!, parseBackup(text).entries, entry.input);
       version = chained.version;
       const saved: BackupEntry = { ...entry, input: chained.input, ...common };
       if (chained.basedOn !== undefined) saved.basedOn = chained.basedOn;
@@ -136,7 +142,15 @@ export async function writeOrBackup<T>(
     };
     try {
       ensureDir(dirName(path));
-      appendLineDurable(path, compose);
+      for (let attempt = 1;; attempt++) {
+        try {
+          appendLineDurable(path, compose);
+          break;
+        } catch (stale) {
+          if (!(stale instanceof StaleChainBase) || attempt >= CHAIN_READS_MAX) throw stale;
+          base = await readChainBase(ctx, readBackup(path).entries, entry.input as UpdateInput);
+        }
+      }
     } catch (backupError) {
       // A saved update that does not apply on top of the ones saved before it is bad input.
       if (backupError instanceof MemaError) throw backupError;
@@ -164,19 +178,22 @@ const CHAINED_CHECK = /^(old_text|patches\.\d+\.old_text|expected_version|expect
  * expected version may be the saved changes' (the answers to them said so), so the update
  * joins their chain, where it is checked against the memory as they leave it.
  */
-function buildsOnSavedChanges(
+async function buildsOnSavedChanges(
   ctx: ServiceContext,
   path: string,
   input: UpdateInput,
   error: unknown,
-): boolean {
+): Promise<boolean> {
   if (!(error instanceof MemaError) || !CHAINED_CHECK.test(error.field ?? "")) return false;
   const saved = readBackup(path).entries.filter((e) =>
     e.action === "update" && e.input.memoryId === input.memoryId
   );
   if (saved.length === 0) return false;
   try {
-    return ctx.store.read(() => saved.some((e) => !ctx.store.replayOutcome(e.id)));
+    return await ctx.store.read(async () => {
+      for (const e of saved) if (!await ctx.store.replayOutcome(e.id)) return true;
+      return false;
+    });
   } catch {
     return false;
   }
@@ -207,23 +224,16 @@ interface ChainedUpdate {
  * saved update of the memory; replay then compares the time it was saved instead.
  */
 function chainUpdate(
-  ctx: ServiceContext,
+  base: ChainBase,
   entries: readonly BackupEntry[],
   input: UpdateInput,
 ): ChainedUpdate {
-  const saved = entries.filter((e): e is UpdateEntry =>
-    e.action === "update" && e.input.memoryId === input.memoryId
-  );
-  let current: MemoryRecord | undefined;
-  let outcomes: Map<string, string | undefined>;
-  try {
-    [current, outcomes] = ctx.store.read(() => [
-      ctx.store.getMemory(input.memoryId),
-      new Map(saved.map((e) => [e.id, ctx.store.replayOutcome(e.id)])),
-    ]);
-  } catch {
-    return { input, basedOn: saved.at(-1)?.id };
-  }
+  const saved = savedUpdatesOf(entries, input);
+  if (base.unreadable) return { input, basedOn: saved.at(-1)?.id };
+  // An update saved since the base was read: its replay outcome is not known here.
+  if (saved.some((e) => !base.outcomes.has(e.id))) throw new StaleChainBase();
+  const outcomes = base.outcomes;
+  let current = base.current;
   if (!current) return { input };
   const applied = new Set(saved.filter((e) => outcomes.get(e.id) === "applied").map((e) => e.id));
   let basedOn: string | undefined;
@@ -261,6 +271,44 @@ function chainUpdate(
     basedOn,
     version: after.version,
   };
+}
+
+/** What {@linkcode chainUpdate} reads from the database: the memory and the saved updates' fate. */
+interface ChainBase {
+  current: MemoryRecord | undefined;
+  /** Replay outcome of each saved update of the memory (undefined: not replayed yet). */
+  outcomes: Map<string, string | undefined>;
+  /** The database could not be read. */
+  unreadable: boolean;
+}
+
+/** The backup changed under the lock since its chain base was read: read it again. */
+class StaleChainBase extends Error {}
+
+/** Reads of the chain base before giving up (each one follows another process's append). */
+const CHAIN_READS_MAX = 5;
+
+function savedUpdatesOf(entries: readonly BackupEntry[], input: UpdateInput): UpdateEntry[] {
+  return entries.filter((e): e is UpdateEntry =>
+    e.action === "update" && e.input.memoryId === input.memoryId
+  );
+}
+
+async function readChainBase(
+  ctx: ServiceContext,
+  entries: readonly BackupEntry[],
+  input: UpdateInput,
+): Promise<ChainBase> {
+  const saved = savedUpdatesOf(entries, input);
+  try {
+    return await ctx.store.read(async () => {
+      const outcomes = new Map<string, string | undefined>();
+      for (const e of saved) outcomes.set(e.id, await ctx.store.replayOutcome(e.id));
+      return { current: await ctx.store.getMemory(input.memoryId), outcomes, unreadable: false };
+    });
+  } catch {
+    return { current: undefined, outcomes: new Map(), unreadable: true };
+  }
 }
 
 function sameDirectory(a: string, b: string): boolean {
@@ -388,7 +436,11 @@ export async function replayBackup(
     unreadableLines,
     items: [],
   };
-  const pending = ctx.store.read(() => page.filter((entry) => !ctx.store.replayOutcome(entry.id)));
+  const pending = await ctx.store.read(async () => {
+    const waiting: typeof page = [];
+    for (const entry of page) if (!await ctx.store.replayOutcome(entry.id)) waiting.push(entry);
+    return waiting;
+  });
   report.alreadyReplayed = page.length - pending.length;
   if (input.dryRun) {
     report.pending = pending.length;
@@ -418,10 +470,10 @@ export async function replayBackup(
     const as: ServiceContext = { ...ctx, caller: entry.caller };
     const base = { entryId: entry.id, action: entry.action, at: entry.at };
     try {
-      const item = await ctx.store.write((): ReplayItem | undefined => {
-        if (ctx.store.replayOutcome(entry.id)) return undefined;
+      const item = await ctx.store.write(async (): Promise<ReplayItem | undefined> => {
+        if (await ctx.store.replayOutcome(entry.id)) return undefined;
         if (entry.action === "update") {
-          const chain = chainState(ctx.store, entry, entries);
+          const chain = await chainState(ctx.store, entry, entries);
           if (chain === "waiting") {
             return {
               ...base,
@@ -432,13 +484,13 @@ export async function replayBackup(
               savedChange: entry.input,
             };
           }
-          const conflict = chain ?? overtaken(ctx.store, entry);
-          if (conflict) return recordConflict(ctx, entry, conflict);
+          const conflict = chain ?? await overtaken(ctx.store, entry);
+          if (conflict) return await recordConflict(ctx, entry, conflict);
         }
         const id = entry.action === "remember"
-          ? replayRemember(as, entry.input)
-          : updateInTransaction(as, { ...entry.input, authorized: true }).memoryId;
-        ctx.store.logReplay({
+          ? await replayRemember(as, entry.input)
+          : (await updateInTransaction(as, { ...entry.input, authorized: true })).memoryId;
+        await ctx.store.logReplay({
           entryId: entry.id,
           at: nowIso(),
           outcome: "applied",
@@ -459,8 +511,8 @@ export async function replayBackup(
       if (!(error instanceof MemaError)) throw error;
       // The entry cannot apply any more (say its memory was retired): log it so it is
       // reported once and not retried forever.
-      await ctx.store.write(() =>
-        ctx.store.logReplay({
+      await ctx.store.write(async () =>
+        await ctx.store.logReplay({
           entryId: entry.id,
           at: nowIso(),
           outcome: "rejected",
@@ -478,8 +530,8 @@ export async function replayBackup(
     }
   }
   if (report.applied + report.rejected + report.conflicts > 0) {
-    await ctx.store.write(() =>
-      ctx.store.appendAudit({
+    await ctx.store.write(async () =>
+      await ctx.store.appendAudit({
         at: nowIso(),
         action: "replay_backup",
         memoryId: null,
@@ -511,16 +563,16 @@ interface Overtaken {
  * when that one was not applied (a conflict: applying this one would put its change on a
  * base it was not made on), undefined when it may apply (or builds on nothing).
  */
-function chainState(
+async function chainState(
   store: Store,
   entry: UpdateEntry,
   entries: readonly BackupEntry[],
-): Overtaken | "waiting" | undefined {
+): Promise<Overtaken | "waiting" | undefined> {
   if (entry.basedOn === undefined) return undefined;
-  const outcome = store.replayOutcome(entry.basedOn);
+  const outcome = await store.replayOutcome(entry.basedOn);
   if (outcome === "applied") return undefined;
   if (outcome === undefined && entries.some((e) => e.id === entry.basedOn)) return "waiting";
-  const current = store.getMemory(entry.input.memoryId);
+  const current = await store.getMemory(entry.input.memoryId);
   if (!current) return undefined; // the update itself reports not_found
   return {
     current,
@@ -536,12 +588,12 @@ function chainState(
  * database could not even be read when it was saved, or an older build saved it)
  * is overtaken when the memory changed after the entry was saved.
  */
-function overtaken(
+async function overtaken(
   store: Store,
   entry: UpdateEntry,
-): Overtaken | undefined {
+): Promise<Overtaken | undefined> {
   const input = entry.input;
-  const current = store.getMemory(input.memoryId);
+  const current = await store.getMemory(input.memoryId);
   if (!current) return undefined; // the update itself reports not_found
   const basedOnVersion = input.expectedVersion ?? null;
   if (input.expectedVersion !== undefined && input.expectedVersion !== current.version) {
@@ -582,14 +634,14 @@ function overtaken(
  * Logs a conflicting entry as replayed (it is not retried) and leaves a notice for
  * the agents, in the replay's transaction. Nothing is written to the memory.
  */
-function recordConflict(
+async function recordConflict(
   ctx: ServiceContext,
   entry: UpdateEntry,
   conflict: Overtaken,
-): ReplayItem {
+): Promise<ReplayItem> {
   const { current, basedOnVersion, reason } = conflict;
   const now = nowIso();
-  ctx.store.logReplay({
+  await ctx.store.logReplay({
     entryId: entry.id,
     at: now,
     outcome: "rejected",
@@ -597,7 +649,7 @@ function recordConflict(
     detail: { conflict: true, reason, current_version: current.version, saved: entry.input },
   });
   const path = ctx.settings.backupPath;
-  ctx.store.conflicts.insertNotice({
+  await ctx.store.conflicts.insertNotice({
     kind: "backup_replay_conflict",
     severity: "info",
     conflictId: null,

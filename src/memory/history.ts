@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { memoryHistory } from "./src/memory/history.ts";
- * // memoryHistory(ctx, { memoryId: 3, fromVersion: 1, toVersion: 3 }).diff
+ * // (await memoryHistory(ctx, { memoryId: 3, fromVersion: 1, toVersion: 3 })).diff
  * ```
  * @module
  */
@@ -64,18 +64,18 @@ function versionsOf(memory: MemoryRecord, history: HistoryEntry[]): VersionView[
 }
 
 /** Every version of a memory, and a unified diff between two (default: the last change). */
-export function memoryHistory(
+export async function memoryHistory(
   ctx: ServiceContext,
   input: { memoryId: number; fromVersion?: number; toVersion?: number },
-): HistoryView {
-  return ctx.store.read(() => {
-    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
+): Promise<HistoryView> {
+  return await ctx.store.read(async () => {
+    const memory = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",
       });
     }
-    const versions = versionsOf(memory, ctx.store.listHistory(memory.id));
+    const versions = versionsOf(memory, await ctx.store.listHistory(memory.id));
     const byVersion = new Map(versions.map((v) => [v.version, v]));
     const to = input.toVersion ?? memory.version;
     const from = input.fromVersion ?? versions[versions.length - 2]?.version;
@@ -90,13 +90,19 @@ export function memoryHistory(
     const view: HistoryView = {
       memory,
       versions,
-      absorbed: ctx.store.supersededBy(memory.id).flatMap((id) => {
-        const other = visible(ctx, ctx.store.getMemory(id));
-        return other
-          ? [{ memoryId: id, subject: other.subject, status: other.status, version: other.version }]
-          : [];
-      }),
+      absorbed: [],
     };
+    for (const id of await ctx.store.supersededBy(memory.id)) {
+      const other = visible(ctx, await ctx.store.getMemory(id));
+      if (other) {
+        view.absorbed.push({
+          memoryId: id,
+          subject: other.subject,
+          status: other.status,
+          version: other.version,
+        });
+      }
+    }
     if (from !== undefined && from !== to) {
       const a = byVersion.get(from)!;
       const b = byVersion.get(to)!;
@@ -126,8 +132,8 @@ export async function cleanupHistory(
       field: "versions",
     });
   }
-  return await ctx.store.write(() => {
-    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
+  return await ctx.store.write(async () => {
+    const memory = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",
@@ -140,7 +146,7 @@ export async function cleanupHistory(
         { field: "versions", hint: "only earlier versions can be removed" },
       );
     }
-    const history = ctx.store.listHistory(memory.id);
+    const history = await ctx.store.listHistory(memory.id);
     const cutoff = input.olderThanDays === undefined
       ? undefined
       : new Date(Date.now() - input.olderThanDays * 86_400_000).toISOString();
@@ -166,8 +172,8 @@ export async function cleanupHistory(
         targets.join(", ") || "none"
       }) of memory ${memory.id} ("${memory.subject}"). The current version ${memory.version} stays.`,
     });
-    const removed = ctx.store.deleteHistory(memory.id, targets);
-    ctx.store.appendAudit({
+    const removed = await ctx.store.deleteHistory(memory.id, targets);
+    await ctx.store.appendAudit({
       at: nowIso(),
       action: "cleanup_history",
       memoryId: memory.id,

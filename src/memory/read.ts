@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { readMemory } from "./src/memory/read.ts";
- * // readMemory(ctx, { memoryId: 7, span: { start: 0, end: 40 } });
+ * // await readMemory(ctx, { memoryId: 7, span: { start: 0, end: 40 } });
  * ```
  * @module
  */
@@ -82,12 +82,12 @@ function notFound(id: number, field: string): MemaError {
 }
 
 /** Reads one memory (soft-deleted ones do not exist for readers). */
-export function readMemory(ctx: ServiceContext, input: ReadInput): ReadResult {
-  return ctx.store.read(() => {
-    const memory = visible(ctx, ctx.store.getMemory(input.memoryId));
+export async function readMemory(ctx: ServiceContext, input: ReadInput): Promise<ReadResult> {
+  return await ctx.store.read(async () => {
+    const memory = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") throw notFound(input.memoryId, "memory_id");
     const result = project(memory, input.span, "span");
-    if (input.includeHistory) result.history = ctx.store.listHistory(memory.id);
+    if (input.includeHistory) result.history = await ctx.store.listHistory(memory.id);
     return result;
   });
 }
@@ -101,10 +101,10 @@ export type BatchReadEntry =
  * Reads several memories in one snapshot. A bad span is an error for the whole
  * call (nothing partial on malformed input); a missing id is reported per entry.
  */
-export function readMemories(
+export async function readMemories(
   ctx: ServiceContext,
   input: { memoryIds: readonly number[]; spans?: Record<string, Span> },
-): BatchReadEntry[] {
+): Promise<BatchReadEntry[]> {
   for (const key of Object.keys(input.spans ?? {})) {
     if (!input.memoryIds.includes(Number(key))) {
       throw new MemaError("invalid_input", `spans.${key} names an id that is not in memory_ids`, {
@@ -112,8 +112,8 @@ export function readMemories(
       });
     }
   }
-  return ctx.store.read(() => {
-    const found = ctx.store.getMemories(input.memoryIds);
+  return await ctx.store.read(async () => {
+    const found = await ctx.store.getMemories(input.memoryIds);
     return input.memoryIds.map((memoryId): BatchReadEntry => {
       const memory = visible(ctx, found.get(memoryId));
       if (!memory || memory.status === "deleted") {

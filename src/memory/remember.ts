@@ -113,8 +113,12 @@ function checkWorkspace(workspace: string): string {
 }
 
 /** A memory may only follow a stored, not deleted memory of its own workspace. */
-function checkFollows(ctx: ServiceContext, follows: number, workspaceCanonical: string): void {
-  const previous = visible(ctx, ctx.store.getMemory(follows));
+async function checkFollows(
+  ctx: ServiceContext,
+  follows: number,
+  workspaceCanonical: string,
+): Promise<void> {
+  const previous = visible(ctx, await ctx.store.getMemory(follows));
   if (!previous || previous.status === "deleted") {
     throw new MemaError("not_found", `follows names memory ${follows}, which does not exist`, {
       field: "follows",
@@ -191,17 +195,17 @@ export async function rememberMany(
   const prepared = inputs.map((input, index) =>
     itemError(index, () => prepareRemember(ctx, input))
   );
-  const run = () => {
+  const run = async () => {
     const results: RememberResult[] = [];
-    inputs.forEach((input, index) => {
+    for (const [index, input] of inputs.entries()) {
       const follows = input.followsItem === undefined
         ? undefined
         : results[input.followsItem].memoryId;
       const store = follows === undefined
         ? prepared[index]
         : prepareRemember(ctx, { ...input, follows });
-      results.push(itemError(index, store));
-    });
+      results.push(await itemErrorAsync(index, store));
+    }
     return results;
   };
   try {
@@ -217,15 +221,29 @@ function itemError<T>(index: number, fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (!(error instanceof MemaError)) throw error;
-    throw new MemaError(error.code, `items.${index}: ${error.reason}`, {
-      field: `items.${index}${error.field ? `.${error.field}` : ""}`,
-      hint: error.hint,
-      didYouMean: error.didYouMean,
-      details: error.details,
-      cause: error,
-    });
+    throw itemFailure(index, error);
   }
+}
+
+/** {@linkcode itemError} for a fact's store body. */
+async function itemErrorAsync<T>(index: number, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw itemFailure(index, error);
+  }
+}
+
+/** A fact's bad input, named by its place in the batch; other errors as they are. */
+function itemFailure(index: number, error: unknown): unknown {
+  if (!(error instanceof MemaError)) return error;
+  return new MemaError(error.code, `items.${index}: ${error.reason}`, {
+    field: `items.${index}${error.field ? `.${error.field}` : ""}`,
+    hint: error.hint,
+    didYouMean: error.didYouMean,
+    details: error.details,
+    cause: error,
+  });
 }
 
 /** How an import restores a fact written elsewhere (never reachable from MCP data). */
@@ -242,7 +260,7 @@ export function rememberInTransaction(
   ctx: ServiceContext,
   input: RememberInput,
   origin: RememberOrigin = {},
-): RememberResult {
+): Promise<RememberResult> {
   return prepareRemember(ctx, input, origin)();
 }
 
@@ -251,7 +269,7 @@ function prepareRemember(
   ctx: ServiceContext,
   input: RememberInput,
   origin: RememberOrigin = {},
-): () => RememberResult {
+): () => Promise<RememberResult> {
   if (input.content.trim() === "") {
     throw new MemaError("invalid_input", "content must not be empty", { field: "content" });
   }
@@ -305,8 +323,8 @@ function prepareRemember(
     : normalizeTime(origin.ingestTime, "ingest_time");
   const requestedDisplay = requested === "" ? "default" : requested;
 
-  return () => {
-    const arrival = admitWorkspace(ctx, requestedCanonical, requestedDisplay);
+  return async () => {
+    const arrival = await admitWorkspace(ctx, requestedCanonical, requestedDisplay);
     const workspaceCanonical = arrival.canonical;
     const workspace = arrival.redirectedFrom === undefined ? requestedDisplay : arrival.display;
     const hints = {
@@ -314,8 +332,8 @@ function prepareRemember(
       ...(arrival.didYouMean !== undefined ? { didYouMean: arrival.didYouMean } : {}),
       ...(arrival.redirectedFrom !== undefined ? { redirectedFrom: arrival.redirectedFrom } : {}),
     };
-    if (input.follows !== undefined) checkFollows(ctx, input.follows, workspaceCanonical);
-    const existing = ctx.store.findActiveByContent(workspaceCanonical, sha);
+    if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
+    const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
     if (existing) {
       return {
         memoryId: existing.id,
@@ -326,7 +344,7 @@ function prepareRemember(
       };
     }
     const now = nowIso();
-    const memoryId = ctx.store.insertMemory({
+    const memoryId = await ctx.store.insertMemory({
       subject,
       content: input.content,
       contentSha: sha,
@@ -347,8 +365,8 @@ function prepareRemember(
       createdAt: now,
       updatedAt: now,
     });
-    refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
-    if (status === "active") scheduleConflictCheck(ctx.store, memoryId, 1);
+    await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
+    if (status === "active") await scheduleConflictCheck(ctx.store, memoryId, 1);
     return {
       memoryId,
       version: 1,

@@ -189,12 +189,15 @@ export async function updateMemory(ctx: ServiceContext, input: UpdateInput): Pro
 }
 
 /** {@linkcode updateMemory} for a caller already inside a write transaction. */
-export function updateInTransaction(ctx: ServiceContext, input: UpdateInput): UpdateResult {
+export function updateInTransaction(
+  ctx: ServiceContext,
+  input: UpdateInput,
+): Promise<UpdateResult> {
   return prepareUpdate(ctx, input)();
 }
 
 /** Validates the input; returns the transaction body that applies it. */
-function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateResult {
+function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<UpdateResult> {
   if (input.reason !== undefined && input.reason.length > REASON_MAX_CHARS) {
     throw new MemaError("invalid_input", `reason is longer than ${REASON_MAX_CHARS} characters`, {
       field: "reason",
@@ -208,8 +211,8 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
     : normalizeTags(input.newTags, "new_tags");
   if (input.edit.kind === "new_content") checkContentSize(input.edit.content, "new_content");
 
-  return () => {
-    const current = visible(ctx, ctx.store.getMemory(input.memoryId));
+  return async () => {
+    const current = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!current || current.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
         field: "memory_id",
@@ -252,8 +255,8 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
           tags,
         };
       }
-      ctx.store.changeMemory(current.id, { tags, updatedAt: now });
-      ctx.store.appendAudit({
+      await ctx.store.changeMemory(current.id, { tags, updatedAt: now });
+      await ctx.store.appendAudit({
         at: now,
         action: "update_tags",
         memoryId: current.id,
@@ -291,7 +294,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
       };
     }
     if (sha !== current.contentSha && current.status === "active") {
-      const twin = ctx.store.findActiveByContent(current.workspaceCanonical, sha);
+      const twin = await ctx.store.findActiveByContent(current.workspaceCanonical, sha);
       if (twin && twin.id !== current.id) {
         throw new MemaError(
           "duplicate_content",
@@ -300,7 +303,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
         );
       }
     }
-    ctx.store.appendHistory({
+    await ctx.store.appendHistory({
       memoryId: current.id,
       version: current.version,
       subject: current.subject,
@@ -314,7 +317,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
       reason: input.reason ?? null,
     });
     const version = current.version + 1;
-    ctx.store.changeMemory(current.id, {
+    await ctx.store.changeMemory(current.id, {
       subject,
       content,
       contentSha: sha,
@@ -323,9 +326,9 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => UpdateRes
       updatedAt: now,
     });
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
-    refreshEvidence(ctx.store, { id: current.id, version, subject, content });
+    await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     if (content !== current.content && current.status === "active") {
-      scheduleConflictCheck(ctx.store, current.id, version);
+      await scheduleConflictCheck(ctx.store, current.id, version);
     }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   };

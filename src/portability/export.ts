@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { exportPage } from "./src/portability/export.ts";
- * // exportPage(store, { afterId: 0, limit: 100 }) → { memories: [...], hasMore: false, total: 12 }
+ * // await exportPage(store, { afterId: 0, limit: 100 }) → { memories: [...], hasMore: false, total: 12 }
  * ```
  * @module
  */
@@ -59,20 +59,24 @@ export interface ExportPage {
 }
 
 /** Reads one page of the export from one snapshot. */
-export function exportPage(store: Store, query: ExportQuery): ExportPage {
+export async function exportPage(store: Store, query: ExportQuery): Promise<ExportPage> {
   const filters = {
     statuses: EXPORT_STATUSES,
     workspaces: query.workspaces ??
       (query.workspace === undefined ? undefined : [canonicalWorkspace(query.workspace)]),
   };
-  return store.read(() => {
-    const rows = store.memoryPage({ ...filters, afterId: query.afterId, limit: query.limit + 1 });
+  return await store.read(async () => {
+    const rows = await store.memoryPage({
+      ...filters,
+      afterId: query.afterId,
+      limit: query.limit + 1,
+    });
     const page = rows.slice(0, query.limit);
-    const history = query.includeHistory ? store.historyOf(page.map((m) => m.id)) : undefined;
+    const history = query.includeHistory ? await store.historyOf(page.map((m) => m.id)) : undefined;
     return {
       memories: page.map((m) => portableMemory(m, history ? history.get(m.id) ?? [] : undefined)),
       hasMore: rows.length > query.limit,
-      total: store.countMemories(filters),
+      total: await store.countMemories(filters),
       lastId: page.at(-1)?.id ?? query.afterId,
     };
   });
@@ -191,7 +195,7 @@ export interface ExportView {
  * they hold {@linkcode MCP_EXPORT_PAGE_CHARS} characters (a memory is never cut; one larger
  * than that comes alone). Under strict isolation only the caller's own workspace.
  */
-export function exportView(ctx: ServiceContext, query: ExportViewQuery): ExportView {
+export async function exportView(ctx: ServiceContext, query: ExportViewQuery): Promise<ExportView> {
   let workspaces = query.workspace === undefined
     ? undefined
     : [canonicalWorkspace(query.workspace)];
@@ -207,7 +211,7 @@ export function exportView(ctx: ServiceContext, query: ExportViewQuery): ExportV
     workspaces = [own];
   }
   const limit = Math.min(query.limit ?? MCP_EXPORT_PAGE_DEFAULT, MCP_EXPORT_PAGE_MAX);
-  const page = exportPage(ctx.store, { workspaces, afterId: query.cursor ?? 0, limit });
+  const page = await exportPage(ctx.store, { workspaces, afterId: query.cursor ?? 0, limit });
   const items: ExportViewItem[] = [];
   let chars = 0;
   for (const memory of page.memories) {

@@ -159,27 +159,32 @@ export async function importUnits(
   for (const batch of batches) {
     let results: { unit: ImportUnit; result?: UnitResult; skipped?: SkippedSource }[] = [];
     let batchMap = idMap;
-    const body = () => {
+    const body = async () => {
       // Runs again from the start when the transaction is retried: only locals change.
       batchMap = new Map(idMap);
-      results = ctx.store.bulkWrites(() =>
-        batch.map((unit) => {
+      results = await ctx.store.bulkWrites(async () => {
+        // One unit after another: a later unit's links resolve through the ids the earlier set.
+        const applied: typeof results = [];
+        for (const unit of batch) {
           try {
             const result = needsSavepoint(unit)
-              ? ctx.store.withinUnit(() => applyUnit(ctx, unit, batchMap, options))
-              : applyUnit(ctx, unit, batchMap, options);
+              ? await ctx.store.withinUnit(async () =>
+                await applyUnit(ctx, unit, batchMap, options)
+              )
+              : await applyUnit(ctx, unit, batchMap, options);
             for (const [from, to] of result.ids) batchMap.set(from, to);
-            return { unit, result };
+            applied.push({ unit, result });
           } catch (failure) {
             if (!(failure instanceof ItemFailure)) throw failure;
             const { item, error } = failure;
-            return {
+            applied.push({
               unit,
               skipped: { path: unit.path, line: errorLine(item, error), reason: describe(error) },
-            };
+            });
           }
-        })
-      );
+        }
+        return applied;
+      });
       if (options.dryRun) throw new DryRunRollback();
     };
     try {
@@ -203,18 +208,18 @@ export async function importUnits(
   return report;
 }
 
-function applyUnit(
+async function applyUnit(
   ctx: ServiceContext,
   unit: ImportUnit,
   idMap: Map<number, number>,
   options: ImportOptions,
-): UnitResult {
+): Promise<UnitResult> {
   const result: UnitResult = { outcomes: [], versions: 0, lowered: 0, ids: [] };
   let previous: number | undefined;
   for (const item of unit.items) {
     let applied: Applied;
     try {
-      applied = applyItem(ctx, item, {
+      applied = await applyItem(ctx, item, {
         previous: item.followsPrevious ? previous : undefined,
         idMap,
         options,
@@ -252,13 +257,13 @@ function trustOf(item: ImportItem, options: ImportOptions) {
 }
 
 /** The memory an earlier import (or the export this came from) stored for this item. */
-function findExisting(
+async function findExisting(
   ctx: ServiceContext,
   item: ImportItem,
   workspaceCanonical: string,
-): MemoryRecord | undefined {
+): Promise<MemoryRecord | undefined> {
   if (item.memaId !== undefined) {
-    const same = ctx.store.getMemory(item.memaId);
+    const same = await ctx.store.getMemory(item.memaId);
     // The same id alone proves nothing (another database's ids overlap): the ingest time
     // too, or for a hand-written id, the same source.
     if (
@@ -272,7 +277,7 @@ function findExisting(
     }
   }
   if (item.sourceRef === undefined) return undefined;
-  return ctx.store.findActiveBySourceRef(workspaceCanonical, item.sourceRef);
+  return await ctx.store.findActiveBySourceRef(workspaceCanonical, item.sourceRef);
 }
 
 /** The context an item is written under: its exported author when it has one. */
@@ -295,15 +300,15 @@ interface Applied {
   lowered: boolean;
 }
 
-function applyItem(
+async function applyItem(
   ctx: ServiceContext,
   item: ImportItem,
   state: { previous?: number; idMap: Map<number, number>; options: ImportOptions },
-): Applied {
+): Promise<Applied> {
   const { options } = state;
   const workspace = item.workspace ?? options.defaultWorkspace ?? "default";
   const workspaceCanonical = canonicalWorkspace(workspace);
-  const existing = findExisting(ctx, item, workspaceCanonical);
+  const existing = await findExisting(ctx, item, workspaceCanonical);
   const trust = trustOf(item, options);
   if (existing) {
     const tags = item.tags === undefined ? undefined : normalizeTags(item.tags, "tags");
@@ -316,7 +321,7 @@ function applyItem(
     const edit: MemoryEdit = contentChanged
       ? { kind: "new_content", content: item.content }
       : { kind: "metadata_only" };
-    updateInTransaction(ctx, {
+    await updateInTransaction(ctx, {
       memoryId: existing.id,
       edit,
       newSubject: subjectChanged ? item.subject : undefined,
@@ -331,7 +336,8 @@ function applyItem(
     const mapped = state.idMap.get(item.followsMemaId);
     // A predecessor that was not imported (or lives elsewhere) leaves the link out.
     if (
-      mapped !== undefined && ctx.store.getMemory(mapped)?.workspaceCanonical === workspaceCanonical
+      mapped !== undefined &&
+      (await ctx.store.getMemory(mapped))?.workspaceCanonical === workspaceCanonical
     ) {
       follows = mapped;
     }
@@ -354,10 +360,10 @@ function applyItem(
   const origin = { ingestTime: item.origin?.ingestTime };
   const history = item.history ?? [];
   if (history.length > 0) {
-    const replayed = replayHistory(ctx, item, input, origin);
+    const replayed = await replayHistory(ctx, item, input, origin);
     if (replayed) return { ...replayed, lowered: trust.lowered };
   }
-  const stored = rememberInTransaction(callerFor(ctx, item.origin), input, origin);
+  const stored = await rememberInTransaction(callerFor(ctx, item.origin), input, origin);
   return {
     memoryId: stored.memoryId,
     outcome: stored.duplicateReplay ? "duplicates" : "created",
@@ -372,20 +378,23 @@ function applyItem(
  * reason. Undefined when the first version is already active in the workspace (then the
  * current content is simply remembered).
  */
-function replayHistory(
+async function replayHistory(
   ctx: ServiceContext,
   item: ImportItem,
   input: Parameters<typeof rememberInTransaction>[1],
   origin: { ingestTime?: string },
-): Omit<Applied, "lowered"> | undefined {
+): Promise<Omit<Applied, "lowered"> | undefined> {
   const history = [...item.history!].sort((a, b) => a.version - b.version);
   if (
-    ctx.store.findActiveByContent(canonicalWorkspace(input.workspace), contentSha(item.content))
+    await ctx.store.findActiveByContent(
+      canonicalWorkspace(input.workspace),
+      contentSha(item.content),
+    )
   ) {
     return undefined;
   }
   const first = history[0];
-  const stored = rememberInTransaction(
+  const stored = await rememberInTransaction(
     callerFor(ctx, item.origin),
     { ...input, subject: first.subject, content: first.content, tags: first.tags },
     origin,
@@ -399,9 +408,9 @@ function replayHistory(
   let before = first;
   let versions = 0;
   for (const step of steps) {
-    const current = ctx.store.getMemory(stored.memoryId)!;
+    const current = (await ctx.store.getMemory(stored.memoryId))!;
     const contentChanged = current.content !== step.content;
-    updateInTransaction(
+    await updateInTransaction(
       callerFor(ctx, { agentId: before.changed_by, client: before.changed_by_client }),
       {
         memoryId: stored.memoryId,

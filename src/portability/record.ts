@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { portableMemory } from "./src/portability/record.ts";
- * // portableMemory(store.getMemory(7)!) → { id: 7, subject: "…", workspace: "infra", … }
+ * // portableMemory((await store.getMemory(7))!) → { id: 7, subject: "…", workspace: "infra", … }
  * ```
  * @module
  */

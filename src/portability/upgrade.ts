@@ -176,11 +176,13 @@ export async function runUpgrade(
   try {
     store = await openStore(plan.target, { cacheDir: options.cacheDir, skipVec: true });
     const target = store;
-    const result = source.read(() => {
+    const result = source.read(async () => {
       log(`reading ${plan.source}`);
-      const built = plan.action === "copy" ? copyMema(source, target) : convertSeed(source, target);
+      const built = plan.action === "copy"
+        ? await copyMema(source, target)
+        : await convertSeed(source, target);
       log("verifying row counts and content hashes");
-      const copy = target.read(() => target.contentFingerprints());
+      const copy = await target.read(async () => await target.contentFingerprints());
       for (const part of ["memories", "history"] as const) {
         const [a, b] = [built.source[part], copy[part]];
         if (a.count !== b.count || a.sha256 !== b.sha256) {
@@ -194,7 +196,7 @@ export async function runUpgrade(
       return { ...built, copy, target: plan.target };
     });
     log("checkpointing the write-ahead log into the new file");
-    if (store.checkpoint().busy > 0) {
+    if ((await store.checkpoint()).busy > 0) {
       throw new MemaError("storage_busy", "the new database's WAL could not be checkpointed", {
         hint: "stop anything that opened the new file, then run mema upgrade again",
       });
@@ -214,14 +216,14 @@ export async function runUpgrade(
 type Built = Omit<UpgradeResult, "copy" | "target">;
 
 /** mema → mema: every shared table copied as it is; the word index rebuilt. */
-function copyMema(source: UpgradeSource, target: Store): Built {
+async function copyMema(source: UpgradeSource, target: Store): Promise<Built> {
   const sourcePrints = source.fingerprints();
   const copied: Record<string, number> = {};
-  const tables = target.tablesToCopyFrom(source);
+  const tables = await target.tablesToCopyFrom(source);
   const counts = source.counts();
-  target.writeBlocking(() => {
+  await target.writeBlocking(async () => {
     for (const { table, columns } of tables) {
-      copied[table] = target.copyTableFrom(source, table, columns);
+      copied[table] = await target.copyTableFrom(source, table, columns);
       if (copied[table] !== counts[table]) {
         throw new MemaError(
           "storage_error",
@@ -229,11 +231,11 @@ function copyMema(source: UpgradeSource, target: Store): Built {
         );
       }
     }
-    target.registerMemoryWorkspaces();
-    target.rebuildWordIndex();
+    await target.registerMemoryWorkspaces();
+    await target.rebuildWordIndex();
     const createdAt = source.createdAt();
-    if (createdAt) target.setMeta("created_at", createdAt);
-    target.setMeta("upgraded_from", JSON.stringify({ path: source.path, at: nowIso() }));
+    if (createdAt) await target.setMeta("created_at", createdAt);
+    await target.setMeta("upgraded_from", JSON.stringify({ path: source.path, at: nowIso() }));
   });
   return {
     copied,
@@ -339,7 +341,7 @@ function seedTags(source: UpgradeSource, schema: Map<string, string[]>): Map<num
 const VERSION_TABLES = ["memory_versions", "versions", "memory_history"];
 
 /** memory-arbiter 0.8 / mema 0.17 → mema (see the module documentation for the mapping). */
-function convertSeed(source: UpgradeSource, target: Store): Built {
+async function convertSeed(source: UpgradeSource, target: Store): Promise<Built> {
   const schema = source.schema();
   const now = nowIso();
   const notes: string[] = [];
@@ -459,15 +461,15 @@ function convertSeed(source: UpgradeSource, target: Store): Built {
     entry.version !== history[index - 1].version
   );
   skippedVersions += history.length - unique.length;
-  target.writeBlocking(() => {
-    for (const memory of memories) target.restoreMemory(memory);
-    for (const entry of unique) target.appendHistory(entry);
+  await target.writeBlocking(async () => {
+    for (const memory of memories) await target.restoreMemory(memory);
+    for (const entry of unique) await target.appendHistory(entry);
     for (const workspace of workspaces.registry) {
-      target.restoreWorkspace({ ...workspace, createdAt: now });
+      await target.restoreWorkspace({ ...workspace, createdAt: now });
     }
-    target.registerMemoryWorkspaces();
-    target.rebuildWordIndex();
-    target.setMeta("upgraded_from", JSON.stringify({ path: source.path, at: now }));
+    await target.registerMemoryWorkspaces();
+    await target.rebuildWordIndex();
+    await target.setMeta("upgraded_from", JSON.stringify({ path: source.path, at: now }));
   });
   const duplicates = memories.filter((m) =>
     m.metadata.upgrade &&

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { findMemories } from "./src/recall/find.ts";
- * // const page = findMemories(ctx, { query: "deploy day", limit: 5 });
+ * // const page = await findMemories(ctx, { query: "deploy day", limit: 5 });
  * ```
  * @module
  */
@@ -100,7 +100,7 @@ export function buildFilters(input: FindInput, scope?: ReadScope): RecallFilters
 }
 
 /** Finds memories for a query (ranked) or, with no query, browses newest first. */
-export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
+export async function findMemories(ctx: ServiceContext, input: FindInput): Promise<FindPage> {
   const query = input.query?.trim() ?? "";
   // The blacklist leaves workspaces out of unscoped searches only, not browsing or expired.
   const blacklist = query !== "" && input.statuses === undefined
@@ -116,11 +116,11 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
   const now = Date.now();
   const tuning = recallTuning(input.tuning);
 
-  return ctx.store.read((): FindPage => {
+  return await ctx.store.read(async (): Promise<FindPage> => {
     if (query === "") {
-      const ids = ctx.store.browse(filters, { limit, offset });
-      const records = ctx.store.getMemories(ids);
-      const total = ctx.store.countFiltered(filters);
+      const ids = await ctx.store.browse(filters, { limit, offset });
+      const records = await ctx.store.getMemories(ids);
+      const total = await ctx.store.countFiltered(filters);
       const items = ids.flatMap((id) => {
         const memory = records.get(id);
         return memory
@@ -149,16 +149,16 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       };
     }
     const pool = Math.max(CANDIDATE_POOL, offset + limit + 1);
-    const candidates = lexicalCandidates(ctx.store, query, {
+    const candidates = await lexicalCandidates(ctx.store, query, {
       filters,
       pool,
       verbForms: tuning.verbFormWeight > 0,
       wordPool: tuning.wordPool,
       spelling: tuning.spellingWeight > 0,
     });
-    const records = ctx.store.getMemories(candidates.ids);
+    const records = await ctx.store.getMemories(candidates.ids);
     const text = ctx.store.capabilities.fts
-      ? rerankText(ctx.store, candidates, [...records.values()], tuning)
+      ? await rerankText(ctx.store, candidates, [...records.values()], tuning)
       : candidates.text;
     let ranked = rankCandidates([...records.values()], {
       terms,
@@ -169,7 +169,7 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
-      const fused = fuseWithVectors(ctx, ranked, {
+      const fused = await fuseWithVectors(ctx, ranked, {
         vector: input.queryVector,
         filters,
         floor: input.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR,
@@ -179,10 +179,10 @@ export function findMemories(ctx: ServiceContext, input: FindInput): FindPage {
       total += fused.vectorOnly;
       ranked = fused.ranked;
     }
-    const carried = carryToFollowers(ctx.store, ranked, filters, tuning);
+    const carried = await carryToFollowers(ctx.store, ranked, filters, tuning);
     ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);
     total += carried.added;
-    const resolved = demoteStaleClaims(ctx.store, ranked, filters);
+    const resolved = await demoteStaleClaims(ctx.store, ranked, filters);
     ranked = resolved.ranked;
     total += resolved.added;
     const items = ranked.slice(offset, offset + limit);
@@ -241,7 +241,7 @@ function favourDates(
 }
 
 /** The rerank's text score: BM25 over the candidates' index tokens (src/recall/bm25.ts). */
-function rerankText(
+async function rerankText(
   store: ServiceContext["store"],
   candidates: {
     frequencies: Map<string, number>;
@@ -250,7 +250,7 @@ function rerankText(
   },
   records: readonly MemoryRecord[],
   tuning: RecallTuning,
-): Map<number, number> {
+): Promise<Map<number, number>> {
   const { frequencies, alternates, variants } = candidates;
   const termWeights = new Map([...alternates].map((token) => [token, tuning.verbFormWeight]));
   for (const token of new Set([...variants.values()].flat())) {
@@ -259,7 +259,7 @@ function rerankText(
   return bm25Scores(
     [...frequencies.keys()],
     records.map((memory) => ({ id: memory.id, tokens: memoryTokens(memory) })),
-    { frequencies, documents: store.indexedMemories() },
+    { frequencies, documents: await store.indexedMemories() },
     {
       b: tuning.bm25B,
       termWeights,
@@ -307,7 +307,7 @@ function termForms(
  * plus `HYBRID_VECTOR_WEIGHT` × its cosine rescaled above the similarity floor (0 at the floor,
  * 1 at identity). Memories only the vector channel found must clear the floor.
  */
-function fuseWithVectors(
+async function fuseWithVectors(
   ctx: ServiceContext,
   lexical: RankedMemory[],
   options: {
@@ -317,8 +317,8 @@ function fuseWithVectors(
     now: number;
     tuning: RecallTuning;
   },
-): { ranked: RankedMemory[]; vectorOnly: number } {
-  const found = vectorCandidates(ctx.store, options.vector, options);
+): Promise<{ ranked: RankedMemory[]; vectorOnly: number }> {
+  const found = await vectorCandidates(ctx.store, options.vector, options);
   const lexicalIds = new Set<number>();
   for (const item of lexical) lexicalIds.add(item.memory.id);
   const hits = options.tuning.vectorOnly
@@ -331,7 +331,7 @@ function fuseWithVectors(
     vectorById.set(hit.memoryId, hit);
     if (!lexicalIds.has(hit.memoryId)) missing.push(hit.memoryId);
   }
-  const extra = ctx.store.getMemories(missing);
+  const extra = await ctx.store.getMemories(missing);
   const span = Math.max(1e-6, 1 - options.floor);
   const lift = (hit: VectorHit | undefined) =>
     hit ? options.tuning.vectorWeight * (Math.max(0, hit.score - options.floor) / span) : 0;
@@ -398,7 +398,7 @@ export interface BatchFindPage {
  * appears once (unless `deduplicate` is false), tagged with every query that
  * found it, ordered by its best score.
  */
-export function batchFindMemories(
+export async function batchFindMemories(
   ctx: ServiceContext,
   input: {
     queries: BatchQuery[];
@@ -407,13 +407,13 @@ export function batchFindMemories(
     /** One vector per query (same order), when the evidence channel is on. */
     queryVectors?: (Float32Array | undefined)[];
   },
-): BatchFindPage {
+): Promise<BatchFindPage> {
   const merged = new Map<number, BatchItem>();
   const all: BatchItem[] = [];
   const perQuery: BatchQueryReport[] = [];
   for (const [index, { id, query }] of input.queries.entries()) {
     const queryVector = input.queryVectors?.[index];
-    const page = findMemories(ctx, { ...input.filters, query, offset: 0, queryVector });
+    const page = await findMemories(ctx, { ...input.filters, query, offset: 0, queryVector });
     perQuery.push({
       id,
       count: page.items.length,

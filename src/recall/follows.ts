@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { carryToFollowers } from "./src/recall/follows.ts";
- * // ranked = carryToFollowers(store, ranked, filters);
+ * // ranked = await carryToFollowers(store, ranked, filters);
  * ```
  * @module
  */
@@ -25,7 +25,7 @@ import type { RecallTuning } from "./tuning.ts";
  * itself (a question between the statement and its answer).
  * Every memory reached must pass the same filters; those that were not candidates join the list.
  */
-export function carryToFollowers(
+export async function carryToFollowers(
   store: Store,
   ranked: readonly RankedMemory[],
   filters: RecallFilters,
@@ -33,13 +33,13 @@ export function carryToFollowers(
     RecallTuning,
     "followsCarry" | "followsHops" | "followsHopShare" | "followsThroughHits"
   >,
-): { ranked: RankedMemory[]; added: number } {
+): Promise<{ ranked: RankedMemory[]; added: number }> {
   const scored = ranked.filter((item) => item.score > 0);
   // Each link: the memory reached, the hit it owes its score to, the score it is lent.
   const links: { to: number; from: number; score: number }[] = [];
   // The first hop's followers before anything else: most libraries have no sequences.
   const first = tuning.followsCarry > 0 && tuning.followsHops > 0
-    ? store.followersOf(scored.map((item) => item.memory.id), filters)
+    ? await store.followersOf(scored.map((item) => item.memory.id), filters)
     : new Map<number, number>();
   if (first.size > 0) {
     // Forwards, hop by hop: each hop lends a share of what the previous hop received.
@@ -49,7 +49,7 @@ export function carryToFollowers(
     }]));
     const reached = new Set(frontier.keys());
     for (let hop = 1; hop <= tuning.followsHops && frontier.size > 0; hop++) {
-      const followers = hop === 1 ? first : store.followersOf([...frontier.keys()], filters);
+      const followers = hop === 1 ? first : await store.followersOf([...frontier.keys()], filters);
       const next = new Map<number, { origin: number; score: number }>();
       for (const [to, from] of followers) {
         const lender = frontier.get(from)!;
@@ -71,7 +71,7 @@ export function carryToFollowers(
   const out = [...ranked];
   const position = new Map<number, number>();
   out.forEach((item, at) => position.set(item.memory.id, at));
-  const records = store.getMemories([...new Set(links.map((link) => link.to))]
+  const records = await store.getMemories([...new Set(links.map((link) => link.to))]
     .filter((id) => !position.has(id)));
   let added = 0;
   for (const { to, from, score } of links) {

@@ -63,8 +63,8 @@ interface ContentRowView {
   id?: number;
 }
 
-function contentRows(store: Store, item: RankedMemory): ContentRowView[] {
-  const stored = store.rowsOfMemory(item.memory.id)
+async function contentRows(store: Store, item: RankedMemory): Promise<ContentRowView[]> {
+  const stored = (await store.rowsOfMemory(item.memory.id))
     .filter((row) => row.startOffset !== null && row.endOffset !== null);
   if (stored.length > 0) {
     return stored.map((row) => ({
@@ -100,15 +100,15 @@ function rowCost(rows: readonly ContentRowView[], position: number): number {
  * Computes the hits view of one result, spending at most HITS_RESULT_MAX_CHARS of `budget`
  * (the whole page's budget when none is given).
  */
-export function hitSpansFor(
+export async function hitSpansFor(
   store: Store,
   item: RankedMemory,
   options: { window: number; budget?: HitBudget },
-): HitView {
+): Promise<HitView> {
   const budget = options.budget ?? { remaining: HITS_PAGE_MAX_CHARS };
   const { content } = item.memory;
   const wholeFits = content.length <= HITS_FULL_MAX_CHARS && content.length <= budget.remaining;
-  const rows = contentRows(store, item);
+  const rows = await contentRows(store, item);
   const vectorRows = new Set(item.vectorRowIds ?? []);
   // How well each row matches: the query's terms it holds, and one for a vector hit.
   const strength = new Map<number, number>();
@@ -195,13 +195,16 @@ export function hitSpansFor(
  * The hits views of a page of results, in rank order, sharing one HITS_PAGE_MAX_CHARS budget:
  * the best results get their passages first. Call inside a read transaction.
  */
-export function hitViewsFor(
+export async function hitViewsFor(
   store: Store,
   items: readonly RankedMemory[],
   options: { window: number },
-): Map<number, HitView> {
+): Promise<Map<number, HitView>> {
   const budget: HitBudget = { remaining: HITS_PAGE_MAX_CHARS };
-  return new Map(
-    items.map((item) => [item.memory.id, hitSpansFor(store, item, { ...options, budget })]),
-  );
+  // One at a time, in rank order: the items share the page's budget.
+  const views = new Map<number, HitView>();
+  for (const item of items) {
+    views.set(item.memory.id, await hitSpansFor(store, item, { ...options, budget }));
+  }
+  return views;
 }

@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * import { termMatch } from "./src/recall/lexical.ts";
- * termMatch(["carolin", "北京"]); // "\"carolin\" OR \"北京\""
+ * import { pruneTerms } from "./src/recall/lexical.ts";
+ * pruneTerms([{ token: "carolin", frequency: 2 }, { token: "the", frequency: 0 }]).kept;
  * ```
  * @module
  */
@@ -57,11 +57,6 @@ export interface WeighedTerm {
   frequency: number;
 }
 
-/** Any of the tokens, as FTS5 phrases (mema's tokens are letters and digits only). */
-export function termMatch(tokens: readonly string[]): string {
-  return tokens.map((token) => `"${token}"`).join(" OR ");
-}
-
 /**
  * The terms worth scoring, rarest first: every term that occurs at all, as long as
  * their summed document frequencies stay within {@linkcode QUERY_POSTINGS_BUDGET} and
@@ -93,8 +88,8 @@ export function pruneTerms(
 }
 
 /** Each token with its document frequency. */
-function weigh(store: Store, tokens: readonly string[]): WeighedTerm[] {
-  const frequencies = store.tokenFrequencies(tokens);
+async function weigh(store: Store, tokens: readonly string[]): Promise<WeighedTerm[]> {
+  const frequencies = await store.tokenFrequencies(tokens);
   return tokens.map((token) => ({ token, frequency: frequencies.get(token) ?? 0 }));
 }
 
@@ -102,22 +97,22 @@ function weigh(store: Store, tokens: readonly string[]): WeighedTerm[] {
  * The memories holding the most IDF weight of `terms` (each term's BM25 IDF in the library),
  * best first: the word pool of `find` and the neighbours of the conflict and duplicate checks.
  */
-function sharedWordHits(
+async function sharedWordHits(
   store: Store,
   terms: readonly WeighedTerm[],
   filters: RecallFilters,
   limit: number,
-): LexicalHit[] {
-  const documents = Math.max(store.indexedMemories(), 1);
+): Promise<LexicalHit[]> {
+  const documents = Math.max(await store.indexedMemories(), 1);
   const weighed = terms.map((term) => {
     const df = Math.min(Math.max(term.frequency, 1), documents);
     return { token: term.token, weight: bm25Idf(df, documents) };
   });
-  return store.weightedTermHits(weighed, filters, limit);
+  return await store.weightedTermHits(weighed, filters, limit);
 }
 
 /** Collects lexical candidates for `query`, at most `pool` of them. */
-export function lexicalCandidates(
+export async function lexicalCandidates(
   store: Store,
   query: string,
   options: {
@@ -132,7 +127,7 @@ export function lexicalCandidates(
     /** Search a word no memory holds as the library's words a slip away (src/recall/spelling.ts). */
     spelling?: boolean;
   },
-): LexicalCandidates {
+): Promise<LexicalCandidates> {
   const { filters, pool } = options;
   const alternates = new Set<string>();
   const variants = new Map<string, string[]>();
@@ -147,7 +142,7 @@ export function lexicalCandidates(
   if (!store.capabilities.fts) {
     const terms = queryTerms(query);
     if (terms.length === 0) return none(new Map());
-    const ids = store.likeHits(terms, filters, Math.max(pool, LIKE_POOL));
+    const ids = await store.likeHits(terms, filters, Math.max(pool, LIKE_POOL));
     return {
       text: new Map(),
       ids,
@@ -161,10 +156,10 @@ export function lexicalCandidates(
   if (options.verbForms) {
     for (const token of verbFormTokens(query)) if (!own.includes(token)) alternates.add(token);
   }
-  const weighed = weigh(store, [...own, ...alternates]);
+  const weighed = await weigh(store, [...own, ...alternates]);
   const frequencies = new Map(weighed.map((term) => [term.token, term.frequency]));
   if (options.spelling) {
-    const found = spellingVariants(store, weighed.filter((term) => own.includes(term.token)));
+    const found = await spellingVariants(store, weighed.filter((term) => own.includes(term.token)));
     for (const [token, near] of found) {
       variants.set(token, near.map((term) => term.token));
       for (const term of near) {
@@ -178,8 +173,8 @@ export function lexicalCandidates(
   if (kept.length === 0) return none(frequencies);
   const postings = kept.reduce((sum, term) => sum + term.frequency, 0);
   const hits = options.wordPool && postings <= WORD_POOL_MAX_POSTINGS
-    ? sharedWordHits(store, kept, filters, pool)
-    : store.termHits(termMatch(kept.map((term) => term.token)), filters, pool);
+    ? await sharedWordHits(store, kept, filters, pool)
+    : await store.termHits(kept.map((term) => term.token), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map<number, number>();
   for (const hit of hits) text.set(hit.id, best > 0 ? hit.relevance / best : 0);
@@ -201,17 +196,17 @@ export function lexicalCandidates(
  * duplicate checks, which compare the few they get and need no text ranking, so they skip
  * the index's BM25 (see Store.weightedTermHits). Without FTS5, the LIKE fallback.
  */
-export function sharedWordCandidates(
+export async function sharedWordCandidates(
   store: Store,
   text: string,
   options: { filters: RecallFilters; pool: number; maxTerms: number; budget: number },
-): number[] {
+): Promise<number[]> {
   if (!store.capabilities.fts) {
-    return lexicalCandidates(store, text, options).ids;
+    return (await lexicalCandidates(store, text, options)).ids;
   }
-  const { kept } = pruneTerms(weigh(store, indexQueryTerms(text)), options);
+  const { kept } = pruneTerms(await weigh(store, indexQueryTerms(text)), options);
   if (kept.length === 0) return [];
-  return sharedWordHits(store, kept, options.filters, options.pool).map((hit) => hit.id);
+  return (await sharedWordHits(store, kept, options.filters, options.pool)).map((hit) => hit.id);
 }
 
 /** The index tokens of the other forms of each irregular verb the query names in its base form. */

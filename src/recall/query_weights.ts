@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { queryWords } from "./src/recall/query_weights.ts";
- * // queryWords(store, "What does Melanie paint?")
+ * // await queryWords(store, "What does Melanie paint?")
  * // → [{ word: "what", weight: 1 }, …, { word: "melanie", weight: 3.9 }, { word: "paint", weight: 2.7 }]
  * ```
  * @module
@@ -39,7 +39,7 @@ const WORD = new RegExp(`[^\\s${PUNCTUATION}]+`, "gu");
  * a library that lacks it; measured: weighing it as the rarest lowered recall, see
  * `QUERY_IDF_WEIGHTING` in constants.ts). Call inside a store read.
  */
-export function queryWords(store: Store, query: string): QueryWord[] {
+export async function queryWords(store: Store, query: string): Promise<QueryWord[]> {
   const words = query.toLowerCase().match(WORD) ?? [];
   const tokenOf = new Map<string, string | undefined>();
   for (const word of words) {
@@ -49,8 +49,8 @@ export function queryWords(store: Store, query: string): QueryWord[] {
   }
   const tokens = [...new Set([...tokenOf.values()].filter((t): t is string => t !== undefined))];
   if (tokens.length === 0) return words.map((word) => ({ word, weight: 1 }));
-  const frequencies = store.tokenFrequencies(tokens);
-  const total = store.indexedMemories();
+  const frequencies = await store.tokenFrequencies(tokens);
+  const total = await store.indexedMemories();
   return words.map((word) => {
     const token = tokenOf.get(word);
     const df = token === undefined ? 0 : frequencies.get(token) ?? 0;

@@ -10,7 +10,7 @@
  * @example
  * ```ts
  * import { spellingVariants } from "./src/recall/spelling.ts";
- * // spellingVariants(store, [{ token: "fesetiv", frequency: 0 }])
+ * // await spellingVariants(store, [{ token: "fesetiv", frequency: 0 }])
  * //   → Map { "fesetiv" → [{ token: "festiv", frequency: 12 }] }
  * ```
  * @module
@@ -35,10 +35,10 @@ const LATIN_WORD = /^[a-z]+$/;
  * tokens it may be a slip for with how many memories hold each, nearest first (then the most
  * widely held).
  */
-export function spellingVariants(
+export async function spellingVariants(
   store: Store,
   tokens: readonly WeighedTerm[],
-): Map<string, WeighedTerm[]> {
+): Promise<Map<string, WeighedTerm[]>> {
   const out = new Map<string, WeighedTerm[]>();
   const unknown = tokens.filter((term) =>
     term.frequency === 0 && term.token.length >= SPELLING_MIN_LENGTH &&
@@ -46,7 +46,7 @@ export function spellingVariants(
   ).slice(0, SPELLING_WORDS_MAX);
   for (const { token } of unknown) {
     const edits = token.length >= SPELLING_TWO_EDITS_LENGTH ? 2 : 1;
-    const vocabulary = store.vocabularyByPrefix(
+    const vocabulary = await store.vocabularyByPrefix(
       token.slice(0, SPELLING_PREFIX),
       { min: token.length - edits, max: token.length + edits },
       SPELLING_SCAN_MAX,

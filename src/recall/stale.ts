@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { demoteStaleClaims } from "./src/recall/stale.ts";
- * // ranked = demoteStaleClaims(store, ranked, filters).ranked;
+ * // ranked = (await demoteStaleClaims(store, ranked, filters)).ranked;
  * ```
  * @module
  */
@@ -19,13 +19,13 @@ import type { RankedMemory } from "./rank.ts";
  * Scales each stale candidate's score by {@link STALE_CLAIM_SHARE} and raises each holder of
  * the chosen value to at least the stale candidate's score before scaling.
  */
-export function demoteStaleClaims(
+export async function demoteStaleClaims(
   store: Store,
   ranked: readonly RankedMemory[],
   filters: RecallFilters,
-): { ranked: RankedMemory[]; added: number } {
+): Promise<{ ranked: RankedMemory[]; added: number }> {
   const scored = ranked.filter((item) => item.score > 0);
-  const stale = store.conflicts.staleClaimsOf(scored.map((item) => item.memory.id));
+  const stale = await store.conflicts.staleClaimsOf(scored.map((item) => item.memory.id));
   if (stale.size === 0) return { ranked: [...ranked], added: 0 };
   const byId = new Map(ranked.map((item) => [item.memory.id, { ...item }]));
   const lift = new Map<number, number>();
@@ -46,9 +46,9 @@ export function demoteStaleClaims(
     };
   }
   // Holders must pass the query's filters (workspace, status, tags, time) like any candidate.
-  const allowed = store.filterMemoryIds([...lift.keys()], filters);
+  const allowed = await store.filterMemoryIds([...lift.keys()], filters);
   const missing = [...allowed.keys()].filter((id) => !byId.has(id));
-  const records = store.getMemories(missing);
+  const records = await store.getMemories(missing);
   let added = 0;
   for (const [holderId, score] of lift) {
     if (!allowed.has(holderId)) continue;

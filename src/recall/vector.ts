@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { vectorCandidates } from "./src/recall/vector.ts";
- * // vectorCandidates(store, queryVector, { filters, floor: 0.8 })
+ * // await vectorCandidates(store, queryVector, { filters, floor: 0.8 })
  * ```
  * @module
  */
@@ -35,13 +35,13 @@ export interface VectorHit {
  * (no word the model knows) finds nothing, and a distance that is not a finite number (a
  * zero vector stored by an older build) is never read as a similarity.
  */
-export function vectorCandidates(
+export async function vectorCandidates(
   store: Store,
   vector: Float32Array,
   options: { filters: RecallFilters; floor: number },
-): VectorHit[] {
+): Promise<VectorHit[]> {
   if (!hasDirection(vector)) return [];
-  const nearest = store.nearestCurrentRows(vector, VECTOR_K_ROWS, options.filters);
+  const nearest = await store.nearestCurrentRows(vector, VECTOR_K_ROWS, options.filters);
   // Nearest first, so a memory's first row is its best; the next VECTOR_SUPPORT_ROWS support it,
   // and rows nearly as close as the best are its hit rows (they become hit spans).
   const byMemory = new Map<

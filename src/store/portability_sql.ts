@@ -108,10 +108,10 @@ export function selectActiveBySourceRef(
  * releases or rolls back the innermost savepoint of that name, and the prepared statements
  * are reused.
  */
-export function withinSavepoint<T>(db: DatabaseSync, fn: () => T): T {
+export async function withinSavepoint<T>(db: DatabaseSync, fn: () => Promise<T>): Promise<T> {
   db.prepare("SAVEPOINT mema_unit").run();
   try {
-    const result = deferringFrequencies(db) ? deferFrequencies(db, fn) : fn();
+    const result = deferringFrequencies(db) ? await deferFrequencies(db, fn) : await fn();
     db.prepare("RELEASE mema_unit").run();
     return result;
   } catch (error) {
@@ -122,6 +122,6 @@ export function withinSavepoint<T>(db: DatabaseSync, fn: () => T): T {
 }
 
 /** Runs a bulk write body with index frequencies summed and written once (terms_sql.ts). */
-export function withBulkFrequencies<T>(db: DatabaseSync, fn: () => T): T {
+export function withBulkFrequencies<T>(db: DatabaseSync, fn: () => Promise<T>): Promise<T> {
   return deferFrequencies(db, fn);
 }

@@ -495,7 +495,7 @@ export function notAMemaDatabase(): MemaError {
  * `schema_mismatch` error that says what to run.
  */
 export function prepareSchema(connection: SqliteConnection): SchemaState {
-  return connection.writeBlocking(() => {
+  return connection.writeNow(() => {
     const generation = readGeneration(connection);
     if (generation === undefined) {
       throw notAMemaDatabase();
@@ -548,6 +548,6 @@ export function repairFtsIfNeeded(connection: SqliteConnection): boolean {
       }).n,
   );
   if (countIndexedMemories(connection.db) === memories) return false;
-  connection.writeBlocking(() => rebuildTermsIndex(connection.db));
+  connection.writeNow(() => rebuildTermsIndex(connection.db));
   return true;
 }

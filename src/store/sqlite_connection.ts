@@ -6,10 +6,11 @@
  * ```ts
  * import { openConnection } from "./src/store/sqlite_connection.ts";
  * const connection = openConnection("/tmp/x.sqlite3", { busyTimeoutMs: 5000 });
- * await connection.write(() => connection.db.exec("select 1"));
+ * await connection.write(async () => connection.db.exec("select 1"));
  * ```
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { keepsMemoryChanges, selectMemoryChanges } from "./change_counts_sql.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
@@ -54,6 +55,12 @@ export interface WriteOptions<T = unknown> {
   afterCommit?: () => void;
 }
 
+/** A unit of work holding the connection: a write or read transaction and its body. */
+interface OpenUnit {
+  /** Resolves when the unit has ended (committed or rolled back). */
+  ended: Promise<void>;
+}
+
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 
@@ -74,6 +81,10 @@ export class SqliteConnection {
   readonly readOnly: boolean;
   #depth = 0;
   #writing = false;
+  /** The unit of work open now, if any ({@linkcode SqliteConnection.admits}). */
+  #open: OpenUnit | undefined;
+  /** Which unit the running code belongs to, carried across its awaits. */
+  readonly #units = new AsyncLocalStorage<OpenUnit>();
   /** Write transactions ended (committed or rolled back): part of {@linkcode changeStamp}. */
   #writesEnded = 0;
   /** The stamp of the read transaction open now, once asked ({@linkcode changeStamp}). */
@@ -120,15 +131,15 @@ export class SqliteConnection {
    * Waiting for another process's write lock never blocks this thread: the lock
    * is tried without SQLite's busy handler and, while it is taken, the call
    * sleeps with a timer so other requests keep being served. After
-   * {@linkcode WRITE_LOCK_WAIT_MS} it fails with `storage_busy`. `fn` runs
-   * synchronously once the lock is held, so two calls of one process never
-   * interleave inside a transaction; on SQLITE_BUSY mid-transaction everything is
-   * rolled back and `fn` runs again, so it must only touch the database and its
-   * own locals.
+   * {@linkcode WRITE_LOCK_WAIT_MS} it fails with `storage_busy`. Once the lock is
+   * held, `fn` runs as this connection's open unit ({@linkcode SqliteConnection.admits}):
+   * calls from outside it wait until it ends, so no other request reads its uncommitted rows
+   * or lands a statement in its transaction. On SQLITE_BUSY mid-transaction everything is
+   * rolled back and `fn` runs again, so it must only touch the database and its own locals.
    */
-  async write<T>(fn: () => T, options: WriteOptions<T> = {}): Promise<T> {
-    if (this.#depth > 0) {
-      const value = this.#nested(fn);
+  async write<T>(fn: () => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
+    if (this.#depth > 0 && this.#inside()) {
+      const value = await this.#nested(fn);
       meanwhile(options, value);
       return value;
     }
@@ -138,9 +149,12 @@ export class SqliteConnection {
     const wal = durable && options.whileSyncing !== undefined ? this.#wal : undefined;
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      const outcome = this.#tryWrite(fn, 0, durable && wal === undefined);
-      if (outcome.done) {
+      if (!this.admits()) await this.turn();
+      const outcome = await this.#tryWrite(fn, 0, durable && wal === undefined, () => {
+        // Still the open unit: nothing else runs between the commit and these.
         afterCommit(options);
+      });
+      if (outcome.done) {
         const synced = wal?.group.sync();
         meanwhile(options, outcome.value);
         if (synced) {
@@ -164,15 +178,16 @@ export class SqliteConnection {
   }
 
   /**
-   * The same transaction, waiting for the lock synchronously (SQLite's busy
+   * The same transaction, waiting for the lock on this thread (SQLite's busy
    * handler, then blocking retries). Only for work that runs before any request
    * is served: opening and migrating the database, one-shot CLI commands.
    */
-  writeBlocking<T>(fn: () => T): T {
-    if (this.#depth > 0) return this.#nested(fn);
+  async writeBlocking<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#depth > 0 && this.#inside()) return await this.#nested(fn);
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      const outcome = this.#tryWrite(fn, Math.max(0, deadline - Date.now()));
+      if (!this.admits()) await this.turn();
+      const outcome = await this.#tryWrite(fn, Math.max(0, deadline - Date.now()));
       if (outcome.done) return outcome.value;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw storageError(outcome.error);
@@ -181,14 +196,83 @@ export class SqliteConnection {
   }
 
   /**
+   * {@linkcode writeBlocking} for a synchronous body, for preparing the schema when the database
+   * opens: it runs to its end in this turn of the event loop, before any unit can exist.
+   */
+  writeNow<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let attempt = 1;; attempt++) {
+      this.#setBusyTimeout(Math.max(0, deadline - Date.now()));
+      let begun = false;
+      try {
+        this.db.exec("BEGIN IMMEDIATE");
+        begun = true;
+        this.#depth++;
+        this.#writing = true;
+        const value = fn();
+        this.db.exec("COMMIT");
+        return value;
+      } catch (error) {
+        if (begun) rollbackQuietly(this.db);
+        if (!isBusyError(error)) throw storageError(error);
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) throw storageError(error);
+        sleepSync(Math.min(remaining, backoffMs(attempt)));
+      } finally {
+        this.#setBusyTimeout(this.#busyTimeoutMs);
+        if (begun) {
+          this.#depth--;
+          this.#writing = false;
+          this.#writesEnded++;
+        }
+      }
+    }
+  }
+
+  /**
+   * True when a call may use the connection now: no unit is open, or the caller runs inside the
+   * open one (its async context says so). Everything else waits for {@linkcode turn}.
+   */
+  admits(): boolean {
+    return this.#open === undefined || this.#units.getStore() === this.#open;
+  }
+
+  /** Resolves once {@linkcode admits} holds for the caller (the open unit, if any, ended). */
+  async turn(): Promise<void> {
+    while (!this.admits()) await this.#open!.ended;
+  }
+
+  /** True when the caller runs inside the unit open now. */
+  #inside(): boolean {
+    return this.#open !== undefined && this.#units.getStore() === this.#open;
+  }
+
+  /**
+   * Runs `fn` as the connection's open unit. The caller has had its {@linkcode turn} and no
+   * await lies between that and this call, so no other unit is open.
+   */
+  async #asUnit<T>(fn: () => Promise<T>): Promise<T> {
+    let end!: () => void;
+    const unit: OpenUnit = { ended: new Promise<void>((resolve) => end = resolve) };
+    this.#open = unit;
+    try {
+      return await this.#units.run(unit, fn);
+    } finally {
+      this.#open = undefined;
+      end();
+    }
+  }
+
+  /**
    * A write inside an open transaction runs in it. Inside a read, the rows it changes make the
    * read's stamp stale: it is asked again afterwards (`total_changes()` has moved).
    */
-  #nested<T>(fn: () => T): T {
+  async #nested<T>(fn: () => Promise<T>): Promise<T> {
     this.#forgetReadStamps();
     this.#nestedWrites++;
     try {
-      return checkSynchronous(fn());
+      return await fn();
     } finally {
       this.#nestedWrites--;
       this.#forgetReadStamps();
@@ -200,42 +284,52 @@ export class SqliteConnection {
     this.#readMemoriesStamp = undefined;
   }
 
-  /** One attempt: the result, or the busy error that says "try again later". */
+  /**
+   * One attempt: the result, or the busy error that says "try again later". The attempt is
+   * the open unit from `BEGIN` to the end of `committed`; a lock wait is not.
+   */
   #tryWrite<T>(
-    fn: () => T,
+    fn: () => Promise<T>,
     lockWaitMs = 0,
     durable = true,
-  ): { done: true; value: T } | { done: false; error: unknown } {
+    committed?: () => void,
+  ): Promise<{ done: true; value: T } | { done: false; error: unknown }> {
     // The sync level can only change outside a transaction; it applies to this one's COMMIT.
     this.#setSynchronous(durable ? this.#synchronousDefault : "NORMAL");
     try {
-      try {
-        this.#setBusyTimeout(lockWaitMs);
-        this.db.exec("BEGIN IMMEDIATE");
-      } catch (error) {
-        if (isBusyError(error)) return { done: false, error };
-        throw storageError(error);
-      } finally {
-        this.#setBusyTimeout(this.#busyTimeoutMs);
-      }
+      this.#setBusyTimeout(lockWaitMs);
+      this.db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      this.#setSynchronous(this.#synchronousDefault);
+      if (isBusyError(error)) return Promise.resolve({ done: false, error });
+      return Promise.reject(storageError(error));
+    } finally {
+      this.#setBusyTimeout(this.#busyTimeoutMs);
+    }
+    return this.#asUnit(async () => {
       this.#depth++;
       this.#writing = true;
       try {
-        const value = checkSynchronous(fn());
+        const value = await fn();
         this.db.exec("COMMIT");
-        return { done: true, value };
-      } catch (error) {
-        rollbackQuietly(this.db);
-        if (isBusyError(error)) return { done: false, error };
-        throw storageError(error);
-      } finally {
         this.#depth--;
         this.#writing = false;
         this.#writesEnded++;
+        committed?.();
+        return { done: true as const, value };
+      } catch (error) {
+        rollbackQuietly(this.db);
+        if (this.#writing) {
+          this.#depth--;
+          this.#writing = false;
+          this.#writesEnded++;
+        }
+        if (isBusyError(error)) return { done: false as const, error };
+        throw storageError(error);
+      } finally {
+        this.#setSynchronous(this.#synchronousDefault);
       }
-    } finally {
-      this.#setSynchronous(this.#synchronousDefault);
-    }
+    });
   }
 
   /**
@@ -328,18 +422,46 @@ export class SqliteConnection {
     return this.#depth > 0 && this.#nestedWrites === 0;
   }
 
-  /** Runs `fn` in one read transaction so it sees a single snapshot. */
-  read<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in one read transaction so it sees a single snapshot, as the connection's open
+   * unit ({@linkcode SqliteConnection.admits}); inside another unit it joins that one.
+   */
+  async read<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#depth > 0 && this.#inside()) return await fn();
+    if (!this.admits()) await this.turn();
+    return await this.#asUnit(async () => {
+      this.#beginRead();
+      try {
+        return await fn();
+      } finally {
+        this.#endRead();
+      }
+    });
+  }
+
+  /**
+   * {@linkcode read} for a synchronous body, for the store's own use: it runs to its end in this
+   * turn of the event loop, so it needs no unit. Only for callers already admitted.
+   */
+  readNow<T>(fn: () => T): T {
     if (this.#depth > 0) return fn();
-    this.db.exec("BEGIN");
-    this.#depth++;
+    this.#beginRead();
     try {
       return fn();
     } finally {
-      this.#depth--;
-      this.#forgetReadStamps();
-      rollbackQuietly(this.db);
+      this.#endRead();
     }
+  }
+
+  #beginRead(): void {
+    this.db.exec("BEGIN");
+    this.#depth++;
+  }
+
+  #endRead(): void {
+    this.#depth--;
+    this.#forgetReadStamps();
+    rollbackQuietly(this.db);
   }
 
   close(): void {
@@ -387,14 +509,6 @@ function backoffMs(attempt: number): number {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** A transaction body must finish before COMMIT; a promise here would commit half of it. */
-function checkSynchronous<T>(value: T): T {
-  if (value instanceof Promise) {
-    throw new Error("a write transaction body must be synchronous (it returned a promise)");
-  }
-  return value;
 }
 
 function storageError(error: unknown): unknown {

@@ -147,13 +147,14 @@ function writeFrequencies(db: DatabaseSync, changes: Iterable<[string, number]>)
  * frequencies; bulk writes run none. If `fn` throws, nothing is written (the transaction
  * rolls back anyway).
  */
-export function deferFrequencies<T>(db: DatabaseSync, fn: () => T): T {
+export async function deferFrequencies<T>(db: DatabaseSync, fn: () => Promise<T>): Promise<T> {
   const parent = deferred.get(db);
   const pending = new Map<string, number>();
   deferred.set(db, pending);
   let result: T;
   try {
-    result = fn();
+    // Only the unit holding the connection runs meanwhile (sqlite_connection.ts `admits`).
+    result = await fn();
   } finally {
     if (parent) deferred.set(db, parent);
     else deferred.delete(db);

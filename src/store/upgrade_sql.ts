@@ -111,7 +111,7 @@ export class UpgradeSource {
 
   /** Runs `fn` against one snapshot of the source. */
   read<T>(fn: () => T): T {
-    return this.#connection.read(fn);
+    return this.#connection.readNow(fn);
   }
 
   /** Rows per table, for the report. */

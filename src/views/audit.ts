@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { auditView } from "./src/views/audit.ts";
- * // auditView(ctx, { memoryId: 12 }).entries
+ * // (await auditView(ctx, { memoryId: 12 })).entries
  * ```
  * @module
  */
@@ -35,12 +35,12 @@ export interface AuditView {
 }
 
 /** Audit rows matching `filter`, newest first. */
-export function auditView(ctx: ServiceContext, filter: AuditFilter): AuditView {
+export async function auditView(ctx: ServiceContext, filter: AuditFilter): Promise<AuditView> {
   const { store } = ctx;
   const limit = filter.limit ?? AUDIT_PAGE_DEFAULT;
   const offset = filter.offset ?? 0;
-  const { rows, total } = store.read(() =>
-    store.listAudit({
+  const { rows, total } = await store.read(async () =>
+    await store.listAudit({
       memoryId: filter.memoryId,
       action: filter.action,
       agentId: filter.agentId,

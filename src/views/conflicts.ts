@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { conflictDetail } from "./src/views/conflicts.ts";
- * // conflictDetail(ctx, 4).nextStep === "judge"
+ * // (await conflictDetail(ctx, 4)).nextStep === "judge"
  * ```
  * @module
  */
@@ -30,7 +30,7 @@ export interface ConflictListView {
 }
 
 /** Conflict groups by status. */
-export function conflictList(
+export async function conflictList(
   ctx: ServiceContext,
   input: {
     status?: ConflictListStatus;
@@ -39,7 +39,7 @@ export function conflictList(
     limit?: number;
     offset?: number;
   },
-): ConflictListView {
+): Promise<ConflictListView> {
   const { store } = ctx;
   const statuses: ConflictStatus[] = input.status === undefined || input.status === "unresolved"
     ? ["open", "applying"]
@@ -49,8 +49,8 @@ export function conflictList(
   const limit = input.limit ?? CONFLICT_PAGE_DEFAULT;
   const offset = input.offset ?? 0;
   const workspace = conflictListScope(ctx) ?? input.workspace;
-  const { rows, total } = store.read(() =>
-    store.conflicts.list({ statuses, limit, offset, workspace })
+  const { rows, total } = await store.read(async () =>
+    await store.conflicts.list({ statuses, limit, offset, workspace })
   );
   return { conflicts: rows, total, hasMore: offset + rows.length < total, offset, limit };
 }
@@ -85,12 +85,15 @@ export function nextConflictStep(group: ConflictRecord): ConflictNextStep {
 }
 
 /** One conflict group, its members as they are now and the suggested plan. */
-export function conflictDetail(ctx: ServiceContext, conflictId: number): ConflictDetailView {
+export async function conflictDetail(
+  ctx: ServiceContext,
+  conflictId: number,
+): Promise<ConflictDetailView> {
   const { store } = ctx;
-  return store.read(() => {
-    const group = store.conflicts.get(conflictId);
-    if (!group || !conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
-    const memories = store.getMemories(group.members.map((m) => m.memory_id));
+  return await store.read(async () => {
+    const group = await store.conflicts.get(conflictId);
+    if (!group || !await conflictVisible(ctx, group)) throw conflictNotFound(conflictId);
+    const memories = await store.getMemories(group.members.map((m) => m.memory_id));
     const present = [...memories.values()];
     const suggestion = present.length > 1 ? suggestResolution(group, present) : undefined;
     return {
@@ -117,20 +120,20 @@ export interface OpenConflictRef {
 }
 
 /** For each of `memoryIds` that belongs to an unresolved conflict: those conflicts. */
-export function openConflictsOf(
+export async function openConflictsOf(
   ctx: ServiceContext,
   memoryIds: readonly number[],
-): Map<number, OpenConflictRef[]> {
+): Promise<Map<number, OpenConflictRef[]>> {
   const { store } = ctx;
-  return store.read(() => {
-    const refs = store.conflicts.openOf(memoryIds);
+  return await store.read(async () => {
+    const refs = await store.conflicts.openOf(memoryIds);
     if (conflictListScope(ctx) === undefined) return refs;
     // Strict isolation: a conflict reaching outside the caller's workspace is not shown.
     const seen = new Map<number, boolean>();
-    const shown = (id: number) => {
+    const shown = async (id: number) => {
       if (!seen.has(id)) {
-        const group = store.conflicts.get(id);
-        seen.set(id, group !== undefined && conflictVisible(ctx, group));
+        const group = await store.conflicts.get(id);
+        seen.set(id, group !== undefined && await conflictVisible(ctx, group));
       }
       return seen.get(id)!;
     };

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import { contextDigest } from "./src/views/context_digest.ts";
- * // contextDigest(ctx, { workspace: "alpha" }).text
+ * // (await contextDigest(ctx, { workspace: "alpha" })).text
  * ```
  * @module
  */
@@ -53,10 +53,10 @@ export interface ContextDigest {
  * (the whole library minus the recall blacklist when the caller has none). Under strict
  * isolation only the caller's own workspace can be read.
  */
-export function contextDigest(
+export async function contextDigest(
   ctx: ServiceContext,
   options: { workspace?: string; budget?: number } = {},
-): ContextDigest {
+): Promise<ContextDigest> {
   const budget = Math.min(options.budget ?? CONTEXT_BUDGET_DEFAULT, CONTEXT_BUDGET_MAX);
   if (!Number.isInteger(budget) || budget < 100) {
     throw new MemaError("invalid_input", "tokens must be an integer from 100 to 20000", {
@@ -75,23 +75,23 @@ export function contextDigest(
     ? { excludeWorkspaces: recallBlacklist(ctx.settings.recallBlacklistPath) }
     : { workspaces: [workspace] };
   const { store } = ctx;
-  const sections = store.read(() => {
-    const page = (filters: Omit<RecallFilters, "workspaces" | "excludeWorkspaces">) => {
-      const ids = store.browse({ ...filters, ...scope }, { limit: SECTION_FETCH, offset: 0 });
-      const records = store.getMemories(ids);
+  const sections = await store.read(async () => {
+    const page = async (filters: Omit<RecallFilters, "workspaces" | "excludeWorkspaces">) => {
+      const ids = await store.browse({ ...filters, ...scope }, { limit: SECTION_FETCH, offset: 0 });
+      const records = await store.getMemories(ids);
       return ids.flatMap((id) => records.get(id) ?? []);
     };
-    const conflicts = store.conflicts.list({
+    const conflicts = (await store.conflicts.list({
       statuses: ["open", "applying"],
       limit: SECTION_FETCH,
       offset: 0,
       workspace,
-    }).rows;
+    })).rows;
     return {
-      pinned: page({ statuses: ["active"], protectionLevels: ["locked", "protected"] }),
-      pinnedByTag: page({ statuses: ["active"], tagsAll: ["pinned"] }),
-      todos: page({ statuses: ["active"], tagsAll: [TODO_TAG] }),
-      recent: page({ statuses: ["active"] }),
+      pinned: await page({ statuses: ["active"], protectionLevels: ["locked", "protected"] }),
+      pinnedByTag: await page({ statuses: ["active"], tagsAll: ["pinned"] }),
+      todos: await page({ statuses: ["active"], tagsAll: [TODO_TAG] }),
+      recent: await page({ statuses: ["active"] }),
       conflicts,
     };
   });

@@ -30,22 +30,22 @@ export interface MemoryPageView {
 }
 
 /** The memory page of `memoryId` (diff: `fromVersion` → `toVersion`, default the last change). */
-export function memoryPage(
+export async function memoryPage(
   ctx: ServiceContext,
   input: { memoryId: number; fromVersion?: number; toVersion?: number },
-): MemoryPageView {
-  const history = memoryHistory(ctx, input);
+): Promise<MemoryPageView> {
+  const history = await memoryHistory(ctx, input);
   const followsId = history.memory.follows;
   const followed = followsId === null
     ? undefined
-    : ctx.store.read(() => ctx.store.getMemory(followsId));
-  const audit = auditView(ctx, { memoryId: input.memoryId, limit: MEMORY_PAGE_AUDIT_ROWS });
+    : await ctx.store.read(async () => await ctx.store.getMemory(followsId));
+  const audit = await auditView(ctx, { memoryId: input.memoryId, limit: MEMORY_PAGE_AUDIT_ROWS });
   return {
     history,
     follows: followed && followed.status !== "deleted"
       ? { memoryId: followed.id, subject: followed.subject }
       : undefined,
-    openConflicts: openConflictsOf(ctx, [input.memoryId]).get(input.memoryId) ?? [],
+    openConflicts: (await openConflictsOf(ctx, [input.memoryId])).get(input.memoryId) ?? [],
     audit: audit.entries,
     auditTotal: audit.total,
   };

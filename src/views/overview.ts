@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { overviewView } from "./src/views/overview.ts";
- * // overviewView(ctx).memories.byStatus
+ * // (await overviewView(ctx)).memories.byStatus
  * ```
  * @module
  */
@@ -31,7 +31,7 @@ export interface OverviewView {
   };
   historyVersions: number;
   /** Conflict groups by status. */
-  conflicts: ReturnType<Store["conflicts"]["backlog"]>;
+  conflicts: Awaited<ReturnType<Store["conflicts"]["backlog"]>>;
   capabilities: CapabilityState & {
     writable: boolean;
     /** Why it cannot be written now, when it cannot. */
@@ -46,23 +46,27 @@ export interface OverviewView {
 }
 
 /** The overview of the database behind `ctx`. */
-export function overviewView(ctx: ServiceContext): OverviewView {
+export async function overviewView(ctx: ServiceContext): Promise<OverviewView> {
   const { store, semantic, settings } = ctx;
   // Strict isolation: the caller's own workspace only (counts and audit).
   const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
-  const counts = store.read(() => ({
-    overview: store.overviewCounts(own),
-    history: store.countHistory(),
-    jobs: store.countJobs(),
-    audit: store.listAudit({ limit: OVERVIEW_RECENT_AUDIT, offset: 0, workspace: own }),
-    backlog: store.conflicts.backlog(),
+  const counts = await store.read(async () => ({
+    overview: await store.overviewCounts(own),
+    history: await store.countHistory(),
+    jobs: await store.countJobs(),
+    audit: await store.listAudit({ limit: OVERVIEW_RECENT_AUDIT, offset: 0, workspace: own }),
+    backlog: await store.conflicts.backlog(),
   }));
   const backup = settings.backupPath ? readBackup(settings.backupPath) : undefined;
   const pendingBackup = backup
-    ? store.read(() => backup.entries.filter((e) => !store.replayOutcome(e.id)).length)
+    ? await store.read(async () => {
+      let pending = 0;
+      for (const e of backup.entries) if (!await store.replayOutcome(e.id)) pending++;
+      return pending;
+    })
     : 0;
-  const state = capabilityState(ctx);
-  const vector = semantic?.describe();
+  const state = await capabilityState(ctx);
+  const vector = await semantic?.describe();
   return {
     version: VERSION,
     memories: {

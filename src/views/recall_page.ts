@@ -59,11 +59,15 @@ async function queryVectors(
   warnings: string[],
 ): Promise<(Float32Array | undefined)[] | undefined> {
   const semantic = ctx.semantic;
-  if (!semantic?.usable()) return undefined;
+  if (!semantic || !(await semantic.usable())) return undefined;
   try {
     // The query's words weighed by their rarity in the library (word-level models only).
     const words = QUERY_IDF_WEIGHTING
-      ? ctx.store.read(() => queries.map((query) => queryWords(ctx.store, query)))
+      ? await ctx.store.read(async () => {
+        const weighed = [];
+        for (const query of queries) weighed.push(await queryWords(ctx.store, query));
+        return weighed;
+      })
       : [];
     return await Promise.all(queries.map((query, i) => semantic.embedQuery(query, words[i])));
   } catch (error) {
@@ -72,25 +76,27 @@ async function queryVectors(
   }
 }
 
-function hitViews(
+async function hitViews(
   ctx: ServiceContext,
   items: readonly RankedMemory[],
   window: number | undefined,
-): Map<number, HitView> {
+): Promise<Map<number, HitView>> {
   const { store } = ctx;
   // One page budget across the results, in rank order (recall/hits.ts).
-  return store.read(() => hitViewsFor(store, items, { window: window ?? HIT_WINDOW_DEFAULT }));
+  return await store.read(async () =>
+    await hitViewsFor(store, items, { window: window ?? HIT_WINDOW_DEFAULT })
+  );
 }
 
-function extras(
+async function extras(
   ctx: ServiceContext,
   items: readonly RankedMemory[],
   options: RecallPageOptions,
   warnings: string[],
-): RecallExtras {
+): Promise<RecallExtras> {
   return {
-    hits: options.withHits ? hitViews(ctx, items, options.hitWindow) : undefined,
-    conflicts: openConflictsOf(ctx, items.map((item) => item.memory.id)),
+    hits: options.withHits ? await hitViews(ctx, items, options.hitWindow) : undefined,
+    conflicts: await openConflictsOf(ctx, items.map((item) => item.memory.id)),
     warnings,
   };
 }
@@ -104,12 +110,12 @@ export async function findPage(
   const warnings: string[] = [];
   const query = input.query?.trim() ?? "";
   const vectors = query === "" ? undefined : await queryVectors(ctx, [query], warnings);
-  const page = findMemories(ctx, {
+  const page = await findMemories(ctx, {
     ...input,
     queryVector: vectors?.[0],
     similarityFloor: ctx.semantic?.similarityFloor,
   });
-  return { page, ...extras(ctx, page.items, options, warnings) };
+  return { page, ...(await extras(ctx, page.items, options, warnings)) };
 }
 
 /** `batch_find` with everything its answer carries. */
@@ -124,32 +130,32 @@ export async function batchFindPage(
 ): Promise<{ page: BatchFindPage } & RecallExtras> {
   const warnings: string[] = [];
   const vectors = await queryVectors(ctx, input.queries.map((q) => q.query), warnings);
-  const page = batchFindMemories(ctx, {
+  const page = await batchFindMemories(ctx, {
     queries: input.queries,
     filters: { ...input.filters, similarityFloor: ctx.semantic?.similarityFloor },
     deduplicate: input.deduplicate,
     queryVectors: vectors,
   });
-  return { page, ...extras(ctx, page.items, options, warnings) };
+  return { page, ...(await extras(ctx, page.items, options, warnings)) };
 }
 
 /** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
-export function linkedOpenItems(
+export async function linkedOpenItems(
   ctx: ServiceContext,
   items: readonly RankedMemory[],
-): LinkedOpenItem[] {
+): Promise<LinkedOpenItem[]> {
   const tags = [...new Set(items.flatMap((item) => item.memory.tags))]
     .filter((tag) => tag !== TODO_TAG);
   if (tags.length === 0) return [];
   const { store } = ctx;
-  return store.read(() => {
-    const links = store.linkedTodos({
+  return await store.read(async () => {
+    const links = await store.linkedTodos({
       tags,
       exclude: items.map((item) => item.memory.id),
       todoTag: TODO_TAG,
       limit: LINKED_OPEN_ITEMS_MAX,
     });
-    const records = store.getMemories(links.map((link) => link.id));
+    const records = await store.getMemories(links.map((link) => link.id));
     return links.flatMap((link) => {
       const memory = visible(ctx, records.get(link.id));
       return memory
@@ -166,9 +172,9 @@ export function linkedOpenItems(
 }
 
 /** The expired view: search superseded and retired memories. */
-export function expiredPage(
+export async function expiredPage(
   ctx: ServiceContext,
   input: Omit<FindInput, "status" | "statuses" | "queryVector" | "similarityFloor">,
-): FindPage {
-  return findMemories(ctx, { ...input, statuses: ["superseded", "retired"] });
+): Promise<FindPage> {
+  return await findMemories(ctx, { ...input, statuses: ["superseded", "retired"] });
 }

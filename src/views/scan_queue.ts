@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import { scanQueueView } from "./src/views/scan_queue.ts";
- * // scanQueueView(ctx, { pageSize: 20 }).items
+ * // (await scanQueueView(ctx, { pageSize: 20 })).items
  * ```
  * @module
  */
@@ -45,17 +45,17 @@ export interface ScanQueueView {
 }
 
 /** A page of the scan queue; with `workspace`, only pairs within it (and the global pool). */
-export function scanQueueView(
+export async function scanQueueView(
   ctx: ServiceContext,
   input: { pageSize?: number; pageToken?: string; workspace?: string },
-): ScanQueueView {
-  const page = scanQueuePage(ctx, { pageSize: input.pageSize, pageToken: input.pageToken });
+): Promise<ScanQueueView> {
+  const page = await scanQueuePage(ctx, { pageSize: input.pageSize, pageToken: input.pageToken });
   let items = page.items as ScanQueueItem[];
   const total = items.length;
   if (input.workspace !== undefined) {
     const allowed = new Set([input.workspace, DEFAULT_WORKSPACE]);
     const ids = items.flatMap((item) => [item.a.memory_id, item.b.memory_id]);
-    const memories = ctx.store.read(() => ctx.store.getMemories(ids));
+    const memories = await ctx.store.read(async () => await ctx.store.getMemories(ids));
     const inScope = (id: number) => {
       const memory = memories.get(id);
       return memory !== undefined && allowed.has(memory.workspaceCanonical);

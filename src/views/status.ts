@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import { statusView } from "./src/views/status.ts";
- * // statusView(ctx).memories.active
+ * // (await statusView(ctx)).memories.active
  * ```
  * @module
  */
@@ -58,27 +58,29 @@ export interface StatusView {
 }
 
 /** The capability state every response reports, computed from the context alone. */
-export function capabilityState(ctx: ServiceContext): CapabilityState {
+export async function capabilityState(ctx: ServiceContext): Promise<CapabilityState> {
   return describeCapabilities(
     ctx.store.capabilities,
-    ctx.semantic?.describe(),
+    await ctx.semantic?.describe(),
     ctx.judge?.describe(),
   );
 }
 
 /** Status of the database behind `ctx`. */
-export function statusView(ctx: ServiceContext): StatusView {
+export async function statusView(ctx: ServiceContext): Promise<StatusView> {
   const { store, semantic } = ctx;
   // Strict isolation counts the caller's own workspace only.
   const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
-  const counts = store.read(() => ({
-    byStatus: own === undefined ? store.countByStatus() : store.overviewCounts(own).byStatus,
-    history: store.countHistory(),
-    jobs: store.countJobs(),
+  const counts = await store.read(async () => ({
+    byStatus: own === undefined
+      ? await store.countByStatus()
+      : (await store.overviewCounts(own)).byStatus,
+    history: await store.countHistory(),
+    jobs: await store.countJobs(),
   }));
-  const capabilities = capabilityState(ctx);
-  const vector = semantic?.describe();
-  const evidence = store.read(() => store.countRowsToEmbed(vector?.indexedSpace));
+  const capabilities = await capabilityState(ctx);
+  const vector = await semantic?.describe();
+  const evidence = await store.read(async () => await store.countRowsToEmbed(vector?.indexedSpace));
   const embedded = vector?.indexedSpace === undefined ? 0 : evidence.rows - evidence.pending;
   return {
     version: VERSION,

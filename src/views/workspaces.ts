@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { workspacesView } from "./src/views/workspaces.ts";
- * // workspacesView(ctx).workspaces.map((w) => w.canonical)
+ * // (await workspacesView(ctx)).workspaces.map((w) => w.canonical)
  * ```
  * @module
  */
@@ -33,10 +33,10 @@ export interface WorkspacesView {
 }
 
 /** Every workspace the caller may see, with counts, state, last write and writers. */
-export function workspacesView(ctx: ServiceContext): WorkspacesView {
+export async function workspacesView(ctx: ServiceContext): Promise<WorkspacesView> {
   const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
   const blacklist = new Set(recallBlacklist(ctx.settings.recallBlacklistPath));
-  const all = ctx.store.read(() => ctx.store.workspaceSummaries());
+  const all = await ctx.store.read(async () => await ctx.store.workspaceSummaries());
   const workspaces = all
     .filter((w) => own === undefined || w.canonical === own)
     .map((w) => ({

@@ -49,10 +49,14 @@ function refuseUnderStrict(ctx: ServiceContext, field: string): void {
   if (isStrict(ctx)) throw outsideOwnWorkspace(strictWorkspace(ctx), field);
 }
 
-function existing(ctx: ServiceContext, canonical: string, field: string): WorkspaceRecord {
-  const record = ctx.store.getWorkspace(canonical);
+async function existing(
+  ctx: ServiceContext,
+  canonical: string,
+  field: string,
+): Promise<WorkspaceRecord> {
+  const record = await ctx.store.getWorkspace(canonical);
   if (!record || record.state === "redirect") {
-    const names = ctx.store.listWorkspaces().filter((w) => w.state !== "redirect");
+    const names = (await ctx.store.listWorkspaces()).filter((w) => w.state !== "redirect");
     throw new MemaError("not_found", `workspace "${canonical}" does not exist`, {
       field,
       hint: record?.redirectTo
@@ -63,11 +67,11 @@ function existing(ctx: ServiceContext, canonical: string, field: string): Worksp
   return record;
 }
 
-function audit(
+async function audit(
   ctx: ServiceContext,
   entry: { action: string; reason: string; memoryId?: number; detail: Record<string, unknown> },
-): void {
-  ctx.store.appendAudit({
+): Promise<void> {
+  await ctx.store.appendAudit({
     at: nowIso(),
     action: entry.action,
     memoryId: entry.memoryId ?? null,
@@ -86,22 +90,22 @@ export interface MoveReport {
 }
 
 /** Moves memories in the current transaction (audited one row per memory). */
-function moveAll(
+async function moveAll(
   ctx: ServiceContext,
   memories: readonly MemoryRecord[],
   to: { canonical: string; display: string },
   audit_: { action: string; reason: string },
-): MoveReport {
+): Promise<MoveReport> {
   const at = nowIso();
   const report: MoveReport = { moved: [], supersededByTwin: [] };
   for (const memory of memories) {
     if (memory.workspaceCanonical === to.canonical) continue;
-    const outcome = ctx.store.moveMemory(memory, to, at);
+    const outcome = await ctx.store.moveMemory(memory, to, at);
     report.moved.push(memory.id);
     if (outcome.supersededBy !== undefined) {
       report.supersededByTwin.push({ memoryId: memory.id, twinId: outcome.supersededBy });
     }
-    audit(ctx, {
+    await audit(ctx, {
       ...audit_,
       memoryId: memory.id,
       detail: {
@@ -138,9 +142,9 @@ export async function renameWorkspace(
       hint: "move its memories with move_memories instead",
     });
   }
-  return await ctx.store.write(() => {
-    existing(ctx, from.canonical, "from");
-    const target = ctx.store.getWorkspace(to.canonical);
+  return await ctx.store.write(async () => {
+    await existing(ctx, from.canonical, "from");
+    const target = await ctx.store.getWorkspace(to.canonical);
     if (to.canonical === from.canonical) {
       throw new MemaError("invalid_input", "from and to name the same workspace", { field: "to" });
     }
@@ -150,14 +154,16 @@ export async function renameWorkspace(
         hint: `to fold "${from.canonical}" into it, use merge_workspaces`,
       });
     }
-    const ids = ctx.store.workspaceMemoryIds(from.canonical);
+    const ids = await ctx.store.workspaceMemoryIds(from.canonical);
     requireAuthorization(input.authorized, {
       action: "rename_workspace",
       impact:
         `Workspace "${from.canonical}" becomes "${to.canonical}": its ${ids.length} memories move, and writes that still name "${from.canonical}" land in "${to.canonical}". Reason: ${reason}.`,
     });
-    if (target) ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
-    return foldInto(ctx, [from.canonical], to, { action: "rename_workspace", reason });
+    if (target) {
+      await ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
+    }
+    return await foldInto(ctx, [from.canonical], to, { action: "rename_workspace", reason });
   });
 }
 
@@ -181,17 +187,18 @@ export async function mergeWorkspaces(
       hint: "move chosen memories out of it with move_memories",
     });
   }
-  return await ctx.store.write(() => {
-    const target = existing(ctx, into.canonical, "into");
-    sources.forEach((name, i) => existing(ctx, name, `from.${i}`));
-    const count = sources.reduce((n, name) => n + ctx.store.workspaceMemoryIds(name).length, 0);
+  return await ctx.store.write(async () => {
+    const target = await existing(ctx, into.canonical, "into");
+    for (const [i, name] of sources.entries()) await existing(ctx, name, `from.${i}`);
+    let count = 0;
+    for (const name of sources) count += (await ctx.store.workspaceMemoryIds(name)).length;
     requireAuthorization(input.authorized, {
       action: "merge_workspaces",
       impact: `Workspaces ${
         sources.map((s) => `"${s}"`).join(", ")
       } fold into "${into.canonical}": ${count} memories move (an exact duplicate of a memory already there becomes superseded by it), and the old names redirect there. Reason: ${reason}.`,
     });
-    return foldInto(
+    return await foldInto(
       ctx,
       sources,
       { canonical: target.canonical, display: target.display },
@@ -200,20 +207,22 @@ export async function mergeWorkspaces(
   });
 }
 
-function foldInto(
+async function foldInto(
   ctx: ServiceContext,
   sources: readonly string[],
   to: { canonical: string; display: string },
   audit_: { action: string; reason: string },
-): WorkspaceMoveResult {
+): Promise<WorkspaceMoveResult> {
   const report: MoveReport = { moved: [], supersededByTwin: [] };
   for (const source of sources) {
-    const memories = [...ctx.store.getMemories(ctx.store.workspaceMemoryIds(source)).values()];
-    const part = moveAll(ctx, memories, to, audit_);
+    const memories = [
+      ...(await ctx.store.getMemories(await ctx.store.workspaceMemoryIds(source))).values(),
+    ];
+    const part = await moveAll(ctx, memories, to, audit_);
     report.moved.push(...part.moved);
     report.supersededByTwin.push(...part.supersededByTwin);
-    ctx.store.redirectWorkspace(source, to, { at: nowIso(), by: callerLabel(ctx) });
-    audit(ctx, {
+    await ctx.store.redirectWorkspace(source, to, { at: nowIso(), by: callerLabel(ctx) });
+    await audit(ctx, {
       ...audit_,
       detail: { from_workspace: source, to_workspace: to.canonical, memories: part.moved.length },
     });
@@ -252,9 +261,9 @@ export async function moveMemories(
     });
   }
   const reason = input.dryRun ? input.reason?.trim() ?? "" : checkReason(input.reason);
-  const select = (): MemoryRecord[] => {
+  const select = async (): Promise<MemoryRecord[]> => {
     if (input.memoryIds) {
-      const found = ctx.store.getMemories(input.memoryIds);
+      const found = await ctx.store.getMemories(input.memoryIds);
       return input.memoryIds.map((id, index) => {
         const memory = visible(ctx, found.get(id));
         if (!memory || memory.status === "deleted") {
@@ -274,7 +283,7 @@ export async function moveMemories(
       workspaces: [source],
     };
     if (filter.tags?.length) filters.tagsAll = normalizeTags(filter.tags, "filter.tags");
-    const ids = ctx.store.browse(filters, { limit: MOVE_MEMORIES_MAX + 1, offset: 0 });
+    const ids = await ctx.store.browse(filters, { limit: MOVE_MEMORIES_MAX + 1, offset: 0 });
     if (ids.length > MOVE_MEMORIES_MAX) {
       throw new MemaError(
         "resource_limit_exceeded",
@@ -282,11 +291,13 @@ export async function moveMemories(
         { field: "filter" },
       );
     }
-    const records = ctx.store.getMemories(ids);
+    const records = await ctx.store.getMemories(ids);
     return ids.flatMap((id) => records.get(id) ?? []);
   };
   if (input.dryRun) {
-    const memories = ctx.store.read(select).filter((m) => m.workspaceCanonical !== to.canonical);
+    const memories = (await ctx.store.read(select)).filter((m) =>
+      m.workspaceCanonical !== to.canonical
+    );
     return {
       dryRun: true,
       to: to.canonical,
@@ -299,9 +310,9 @@ export async function moveMemories(
       })),
     };
   }
-  return await ctx.store.write(() => {
-    const memories = select();
-    const target = ctx.store.getWorkspace(to.canonical);
+  return await ctx.store.write(async () => {
+    const memories = await select();
+    const target = await ctx.store.getWorkspace(to.canonical);
     if (target?.state === "redirect") {
       throw new MemaError("invalid_input", `workspace "${to.canonical}" was renamed or merged`, {
         field: "to",
@@ -316,11 +327,16 @@ export async function moveMemories(
       }. Reason: ${reason}.`,
     });
     if (!target) {
-      ctx.store.registerWorkspace({ ...to, state: "active", at: nowIso(), by: callerLabel(ctx) });
+      await ctx.store.registerWorkspace({
+        ...to,
+        state: "active",
+        at: nowIso(),
+        by: callerLabel(ctx),
+      });
     } else if (target.state === "pending") {
-      ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
+      await ctx.store.confirmWorkspace(to.canonical, { at: nowIso(), by: callerLabel(ctx) });
     }
-    const report = moveAll(ctx, memories, to, { action: "move_memories", reason });
+    const report = await moveAll(ctx, memories, to, { action: "move_memories", reason });
     return { ...report, dryRun: false, to: to.canonical };
   });
 }
@@ -335,8 +351,8 @@ export async function confirmPendingWorkspace(
     throw outsideOwnWorkspace(strictWorkspace(ctx), "workspace");
   }
   const reason = input.reason?.trim() || "confirmed a new workspace";
-  return await ctx.store.write(() => {
-    const record = ctx.store.getWorkspace(name.canonical);
+  return await ctx.store.write(async () => {
+    const record = await ctx.store.getWorkspace(name.canonical);
     if (!record || record.state !== "pending") {
       throw new MemaError(
         record ? "invalid_input" : "not_found",
@@ -352,9 +368,9 @@ export async function confirmPendingWorkspace(
         `Workspace "${name.canonical}" becomes a real workspace; writes to it are stored from now on. Reason: ${reason}.`,
     });
     const at = nowIso();
-    ctx.store.confirmWorkspace(name.canonical, { at, by: callerLabel(ctx) });
-    ctx.store.markWorkspacesReviewed([name.canonical], { at, by: callerLabel(ctx) });
-    audit(ctx, {
+    await ctx.store.confirmWorkspace(name.canonical, { at, by: callerLabel(ctx) });
+    await ctx.store.markWorkspacesReviewed([name.canonical], { at, by: callerLabel(ctx) });
+    await audit(ctx, {
       action: "confirm_pending_workspace",
       reason,
       detail: { workspace: name.canonical },
@@ -377,19 +393,19 @@ export async function confirmWorkspaces(
     const own = strictWorkspace(ctx);
     if (named?.some((name) => name !== own)) throw outsideOwnWorkspace(own, "workspaces");
   }
-  return await ctx.store.write(() => {
-    const active = ctx.store.listWorkspaces().filter((w) => w.state === "active");
+  return await ctx.store.write(async () => {
+    const active = (await ctx.store.listWorkspaces()).filter((w) => w.state === "active");
     const scope = isStrict(ctx) ? [strictWorkspace(ctx)] : undefined;
     const list = named ?? scope ?? active.map((w) => w.canonical);
-    list.forEach((name, i) => existing(ctx, name, `workspaces.${i}`));
+    for (const [i, name] of list.entries()) await existing(ctx, name, `workspaces.${i}`);
     requireAuthorization(input.authorized, {
       action: "confirm_workspaces",
       impact: `Workspaces ${
         list.map((w) => `"${w}"`).join(", ")
       } are marked as reviewed (no duplicates among them). Reason: ${reason}.`,
     });
-    ctx.store.markWorkspacesReviewed(list, { at: nowIso(), by: callerLabel(ctx) });
-    audit(ctx, { action: "confirm_workspaces", reason, detail: { workspaces: list } });
+    await ctx.store.markWorkspacesReviewed(list, { at: nowIso(), by: callerLabel(ctx) });
+    await audit(ctx, { action: "confirm_workspaces", reason, detail: { workspaces: list } });
     return { confirmed: list };
   });
 }

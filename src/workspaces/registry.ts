@@ -71,14 +71,14 @@ export function nearWorkspaceName(name: string, existing: readonly string[]): st
  * still pending, throws {@linkcode NewWorkspacePending}; elsewhere a new name is
  * registered as active.
  */
-export function admitWorkspace(
+export async function admitWorkspace(
   ctx: ServiceContext,
   canonical: string,
   display: string,
-): WorkspaceArrival {
-  const known = ctx.store.getWorkspace(canonical);
+): Promise<WorkspaceArrival> {
+  const known = await ctx.store.getWorkspace(canonical);
   if (known?.state === "redirect" && known.redirectTo !== null) {
-    const target = ctx.store.getWorkspace(known.redirectTo);
+    const target = await ctx.store.getWorkspace(known.redirectTo);
     return {
       canonical: known.redirectTo,
       display: target?.display ?? known.redirectTo,
@@ -92,9 +92,9 @@ export function admitWorkspace(
   if (isStrict(ctx)) throw new NewWorkspacePending(canonical, display);
   const didYouMean = nearWorkspaceName(
     canonical,
-    ctx.store.listWorkspaces().filter((w) => w.state === "active").map((w) => w.canonical),
+    (await ctx.store.listWorkspaces()).filter((w) => w.state === "active").map((w) => w.canonical),
   );
-  ctx.store.registerWorkspace({
+  await ctx.store.registerWorkspace({
     canonical,
     display,
     state: "active",
@@ -109,8 +109,8 @@ export async function registerPendingWorkspace(
   ctx: ServiceContext,
   pending: NewWorkspacePending,
 ): Promise<void> {
-  await ctx.store.write(() =>
-    ctx.store.registerWorkspace({
+  await ctx.store.write(async () =>
+    await ctx.store.registerWorkspace({
       canonical: pending.workspace,
       display: pending.display,
       state: "pending",

@@ -56,10 +56,10 @@ Deno.test("durability normal: acknowledged writes commit without a sync; full sy
         connection.db.exec("CREATE TABLE t (v INTEGER)");
         const level = await connection.write(() => {
           connection.db.exec("INSERT INTO t VALUES (1)");
-          return Number(
+          return Promise.resolve(Number(
             (connection.db.prepare("PRAGMA synchronous").get() as { synchronous: number })
               .synchronous,
-          );
+          ));
         });
         assert.equal(level, expected, durability);
       } finally {

@@ -36,8 +36,10 @@ async function remember(t: TestContext, content: string, workspace = "acme"): Pr
   return (await rememberMemory(t.ctx, { content, subject: "notes", workspace })).memoryId;
 }
 
-function openConflicts(t: TestContext): number[][] {
-  return t.store.read(() => t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 }))
+async function openConflicts(t: TestContext): Promise<number[][]> {
+  return (await t.store.read(async () =>
+    await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+  ))
     .rows.map((row) => row.members.map((m) => m.memory_id).sort());
 }
 
@@ -53,15 +55,15 @@ Deno.test("with a judge, a close neighbour the rules let pass is judged and reco
     assert.equal(assessPair({ text: OLD }, { text: NEW }).candidate, false);
     // Without a judge the rule stage decides: nothing is opened.
     await detectConflicts(t.ctx, b, { assess: assessPair });
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
     // A judge that sees no contradiction: still nothing, but it was asked.
     const calm = fakeJudge("no_conflict");
     await detectConflicts(t.ctx, b, { assess: assessPair, judge: calm });
     assert.deepEqual(calm.asked, [[NEW, OLD]]);
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
     // A judge that reads a contradiction opens the conflict.
     await detectConflicts(t.ctx, b, { assess: assessPair, judge: fakeJudge("conflict") });
-    assert.deepEqual(openConflicts(t), [[a, b].sort()]);
+    assert.deepEqual(await openConflicts(t), [[a, b].sort()]);
   } finally {
     t.cleanup();
   }
@@ -95,7 +97,7 @@ Deno.test("neighbours by meaning are compared even when they share no word", asy
       "Adyen handles every checkout charge now.",
       "Card payments are processed by Stripe.",
     ]]);
-    assert.deepEqual(openConflicts(t), [[a, b].sort()]);
+    assert.deepEqual(await openConflicts(t), [[a, b].sort()]);
   } finally {
     t.cleanup();
   }
@@ -112,7 +114,7 @@ Deno.test("a neighbour by meaning below the judge's similarity bar is not judged
     };
     await detectConflicts(t.ctx, b, { assess: assessPair, judge, vectors });
     assert.deepEqual(judge.asked, []);
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }

@@ -33,8 +33,10 @@ async function importNotes(
   }
 }
 
-function openConflicts(t: TestContext): string[][] {
-  return t.store.read(() => t.store.conflicts.list({ statuses: ["open"], limit: 50, offset: 0 }))
+async function openConflicts(t: TestContext): Promise<string[][]> {
+  return (await t.store.read(async () =>
+    await t.store.conflicts.list({ statuses: ["open"], limit: 50, offset: 0 })
+  ))
     .rows.map((row) => row.members.map((m) => m.row_text));
 }
 
@@ -88,7 +90,7 @@ Deno.test("two packages' READMEs imported together open no conflict", async () =
   const t = await openTestContext({ skipVec: true });
   try {
     await importNotes(t, { "es-errors/README.md": ES_ERRORS, "qs/README.md": QS });
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }
@@ -115,7 +117,7 @@ Encoding: uses UTF-32LE and writes BOM by default.
       },
       "headings",
     );
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }
@@ -138,7 +140,7 @@ Deno.test("markup, commands and commit-log lines are never read as claims", asyn
     });
     await detectConflicts(t.ctx, a.memoryId, defaultStages());
     await detectConflicts(t.ctx, b.memoryId, defaultStages());
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }
@@ -163,7 +165,7 @@ Deno.test("a fact still conflicts with an imported note and with a document's se
       content: "The parser limits nesting to 10 levels by default.",
     });
     await detectConflicts(t.ctx, nesting.memoryId, defaultStages());
-    const rows = openConflicts(t).map((members) => members.sort().join(" | "));
+    const rows = (await openConflicts(t)).map((members) => members.sort().join(" | "));
     assert.ok(rows.some((row) => row.includes("PostgreSQL 14") && row.includes("PostgreSQL 16")));
     assert.ok(rows.some((row) => row.includes("5 levels") && row.includes("10 levels")), `${rows}`);
   } finally {
@@ -192,7 +194,7 @@ Deno.test("a value that names the memory's own subject is an identifier, not a d
       ids.push((await rememberMemory(t.ctx, { subject, content, workspace: "npm-docs" })).memoryId);
     }
     for (const id of ids) await detectConflicts(t.ctx, id, defaultStages());
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }
@@ -209,12 +211,12 @@ Deno.test("two URLs that differ only by an anchor name one page; two pages still
       "The qs documentation lives at https://github.com/ljharb/qs#usage for now.",
     );
     await detectConflicts(t.ctx, anchor, defaultStages());
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
     const moved = await remember(
       "The qs documentation lives at https://qs.js.org/guide for now.",
     );
     await detectConflicts(t.ctx, moved, defaultStages());
-    assert.equal(openConflicts(t).length, 1);
+    assert.equal((await openConflicts(t)).length, 1);
   } finally {
     t.cleanup();
   }
@@ -237,7 +239,7 @@ Deno.test("instructions that start like code keywords and facts with an issue li
       await remember("The login bug affects 12 customers now."),
       defaultStages(),
     );
-    assert.equal(openConflicts(t).length, 2, JSON.stringify(openConflicts(t)));
+    assert.equal((await openConflicts(t)).length, 2, JSON.stringify(await openConflicts(t)));
   } finally {
     t.cleanup();
   }
@@ -262,14 +264,14 @@ Deno.test("headings and fenced code of imported files are never claims; their se
         "The example proxy listens on port 1081.\n\n",
       ),
     });
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
     const fact = await rememberMemory(t.ctx, {
       subject: "socks examples",
       workspace: "npm-docs",
       content: "The example proxy listens on port 1080.",
     });
     await detectConflicts(t.ctx, fact.memoryId, defaultStages());
-    assert.deepEqual(openConflicts(t).map((members) => members.sort().join(" | ")), [
+    assert.deepEqual((await openConflicts(t)).map((members) => members.sort().join(" | ")), [
       "The example proxy listens on port 1080. | The example proxy listens on port 1081.",
     ]);
   } finally {
@@ -288,7 +290,7 @@ Deno.test("the part of a split file before its first heading is about that file'
       "api/events.md": "# Events\n\n## EventTarget\n\n> Stability: 3 - Legacy.\n\n" +
         "The EventTarget class is the base class of every emitter in the browser.\n",
     }, "headings");
-    assert.deepEqual(openConflicts(t), []);
+    assert.deepEqual(await openConflicts(t), []);
   } finally {
     t.cleanup();
   }
@@ -299,7 +301,7 @@ Deno.test("the part of a split file before its first heading is about that file'
       "ops/staging.md": "# Staging\n\nThe staging database runs PostgreSQL 14.\n",
       "ops/upgrade.md": "# Upgrade\n\nThe staging database runs PostgreSQL 16.\n",
     });
-    assert.equal(openConflicts(notes).length, 1);
+    assert.equal((await openConflicts(notes)).length, 1);
   } finally {
     notes.cleanup();
   }

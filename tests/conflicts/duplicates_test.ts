@@ -79,9 +79,11 @@ Deno.test("near-duplicates by meaning: detection's vector neighbours give a poss
         }]),
     };
     await detectConflicts(t.ctx, reworded, { assess: assessPair, vectors });
-    const notices = t.store.read(() =>
-      t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
-    ).filter((n) => n.kind === "possible_duplicate");
+    const notices = (await t.store.read(async () =>
+      await t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
+    )).filter((n) =>
+      n.kind === "possible_duplicate"
+    );
     assert.deepEqual(notices.map((n) => n.payload.memory_ids), [[reworded, email]]);
     // Running the check again does not repeat the notice; a weak neighbour gives none.
     await detectConflicts(t.ctx, reworded, { assess: assessPair, vectors });
@@ -90,9 +92,9 @@ Deno.test("near-duplicates by meaning: detection's vector neighbours give a poss
     };
     const third = await fact(t, "Alice's mail address is alice@acme.com.");
     await detectConflicts(t.ctx, third, { assess: assessPair, vectors: weak });
-    const after = t.store.read(() =>
-      t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
-    ).filter((n) => n.kind === "possible_duplicate");
+    const after = (await t.store.read(async () =>
+      await t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 })
+    )).filter((n) => n.kind === "possible_duplicate");
     assert.equal(after.length, 1);
   } finally {
     t.cleanup();

@@ -43,8 +43,8 @@ Deno.test("events: a third conflicting fact joins the open event, in its value's
     const a = await store(t, "Application logs are retained for 3 days.");
     const b = await store(t, "Application logs are retained for 5 days.");
     const c = await store(t, "Application logs are retained for 72 hours.");
-    const { rows } = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    const { rows } = await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
     );
     assert.equal(rows.length, 1, JSON.stringify(rows.map((r) => r.valueGroups)));
     const [event] = rows;
@@ -55,8 +55,8 @@ Deno.test("events: a third conflicting fact joins the open event, in its value's
     );
     // Running the check again (the scan, a retried job) changes nothing.
     await detectConflicts(t.ctx, c, { assess: assessPair });
-    const again = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    const again = await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
     );
     assert.equal(again.rows.length, 1);
     assert.equal(again.rows[0].revision, event.revision);
@@ -74,9 +74,9 @@ Deno.test("judge apply: one call corrects the stale member and resolves; find ra
       "feature flags",
     );
     const fresh = await store(t, "Feature flags are managed in Unleash.", "feature flags");
-    const [event] = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
-    ).rows;
+    const [event] = (await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    )).rows;
     assert.ok(event, "the pair was detected");
     const result = await judgeConflict(t.ctx, {
       conflictId: event.id,
@@ -91,7 +91,9 @@ Deno.test("judge apply: one call corrects the stale member and resolves; find ra
       result.plan.map((s) => [s.memory_id, s.action, s.status]).sort(),
       [[old, "update_current_claim", "done"], [fresh, "use_as_resolution", "done"]].sort(),
     );
-    const corrected = t.store.read(() => t.store.getMemory(old))!;
+    const corrected = (await t.store.read(async () =>
+      await t.store.getMemory(old)
+    ))!;
     assert.equal(
       corrected.content,
       "Feature flags are managed in Unleash. The flag review happens every quarter.",
@@ -107,9 +109,9 @@ Deno.test("judge apply: without authorization nothing is written", async () => {
   try {
     await store(t, "The deploy window is Tuesday.", "deploys");
     await store(t, "The deploy window is Friday.", "deploys");
-    const [event] = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
-    ).rows;
+    const [event] = (await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    )).rows;
     await assert.rejects(
       judgeConflict(t.ctx, {
         conflictId: event.id,
@@ -119,7 +121,9 @@ Deno.test("judge apply: without authorization nothing is written", async () => {
       }),
       /runs its plan/,
     );
-    const after = t.store.read(() => t.store.conflicts.get(event.id))!;
+    const after = (await t.store.read(async () =>
+      await t.store.conflicts.get(event.id)
+    ))!;
     assert.equal(after.status, "open");
     assert.equal(after.revision, event.revision);
   } finally {
@@ -132,12 +136,14 @@ Deno.test("resolved loser kept as history ranks below the holder of the chosen v
   try {
     const old = await store(t, "Application logs are retained for 5 days.");
     const fresh = await store(t, "Application logs are retained for 3 days.");
-    const [event] = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
-    ).rows;
-    const before = t.store.read(() =>
-      findMemories(t.ctx, { query: "logs retained 5 days", limit: 10 })
-    ).items.map((item) => item.memory.id);
+    const [event] = (await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    )).rows;
+    const before = (await t.store.read(async () =>
+      await findMemories(t.ctx, { query: "logs retained 5 days", limit: 10 })
+    )).items.map((item) =>
+      item.memory.id
+    );
     assert.deepEqual(before, [old, fresh], "the question is worded like the old fact");
     const result = await judgeConflict(t.ctx, {
       conflictId: event.id,
@@ -149,8 +155,8 @@ Deno.test("resolved loser kept as history ranks below the holder of the chosen v
     });
     assert.equal(result.status, "resolved");
     assert.deepEqual(result.staleMemoryIds, [old]);
-    const page = t.store.read(() =>
-      findMemories(t.ctx, { query: "logs retained 5 days", limit: 10 })
+    const page = await t.store.read(async () =>
+      await findMemories(t.ctx, { query: "logs retained 5 days", limit: 10 })
     );
     assert.deepEqual(page.items.map((item) => item.memory.id), [fresh, old]);
   } finally {
@@ -164,9 +170,9 @@ Deno.test("purge: a member of a resolved event (keyed pairs, a replaced claim) i
     const a = await store(t, "Application logs are retained for 3 days.");
     const b = await store(t, "Application logs are retained for 5 days.");
     const c = await store(t, "Application logs are retained for 72 hours.");
-    const [event] = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
-    ).rows;
+    const [event] = (await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    )).rows;
     const judged = await judgeConflict(t.ctx, {
       conflictId: event.id,
       expectedRevision: event.revision,
@@ -177,14 +183,19 @@ Deno.test("purge: a member of a resolved event (keyed pairs, a replaced claim) i
     });
     assert.deepEqual(judged.staleMemoryIds, [b]);
     await purgeMemories(t.ctx, { memoryId: c, reason: "test", authorized: true });
-    const after = t.store.read(() => t.store.conflicts.get(event.id))!;
+    const after = (await t.store.read(async () =>
+      await t.store.conflicts.get(event.id)
+    ))!;
     assert.deepEqual(after.valueGroups.map((g) => [g.memory_ids, g.variants]).sort(), [
       [[a], ["3 days"]],
       [[b], ["5 days"]],
     ]);
     assert.equal(after.chosenValue, "3 days");
     await purgeMemories(t.ctx, { memoryId: b, reason: "test", authorized: true });
-    assert.equal(t.store.read(() => t.store.conflicts.staleClaimsOf([b])).size, 0);
+    assert.equal(
+      (await t.store.read(async () => await t.store.conflicts.staleClaimsOf([b]))).size,
+      0,
+    );
   } finally {
     t.cleanup();
   }
@@ -200,10 +211,15 @@ Deno.test("judge apply: a member retired since detection is left as history, not
     );
     const b = await store(t, "The deploy window is Friday.", "deploys");
     const c = await store(t, "The deploy window is Monday.", "deploys");
-    const [event] = t.store.read(() =>
-      t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
-    ).rows;
-    assert.deepEqual(event.members.map((m) => m.memory_id).sort(), [a, b, c].sort());
+    const [event] = (await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 })
+    )).rows;
+    assert.deepEqual(
+      event.members.map((m) =>
+        m.memory_id
+      ).sort(),
+      [a, b, c].sort(),
+    );
     await retireMemory(t.ctx, { memoryId: b, reason: "wrong", authorized: true });
     const result = await judgeConflict(t.ctx, {
       conflictId: event.id,
@@ -220,9 +236,9 @@ Deno.test("judge apply: a member retired since detection is left as history, not
       [b]: "preserve_historical_record",
       [c]: "use_as_resolution",
     });
-    assert.equal(t.store.read(() => t.store.getMemory(b))!.version, 1);
+    assert.equal((await t.store.read(async () => await t.store.getMemory(b)))!.version, 1);
     assert.equal(
-      t.store.read(() => t.store.getMemory(a))!.content,
+      (await t.store.read(async () => await t.store.getMemory(a)))!.content,
       "The deploy window is Monday. Rollbacks need two approvals.",
     );
     assert.deepEqual(result.staleMemoryIds, []);

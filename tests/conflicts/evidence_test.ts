@@ -34,9 +34,9 @@ Deno.test("notices and conflict details quote the memories' own words", async ()
     try {
       const report = await detectOnPair(t, first, second);
       assert.equal(report.recorded.length, 1, `${first} / ${second}`);
-      const { conflict, notices } = t.store.read(() => ({
-        conflict: t.store.conflicts.get(report.recorded[0])!,
-        notices: t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 }),
+      const { conflict, notices } = await t.store.read(async () => ({
+        conflict: (await t.store.conflicts.get(report.recorded[0]))!,
+        notices: await t.store.conflicts.notices({ statuses: ["pending"], limit: 10, offset: 0 }),
       }));
       const rows = [first, second];
       const reasons = (conflict.detection as { rule: { reasons: string[] } }).rule.reasons;

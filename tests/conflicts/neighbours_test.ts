@@ -49,9 +49,9 @@ Deno.test("a bulk import's checks skip the by-meaning lookup (word neighbours on
     const query = "The automobile stopped working on the motorway.";
     assert.equal((await semanticNeighbours(t.store, semantic).near(query, ["life"])).length, 1);
     // More waiting checks than DETECT_VECTOR_BACKLOG_MAX: a bulk import is being checked.
-    await t.store.write(() => {
+    await t.store.write(async () => {
       for (let i = 0; i < DETECT_VECTOR_BACKLOG_MAX + 1; i++) {
-        enqueueJob(t.store, {
+        await enqueueJob(t.store, {
           kind: DETECT_JOB_KIND,
           dedupeKey: `bulk:${i}`,
           payload: { memory_id: 1 },

@@ -16,7 +16,9 @@ async function conflictBetween(first: string, second: string): Promise<string[] 
   try {
     const report = await detectOnPair(t, first, second);
     if (report.recorded.length === 0) return undefined;
-    const conflict = t.store.read(() => t.store.conflicts.get(report.recorded[0]))!;
+    const conflict = (await t.store.read(async () =>
+      await t.store.conflicts.get(report.recorded[0])
+    ))!;
     return conflict.members.map((member) => String(member.value));
   } finally {
     t.cleanup();
@@ -136,7 +138,7 @@ Deno.test("mema scan queues the same contradictions: a reversed instruction and 
     while (!receipt.complete) {
       receipt = await kickScan(t.ctx, { assess: assessPair, logPath: `${t.dir}/scan.jsonl` });
     }
-    const page = scanQueuePage(t.ctx, { pageSize: 10 }) as {
+    const page = await scanQueuePage(t.ctx, { pageSize: 10 }) as {
       items: { a: { memory_id: number }; b: { memory_id: number } }[];
     };
     const pairs = page.items.map((item) => [item.a.memory_id, item.b.memory_id].sort().join("+"));

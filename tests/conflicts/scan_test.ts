@@ -64,14 +64,14 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     const changed = await kickScan(ctx, { assess: assessPair, logPath });
     assert.equal(changed.processedThisKick, 1, "an incremental round scans only what changed");
 
-    const page = scanQueuePage(ctx, { pageSize: 1 }) as {
+    const page = await scanQueuePage(ctx, { pageSize: 1 }) as {
       items: { item_id: number; a: { memory_id: number } }[];
       has_more: boolean;
       next_page_token: string;
     };
     assert.equal(page.items.length, 1);
     assert.equal(page.has_more, true);
-    const next = scanQueuePage(ctx, { pageSize: 10, pageToken: page.next_page_token }) as {
+    const next = await scanQueuePage(ctx, { pageSize: 10, pageToken: page.next_page_token }) as {
       items: { item_id: number }[];
     };
     assert.ok(!next.items.some((i) => i.item_id === page.items[0].item_id));
@@ -84,8 +84,8 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
     }) as { outcomes: { outcome: string; conflict_id?: number }[] };
     assert.equal(submitted.outcomes[0].outcome, "confirmed");
     assert.ok(typeof submitted.outcomes[0].conflict_id === "number");
-    assert.equal(store.conflicts.get(submitted.outcomes[0].conflict_id!)?.source, "scan");
-    const empty = scanQueuePage(ctx, {}) as { items: unknown[]; queue_backlog: number };
+    assert.equal((await store.conflicts.get(submitted.outcomes[0].conflict_id!))?.source, "scan");
+    const empty = await scanQueuePage(ctx, {}) as { items: unknown[]; queue_backlog: number };
     assert.deepEqual([empty.items.length, empty.queue_backlog], [0, 0]);
     const twice = await scanQueueSubmit(ctx, {
       decisions: [{ itemId: all[0].item_id, status: "dismissed" }],
@@ -93,7 +93,7 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
       outcomes: { outcome: string }[];
     };
     assert.equal(twice.outcomes[0].outcome, "already_confirmed");
-    assert.throws(() => scanQueuePage(ctx, { pageToken: "garbage" }), /page_token/);
+    assert.throws(async () => await scanQueuePage(ctx, { pageToken: "garbage" }), /page_token/);
     store.close();
   } finally {
     Deno.removeSync(t.dir, { recursive: true });
@@ -118,7 +118,7 @@ Deno.test("scan: near-duplicates are listed and agents can record conflicts", as
       subject: "food",
       workspace: "w",
     });
-    const duplicates = scanDuplicates(t.ctx, {}) as {
+    const duplicates = await scanDuplicates(t.ctx, {}) as {
       pairs: { memory_ids: number[]; similarity: number }[];
     };
     assert.deepEqual(duplicates.pairs.map((p) => p.memory_ids), [[a, b]]);
@@ -130,9 +130,9 @@ Deno.test("scan: near-duplicates are listed and agents can record conflicts", as
       status: "open",
       reason: "same schedule stated twice",
     }) as { conflict_id: number };
-    assert.equal(t.store.conflicts.get(recorded.conflict_id)?.source, "agent");
+    assert.equal((await t.store.conflicts.get(recorded.conflict_id))?.source, "agent");
     await assert.rejects(
-      () => recordConflict(t.ctx, { memoryIds: [a], status: "open" }),
+      async () => await recordConflict(t.ctx, { memoryIds: [a], status: "open" }),
       /at least two/,
     );
   } finally {

@@ -18,7 +18,7 @@ for (const recountAfterCalls of [true, false]) {
       recountAfterCalls,
     });
     try {
-      assert.equal(semantic.describe().rows, 0);
+      assert.equal((await semantic.describe()).rows, 0);
       await rememberMemory(t.ctx, {
         content: "The VPN gateway moved to Dublin. It serves the EU offices.",
         subject: "network",
@@ -31,9 +31,9 @@ for (const recountAfterCalls of [true, false]) {
       let later = 0;
       const deadline = Date.now() + 10_000;
       while (later === 0 && Date.now() < deadline) {
-        answered = semantic.describe().rows;
+        answered = (await semantic.describe()).rows;
         await new Promise((resolve) => setTimeout(resolve, 20));
-        later = semantic.describe().rows;
+        later = (await semantic.describe()).rows;
       }
       assert.ok(later > 0, "the rows of the new memory are counted");
       if (recountAfterCalls) assert.equal(answered, 0, "the call itself got the state it had");

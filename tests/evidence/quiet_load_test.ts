@@ -39,11 +39,15 @@ Deno.test("background embedding waits for calls to pause before it loads the mod
     await new Promise((resolve) => setTimeout(resolve, 1500));
     if (calm) {
       assert.equal(finished, false, "the job waits while calls keep coming");
-      assert.equal(semantic.describe().embeddedRows, 0, "nothing embedded while calls flow");
+      assert.equal(
+        (await semantic.describe()).embeddedRows,
+        0,
+        "nothing embedded while calls flow",
+      );
     }
     clearInterval(calls);
     await job;
-    const report = semantic.describe();
+    const report = await semantic.describe();
     assert.equal(report.embeddedRows, report.rows, JSON.stringify(report));
     assert.ok(report.rows > 0);
   } finally {

@@ -3,10 +3,10 @@ import { ACCESS_REFUSED_ACTION, auditAccessRefusal } from "../../src/govern/acce
 import { REFUSAL_AUDIT_ROWS_PER_WINDOW } from "../../src/govern/constants.ts";
 import { openTestContext } from "../helpers/context.ts";
 
-function refusalRows(store: Awaited<ReturnType<typeof openTestContext>>["store"]) {
-  return store.read(() =>
-    store.listAudit({ action: ACCESS_REFUSED_ACTION, limit: 1000, offset: 0 })
-  ).rows;
+async function refusalRows(store: Awaited<ReturnType<typeof openTestContext>>["store"]) {
+  return (await store.read(async () =>
+    await store.listAudit({ action: ACCESS_REFUSED_ACTION, limit: 1000, offset: 0 })
+  )).rows;
 }
 
 Deno.test("refusal audit: repeats in one minute are one row with a count; a new minute starts a new row", async () => {
@@ -23,7 +23,7 @@ Deno.test("refusal audit: repeats in one minute are one row with a count; a new 
     await auditAccessRefusal(test.store, { kind: "unknown_token", peer: "10.0.0.7" }, {
       now: "2026-12-04T14:03:00.000Z",
     });
-    const rows = refusalRows(test.store).reverse();
+    const rows = (await refusalRows(test.store)).reverse();
     assert.deepEqual(
       rows.map((
         row,
@@ -51,7 +51,7 @@ Deno.test("refusal audit: a flood that varies what it sends adds a bounded numbe
         workspace: `probe-${i}`,
       }, { now: `2026-12-04T14:02:${String(i % 60).padStart(2, "0")}.000Z` });
     }
-    const rows = refusalRows(test.store);
+    const rows = await refusalRows(test.store);
     assert.equal(rows.length, REFUSAL_AUDIT_ROWS_PER_WINDOW + 1);
     const counted = rows.reduce((sum, row) => sum + Number(row.detail.count), 0);
     assert.equal(counted, 500, "every refusal is counted somewhere");

@@ -142,8 +142,8 @@ async function plantSecret(t: TestContext, options: { vectors: boolean }) {
     ],
   });
   // A resolution that left the other members carrying a replaced claim, held by the secret.
-  await t.store.write(() =>
-    t.store.conflicts.markStale({
+  await t.store.write(async () =>
+    await t.store.conflicts.markStale({
       memoryId: first,
       conflictId: trio.conflict_id as number,
       memoryVersion: 1,
@@ -155,10 +155,10 @@ async function plantSecret(t: TestContext, options: { vectors: boolean }) {
   // Vectors: one marked row of the secret, plain ones elsewhere. (sqlite-vec is extracted
   // once per process into the first test's cache directory, so only one test uses it.)
   if (options.vectors) {
-    t.store.recreateVecTable(VECTOR.length);
-    const rows = t.store.read(() => t.store.rowsToEmbed("space", 100_000));
-    await t.store.write(() =>
-      t.store.writeRowVectors(
+    await t.store.recreateVecTable(VECTOR.length);
+    const rows = await t.store.read(async () => await t.store.rowsToEmbed("space", 100_000));
+    await t.store.write(async () =>
+      await t.store.writeRowVectors(
         "space",
         rows.map((row) => ({
           rowId: row.id,
@@ -189,8 +189,8 @@ async function plantSecret(t: TestContext, options: { vectors: boolean }) {
     workspace: "elsewhere",
   });
   entry("e-other", "remember", { content: "Lunch is at noon.", subject: "lunch", workspace: "x" });
-  await t.store.write(() =>
-    t.store.logReplay({
+  await t.store.write(async () =>
+    await t.store.logReplay({
       entryId: "e-created",
       at,
       outcome: "applied",
@@ -222,11 +222,11 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.ok(occurrences(t.dbPath, text(SECRET)) > 0, "the secret is in the file before");
     assert.ok(occurrences(t.dbPath, vectorBytes) > 0, "its vector is in the file before");
     assert.ok(indexTerms(t.dbPath, SECRET).length > 0);
-    assert.equal(findMemories(t.ctx, { query: `${SECRET}3` }).items[0]?.memory.id, secret);
-    const liveBefore = t.store.indexedMemories();
+    assert.equal((await findMemories(t.ctx, { query: `${SECRET}3` })).items[0]?.memory.id, secret);
+    const liveBefore = await t.store.indexedMemories();
     // The process's copy of the vectors holds the secret's before the purge.
-    const secretRows = new Set(t.store.rowsOfMemory(secret).map((row) => row.id));
-    assert.ok(t.store.nearestRows(VECTOR, 5).some((n) => secretRows.has(n.rowId)));
+    const secretRows = new Set((await t.store.rowsOfMemory(secret)).map((row) => row.id));
+    assert.ok((await t.store.nearestRows(VECTOR, 5)).some((n) => secretRows.has(n.rowId)));
 
     const result = await purgeMemories(t.ctx, {
       memoryId: secret,
@@ -243,40 +243,43 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.deepEqual(result.warnings, []);
 
     // Gone from every view.
-    assert.throws(() => readMemory(t.ctx, { memoryId: secret }), (error: unknown) => {
+    assert.throws(async () => await readMemory(t.ctx, { memoryId: secret }), (error: unknown) => {
       assert.ok(error instanceof MemaError && error.code === "not_found");
       return true;
     });
-    assert.equal(findMemories(t.ctx, { query: `${SECRET}3` }).items.length, 0);
-    assert.equal(findMemories(t.ctx, { query: "nobody may know", status: "any" }).items.length, 0);
-    assert.deepEqual(t.store.listHistory(secret), []);
-    assert.deepEqual(t.store.rowsOfMemory(secret), []);
-    const nearest = t.store.nearestRows(VECTOR, 5);
+    assert.equal((await findMemories(t.ctx, { query: `${SECRET}3` })).items.length, 0);
+    assert.equal(
+      (await findMemories(t.ctx, { query: "nobody may know", status: "any" })).items.length,
+      0,
+    );
+    assert.deepEqual(await t.store.listHistory(secret), []);
+    assert.deepEqual(await t.store.rowsOfMemory(secret), []);
+    const nearest = await t.store.nearestRows(VECTOR, 5);
     assert.ok(nearest.length > 0);
     assert.ok(nearest.every((n) => !secretRows.has(n.rowId)), "nor in the copy of the vectors");
-    const owners = t.store.currentRowOwners(nearest.map((n) => n.rowId), {
+    const owners = await t.store.currentRowOwners(nearest.map((n) => n.rowId), {
       statuses: MEMORY_STATUSES,
     });
     assert.ok(owners.size > 0 && [...owners.values()].every((id) => id !== secret));
-    const tombstone = t.store.getMemory(secret)!;
+    const tombstone = (await t.store.getMemory(secret))!;
     assert.deepEqual(
       [tombstone.status, tombstone.subject, tombstone.content, tombstone.tags],
       ["deleted", "", "", []],
     );
-    assert.equal(t.store.getMemory(planted.follower)!.follows, null);
-    assert.equal(t.store.conflicts.get(planted.pair), undefined);
-    const trio = t.store.conflicts.get(planted.trio)!;
+    assert.equal((await t.store.getMemory(planted.follower))!.follows, null);
+    assert.equal(await t.store.conflicts.get(planted.pair), undefined);
+    const trio = (await t.store.conflicts.get(planted.trio))!;
     assert.deepEqual(trio.members.map((m) => m.memory_id), [planted.first, planted.first + 1]);
     assert.equal(trio.status, "open", "the decision rested on the purged value");
     assert.equal(trio.chosenValue, null);
     assert.deepEqual(trio.plan, []);
     assert.ok(!JSON.stringify(trio).includes(SECRET), JSON.stringify(trio));
     assert.deepEqual(
-      t.store.conflicts.staleClaimsOf([planted.first]).get(planted.first) ?? [],
+      (await t.store.conflicts.staleClaimsOf([planted.first])).get(planted.first) ?? [],
       [],
       "the replaced claim quoted the purged value",
     );
-    const notices = t.store.conflicts.notices({
+    const notices = await t.store.conflicts.notices({
       statuses: ["pending", "delivered", "dismissed", "resolved"],
       limit: 100,
       offset: 0,
@@ -284,10 +287,10 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.ok(!JSON.stringify(notices).includes(SECRET));
     // Index and frequencies: no token left, and the document count dropped by one.
     assert.deepEqual(indexTerms(t.dbPath, SECRET), []);
-    assert.equal(t.store.tokenFrequencies([`${SECRET}tag`]).get(`${SECRET}tag`), 0);
-    assert.equal(t.store.indexedMemories(), liveBefore - 1);
+    assert.equal((await t.store.tokenFrequencies([`${SECRET}tag`])).get(`${SECRET}tag`), 0);
+    assert.equal(await t.store.indexedMemories(), liveBefore - 1);
     // Audit: ids, hashes and the purge's reason; earlier rows lost their text.
-    const audit = t.store.listAudit({ limit: 100, offset: 0 }).rows;
+    const audit = (await t.store.listAudit({ limit: 100, offset: 0 })).rows;
     assert.ok(!JSON.stringify(audit).includes(SECRET), JSON.stringify(audit));
     const purgeRow = audit.find((row) => row.action === "purge")!;
     assert.equal(purgeRow.memoryId, secret);
@@ -362,7 +365,7 @@ Deno.test("purge: refusals, unknown ids and bad input change nothing", async () 
       "memory_ids",
     );
     assert.equal(snapshotDatabase(t.dbPath), before);
-    assert.ok(t.store.getMemory(a)!.status === "active");
+    assert.ok((await t.store.getMemory(a))!.status === "active");
   } finally {
     t.cleanup();
   }
@@ -389,7 +392,7 @@ Deno.test("purge: a database written before secure_delete is rebuilt once, then 
     const first = await purgeMemories(t.ctx, { memoryId: secret, reason: "old", authorized: true });
     assert.equal(first.fileRebuilt, true);
     assert.equal(occurrences(t.dbPath, text(SECRET)), 0);
-    assert.ok(findMemories(t.ctx, { query: "fact number 3" }).items.length > 0);
+    assert.ok((await findMemories(t.ctx, { query: "fact number 3" })).items.length > 0);
     const second = await purgeMemories(t.ctx, {
       memoryId: secret + 1,
       reason: "again",
@@ -429,7 +432,10 @@ Deno.test("purge: replay after a purge does not bring the content back", async (
       offset: 0,
     });
     assert.equal(report.applied, 1, "only the unrelated entry applies");
-    assert.equal(findMemories(t.ctx, { query: `${SECRET}2`, status: "any" }).items.length, 0);
+    assert.equal(
+      (await findMemories(t.ctx, { query: `${SECRET}2`, status: "any" })).items.length,
+      0,
+    );
   } finally {
     t.cleanup();
   }
@@ -453,7 +459,7 @@ Deno.test("purge: under strict isolation another workspace's memory is not found
       "not_found",
       "memory_id",
     );
-    assert.equal(t.store.getMemory(theirs)!.status, "active");
+    assert.equal((await t.store.getMemory(theirs))!.status, "active");
   } finally {
     t.cleanup();
   }

@@ -8,8 +8,8 @@ Deno.test("jobs are claimed once, retried with backoff, then poisoned", async ()
   const t = await openTestContext();
   try {
     const { store } = t;
-    const id = (await store.write(() =>
-      enqueueJob(store, { kind: "k", payload: { n: 1 }, maxAttempts: 2 })
+    const id = (await store.write(async () =>
+      await enqueueJob(store, { kind: "k", payload: { n: 1 }, maxAttempts: 2 })
     ))!;
     const t0 = new Date();
     const first = await claimJobs(store, { kinds: ["k"], owner: "a", limit: 5 }, t0);
@@ -40,7 +40,7 @@ Deno.test("jobs are claimed once, retried with backoff, then poisoned", async ()
       await failJob(store, second[0], { owner: "b", error: "again" }, later),
       "poisoned",
     );
-    const poisoned = store.getJob(id)!;
+    const poisoned = (await store.getJob(id))!;
     assert.equal(poisoned.status, "poisoned");
     assert.equal(poisoned.lastError, "again");
     assert.equal(
@@ -60,7 +60,7 @@ Deno.test("a crashed worker's lease expires and another worker finishes the job"
   const t = await openTestContext();
   try {
     const { store } = t;
-    await store.write(() => enqueueJob(store, { kind: "k", payload: {} }));
+    await store.write(async () => await enqueueJob(store, { kind: "k", payload: {} }));
     const t0 = new Date();
     const [lost] = await claimJobs(
       store,
@@ -79,7 +79,7 @@ Deno.test("a crashed worker's lease expires and another worker finishes the job"
       "the old owner cannot complete it",
     );
     assert.equal(await completeJob(store, taken, "rescuer"), true);
-    assert.equal(store.getJob(taken.id), undefined, "a finished job leaves the queue");
+    assert.equal(await store.getJob(taken.id), undefined, "a finished job leaves the queue");
   } finally {
     t.cleanup();
   }
@@ -89,16 +89,18 @@ Deno.test("a pending job with the same key absorbs a duplicate; a running one do
   const t = await openTestContext();
   try {
     const { store } = t;
-    const a = await store.write(() =>
-      enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
+    const a = await store.write(async () =>
+      await enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
     );
     assert.equal(
-      await store.write(() => enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })),
+      await store.write(async () =>
+        await enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
+      ),
       undefined,
     );
     await claimJobs(store, { kinds: ["k"], owner: "w", limit: 1 });
-    const b = await store.write(() =>
-      enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
+    const b = await store.write(async () =>
+      await enqueueJob(store, { kind: "k", dedupeKey: "m1", payload: {} })
     );
     assert.ok(b !== undefined && b !== a);
   } finally {
@@ -110,8 +112,8 @@ Deno.test("the worker drains the queue and survives a restart of the store", asy
   const t = await openTestContext();
   try {
     const { store } = t;
-    await store.write(() => {
-      for (let i = 0; i < 20; i++) enqueueJob(store, { kind: "count", payload: { i } });
+    await store.write(async () => {
+      for (let i = 0; i < 20; i++) await enqueueJob(store, { kind: "count", payload: { i } });
     });
     store.close();
     const reopened = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
@@ -122,7 +124,7 @@ Deno.test("the worker drains the queue and survives a restart of the store", asy
     assert.equal(await worker.drain(), 20);
     await worker.stop();
     assert.deepEqual(seen.sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
-    assert.deepEqual(reopened.countJobs(), {}, "finished jobs leave the queue");
+    assert.deepEqual(await reopened.countJobs(), {}, "finished jobs leave the queue");
     reopened.close();
   } finally {
     Deno.removeSync(t.dir, { recursive: true });
@@ -134,8 +136,8 @@ Deno.test("two processes claiming from one queue run every job exactly once", as
   try {
     const { store } = t;
     const total = 200;
-    await store.write(() => {
-      for (let i = 0; i < total; i++) enqueueJob(store, { kind: "race", payload: { i } });
+    await store.write(async () => {
+      for (let i = 0; i < total; i++) await enqueueJob(store, { kind: "race", payload: { i } });
     });
     const script = (name: string) => `
       import { openStore } from ${

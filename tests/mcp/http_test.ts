@@ -88,7 +88,9 @@ Deno.test("http handler: identity is per request and never leaks into the shared
     assert.equal(b.status, 200);
     const idA = (await a.json()).result.structuredContent.data.memory_id;
     const idB = (await b.json()).result.structuredContent.data.memory_id;
-    const rows = test.store.read(() => [test.store.getMemory(idA), test.store.getMemory(idB)]);
+    const rows = await test.store.read(
+      async () => [await test.store.getMemory(idA), await test.store.getMemory(idB)],
+    );
     assert.deepEqual(rows.map((row) => [row?.client, row?.agentId]), [
       ["unit-http", "agent-a"],
       ["other", "agent-b"],

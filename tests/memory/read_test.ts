@@ -9,9 +9,9 @@ Deno.test("read returns the whole content or an exact UTF-16 span", async () => 
   try {
     const content = "emoji 🚀 then 部署 and more";
     const { memoryId } = await rememberMemory(t.ctx, { content, subject: "s", workspace: "w" });
-    assert.equal(readMemory(t.ctx, { memoryId }).content, content);
+    assert.equal((await readMemory(t.ctx, { memoryId })).content, content);
     const start = content.indexOf("🚀");
-    const part = readMemory(t.ctx, { memoryId, span: { start, end: start + 2 } });
+    const part = await readMemory(t.ctx, { memoryId, span: { start, end: start + 2 } });
     assert.equal(part.content, "🚀");
     assert.deepEqual(part.span, { start, end: start + 2, totalChars: content.length });
   } finally {
@@ -34,12 +34,12 @@ Deno.test("read rejects spans outside the content and unknown ids", async () => 
       }]
     ) {
       assert.throws(
-        () => readMemory(t.ctx, { memoryId, span }),
+        async () => await readMemory(t.ctx, { memoryId, span }),
         (e: unknown) => e instanceof MemaError && e.code === "invalid_input",
       );
     }
     assert.throws(
-      () => readMemory(t.ctx, { memoryId: 42 }),
+      async () => await readMemory(t.ctx, { memoryId: 42 }),
       (e: unknown) => e instanceof MemaError && e.code === "not_found",
     );
   } finally {
@@ -52,14 +52,15 @@ Deno.test("batch read reports missing ids per entry and rejects spans of absent 
   try {
     const a = (await rememberMemory(t.ctx, { content: "first fact", subject: "a", workspace: "w" }))
       .memoryId;
-    const entries = readMemories(t.ctx, {
+    const entries = await readMemories(t.ctx, {
       memoryIds: [a, 77],
       spans: { [a]: { start: 0, end: 5 } },
     });
     assert.equal(entries[0].ok && entries[0].result.content, "first");
     assert.equal(entries[1].ok, false);
     assert.throws(
-      () => readMemories(t.ctx, { memoryIds: [a], spans: { "9": { start: 0, end: 1 } } }),
+      async () =>
+        await readMemories(t.ctx, { memoryIds: [a], spans: { "9": { start: 0, end: 1 } } }),
       (e: unknown) => e instanceof MemaError && e.field === "spans.9",
     );
   } finally {

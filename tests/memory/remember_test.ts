@@ -20,7 +20,7 @@ Deno.test("remember stores content verbatim with provenance", async () => {
     });
     assert.equal(result.version, 1);
     assert.equal(result.duplicateReplay, false);
-    const stored = t.store.getMemory(result.memoryId)!;
+    const stored = (await t.store.getMemory(result.memoryId))!;
     assert.equal(stored.content, content);
     assert.equal(stored.contentSha, contentSha(content));
     assert.equal(stored.subject, " deploy day ", "the subject is stored as sent, spaces included");
@@ -85,7 +85,7 @@ Deno.test("user_confirmed memories need authorization and are locked", async () 
       sourceType: "user_confirmed",
       protectionLevel: "normal",
     });
-    assert.equal(t.store.getMemory(memoryId)!.protectionLevel, "locked");
+    assert.equal((await t.store.getMemory(memoryId))!.protectionLevel, "locked");
   } finally {
     t.cleanup();
   }
@@ -175,7 +175,7 @@ Deno.test("a backed-up remember whose follows no longer resolves is replayed wit
       offset: 0,
     });
     assert.deepEqual([report.applied, report.rejected], [1, 0]);
-    const stored = t.store.getMemory(report.items[0].memoryId!);
+    const stored = await t.store.getMemory(report.items[0].memoryId!);
     assert.equal(stored?.content, "Melanie: Lake Tahoe.");
     assert.equal(stored?.follows, null);
   } finally {

@@ -48,10 +48,10 @@ Deno.test("each content mode bumps the version and keeps the old text in history
       newSubject: "deploy policy",
     });
     assert.equal(r.version, 4);
-    const current = t.store.getMemory(memoryId)!;
+    const current = (await t.store.getMemory(memoryId))!;
     assert.equal(current.content, "No deploys at all.");
     assert.equal(current.subject, "deploy policy");
-    const history = t.store.listHistory(memoryId);
+    const history = await t.store.listHistory(memoryId);
     assert.deepEqual(history.map((h) => [h.version, h.content]), [
       [1, "Deploys on Tuesday. Freeze in December."],
       [2, "Deploys on Wednesday. Freeze in December."],
@@ -78,8 +78,8 @@ Deno.test("tags_only changes tags without history or a version bump, but audits"
       edit: { kind: "tags_only", addTags: ["Done"], removeTags: ["TODO"] },
     });
     assert.equal(r.version, 1);
-    assert.deepEqual(t.store.getMemory(memoryId)!.tags, ["release", "done"]);
-    assert.equal(t.store.listHistory(memoryId).length, 0);
+    assert.deepEqual((await t.store.getMemory(memoryId))!.tags, ["release", "done"]);
+    assert.equal((await t.store.listHistory(memoryId)).length, 0);
     const audit = snapshotDatabase(t.dbPath).split("\n")[2];
     assert.match(audit, /update_tags/);
   } finally {

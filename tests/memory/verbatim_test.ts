@@ -47,8 +47,8 @@ Deno.test("remember and update refuse unstorable text and deep metadata for any 
       ],
     ];
     for (const [run, field] of cases) assert.equal(await invalidField(run), field);
-    assert.equal(t.store.getMemory(memoryId)!.version, 1);
-    assert.equal(t.store.getMemory(memoryId + 1), undefined);
+    assert.equal((await t.store.getMemory(memoryId))!.version, 1);
+    assert.equal(await t.store.getMemory(memoryId + 1), undefined);
   } finally {
     t.cleanup();
   }

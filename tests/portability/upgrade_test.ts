@@ -173,7 +173,7 @@ Deno.test("upgrade copies an older mema generation with its history and audit", 
   try {
     Deno.mkdirSync(`${home.dir}/data/mema`, { recursive: true });
     const connection = openConnection(home.dbPath, {});
-    connection.writeBlocking(() => {
+    connection.writeNow(() => {
       for (const migration of MIGRATIONS.filter((m) => m.generation <= 6)) {
         migration.apply(connection);
       }

@@ -44,12 +44,12 @@ Deno.test("find favours the memory dated on the day the query names", async () =
       "Maria: I volunteered at the shelter again.",
       "2023-08-20T15:00:00Z",
     );
-    const page = findMemories(t.ctx, {
+    const page = await findMemories(t.ctx, {
       query: "Where did Maria volunteer on 7 July, 2023?",
       workspace: "w",
     });
     assert.deepEqual(page.items.map((item) => item.memory.id), [onTheDay, later]);
-    const august = findMemories(t.ctx, {
+    const august = await findMemories(t.ctx, {
       query: "Where did Maria volunteer in August?",
       workspace: "w",
     });

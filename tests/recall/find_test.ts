@@ -40,7 +40,7 @@ async function library(): Promise<TestContext> {
 Deno.test("find ranks the memory that holds the query's words first", async () => {
   const t = await library();
   try {
-    const page = findMemories(t.ctx, { query: "when do production deploys run?" });
+    const page = await findMemories(t.ctx, { query: "when do production deploys run?" });
     assert.equal(page.retrievalMode, "query");
     assert.equal(page.items[0].memory.subject, "deploy schedule");
     assert.ok(page.items.every((item) => item.matchedTerms.length > 0));
@@ -53,14 +53,20 @@ Deno.test("find ranks the memory that holds the query's words first", async () =
 Deno.test("find matches CJK text and short tokens", async () => {
   const t = await library();
   try {
-    assert.equal(findMemories(t.ctx, { query: "北京部署" }).items[0]?.memory.subject, "部署时间");
-    assert.equal(findMemories(t.ctx, { query: "部署" }).items[0]?.memory.subject, "部署时间");
     assert.equal(
-      findMemories(t.ctx, { query: "北京的部署时间" }).items[0]?.memory.subject,
+      (await findMemories(t.ctx, { query: "北京部署" })).items[0]?.memory.subject,
       "部署时间",
     );
     assert.equal(
-      findMemories(t.ctx, { query: "Go" }).items[0]?.memory.subject,
+      (await findMemories(t.ctx, { query: "部署" })).items[0]?.memory.subject,
+      "部署时间",
+    );
+    assert.equal(
+      (await findMemories(t.ctx, { query: "北京的部署时间" })).items[0]?.memory.subject,
+      "部署时间",
+    );
+    assert.equal(
+      (await findMemories(t.ctx, { query: "Go" })).items[0]?.memory.subject,
       "editor preferences",
     );
   } finally {
@@ -71,7 +77,7 @@ Deno.test("find matches CJK text and short tokens", async () => {
 Deno.test("an unrelated query returns an honest empty page", async () => {
   const t = await library();
   try {
-    const page = findMemories(t.ctx, { query: "quantum chromodynamics" });
+    const page = await findMemories(t.ctx, { query: "quantum chromodynamics" });
     assert.equal(page.items.length, 0);
     assert.equal(page.hasMore, false);
     assert.equal(page.totalEstimate, 0);
@@ -85,24 +91,34 @@ Deno.test("an unrelated query returns an honest empty page", async () => {
 Deno.test("filters narrow every channel", async () => {
   const t = await library();
   try {
-    const scoped = findMemories(t.ctx, { query: "deploys", workspace: "Search" });
+    const scoped = await findMemories(t.ctx, { query: "deploys", workspace: "Search" });
     assert.deepEqual(scoped.items.map((i) => i.memory.subject), ["search deploys"]);
-    const withDefault = findMemories(t.ctx, { query: "tabs", workspace: "billing" });
+    const withDefault = await findMemories(t.ctx, { query: "tabs", workspace: "billing" });
     assert.equal(withDefault.items[0]?.memory.subject, "editor preferences");
-    const only = findMemories(t.ctx, { query: "tabs", workspace: "billing", workspaceOnly: true });
+    const only = await findMemories(t.ctx, {
+      query: "tabs",
+      workspace: "billing",
+      workspaceOnly: true,
+    });
     assert.equal(only.items.length, 0);
-    const tagged = findMemories(t.ctx, { query: "deploys", tagsFilter: ["deploy", "OPS"] });
+    const tagged = await findMemories(t.ctx, { query: "deploys", tagsFilter: ["deploy", "OPS"] });
     assert.deepEqual(tagged.items.map((i) => i.memory.subject), ["deploy schedule"]);
-    const recent = findMemories(t.ctx, { query: "deploys", afterTime: "2025-03-01" });
+    const recent = await findMemories(t.ctx, { query: "deploys", afterTime: "2025-03-01" });
     assert.deepEqual(recent.items.map((i) => i.memory.subject), ["search deploys"]);
-    const old = findMemories(t.ctx, { query: "deploys", beforeTime: "2025-02-01" });
+    const old = await findMemories(t.ctx, { query: "deploys", beforeTime: "2025-02-01" });
     assert.deepEqual(old.items.map((i) => i.memory.subject), ["deploy schedule"]);
     assert.equal(
-      findMemories(t.ctx, { query: "deploys", sourceType: ["user_confirmed"] }).items.length,
+      (await findMemories(t.ctx, { query: "deploys", sourceType: ["user_confirmed"] })).items
+        .length,
       0,
     );
     assert.throws(
-      () => findMemories(t.ctx, { query: "x", afterTime: "2025-02-01", beforeTime: "2025-01-01" }),
+      async () =>
+        await findMemories(t.ctx, {
+          query: "x",
+          afterTime: "2025-02-01",
+          beforeTime: "2025-01-01",
+        }),
       (e: unknown) => e instanceof MemaError && e.field === "after_time",
     );
   } finally {
@@ -124,7 +140,7 @@ Deno.test("pages are honest: has_more and total_estimate agree with the pages", 
     const seen = new Set<number>();
     let offset = 0;
     for (;;) {
-      const page = findMemories(t.ctx, { query: "release note", limit: 10, offset });
+      const page = await findMemories(t.ctx, { query: "release note", limit: 10, offset });
       assert.equal(page.totalEstimate, 25);
       for (const item of page.items) {
         assert.ok(!seen.has(item.memory.id), "no memory appears on two pages");
@@ -135,11 +151,11 @@ Deno.test("pages are honest: has_more and total_estimate agree with the pages", 
       offset += 10;
     }
     assert.equal(seen.size, 25);
-    const browse = findMemories(t.ctx, { limit: 20 });
+    const browse = await findMemories(t.ctx, { limit: 20 });
     assert.equal(browse.retrievalMode, "browse");
     assert.equal(browse.totalEstimate, 26);
     assert.equal(browse.hasMore, true);
-    assert.equal(findMemories(t.ctx, { limit: 20, offset: 20 }).hasMore, false);
+    assert.equal((await findMemories(t.ctx, { limit: 20, offset: 20 })).hasMore, false);
   } finally {
     t.cleanup();
   }
@@ -148,7 +164,7 @@ Deno.test("pages are honest: has_more and total_estimate agree with the pages", 
 Deno.test("batch_find merges queries and tags results with the queries that found them", async () => {
   const t = await library();
   try {
-    const page = batchFindMemories(t.ctx, {
+    const page = await batchFindMemories(t.ctx, {
       queries: [{ id: "a", query: "deploys" }, { id: "b", query: "production deploys" }, {
         id: "c",
         query: "staging database",
@@ -173,7 +189,7 @@ Deno.test("find falls back to LIKE when the database has no full-text index", as
   const t = await library();
   try {
     (t.store.capabilities as { fts: boolean }).fts = false;
-    const page = findMemories(t.ctx, { query: "staging database" });
+    const page = await findMemories(t.ctx, { query: "staging database" });
     assert.equal(page.items[0].memory.subject, "staging database");
   } finally {
     t.cleanup();

@@ -30,14 +30,14 @@ const QUERY = "How did the kids like the dinosaur museum?";
 Deno.test("a reply that repeats none of the query's words is found through the turn it follows", async () => {
   const unlinked = await conversation(false);
   try {
-    const page = findMemories(unlinked.t.ctx, { query: QUERY, workspace: "family" });
+    const page = await findMemories(unlinked.t.ctx, { query: QUERY, workspace: "family" });
     assert.ok(!page.items.some((item) => item.memory.id === unlinked.ids[1]));
   } finally {
     unlinked.t.cleanup();
   }
   const { t, ids } = await conversation(true);
   try {
-    const page = findMemories(t.ctx, { query: QUERY, workspace: "family" });
+    const page = await findMemories(t.ctx, { query: QUERY, workspace: "family" });
     assert.deepEqual(page.items.slice(0, 2).map((item) => item.memory.id), [ids[0], ids[1]]);
     const reply = page.items[1];
     assert.equal(reply.carriedFrom, ids[0]);
@@ -52,7 +52,7 @@ Deno.test("a reply that repeats none of the query's words is found through the t
 
     // A follower outside the filters stays out.
     await retireMemory(t.ctx, { memoryId: ids[1], reason: "test", authorized: true });
-    const after = findMemories(t.ctx, { query: QUERY, workspace: "family" });
+    const after = await findMemories(t.ctx, { query: QUERY, workspace: "family" });
     assert.ok(!after.items.some((item) => item.memory.id === ids[1]));
   } finally {
     t.cleanup();
@@ -103,7 +103,7 @@ Deno.test("the word index matches whole words, not the same letters inside other
       subject: "hobby",
       workspace: "w",
     })).memoryId;
-    const page = findMemories(t.ctx, { query: "art", workspace: "w" });
+    const page = await findMemories(t.ctx, { query: "art", workspace: "w" });
     assert.deepEqual(page.items.map((item) => item.memory.id), [art], `not ${noise} ("party")`);
     // Inflections meet through the stemmer: "painted" finds "paints".
     const paints = (await rememberMemory(t.ctx, {
@@ -112,7 +112,7 @@ Deno.test("the word index matches whole words, not the same letters inside other
       workspace: "w",
     })).memoryId;
     assert.equal(
-      findMemories(t.ctx, { query: "who painted", workspace: "w" }).items[0]?.memory.id,
+      (await findMemories(t.ctx, { query: "who painted", workspace: "w" })).items[0]?.memory.id,
       paints,
     );
   } finally {

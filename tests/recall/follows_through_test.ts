@@ -32,7 +32,7 @@ Deno.test("an answer two turns after the statement is found when the question be
       );
     }
     const query = "Where did John go on his road trip last year?";
-    const page = findMemories(t.ctx, { query, workspace: "w" });
+    const page = await findMemories(t.ctx, { query, workspace: "w" });
     const rank = (id: number) => page.items.findIndex((item) => item.memory.id === id);
     // The question between is a hit of its own ("go"), and the answer still gets the
     // statement's carry two hops down.
@@ -42,7 +42,7 @@ Deno.test("an answer two turns after the statement is found when the question be
     for (const other of others) assert.ok(rank(ids[2]) < rank(other));
 
     // Stopped at the question (the behaviour before), the answer falls below the others.
-    const stopped = findMemories(t.ctx, {
+    const stopped = await findMemories(t.ctx, {
       query,
       workspace: "w",
       tuning: { followsThroughHits: false },

@@ -103,7 +103,7 @@ Deno.test("hybrid find ranks the same from long-lived processes as from a fresh 
           `step ${step}: "${query}", other process`,
         );
         compared++;
-        vectors = Math.max(vectors, fresh.ctx.store.vectorMirrorSize().vectors);
+        vectors = Math.max(vectors, (await fresh.ctx.store.vectorMirrorSize()).vectors);
         if (expected.some((entry) => !entry.endsWith(":-"))) byMeaning++;
       } finally {
         await fresh.close();

@@ -46,7 +46,9 @@ Deno.test("query words: rare library words weigh more, common ones less, unknown
     for (const content of [...DECOYS, "I practiced the violin before my recital on Sunday."]) {
       await rememberMemory(t.ctx, { content, subject: "notes", workspace: "life" });
     }
-    const words = t.store.read(() => queryWords(t.store, "Weekend violin, or kazoo?"));
+    const words = await t.store.read(async () =>
+      await queryWords(t.store, "Weekend violin, or kazoo?")
+    );
     const weight = new Map(words.map(({ word, weight }) => [word, weight]));
     assert.deepEqual(words.map(({ word }) => word), ["weekend", "violin", "or", "kazoo"]);
     assert.ok(weight.get("violin")! > 1, JSON.stringify(words));

@@ -20,8 +20,8 @@ Deno.test("shared-word neighbours: most rare words first, scope filtered, unrela
     // Out of scope: the best match of all, but in another workspace.
     const elsewhere = await remember("Zephyr cluster with Kafka brokers again.", "lab");
     const unrelated = await remember("Lunch is at noon on Fridays.", "ops");
-    const found = t.store.read(() =>
-      sharedWordCandidates(t.store, "Zephyr cluster Kafka brokers", {
+    const found = await t.store.read(async () =>
+      await sharedWordCandidates(t.store, "Zephyr cluster Kafka brokers", {
         filters: { statuses: ["active"], workspaces: ["ops"] },
         pool: 3,
         maxTerms: 6,

@@ -22,17 +22,20 @@ Deno.test("a misspelt query word finds the memories holding the word it stands f
     const fundraiser = await remember("Maria: The shelter's fundraiser needs more volunteers.");
     await remember("Melanie: The kids loved the museum trip.");
 
-    const typo = findMemories(t.ctx, { query: "When was the pride fesetival?", workspace: "w" });
+    const typo = await findMemories(t.ctx, {
+      query: "When was the pride fesetival?",
+      workspace: "w",
+    });
     assert.equal(typo.items[0]?.memory.id, festival);
     // matched_terms names the memory's own word, not the index token searched.
     assert.ok(typo.items[0].matchedTerms.includes("festival"), typo.items[0].matchedTerms.join());
 
     // The only query word is misspelt: without the stand-in nothing would be found.
-    const alone = findMemories(t.ctx, { query: "funraiser", workspace: "w" });
+    const alone = await findMemories(t.ctx, { query: "funraiser", workspace: "w" });
     assert.deepEqual(alone.items.map((item) => item.memory.id), [fundraiser]);
 
     // Off (the benchmark's ablation), the slip finds nothing.
-    const off = findMemories(t.ctx, {
+    const off = await findMemories(t.ctx, {
       query: "funraiser",
       workspace: "w",
       tuning: { spellingWeight: 0 },
@@ -52,11 +55,14 @@ Deno.test("a short unknown word, or one far from every word, is not read as a sl
       workspace: "w",
     });
     // "trait" is one edit from "train" but a real word: short words are left alone.
-    assert.equal(findMemories(t.ctx, { query: "trait", workspace: "w" }).items.length, 0);
+    assert.equal((await findMemories(t.ctx, { query: "trait", workspace: "w" })).items.length, 0);
     // Seven letters and more, but no library word within reach.
-    assert.equal(findMemories(t.ctx, { query: "xylophonist", workspace: "w" }).items.length, 0);
+    assert.equal(
+      (await findMemories(t.ctx, { query: "xylophonist", workspace: "w" })).items.length,
+      0,
+    );
     // A word the library holds is searched as itself only.
-    const held = findMemories(t.ctx, { query: "studio", workspace: "w" });
+    const held = await findMemories(t.ctx, { query: "studio", workspace: "w" });
     assert.equal(held.items.length, 1);
     assert.deepEqual(held.items[0].matchedTerms, ["studio"]);
   } finally {

@@ -21,11 +21,11 @@ Deno.test("a question in the base form finds what was said in the past form", as
     const chose = await remember("Caroline: I chose that agency because they help LGBTQ folks.");
     await remember("Caroline: The agency called about the home visit.");
 
-    const shoes = findMemories(t.ctx, { query: "What did she buy?", workspace: "w" });
+    const shoes = await findMemories(t.ctx, { query: "What did she buy?", workspace: "w" });
     assert.equal(shoes.items[0]?.memory.id, bought);
     assert.ok(shoes.items[0].matchedTerms.includes("bought"));
 
-    const agency = findMemories(t.ctx, {
+    const agency = await findMemories(t.ctx, {
       query: "Why did Caroline choose the agency?",
       workspace: "w",
     });
@@ -33,7 +33,7 @@ Deno.test("a question in the base form finds what was said in the past form", as
     assert.ok(agency.items[0].matchedTerms.includes("chose"));
 
     // Off (the benchmark's ablation), the past form is not found by the verb.
-    const off = findMemories(t.ctx, {
+    const off = await findMemories(t.ctx, {
       query: "What did she buy?",
       workspace: "w",
       tuning: { verbFormWeight: 0 },

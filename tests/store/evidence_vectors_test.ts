@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { vectorCandidates } from "../../src/recall/vector.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
+import type { EvidenceRowRecord } from "../../src/store/mod.ts";
 
 const SPACE = "test-model:3:000000000000";
 
@@ -14,21 +15,22 @@ async function vectorlessRows(t: TestContext): Promise<void> {
       (await rememberMemory(t.ctx, { content, subject: "axes", workspace: "w" })).memoryId,
     );
   }
-  await t.store.write(() => t.store.recreateVecTable(3));
-  const rows = ids.map((id) => t.store.rowsOfMemory(id));
+  await t.store.write(async () => await t.store.recreateVecTable(3));
+  const rows: EvidenceRowRecord[][] = [];
+  for (const id of ids) rows.push(await t.store.rowsOfMemory(id));
   const directions = [Float32Array.of(0, 1, 0), Float32Array.of(1, 0, 0)];
-  await t.store.write(() =>
-    t.store.writeRowVectors(SPACE, [
+  await t.store.write(async () =>
+    await t.store.writeRowVectors(SPACE, [
       ...rows[0].map((row) => ({ rowId: row.id, vector: directions[0] })),
       ...rows[1].map((row) => ({ rowId: row.id, vector: directions[1] })),
       ...rows[2].map((row) => ({ rowId: row.id, vector: null })),
     ])
   );
-  const counts = t.store.countEvidence(SPACE);
+  const counts = await t.store.countEvidence(SPACE);
   assert.equal(counts.embedded, counts.rows, "rows without a vector count as embedded");
-  assert.deepEqual(t.store.rowsToEmbed(SPACE, 100), [], "and are not embedded again");
+  assert.deepEqual(await t.store.rowsToEmbed(SPACE, 100), [], "and are not embedded again");
   const junk = new Set(rows[2].map((row) => row.id));
-  const nearest = t.store.nearestRows(Float32Array.of(0, 0, 1), 100);
+  const nearest = await t.store.nearestRows(Float32Array.of(0, 0, 1), 100);
   assert.ok(nearest.length > 0);
   assert.ok(nearest.every((n) => !junk.has(n.rowId)), JSON.stringify(nearest));
 }
@@ -48,31 +50,36 @@ async function legacyZeroVectors(t: TestContext): Promise<void> {
     });
     zeros.push(memory.memoryId);
   }
-  await t.store.write(() => t.store.recreateVecTable(3));
-  await t.store.write(() =>
-    t.store.writeRowVectors(SPACE, [
-      ...t.store.rowsOfMemory(real.memoryId).map((row) => ({
+  await t.store.write(async () => await t.store.recreateVecTable(3));
+  const zeroRows: EvidenceRowRecord[][] = [];
+  for (const id of zeros) zeroRows.push(await t.store.rowsOfMemory(id));
+  await t.store.write(async () =>
+    await t.store.writeRowVectors(SPACE, [
+      ...(await t.store.rowsOfMemory(real.memoryId)).map((row) => ({
         rowId: row.id,
         vector: Float32Array.of(0, 1, 0),
       })),
-      ...zeros.flatMap((id) =>
-        t.store.rowsOfMemory(id).map((row) => ({ rowId: row.id, vector: new Float32Array(3) }))
+      ...zeroRows.flatMap((rows) =>
+        rows.map((row) => ({
+          rowId: row.id,
+          vector: new Float32Array(3),
+        }))
       ),
     ])
   );
   const query = Float32Array.of(0.1, 1, 0);
-  const nearest = t.store.nearestRows(query, 1);
+  const nearest = await t.store.nearestRows(query, 1);
   assert.equal(nearest.length, 1);
   assert.ok(Number.isFinite(nearest[0].distance));
   assert.ok(nearest[0].distance < 0.01, JSON.stringify(nearest));
 
-  const hits = vectorCandidates(t.store, query, {
+  const hits = await vectorCandidates(t.store, query, {
     filters: { statuses: ["active"] },
     floor: 0.5,
   });
   assert.deepEqual(hits.map((hit) => hit.memoryId), [real.memoryId]);
   assert.deepEqual(
-    vectorCandidates(t.store, new Float32Array(3), {
+    await vectorCandidates(t.store, new Float32Array(3), {
       filters: { statuses: ["active"] },
       floor: 0,
     }),

@@ -59,7 +59,7 @@ Deno.test("filtering a record in hand gives the SQL filter's answer for every fi
     db.exec(`UPDATE memories SET protection_level = 'locked' WHERE id % 5 = 0`);
     db.exec(`UPDATE memories SET status = 'superseded' WHERE id IN (${ids[3]}, ${ids[9]})`);
     db.exec(`UPDATE memories SET status = 'retired' WHERE id = ${ids[4]}`);
-    const records = t.store.read(() => t.store.getMemories(ids));
+    const records = await t.store.read(async () => await t.store.getMemories(ids));
     assert.equal(records.size, ids.length);
     for (const filters of FILTERS) {
       const { where, values } = filterSql(filters);

@@ -82,8 +82,9 @@ Deno.test("work after a remember sees the committed fact, and its failure fails 
       t.ctx,
       { content: "Backups run at 02:00.", subject: "ops", workspace: "infra" },
       {
-        whileSyncing: (written) => {
-          seen = t.store.read(() => t.store.getMemory(written.memoryId))?.content;
+        whileSyncing: async (written) => {
+          seen = (await t.store.read(async () => await t.store.getMemory(written.memoryId)))
+            ?.content;
         },
       },
     );
@@ -98,7 +99,7 @@ Deno.test("work after a remember sees the committed fact, and its failure fails 
       },
     });
     assert.equal(
-      t.store.read(() => t.store.getMemory(next.memoryId))?.content,
+      (await t.store.read(async () => await t.store.getMemory(next.memoryId)))?.content,
       "Restores are tested monthly.",
     );
     assert.ok(result.memoryId !== next.memoryId);

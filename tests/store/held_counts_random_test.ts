@@ -32,14 +32,14 @@ const WORDS = (
  * asked at each step, so some words are first looked up long after the writes that counted
  * them (a fold, another process's write) and others come from what the cache carried.
  */
-function assertCountsExact(
+async function assertCountsExact(
   store: Store,
   expected: Map<string, number>,
   asked: (token: string) => boolean,
   step: string,
-): void {
+): Promise<void> {
   const tokens = [...expected.keys()].filter(asked);
-  const answered = store.read(() => store.tokenFrequencies(tokens));
+  const answered = await store.read(async () => await store.tokenFrequencies(tokens));
   for (const token of tokens) {
     assert.equal(answered.get(token), expected.get(token), `${step}: "${token}"`);
   }
@@ -60,13 +60,13 @@ async function assertSameRanking(
     skipVec: true,
   });
   try {
-    const ranking = (on: ServiceContext) =>
-      findMemories(on, { query, limit: 20 }).items.map((item) =>
+    const ranking = async (on: ServiceContext) =>
+      (await findMemories(on, { query, limit: 20 })).items.map((item) =>
         `${item.memory.id}:${item.score.toFixed(9)}`
       );
-    const expected = ranking({ ...ctx, store: fresh });
-    assert.deepEqual(ranking(ctx), expected, `${step}: "${query}"`);
-    assert.deepEqual(ranking(otherCtx), expected, `${step}: "${query}", other process`);
+    const expected = await ranking({ ...ctx, store: fresh });
+    assert.deepEqual(await ranking(ctx), expected, `${step}: "${query}"`);
+    assert.deepEqual(await ranking(otherCtx), expected, `${step}: "${query}", other process`);
     return expected.length;
   } finally {
     fresh.close();
@@ -157,9 +157,9 @@ async function runSequence(
         skipped += report.skipped.length;
       } else {
         label = "rolled back";
-        await assert.rejects(() =>
-          t.store.write(() => {
-            rememberInTransaction(t.ctx, {
+        await assert.rejects(async () =>
+          await t.store.write(async () => {
+            await rememberInTransaction(t.ctx, {
               subject: "notes",
               content: `${text()} gone ${step}`,
               workspace: "village",
@@ -174,8 +174,8 @@ async function runSequence(
       const expected = indexCounts(t.dbPath);
       const share = step % 25 === 0 ? 1 : 0.3;
       const name = `seed ${seed} step ${step} (${label})`;
-      assertCountsExact(t.store, expected, () => random() < share, name);
-      assertCountsExact(other, expected, () => random() < share, `${name}, other process`);
+      await assertCountsExact(t.store, expected, () => random() < share, name);
+      await assertCountsExact(other, expected, () => random() < share, `${name}, other process`);
       if (step % 10 === 0) {
         rankings++;
         if (await assertSameRanking(t.ctx, otherCtx, text(), name) > 0) found++;

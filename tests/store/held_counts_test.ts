@@ -54,15 +54,18 @@ function waiting(dbPath: string): { rows: number; folded: Set<string> } {
 }
 
 /** Every token's count as `store` answers it equals the index's own count. */
-function assertCountsExact(store: Store, dbPath: string, step: string): void {
+async function assertCountsExact(store: Store, dbPath: string, step: string): Promise<void> {
   const expected = indexCounts(dbPath);
   const tokens = [...expected.keys()];
-  const answered = store.read(() => store.tokenFrequencies(tokens));
+  const answered = await store.read(async () => await store.tokenFrequencies(tokens));
   for (const token of tokens) {
     assert.equal(answered.get(token), expected.get(token), `${step}: "${token}"`);
   }
   // A token no memory holds is 0, not absent.
-  assert.equal(store.read(() => store.tokenFrequencies(["unheardof"])).get("unheardof"), 0);
+  assert.equal(
+    (await store.read(async () => await store.tokenFrequencies(["unheardof"]))).get("unheardof"),
+    0,
+  );
 }
 
 async function remember(t: TestContext, content: string): Promise<number> {
@@ -80,15 +83,17 @@ Deno.test("a new memory's word counts wait beside the vocabulary, count at once,
     const [rare] = indexTokens("zanzibarian");
     const ids: number[] = [];
     for (let n = 0; n < PENDING_FOLD_AT - 2; n++) ids.push(await remember(t, sentence(n)));
-    assertCountsExact(t.store, t.dbPath, "before the rare word");
+    await assertCountsExact(t.store, t.dbPath, "before the rare word");
     // The cache holds this stamp's waiting counts now; the next remember carries them.
     const rareId = await remember(t, "Tea with the zanzibarian merchant by the harbour");
     const held = waiting(t.dbPath);
     assert.equal(held.rows, PENDING_FOLD_AT - 1, "no count folded in yet");
     assert.equal(held.folded.has(rare), false, "the rare word is only in the waiting rows");
-    assertCountsExact(t.store, t.dbPath, "counted while waiting");
+    await assertCountsExact(t.store, t.dbPath, "counted while waiting");
     // A misspelt query word finds the library's words among the waiting ones too.
-    const near = t.store.read(() => t.store.vocabularyByPrefix("za", { min: 8, max: 14 }, 5000));
+    const near = await t.store.read(async () =>
+      await t.store.vocabularyByPrefix("za", { min: 8, max: 14 }, 5000)
+    );
     assert.equal(near.get(rare), 1);
 
     // A waiting memory's new content, and a purged one: their waiting rows follow them.
@@ -97,9 +102,9 @@ Deno.test("a new memory's word counts wait beside the vocabulary, count at once,
       edit: { kind: "new_content", content: "The quarry lantern glows copper" },
       reason: "reworded",
     });
-    assertCountsExact(t.store, t.dbPath, "after an update of a waiting memory");
+    await assertCountsExact(t.store, t.dbPath, "after an update of a waiting memory");
     await purgeMemories(t.ctx, { memoryId: ids[5], reason: "test purge", authorized: true });
-    assertCountsExact(t.store, t.dbPath, "after a purge of a waiting memory");
+    await assertCountsExact(t.store, t.dbPath, "after a purge of a waiting memory");
     const before = waiting(t.dbPath).rows;
     assert.equal(before, PENDING_FOLD_AT - 2, "the purged memory's waiting row left with it");
 
@@ -110,7 +115,7 @@ Deno.test("a new memory's word counts wait beside the vocabulary, count at once,
     const after = waiting(t.dbPath);
     assert.equal(after.rows, 0, "folded at the bound");
     assert.equal(after.folded.has(rare), true);
-    assertCountsExact(t.store, t.dbPath, "after the fold");
+    await assertCountsExact(t.store, t.dbPath, "after the fold");
 
     // A folded memory changed or purged takes its counts out of the table.
     await updateMemory(t.ctx, {
@@ -118,10 +123,13 @@ Deno.test("a new memory's word counts wait beside the vocabulary, count at once,
       edit: { kind: "new_content", content: "Tea with the merchant by the harbour" },
       reason: "fewer words",
     });
-    assertCountsExact(t.store, t.dbPath, "after an update of a folded memory");
-    assert.equal(t.store.read(() => t.store.tokenFrequencies([rare])).get(rare), 0);
+    await assertCountsExact(t.store, t.dbPath, "after an update of a folded memory");
+    assert.equal(
+      (await t.store.read(async () => await t.store.tokenFrequencies([rare]))).get(rare),
+      0,
+    );
     await purgeMemories(t.ctx, { memoryId: ids[7], reason: "test purge", authorized: true });
-    assertCountsExact(t.store, t.dbPath, "after a purge of a folded memory");
+    await assertCountsExact(t.store, t.dbPath, "after a purge of a folded memory");
 
     // Another process reading the same file gets the same counts, waiting ones included.
     await remember(t, "A violin case on the ferry");
@@ -129,7 +137,7 @@ Deno.test("a new memory's word counts wait beside the vocabulary, count at once,
     try {
       // The new memory, and the updated one: a changed memory's new counts wait too.
       assert.equal(waiting(t.dbPath).rows, 2);
-      assertCountsExact(other, t.dbPath, "another process");
+      await assertCountsExact(other, t.dbPath, "another process");
     } finally {
       other.close();
     }
@@ -142,10 +150,10 @@ Deno.test("a write rolled back leaves no waiting count behind", async () => {
   const t = await openTestContext({ skipVec: true });
   try {
     await remember(t, "The ferry leaves the harbour at nine");
-    assertCountsExact(t.store, t.dbPath, "warm");
-    await assert.rejects(() =>
-      t.store.write(() => {
-        rememberInTransaction(t.ctx, {
+    await assertCountsExact(t.store, t.dbPath, "warm");
+    await assert.rejects(async () =>
+      await t.store.write(async () => {
+        await rememberInTransaction(t.ctx, {
           subject: "notes",
           content: "A zanzibarian lantern",
           workspace: "village",
@@ -154,9 +162,12 @@ Deno.test("a write rolled back leaves no waiting count behind", async () => {
       })
     );
     assert.equal(waiting(t.dbPath).rows, 1);
-    assertCountsExact(t.store, t.dbPath, "after the rollback");
+    await assertCountsExact(t.store, t.dbPath, "after the rollback");
     const [rare] = indexTokens("zanzibarian");
-    assert.equal(t.store.read(() => t.store.tokenFrequencies([rare])).get(rare), 0);
+    assert.equal(
+      (await t.store.read(async () => await t.store.tokenFrequencies([rare]))).get(rare),
+      0,
+    );
   } finally {
     t.cleanup();
   }

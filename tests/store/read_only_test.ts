@@ -46,7 +46,7 @@ Deno.test({
       const store = await openStore(dbPath, { cacheDir: `${dir}/cache`, skipVec: true });
       try {
         assert.match(store.capabilities.readOnly ?? "", /Read-only file system/);
-        const [entry] = readMemories(contextOf(store), { memoryIds: [memoryId] });
+        const [entry] = await readMemories(contextOf(store), { memoryIds: [memoryId] });
         assert.ok(entry.ok);
         assert.equal(entry.result.content, "Backups run nightly at two.");
         const write = rememberMemory(contextOf(store), {

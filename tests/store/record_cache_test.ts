@@ -9,8 +9,8 @@ import type { MemoryRecord } from "../../src/store/types.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 /** What `find` shows of the one memory holding `word`. */
-function found(t: Awaited<ReturnType<typeof openTestContext>>, word: string) {
-  return findMemories(t.ctx, { query: word, status: "any" }).items.map((item) => ({
+async function found(t: Awaited<ReturnType<typeof openTestContext>>, word: string) {
+  return (await findMemories(t.ctx, { query: word, status: "any" })).items.map((item) => ({
     id: item.memory.id,
     content: item.memory.content,
     status: item.memory.status,
@@ -26,42 +26,47 @@ Deno.test("records read again after a write show the write: update, another conn
       workspace: "travel",
     });
     // Read twice: the second read is served from the cache.
-    assert.deepEqual(found(t, "ferry"), [{
+    assert.deepEqual(await found(t, "ferry"), [{
       id: memoryId,
       content: "The harbour ferry leaves at nine",
       status: "active",
     }]);
-    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at nine");
+    assert.equal((await found(t, "ferry"))[0].content, "The harbour ferry leaves at nine");
 
     // This process's own update.
     await updateMemory(t.ctx, {
       memoryId,
       edit: { kind: "new_content", content: "The harbour ferry leaves at ten" },
     });
-    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at ten");
+    assert.equal((await found(t, "ferry"))[0].content, "The harbour ferry leaves at ten");
 
     // Another connection (another process, in life) changes the row behind the store's back.
     const other = new DatabaseSync(t.dbPath);
     other.exec(`UPDATE memories SET status = 'retired' WHERE id = ${memoryId}`);
     other.close();
-    assert.equal(found(t, "ferry")[0].status, "retired");
+    assert.equal((await found(t, "ferry"))[0].status, "retired");
     assert.equal(
-      t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!.status),
+      await t.store.read(async () => (await t.store.getMemories([memoryId])).get(memoryId)!.status),
       "retired",
     );
 
     // A write transaction that fails rolls back: what it read inside is not kept.
-    await assert.rejects(t.store.write(() => {
-      t.store.changeMemory(memoryId, {
-        content: "uncommitted text",
-        updatedAt: new Date().toISOString(),
-      });
-      assert.equal(t.store.getMemories([memoryId]).get(memoryId)!.content, "uncommitted text");
-      throw new Error("abort the transaction");
-    }));
-    assert.equal(found(t, "ferry")[0].content, "The harbour ferry leaves at ten");
+    await assert.rejects(
+      await t.store.write(async () => {
+        await t.store.changeMemory(memoryId, {
+          content: "uncommitted text",
+          updatedAt: new Date().toISOString(),
+        });
+        assert.equal(
+          (await t.store.getMemories([memoryId])).get(memoryId)!.content,
+          "uncommitted text",
+        );
+        throw new Error("abort the transaction");
+      }),
+    );
+    assert.equal((await found(t, "ferry"))[0].content, "The harbour ferry leaves at ten");
     assert.equal(
-      t.store.getMemories([memoryId]).get(memoryId)!.content,
+      (await t.store.getMemories([memoryId])).get(memoryId)!.content,
       "The harbour ferry leaves at ten",
     );
   } finally {
@@ -79,11 +84,15 @@ Deno.test("records the store hands out cannot be changed by a caller", async () 
       tags: ["studio"],
       metadata: { room: { floor: 2 } },
     });
-    const record = t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
+    const record = await t.store.read(async () =>
+      (await t.store.getMemories([memoryId])).get(memoryId)!
+    );
     assert.throws(() => (record as { content: string }).content = "changed", TypeError);
     assert.throws(() => (record.tags as string[]).push("extra"), TypeError);
     assert.throws(() => ((record.metadata.room as { floor: number }).floor = 3), TypeError);
-    const again = t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
+    const again = await t.store.read(async () =>
+      (await t.store.getMemories([memoryId])).get(memoryId)!
+    );
     assert.deepEqual(
       [again.content, again.tags, again.metadata],
       ["The kiln fires at 1200 degrees", ["studio"], { room: { floor: 2 } }],
@@ -147,7 +156,7 @@ Deno.test("a notice added after a response found none rides on the next one, fro
     assert.deepEqual(await takeNotices(t.ctx), []); // answered without reading notices
 
     // This process's own write.
-    await t.store.write(() => t.store.conflicts.insertNotice(notice("own")));
+    await t.store.write(async () => await t.store.conflicts.insertNotice(notice("own")));
     assert.deepEqual((await takeNotices(t.ctx)).map((n) => n.new), [1]);
     assert.deepEqual(await takeNotices(t.ctx), []);
 

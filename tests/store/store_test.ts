@@ -81,15 +81,18 @@ Deno.test("the full-text index follows inserts and updates in the same transacti
       subject: "s",
       workspace: "w",
     });
-    assert.deepEqual(t.store.termHits('"zebra"', { statuses: ["active"] }, 5).map((h) => h.id), [
-      memoryId,
-    ]);
+    assert.deepEqual(
+      (await t.store.termHits(["zebra"], { statuses: ["active"] }, 5)).map((h) => h.id),
+      [
+        memoryId,
+      ],
+    );
     await updateMemory(t.ctx, {
       memoryId,
       edit: { kind: "new_content", content: "giraffe crossing" },
     });
-    assert.equal(t.store.termHits('"zebra"', { statuses: ["active"] }, 5).length, 0);
-    assert.equal(t.store.termHits('"giraff"', { statuses: ["active"] }, 5).length, 1);
+    assert.equal((await t.store.termHits(["zebra"], { statuses: ["active"] }, 5)).length, 0);
+    assert.equal((await t.store.termHits(["giraff"], { statuses: ["active"] }, 5)).length, 1);
   } finally {
     t.cleanup();
   }
@@ -111,8 +114,8 @@ Deno.test("an out-of-step full-text index is rebuilt at open", async () => {
     db.exec("INSERT INTO memories_terms(memories_terms) VALUES ('delete-all')");
     db.close();
     const reopened = await openStore(path, { cacheDir: `${dir}/cache` });
-    assert.equal(reopened.termHits('"walru"', { statuses: ["active"] }, 5).length, 1);
-    assert.equal(reopened.termHits('"fact"', { statuses: ["active"] }, 5).length, 1);
+    assert.equal((await reopened.termHits(["walru"], { statuses: ["active"] }, 5)).length, 1);
+    assert.equal((await reopened.termHits(["fact"], { statuses: ["active"] }, 5)).length, 1);
     reopened.close();
   } finally {
     Deno.removeSync(dir, { recursive: true });
@@ -144,7 +147,9 @@ Deno.test("a write retries while another process holds the write lock", async ()
     // write succeeds only because the transaction is retried with backoff.
     const waiter = openConnection(path, { busyTimeoutMs: 50 });
     const started = performance.now();
-    await waiter.write(() => waiter.db.exec("INSERT INTO meta(key, value) VALUES ('waiter', '1')"));
+    await waiter.write(() =>
+      Promise.resolve(waiter.db.exec("INSERT INTO meta(key, value) VALUES ('waiter', '1')"))
+    );
     const waited = performance.now() - started;
     reader.releaseLock();
     await holder.stdout.cancel();
@@ -164,7 +169,7 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
   try {
     // Build the file exactly as generation 4 left it, with one stored memory.
     const connection = openConnection(path, {});
-    connection.writeBlocking(() => {
+    connection.writeNow(() => {
       for (const migration of MIGRATIONS.filter((m) => m.generation <= 4)) {
         migration.apply(connection);
       }
@@ -183,15 +188,18 @@ Deno.test("a generation-4 database is upgraded in place: sequences and the word 
     try {
       assert.deepEqual(store.schema.migrated, [5, 6, 7, 8, 9, 10, 11, 12]);
       assert.equal(store.schema.generation, SCHEMA_GENERATION);
-      const old = store.getMemory(1);
+      const old = await store.getMemory(1);
       assert.equal(old?.follows, null);
       // The word index was filled from the rows already there ("paints" is indexed as "paint").
-      assert.deepEqual(store.termHits('"paint"', { statuses: ["active"] }, 5).map((h) => h.id), [
-        1,
-      ]);
+      assert.deepEqual(
+        (await store.termHits(["paint"], { statuses: ["active"] }, 5)).map((h) => h.id),
+        [
+          1,
+        ],
+      );
       // The workspace registry knows the workspace the stored memory uses, and the default pool.
       assert.deepEqual(
-        store.listWorkspaces().map((w) => [w.canonical, w.state, w.reviewed]),
+        (await store.listWorkspaces()).map((w) => [w.canonical, w.state, w.reviewed]),
         [["default", "active", true], ["w", "active", true]],
       );
     } finally {
@@ -218,15 +226,15 @@ Deno.test("background writes skip the disk sync; every other write still syncs (
       assert.equal(level(), FULL);
       const during = await connection.write(() => {
         connection.db.exec("INSERT INTO t VALUES (1)");
-        return level();
+        return Promise.resolve(level());
       }, { durable: false });
       assert.equal(during, NORMAL);
       assert.equal(level(), FULL, "the next acknowledged write syncs again");
-      assert.equal(await connection.write(() => level()), FULL);
+      assert.equal(await connection.write(() => Promise.resolve(level())), FULL);
       // A failed background write leaves the level restored too.
-      await assert.rejects(connection.write(() => {
-        throw new Error("boom");
-      }, { durable: false }));
+      await assert.rejects(connection.write(() => Promise.reject(new Error("boom")), {
+        durable: false,
+      }));
       assert.equal(level(), FULL);
       const rows = connection.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number };
       assert.equal(Number(rows.n), 1);

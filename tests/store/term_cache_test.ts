@@ -22,8 +22,8 @@ async function openKilnContext(): Promise<{ t: TestContext; memoryId: number }> 
 }
 
 /** The contents `find` returns for `query`, in ranked order. */
-function contents(ctx: ServiceContext, query: string): string[] {
-  return findMemories(ctx, { query }).items.map((item) => item.memory.content);
+async function contents(ctx: ServiceContext, query: string): Promise<string[]> {
+  return (await findMemories(ctx, { query })).items.map((item) => item.memory.content);
 }
 
 Deno.test("find after a write sees it, though the same words were searched just before", async () => {
@@ -35,9 +35,12 @@ Deno.test("find after a write sees it, though the same words were searched just 
       workspace: "travel",
     });
     // Asked twice: the second answer comes from the word-index answers kept meanwhile.
-    assert.deepEqual(contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
-    assert.deepEqual(contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
-    assert.equal(t.store.read(() => t.store.tokenFrequencies(["harbour"]).get("harbour")), 1);
+    assert.deepEqual(await contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
+    assert.deepEqual(await contents(t.ctx, "harbour ferry"), ["The harbour ferry leaves at nine"]);
+    assert.equal(
+      await t.store.read(async () => (await t.store.tokenFrequencies(["harbour"])).get("harbour")),
+      1,
+    );
 
     // This process writes a second memory holding the same words.
     await rememberMemory(t.ctx, {
@@ -45,8 +48,11 @@ Deno.test("find after a write sees it, though the same words were searched just 
       content: "The harbour ferry is cancelled on Sundays",
       workspace: "travel",
     });
-    assert.equal(contents(t.ctx, "harbour ferry").length, 2);
-    assert.equal(t.store.read(() => t.store.tokenFrequencies(["harbour"]).get("harbour")), 2);
+    assert.equal((await contents(t.ctx, "harbour ferry")).length, 2);
+    assert.equal(
+      await t.store.read(async () => (await t.store.tokenFrequencies(["harbour"])).get("harbour")),
+      2,
+    );
 
     // Another process (its own connection) writes a third, and retires the first.
     const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache`, skipVec: true });
@@ -57,7 +63,7 @@ Deno.test("find after a write sees it, though the same words were searched just 
         content: "A harbour ferry ticket costs four euros",
         workspace: "travel",
       });
-      const first = findMemories(otherCtx, { query: "nine" }).items[0].memory.id;
+      const first = (await findMemories(otherCtx, { query: "nine" })).items[0].memory.id;
       await retireMemory(otherCtx, {
         memoryId: first,
         reason: "timetable changed",
@@ -66,28 +72,32 @@ Deno.test("find after a write sees it, though the same words were searched just 
     } finally {
       other.close();
     }
-    assert.deepEqual(contents(t.ctx, "harbour ferry").sort(), [
+    assert.deepEqual((await contents(t.ctx, "harbour ferry")).sort(), [
       "A harbour ferry ticket costs four euros",
       "The harbour ferry is cancelled on Sundays",
     ]);
-    assert.equal(t.store.read(() => t.store.indexedMemories()), 3);
-    assert.deepEqual(contents(t.ctx, "ticket"), ["A harbour ferry ticket costs four euros"]);
+    assert.equal(await t.store.read(async () => await t.store.indexedMemories()), 3);
+    assert.deepEqual(await contents(t.ctx, "ticket"), ["A harbour ferry ticket costs four euros"]);
 
     // A write that rolls back leaves no trace in what later reads are told.
-    const second = findMemories(t.ctx, { query: "sundays" }).items[0].memory.id;
-    await assert.rejects(t.store.write(() => {
-      t.store.changeMemory(second, {
-        content: "uncommitted harbour note",
-        updatedAt: new Date().toISOString(),
-      });
-      assert.equal(t.store.tokenFrequencies(["uncommitted"]).get("uncommitted"), 1);
-      throw new Error("abort the transaction");
-    }));
+    const second = (await findMemories(t.ctx, { query: "sundays" })).items[0].memory.id;
+    await assert.rejects(
+      await t.store.write(async () => {
+        await t.store.changeMemory(second, {
+          content: "uncommitted harbour note",
+          updatedAt: new Date().toISOString(),
+        });
+        assert.equal((await t.store.tokenFrequencies(["uncommitted"])).get("uncommitted"), 1);
+        throw new Error("abort the transaction");
+      }),
+    );
     assert.equal(
-      t.store.read(() => t.store.tokenFrequencies(["uncommitted"]).get("uncommitted")),
+      await t.store.read(async () =>
+        (await t.store.tokenFrequencies(["uncommitted"])).get("uncommitted")
+      ),
       0,
     );
-    assert.deepEqual(contents(t.ctx, "uncommitted"), []);
+    assert.deepEqual(await contents(t.ctx, "uncommitted"), []);
   } finally {
     t.cleanup();
   }
@@ -142,7 +152,7 @@ Deno.test("the term cache keeps its postings within its bound and starts over on
   assert.deepEqual(asked.at(-1), ["abc"]);
 });
 
-Deno.test("a read's change stamp holds for its snapshot and moves with a write inside it or a commit after it", () => {
+Deno.test("a read's change stamp holds for its snapshot and moves with a write inside it or a commit after it", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "mema-stamp-" });
   try {
     const path = `${dir}/stamp.sqlite3`;
@@ -154,21 +164,24 @@ Deno.test("a read's change stamp holds for its snapshot and moves with a write i
         (connection.db.prepare("SELECT count(*) AS n FROM notes").get() as {
           n: number;
         }).n;
-      connection.read(() => {
+      await connection.read(() => {
         const stamp = connection.changeStamp();
         assert.notEqual(stamp, undefined);
         // Another connection commits: this snapshot does not see it, nor does its stamp move.
         other.db.exec("INSERT INTO notes VALUES ('from elsewhere')");
         assert.equal(count(), 0);
         assert.equal(connection.changeStamp(), stamp);
+        return Promise.resolve();
       });
       let before: string | undefined;
-      connection.read(() => {
+      await connection.read(async () => {
         before = connection.changeStamp();
         assert.equal(count(), 1);
         // A write inside the read (it runs at once, in the open transaction) changes rows: the
         // stamp moves with it.
-        void connection.write(() => connection.db.exec("INSERT INTO notes VALUES ('nested')"));
+        await connection.write(() =>
+          Promise.resolve(connection.db.exec("INSERT INTO notes VALUES ('nested')"))
+        );
         assert.equal(count(), 2);
         assert.notEqual(connection.changeStamp(), before);
       });
@@ -185,12 +198,13 @@ Deno.test("a read's change stamp holds for its snapshot and moves with a write i
 Deno.test("records and word-index answers outlive commits that change no memory, not ones that do", async () => {
   const { t, memoryId } = await openKilnContext();
   try {
-    const record = () => t.store.read(() => t.store.getMemories([memoryId]).get(memoryId)!);
-    const first = record();
-    assert.deepEqual(contents(t.ctx, "kiln"), ["The kiln fires at 1200 degrees"]);
+    const record = async () =>
+      await t.store.read(async () => (await t.store.getMemories([memoryId])).get(memoryId)!);
+    const first = await record();
+    assert.deepEqual(await contents(t.ctx, "kiln"), ["The kiln fires at 1200 degrees"]);
     // A commit that touches no memory (a setting; background jobs write their own tables).
-    await t.store.write(() => t.store.setMeta("unrelated_note", "x"));
-    assert.equal(record(), first, "the cached record object is handed out again");
+    await t.store.write(async () => await t.store.setMeta("unrelated_note", "x"));
+    assert.equal(await record(), first, "the cached record object is handed out again");
 
     // Another connection changes the memory: the record is read again.
     const other = new DatabaseSync(t.dbPath);
@@ -198,8 +212,8 @@ Deno.test("records and word-index answers outlive commits that change no memory,
       `UPDATE memories SET content = 'The kiln fires at 1250 degrees' WHERE id = ${memoryId}`,
     );
     other.close();
-    assert.notEqual(record(), first);
-    assert.equal(record().content, "The kiln fires at 1250 degrees");
+    assert.notEqual(await record(), first);
+    assert.equal((await record()).content, "The kiln fires at 1250 degrees");
 
     // A new memory holding the word, then its removal by another connection: find follows both.
     await rememberMemory(t.ctx, {
@@ -207,29 +221,29 @@ Deno.test("records and word-index answers outlive commits that change no memory,
       content: "A kiln wash glaze",
       workspace: "pottery",
     });
-    assert.equal(contents(t.ctx, "kiln").length, 2);
+    assert.equal((await contents(t.ctx, "kiln")).length, 2);
     const cleanup = new DatabaseSync(t.dbPath);
     cleanup.exec("UPDATE memories SET status = 'retired' WHERE subject = 'glaze'");
     cleanup.close();
-    assert.deepEqual(contents(t.ctx, "kiln"), ["The kiln fires at 1250 degrees"]);
+    assert.deepEqual(await contents(t.ctx, "kiln"), ["The kiln fires at 1250 degrees"]);
   } finally {
     t.cleanup();
   }
 });
 
-Deno.test("without the change count (an older database), the memories stamp is the connection's stamp", () => {
+Deno.test("without the change count (an older database), the memories stamp is the connection's stamp", async () => {
   const dir = Deno.makeTempDirSync({ prefix: "mema-stamp-" });
   try {
     const connection = openConnection(`${dir}/old.sqlite3`, {});
     try {
       connection.db.exec("CREATE TABLE memories (id INTEGER PRIMARY KEY)");
-      connection.read(() => {
-        assert.equal(connection.memoriesStamp(), connection.changeStamp());
-      });
+      await connection.read(() =>
+        Promise.resolve(assert.equal(connection.memoriesStamp(), connection.changeStamp()))
+      );
       connection.db.exec("INSERT INTO memories VALUES (1)");
-      connection.read(() => {
-        assert.equal(connection.memoriesStamp(), connection.changeStamp());
-      });
+      await connection.read(() =>
+        Promise.resolve(assert.equal(connection.memoriesStamp(), connection.changeStamp()))
+      );
     } finally {
       connection.close();
     }
@@ -294,19 +308,22 @@ Deno.test("a remember carries this process's caches forward, exactly as a fresh 
   const oracle = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache`, skipVec: true });
   const oracleCtx: ServiceContext = { ...t.ctx, store: oracle };
   const words = ["kiln", "glaze", "clay", "wheel", "studio", "pottery"];
-  const ids = (ctx: ServiceContext, query: string) =>
-    findMemories(ctx, { query, limit: 50 }).items.map((item) => item.memory.id).sort((a, b) =>
-      a - b
-    );
-  const check = (step: string) => {
-    const mine = t.store.read(() => t.store.tokenFrequencies(words));
-    const theirs = oracle.read(() => oracle.tokenFrequencies(words));
+  const ids = async (ctx: ServiceContext, query: string) =>
+    (await findMemories(ctx, { query, limit: 50 })).items.map((item) => item.memory.id).sort((
+      a,
+      b,
+    ) => a - b);
+  const check = async (step: string) => {
+    const mine = await t.store.read(async () => await t.store.tokenFrequencies(words));
+    const theirs = await oracle.read(async () => await oracle.tokenFrequencies(words));
     assert.deepEqual(mine, theirs, `document counts after ${step}`);
     assert.equal(
-      t.store.read(() => t.store.indexedMemories()),
-      oracle.read(() => oracle.indexedMemories()),
+      await t.store.read(async () => await t.store.indexedMemories()),
+      await oracle.read(async () => await oracle.indexedMemories()),
     );
-    for (const word of words) assert.deepEqual(ids(t.ctx, word), ids(oracleCtx, word), step);
+    for (const word of words) {
+      assert.deepEqual(await ids(t.ctx, word), await ids(oracleCtx, word), step);
+    }
   };
   try {
     const first = await rememberMemory(t.ctx, {
@@ -314,10 +331,12 @@ Deno.test("a remember carries this process's caches forward, exactly as a fresh 
       content: "The kiln in the studio fires clay at night",
       workspace: "pottery",
     });
-    check("the first remember");
-    const record = () =>
-      t.store.read(() => t.store.getMemories([first.memoryId]).get(first.memoryId));
-    const cached = record();
+    await check("the first remember");
+    const record = async () =>
+      await t.store.read(async () =>
+        (await t.store.getMemories([first.memoryId])).get(first.memoryId)
+      );
+    const cached = await record();
     // Seeded so a failure replays: remembers sharing the words, with a retire now and then.
     let seed = 11;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -329,13 +348,17 @@ Deno.test("a remember carries this process's caches forward, exactly as a fresh 
         workspace: "pottery",
       });
       if (step === 5) {
-        assert.equal(record(), cached, "a record read before the remembers is handed out again");
+        assert.equal(
+          await record(),
+          cached,
+          "a record read before the remembers is handed out again",
+        );
       }
       if (step % 7 === 6) {
-        const victim = ids(t.ctx, "course")[0];
+        const victim = (await ids(t.ctx, "course"))[0];
         await retireMemory(t.ctx, { memoryId: victim, reason: "superseded", authorized: true });
       }
-      check(`step ${step}`);
+      await check(`step ${step}`);
     }
   } finally {
     oracle.close();
@@ -346,7 +369,7 @@ Deno.test("a remember carries this process's caches forward, exactly as a fresh 
 Deno.test("a write that also changes another memory, or undoes a unit, leaves no stale answer", async () => {
   const { t, memoryId } = await openKilnContext();
   try {
-    const record = t.store.read(() => t.store.getMemory(memoryId))!;
+    const record = (await t.store.read(async () => await t.store.getMemory(memoryId)))!;
     const fields = (content: string) => {
       const now = new Date().toISOString();
       return {
@@ -362,58 +385,64 @@ Deno.test("a write that also changes another memory, or undoes a unit, leaves no
       };
     };
     // Warm the answers for every word the transactions below touch.
-    for (const query of ["kiln", "celadon", "shino"]) contents(t.ctx, query);
-    await t.store.write(() => {
-      t.store.insertMemory(fields("A celadon glaze"));
-      t.store.changeMemory(memoryId, {
+    for (const query of ["kiln", "celadon", "shino"]) await contents(t.ctx, query);
+    await t.store.write(async () => {
+      await t.store.insertMemory(fields("A celadon glaze"));
+      await t.store.changeMemory(memoryId, {
         content: "The shino kiln fires at 1250 degrees",
         updatedAt: new Date().toISOString(),
       });
     });
-    assert.deepEqual(contents(t.ctx, "shino"), ["The shino kiln fires at 1250 degrees"]);
-    assert.deepEqual(contents(t.ctx, "celadon"), ["A celadon glaze"]);
-    assert.equal(t.store.read(() => t.store.getMemory(memoryId))!.content.includes("shino"), true);
+    assert.deepEqual(await contents(t.ctx, "shino"), ["The shino kiln fires at 1250 degrees"]);
+    assert.deepEqual(await contents(t.ctx, "celadon"), ["A celadon glaze"]);
     assert.equal(
-      t.store.read(() => t.store.getMemories([memoryId]).get(memoryId))!.content,
+      (await t.store.read(async () => await t.store.getMemory(memoryId)))!.content.includes(
+        "shino",
+      ),
+      true,
+    );
+    assert.equal(
+      (await t.store.read(async () => (await t.store.getMemories([memoryId])).get(memoryId)))!
+        .content,
       "The shino kiln fires at 1250 degrees",
     );
 
     // A unit rolled back to its savepoint: its memory is not counted, the one kept is.
-    for (const query of ["tenmoku", "ash"]) contents(t.ctx, query);
-    await t.store.write(() => {
-      t.store.insertMemory(fields("An ash glaze"));
-      assert.throws(() =>
-        t.store.withinUnit(() => {
-          t.store.insertMemory(fields("A tenmoku glaze"));
+    for (const query of ["tenmoku", "ash"]) await contents(t.ctx, query);
+    await t.store.write(async () => {
+      await t.store.insertMemory(fields("An ash glaze"));
+      assert.throws(async () =>
+        await t.store.withinUnit(async () => {
+          await t.store.insertMemory(fields("A tenmoku glaze"));
           throw new Error("this unit is refused");
         })
       );
     });
-    assert.deepEqual(contents(t.ctx, "tenmoku"), []);
-    assert.deepEqual(contents(t.ctx, "ash"), ["An ash glaze"]);
+    assert.deepEqual(await contents(t.ctx, "tenmoku"), []);
+    assert.deepEqual(await contents(t.ctx, "ash"), ["An ash glaze"]);
     assert.deepEqual(
-      t.store.read(() => t.store.tokenFrequencies(["tenmoku", "ash"])),
+      await t.store.read(async () => await t.store.tokenFrequencies(["tenmoku", "ash"])),
       new Map([["tenmoku", 0], ["ash", 1]]),
     );
 
     // A unit rolled back and a change to another memory: as many counted changes as inserts
     // tried, yet the change must be seen.
-    for (const query of ["raku", "soda", "shino"]) contents(t.ctx, query);
-    await t.store.write(() => {
-      assert.throws(() =>
-        t.store.withinUnit(() => {
-          t.store.insertMemory(fields("A raku glaze"));
+    for (const query of ["raku", "soda", "shino"]) await contents(t.ctx, query);
+    await t.store.write(async () => {
+      assert.throws(async () =>
+        await t.store.withinUnit(async () => {
+          await t.store.insertMemory(fields("A raku glaze"));
           throw new Error("this unit is refused");
         })
       );
-      t.store.changeMemory(memoryId, {
+      await t.store.changeMemory(memoryId, {
         content: "The soda kiln fires at 1300 degrees",
         updatedAt: new Date().toISOString(),
       });
     });
-    assert.deepEqual(contents(t.ctx, "raku"), []);
-    assert.deepEqual(contents(t.ctx, "shino"), []);
-    assert.deepEqual(contents(t.ctx, "soda"), ["The soda kiln fires at 1300 degrees"]);
+    assert.deepEqual(await contents(t.ctx, "raku"), []);
+    assert.deepEqual(await contents(t.ctx, "shino"), []);
+    assert.deepEqual(await contents(t.ctx, "soda"), ["The soda kiln fires at 1300 degrees"]);
   } finally {
     t.cleanup();
   }

@@ -34,20 +34,23 @@ async function memoryRows(t: TestContext, sentences: number, label: string): Pro
   const content = Array.from({ length: sentences }, (_, i) => `Item ${label} ${i} is here.`)
     .join(" ");
   const { memoryId } = await rememberMemory(t.ctx, { content, subject: label, workspace: "w" });
-  return t.store.rowsOfMemory(memoryId).map((row) => row.id);
+  return (await t.store.rowsOfMemory(memoryId)).map((row) => row.id);
 }
 
 async function writeVectors(store: Store, rows: readonly number[], seed = 0): Promise<void> {
-  await store.write(() =>
-    store.writeRowVectors(SPACE, rows.map((rowId) => ({ rowId, vector: vectorOf(rowId + seed) })))
+  await store.write(async () =>
+    await store.writeRowVectors(
+      SPACE,
+      rows.map((rowId) => ({ rowId, vector: vectorOf(rowId + seed) })),
+    )
   );
 }
 
 /** sqlite-vec's own answer: inside a write transaction the store scans vec0. */
-function exactNearest(store: Store, query: Float32Array, k: number) {
-  let exact: ReturnType<Store["nearestRows"]> = [];
-  store.writeBlocking(() => {
-    exact = store.nearestRows(query, k);
+async function exactNearest(store: Store, query: Float32Array, k: number) {
+  let exact: Awaited<ReturnType<Store["nearestRows"]>> = [];
+  await store.writeBlocking(async () => {
+    exact = await store.nearestRows(query, k);
   });
   return exact;
 }
@@ -56,7 +59,7 @@ Deno.test("nearest rows equal sqlite-vec's exact scan, distances included", asyn
   const t = await openTestContext();
   try {
     assert.equal(t.store.capabilities.vec, true, t.store.capabilities.vecError);
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const rows = [
       ...await memoryRows(t, 120, "a"),
       ...await memoryRows(t, 120, "b"),
@@ -65,18 +68,22 @@ Deno.test("nearest rows equal sqlite-vec's exact scan, distances included", asyn
     await writeVectors(t.store, rows);
     // Vectors removed before the first lookup leave holes in sqlite-vec's chunks.
     const removed = rows.filter((_, i) => i % 7 === 3);
-    await t.store.write(() =>
-      t.store.writeRowVectors(SPACE, removed.map((rowId) => ({ rowId, vector: null })))
+    await t.store.write(async () =>
+      await t.store.writeRowVectors(SPACE, removed.map((rowId) => ({ rowId, vector: null })))
     );
     for (const [seed, k] of [[7, 1], [8, 10], [9, 100], [10, 400]]) {
       const query = vectorOf(1_000_000 + seed);
-      const exact = exactNearest(t.store, query, k);
-      const fast = t.store.nearestRows(query, k);
+      const exact = await exactNearest(t.store, query, k);
+      const fast = await t.store.nearestRows(query, k);
       assert.equal(fast.length, Math.min(k, rows.length - removed.length));
       assert.deepEqual(fast.map((n) => n.rowId), exact.map((n) => n.rowId), `k ${k}`);
       fast.forEach((n, i) => assert.ok(Math.abs(n.distance - exact[i].distance) < 1e-5));
     }
-    assert.deepEqual(t.store.nearestRows(new Float32Array(DIM), 5), [], "no direction, no rows");
+    assert.deepEqual(
+      await t.store.nearestRows(new Float32Array(DIM), 5),
+      [],
+      "no direction, no rows",
+    );
   } finally {
     t.cleanup();
   }
@@ -86,11 +93,11 @@ Deno.test("a vector another process writes, deletes or rebuilds is seen by this 
   const t = await openTestContext();
   const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
   try {
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const rows = await memoryRows(t, 50, "base");
     await writeVectors(t.store, rows);
     const query = vectorOf(424242);
-    const before = t.store.nearestRows(query, 3);
+    const before = await t.store.nearestRows(query, 3);
     assert.equal(before.length, 3);
 
     // The other process stores a row pointing the query's way: it becomes the nearest.
@@ -99,11 +106,11 @@ Deno.test("a vector another process writes, deletes or rebuilds is seen by this 
       subject: "new",
       workspace: "w",
     });
-    const fresh = other.rowsOfMemory(memoryId).map((row) => row.id);
-    await other.write(() =>
-      other.writeRowVectors(SPACE, fresh.map((rowId) => ({ rowId, vector: query })))
+    const fresh = (await other.rowsOfMemory(memoryId)).map((row) => row.id);
+    await other.write(async () =>
+      await other.writeRowVectors(SPACE, fresh.map((rowId) => ({ rowId, vector: query })))
     );
-    const seen = t.store.nearestRows(query, 3);
+    const seen = await t.store.nearestRows(query, 3);
     assert.ok(fresh.includes(seen[0].rowId), JSON.stringify(seen));
     assert.ok(seen[0].distance < 1e-5);
 
@@ -112,16 +119,18 @@ Deno.test("a vector another process writes, deletes or rebuilds is seen by this 
       memoryId,
       edit: { kind: "new_content", content: "The fact changed entirely." },
     });
-    const after = t.store.nearestRows(query, 3);
+    const after = await t.store.nearestRows(query, 3);
     assert.ok(after.every((n) => !fresh.includes(n.rowId)), JSON.stringify(after));
     assert.deepEqual(after.map((n) => n.rowId), before.map((n) => n.rowId));
 
     // A model switch recreates the table with another size: the copy starts over.
-    await other.write(() => other.recreateVecTable(DIM + 2));
-    assert.deepEqual(t.store.nearestRows(query, 3), []);
+    await other.write(async () => await other.recreateVecTable(DIM + 2));
+    assert.deepEqual(await t.store.nearestRows(query, 3), []);
     const wide = vectorOf(rows[0], DIM + 2);
-    await other.write(() => other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: wide }]));
-    const rebuilt = t.store.nearestRows(wide, 10);
+    await other.write(async () =>
+      await other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: wide }])
+    );
+    const rebuilt = await t.store.nearestRows(wide, 10);
     assert.equal(rebuilt.length, 1, "only the vector of the new size");
     assert.equal(rebuilt[0].rowId, rows[0]);
   } finally {
@@ -133,27 +142,27 @@ Deno.test("a vector another process writes, deletes or rebuilds is seen by this 
 Deno.test("a vector written by a transaction that rolls back is never returned", async () => {
   const t = await openTestContext();
   try {
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const rows = await memoryRows(t, 20, "r");
     await writeVectors(t.store, rows.slice(1));
     const query = vectorOf(99);
-    assert.ok(t.store.nearestRows(query, 1).length === 1);
+    assert.ok((await t.store.nearestRows(query, 1)).length === 1);
     await assert.rejects(
-      t.store.write(() => {
-        t.store.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]);
+      await t.store.write(async () => {
+        await t.store.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]);
         // The transaction sees its own vector...
-        assert.equal(t.store.nearestRows(query, 1)[0].rowId, rows[0]);
+        assert.equal((await t.store.nearestRows(query, 1))[0].rowId, rows[0]);
         throw new Error("roll back");
       }),
       /roll back/,
     );
     // ...and nobody sees it once it rolled back, even after later writes reuse log positions.
     await writeVectors(t.store, rows.slice(1, 3), 1_000);
-    const nearest = t.store.nearestRows(query, rows.length);
+    const nearest = await t.store.nearestRows(query, rows.length);
     assert.ok(nearest.every((n) => n.rowId !== rows[0]), JSON.stringify(nearest));
     assert.deepEqual(
       nearest.map((n) => n.rowId),
-      exactNearest(t.store, query, rows.length).map((n) => n.rowId),
+      (await exactNearest(t.store, query, rows.length)).map((n) => n.rowId),
     );
   } finally {
     t.cleanup();
@@ -164,11 +173,11 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
   const t = await openTestContext();
   let reopened: Store | undefined;
   try {
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const rows = await memoryRows(t, 30, "old");
     await writeVectors(t.store, rows);
     const query = vectorOf(5151);
-    const expected = exactNearest(t.store, query, 5).map((n) => n.rowId);
+    const expected = (await exactNearest(t.store, query, 5)).map((n) => n.rowId);
     t.store.close();
     // As generation 9 left it: no change log.
     const db = new DatabaseSync(t.dbPath);
@@ -179,10 +188,12 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
     reopened = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
     assert.deepEqual(reopened.schema.migrated, [10, 11, 12]);
     assert.equal(reopened.schema.generation, SCHEMA_GENERATION);
-    assert.deepEqual(reopened.nearestRows(query, 5).map((n) => n.rowId), expected);
+    assert.deepEqual((await reopened.nearestRows(query, 5)).map((n) => n.rowId), expected);
     const store = reopened;
-    await store.write(() => store.writeRowVectors(SPACE, [{ rowId: rows[3], vector: query }]));
-    assert.equal(reopened.nearestRows(query, 1)[0].rowId, rows[3]);
+    await store.write(async () =>
+      await store.writeRowVectors(SPACE, [{ rowId: rows[3], vector: query }])
+    );
+    assert.equal((await reopened.nearestRows(query, 1))[0].rowId, rows[3]);
   } finally {
     reopened?.close();
     Deno.removeSync(t.dir, { recursive: true });
@@ -193,21 +204,23 @@ Deno.test("changes pruned from the log before this process read them make it rel
   const t = await openTestContext();
   const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
   try {
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const rows = await memoryRows(t, 12, "p");
     await writeVectors(t.store, rows.slice(2));
     const query = vectorOf(777);
-    assert.ok(t.store.nearestRows(query, 1)[0].distance > 1e-3);
+    assert.ok((await t.store.nearestRows(query, 1))[0].distance > 1e-3);
     // The other process writes a vector pointing the query's way, then so many more changes
     // that the entry for it is pruned (simulated: the log keeps the newest 10,000).
-    await other.write(() => other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]));
+    await other.write(async () =>
+      await other.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }])
+    );
     const db = new DatabaseSync(t.dbPath);
     db.exec("DELETE FROM vector_changes");
     db.close();
-    await other.write(() =>
-      other.writeRowVectors(SPACE, [{ rowId: rows[1], vector: vectorOf(1) }])
+    await other.write(async () =>
+      await other.writeRowVectors(SPACE, [{ rowId: rows[1], vector: vectorOf(1) }])
     );
-    const nearest = t.store.nearestRows(query, 1);
+    const nearest = await t.store.nearestRows(query, 1);
     assert.equal(nearest[0].rowId, rows[0]);
     assert.ok(nearest[0].distance < 1e-5);
   } finally {
@@ -220,10 +233,10 @@ Deno.test("nearest current rows name their memory through filters, new versions 
   const t = await openTestContext();
   const other = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache-2` });
   try {
-    await t.store.write(() => t.store.recreateVecTable(DIM));
+    await t.store.write(async () => await t.store.recreateVecTable(DIM));
     const store = async (content: string, workspace: string) => {
       const { memoryId } = await rememberMemory(t.ctx, { content, subject: "s", workspace });
-      const rows = t.store.rowsOfMemory(memoryId).map((row) => row.id);
+      const rows = (await t.store.rowsOfMemory(memoryId)).map((row) => row.id);
       await writeVectors(t.store, rows);
       return { memoryId, rows };
     };
@@ -231,43 +244,43 @@ Deno.test("nearest current rows name their memory through filters, new versions 
     const beta = await store("Beta stays in port. Beta is painted blue.", "b");
     const query = vectorOf(alpha.rows[0]);
     const active: RecallFilters = { statuses: ["active"] };
-    const owners = (filters = active) =>
+    const owners = async (filters = active) =>
       new Map(
-        t.store.read(() => t.store.nearestCurrentRows(query, 20, filters))
+        (await t.store.read(async () => await t.store.nearestCurrentRows(query, 20, filters)))
           .map((row) => [row.rowId, row.memoryId]),
       );
     // The same answer as the joined query over the same rows.
-    const all = owners();
+    const all = await owners();
     assert.equal(all.size, alpha.rows.length + beta.rows.length);
-    const nearest = t.store.nearestRows(query, 20).map((row) => row.rowId);
-    assert.deepEqual(all, t.store.currentRowOwners(nearest, active));
+    const nearest = (await t.store.nearestRows(query, 20)).map((row) => row.rowId);
+    assert.deepEqual(all, await t.store.currentRowOwners(nearest, active));
     assert.equal(all.get(alpha.rows[0]), alpha.memoryId);
     assert.equal(all.get(beta.rows[0]), beta.memoryId);
 
     // A workspace filter keeps the other memory's rows out.
-    const onlyA = owners({ ...active, workspaces: ["a"] });
+    const onlyA = await owners({ ...active, workspaces: ["a"] });
     assert.deepEqual([...new Set(onlyA.values())], [alpha.memoryId]);
 
     // Another process retires beta: its rows are no longer current for `active`.
     const raw = new DatabaseSync(t.dbPath);
     raw.exec(`UPDATE memories SET status = 'retired' WHERE id = ${beta.memoryId}`);
-    assert.deepEqual([...new Set(owners().values())], [alpha.memoryId]);
+    assert.deepEqual([...new Set((await owners()).values())], [alpha.memoryId]);
 
     // New content: alpha's old rows and vectors are gone; its new rows count once embedded.
     await updateMemory(t.ctx, {
       memoryId: alpha.memoryId,
       edit: { kind: "new_content", content: "Alpha now sails at noon." },
     });
-    assert.equal(owners().size, 0);
-    const fresh = t.store.rowsOfMemory(alpha.memoryId).map((row) => row.id);
+    assert.equal((await owners()).size, 0);
+    const fresh = (await t.store.rowsOfMemory(alpha.memoryId)).map((row) => row.id);
     await writeVectors(t.store, fresh);
-    assert.deepEqual([...owners().keys()].sort(), [...fresh].sort());
-    assert.ok([...owners().values()].every((id) => id === alpha.memoryId));
+    assert.deepEqual([...(await owners()).keys()].sort(), [...fresh].sort());
+    assert.ok([...(await owners()).values()].every((id) => id === alpha.memoryId));
 
     // A newer version whose rows are not rebuilt yet: the rows are of an old version.
     raw.exec(`UPDATE memories SET version = version + 1 WHERE id = ${alpha.memoryId}`);
     raw.close();
-    assert.equal(owners().size, 0);
+    assert.equal((await owners()).size, 0);
   } finally {
     other.close();
     t.cleanup();

@@ -39,7 +39,7 @@ Deno.test("a write waiting for another connection's lock leaves the event loop f
   const { store, holder, cleanup } = await lockedStore();
   try {
     let settled = false;
-    const pending = store.write(() => store.setMeta("waiter", "1"));
+    const pending = store.write(async () => await store.setMeta("waiter", "1"));
     const settle = () => {
       settled = true;
     };
@@ -48,14 +48,18 @@ Deno.test("a write waiting for another connection's lock leaves the event loop f
     // Timers keep firing and reads keep answering while the write waits.
     await ticks(5);
     assert.equal(settled, false, "the write must still be waiting for the lock");
-    assert.equal(store.read(() => store.getMeta("holder")), undefined, "uncommitted stays unseen");
-    assert.equal(store.read(() => store.getMeta("waiter")), undefined);
+    assert.equal(
+      await store.read(async () => await store.getMeta("holder")),
+      undefined,
+      "uncommitted stays unseen",
+    );
+    assert.equal(await store.read(async () => await store.getMeta("waiter")), undefined);
     assert.equal(settled, false);
 
     holder.exec("COMMIT");
     await pending;
-    assert.equal(store.read(() => store.getMeta("holder")), "1");
-    assert.equal(store.read(() => store.getMeta("waiter")), "1");
+    assert.equal(await store.read(async () => await store.getMeta("holder")), "1");
+    assert.equal(await store.read(async () => await store.getMeta("waiter")), "1");
   } finally {
     cleanup();
   }
@@ -68,7 +72,7 @@ Deno.test("a write whose lock is never released fails with storage_busy", async 
   try {
     const started = Date.now();
     await assert.rejects(
-      () => store.write(() => store.setMeta("waiter", "1")),
+      async () => await store.write(async () => await store.setMeta("waiter", "1")),
       (error: unknown) => error instanceof MemaError && error.code === "storage_busy",
     );
     const waited = Date.now() - started;
@@ -77,7 +81,11 @@ Deno.test("a write whose lock is never released fails with storage_busy", async 
     assert.ok(tickCount > 0, "timers ran while the write waited");
     assert.equal(holder.isTransaction, true, "the other connection still holds its lock");
     holder.exec("ROLLBACK");
-    assert.equal(store.read(() => store.getMeta("waiter")), undefined, "nothing was written");
+    assert.equal(
+      await store.read(async () => await store.getMeta("waiter")),
+      undefined,
+      "nothing was written",
+    );
   } finally {
     clearInterval(interval);
     cleanup();

@@ -27,12 +27,12 @@ const LIST_TABS: [ConflictListStatus, string][] = [
 ];
 
 /** GET /conflicts */
-export function conflictsPage(scope: ConsoleScope): PageResult {
+export async function conflictsPage(scope: ConsoleScope): Promise<PageResult> {
   const params = scope.url.searchParams;
   const requested = params.get("status") ?? "unresolved";
   const status = LIST_TABS.find(([key]) => key === requested)?.[0] ?? "unresolved";
   const offset = Math.max(0, Number.parseInt(params.get("offset") ?? "0") || 0);
-  const view = conflictList(scope.ctx, {
+  const view = await conflictList(scope.ctx, {
     status,
     workspace: scope.workspace,
     limit: CONFLICTS_PAGE_SIZE,
@@ -305,8 +305,8 @@ function evidence(detection: Record<string, unknown>): Html {
 }
 
 /** GET /conflicts/:id */
-export function conflictPage(scope: ConsoleScope, conflictId: number): PageResult {
-  const { group, members, suggestion } = conflictDetail(scope.ctx, conflictId);
+export async function conflictPage(scope: ConsoleScope, conflictId: number): Promise<PageResult> {
+  const { group, members, suggestion } = await conflictDetail(scope.ctx, conflictId);
   checkInScope(scope, group.workspaceCanonical, `conflict ${group.id}`);
   const body = html`
     <h1>Conflict #${group.id} ${badge(group.status)} <span class="muted small">revision ${group

@@ -43,9 +43,9 @@ function parseVersion(value: string | null): number | undefined {
 }
 
 /** GET /memories/:id */
-export function memoryPage(scope: ConsoleScope, memoryId: number): PageResult {
+export async function memoryPage(scope: ConsoleScope, memoryId: number): Promise<PageResult> {
   const params = scope.url.searchParams;
-  const view = memoryPageView(scope.ctx, {
+  const view = await memoryPageView(scope.ctx, {
     memoryId,
     fromVersion: parseVersion(params.get("from")),
     toVersion: parseVersion(params.get("to")),

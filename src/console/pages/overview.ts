@@ -26,8 +26,8 @@ function countTable(title: string, counts: Record<string, number>) {
 
 /** GET / */
 export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
-  const view = overviewView(scope.ctx);
-  const status = statusView(scope.ctx);
+  const view = await overviewView(scope.ctx);
+  const status = await statusView(scope.ctx);
   const doctor = await scope.env.doctor();
   const caps = view.capabilities;
   const jobs = Object.entries(view.jobs).flatMap(([kind, byStatus]) =>

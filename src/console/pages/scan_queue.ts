@@ -20,9 +20,9 @@ function side(label: string, s: ScanQueueSide) {
 }
 
 /** GET /scan-queue */
-export function scanQueue(scope: ConsoleScope): PageResult {
+export async function scanQueue(scope: ConsoleScope): Promise<PageResult> {
   const token = scope.url.searchParams.get("page") ?? undefined;
-  const page = scanQueueView(scope.ctx, {
+  const page = await scanQueueView(scope.ctx, {
     pageSize: SCAN_QUEUE_PAGE_SIZE,
     pageToken: token,
     workspace: scope.workspace,

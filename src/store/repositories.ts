@@ -1,0 +1,426 @@
+/**
+ * The store's face: one repository interface per room, every operation `Promise`-returning, and
+ * the unit of work that runs them in one transaction. Services are typed against these, never
+ * against the SQLite implementation (src/store/mod.ts `openStore`), so a networked database
+ * (PostgreSQL) can implement the same surface; docs/ARCHITECTURE.md "The store seam" says how.
+ *
+ * Type-only: nothing here runs. Parameter shapes of the SQLite modules are named through
+ * `import type`, so the interfaces cannot drift from what the SQL takes.
+ *
+ * @module
+ */
+import type * as conflicts from "./conflicts_sql.ts";
+import type * as evidence from "./evidence_sql.ts";
+import type * as govern from "./govern_sql.ts";
+import type * as jobs from "./jobs_sql.ts";
+import type * as notices from "./notices_sql.ts";
+import type * as portability from "./portability_sql.ts";
+import type * as purge from "./purge_sql.ts";
+import type * as scanQueue from "./scan_queue_sql.ts";
+import type * as upgrade from "./upgrade_sql.ts";
+import type * as workspaces from "./workspaces_sql.ts";
+import type { SchemaState } from "./schema.ts";
+import type { WriteOptions } from "./sqlite_connection.ts";
+import type {
+  AuditEntry,
+  HistoryEntry,
+  LexicalHit,
+  MemoryChange,
+  MemoryRecord,
+  MemoryStatus,
+  NewMemory,
+  ProtectionLevel,
+  RecallFilters,
+  SourceType,
+} from "./types.ts";
+
+/** The memories themselves: rows, versions in place, status and trust. */
+export interface MemoriesRepository {
+  /** Inserts a memory (and its word-index row); resolves with its id. */
+  insertMemory(memory: NewMemory): Promise<number>;
+  getMemory(id: number): Promise<MemoryRecord | undefined>;
+  /** The memories of `ids` that exist (frozen: callers may share them). */
+  getMemories(ids: readonly number[]): Promise<Map<number, MemoryRecord>>;
+  findActiveByContent(
+    workspaceCanonical: string,
+    contentSha: string,
+  ): Promise<MemoryRecord | undefined>;
+  changeMemory(id: number, change: MemoryChange): Promise<void>;
+  setStatus(
+    id: number,
+    change: { status: MemoryStatus; supersededBy: number | null; now: string },
+  ): Promise<void>;
+  setTrust(
+    id: number,
+    change: { sourceType: SourceType; protectionLevel: ProtectionLevel; now: string },
+  ): Promise<void>;
+  setMetadata(id: number, metadata: Record<string, unknown>): Promise<void>;
+  countByStatus(): Promise<Record<string, number>>;
+  /** Counts by status, source, workspace and protection (of one workspace, when given). */
+  overviewCounts(workspace?: string): Promise<ReturnType<typeof govern.selectOverviewCounts>>;
+  supersededBy(memoryId: number): Promise<number[]>;
+}
+
+/** Earlier versions of memories. */
+export interface HistoryRepository {
+  appendHistory(entry: HistoryEntry): Promise<void>;
+  listHistory(memoryId: number): Promise<HistoryEntry[]>;
+  countHistory(): Promise<number>;
+  deleteHistory(memoryId: number, versions: readonly number[]): Promise<number[]>;
+  /** The earlier versions of several memories, oldest first. */
+  historyOf(memoryIds: readonly number[]): Promise<Map<number, HistoryEntry[]>>;
+}
+
+/**
+ * The word index (lexical recall). Callers hand it index tokens and weights; how they become a
+ * query (FTS5 `MATCH` here, `tsquery` in PostgreSQL) is the store's business.
+ */
+export interface WordIndexRepository {
+  /** Best full-text matches of memories holding any of `tokens` (index tokens). */
+  termHits(tokens: readonly string[], filters: RecallFilters, limit: number): Promise<LexicalHit[]>;
+  /** Memories holding the most weight of the tokens (summed weights of those each holds). */
+  weightedTermHits(
+    tokens: readonly { token: string; weight: number }[],
+    filters: RecallFilters,
+    limit: number,
+  ): Promise<LexicalHit[]>;
+  /** How many memories hold each index token. */
+  tokenFrequencies(tokens: readonly string[]): Promise<Map<string, number>>;
+  /** Tokens beginning with `prefix`, within `lengths`, with their document counts. */
+  vocabularyByPrefix(
+    prefix: string,
+    lengths: { min: number; max: number },
+    limit: number,
+  ): Promise<Map<string, number>>;
+  /** How many memories the word index holds. */
+  indexedMemories(): Promise<number>;
+  /** Memories whose subject, tags or content contain a term (only without a word index). */
+  likeHits(terms: readonly string[], filters: RecallFilters, limit: number): Promise<number[]>;
+  /** Active todos sharing tags with a memory, most shared first. */
+  linkedTodos(
+    options: Omit<Parameters<typeof govern.selectLinkedTodos>[1], "todoMatch">,
+  ): Promise<{ id: number; shared: number }[]>;
+}
+
+/** Filtered reads of `find`, `browse` and sequence links. */
+export interface RecallRepository {
+  browse(filters: RecallFilters, page: { limit: number; offset: number }): Promise<number[]>;
+  /** Of `ids`, those passing the filters, mapped to their current version. */
+  filterMemoryIds(ids: readonly number[], filters: RecallFilters): Promise<Map<number, number>>;
+  /** Memories passing the filters that follow one of `ids`, mapped to the id they follow. */
+  followersOf(ids: readonly number[], filters: RecallFilters): Promise<Map<number, number>>;
+  countFiltered(filters: RecallFilters): Promise<number>;
+}
+
+/** Evidence rows: the sentences and chunks of each memory version that recall scores. */
+export interface EvidenceRowsRepository {
+  replaceRows(
+    memory: { id: number; version: number },
+    rows: readonly evidence.NewEvidenceRow[],
+  ): Promise<void>;
+  rowsToEmbed(space: string, limit: number): Promise<evidence.EvidenceRowRecord[]>;
+  rowsOfMemory(memoryId: number): Promise<evidence.EvidenceRowRecord[]>;
+  /** Rows and rows not yet embedded in `space`. */
+  countRowsToEmbed(space: string | undefined): Promise<{ rows: number; pending: number }>;
+  countEvidence(space: string | undefined): Promise<ReturnType<typeof evidence.countEvidence>>;
+  memoriesMissingRows(limit: number): Promise<number[]>;
+}
+
+/** Embedding vectors of evidence rows and the nearest-row lookup. */
+export interface VectorsRepository {
+  /** A `null` vector marks the row embedded without a vector (no direction). */
+  writeRowVectors(
+    space: string,
+    vectors: readonly { rowId: number; vector: Float32Array | null }[],
+  ): Promise<number>;
+  /** The `k` rows nearest to `vector` (cosine distance, nearest first). */
+  nearestRows(vector: Float32Array, k: number): Promise<{ rowId: number; distance: number }[]>;
+  /** Of the rows `rowIds`, those of their memory's current version passing the filters. */
+  currentRowOwners(rowIds: readonly number[], filters: RecallFilters): Promise<Map<number, number>>;
+  /** {@linkcode VectorsRepository.nearestRows} kept to current rows passing the filters. */
+  nearestCurrentRows(
+    vector: Float32Array,
+    k: number,
+    filters: RecallFilters,
+  ): Promise<{ rowId: number; distance: number; memoryId: number }[]>;
+}
+
+/** The durable background job queue. */
+export interface JobsRepository {
+  insertJob(job: Parameters<typeof jobs.insertJob>[1]): Promise<number | undefined>;
+  claimJobs(claim: Parameters<typeof jobs.claimReadyJobs>[1]): Promise<jobs.JobRecord[]>;
+  finishJob(id: number, owner: string): Promise<boolean>;
+  failJob(failure: Parameters<typeof jobs.failJobRow>[1]): Promise<jobs.JobStatus | undefined>;
+  countJobs(): Promise<Record<string, Record<string, number>>>;
+  pruneJobs(before: string): Promise<number>;
+  finishPendingJob(job: { kind: string; dedupeKey: string }): Promise<boolean>;
+  getJob(id: number): Promise<jobs.JobRecord | undefined>;
+}
+
+/** Conflict groups, their pair keys and stale claims (`store.conflicts`). */
+export interface ConflictGroupsRepository {
+  insert(group: Parameters<typeof conflicts.insertConflict>[1]): Promise<number | undefined>;
+  get(id: number): Promise<conflicts.ConflictRecord | undefined>;
+  list(
+    query: Parameters<typeof conflicts.selectConflicts>[1],
+  ): Promise<ReturnType<typeof conflicts.selectConflicts>>;
+  update(id: number, expectedRevision: number, change: conflicts.ConflictChange): Promise<boolean>;
+  openOf(memoryIds: readonly number[]): Promise<ReturnType<typeof conflicts.selectOpenConflictsOf>>;
+  addKey(key: string, conflictId: number): Promise<boolean>;
+  byKey(key: string): Promise<number | undefined>;
+  markStale(claim: Parameters<typeof conflicts.insertStaleClaim>[1]): Promise<void>;
+  staleClaimsOf(
+    memoryIds: readonly number[],
+  ): Promise<ReturnType<typeof conflicts.selectStaleClaims>>;
+  backlog(): Promise<ReturnType<typeof conflicts.countConflictBacklog>>;
+}
+
+/** Notices about conflicts (`store.conflicts`). */
+export interface NoticesRepository {
+  insertNotice(notice: Parameters<typeof notices.insertNotice>[1]): Promise<number | undefined>;
+  notices(query: Parameters<typeof notices.selectNotices>[1]): Promise<notices.NoticeRecord[]>;
+  notice(id: number): Promise<notices.NoticeRecord | undefined>;
+  setNoticeStatus(
+    ids: readonly number[],
+    change: Parameters<typeof notices.updateNoticeStatus>[2],
+  ): Promise<number>;
+  noticesWhere(
+    filter: notices.NoticeFilter,
+    page: { limit: number; offset: number },
+  ): Promise<notices.NoticeRecord[]>;
+  countNotices(
+    filter: notices.NoticeFilter,
+  ): Promise<ReturnType<typeof notices.countNoticesWhere>>;
+  setNoticesWhere(
+    filter: notices.NoticeFilter,
+    change: Parameters<typeof notices.updateNoticesWhere>[2],
+  ): Promise<number>;
+  noticesOf(conflictId: number): Promise<number[]>;
+}
+
+/** The scheduled scan's progress and its queue of suspect pairs (`store.conflicts`). */
+export interface ScanQueueRepository {
+  memoriesToScan(
+    query: Parameters<typeof scanQueue.selectMemoriesToScan>[1],
+  ): Promise<ReturnType<typeof scanQueue.selectMemoriesToScan>>;
+  countToScan(query: Parameters<typeof scanQueue.countMemoriesToScan>[1]): Promise<number>;
+  markScanned(state: Parameters<typeof scanQueue.upsertScanState>[1]): Promise<void>;
+  queueItem(item: Parameters<typeof scanQueue.insertScanItem>[1]): Promise<boolean>;
+  queueItems(query: Parameters<typeof scanQueue.selectScanItems>[1]): Promise<scanQueue.ScanItem[]>;
+  queueItemById(id: number): Promise<scanQueue.ScanItem | undefined>;
+  decideItem(
+    id: number,
+    decision: Parameters<typeof scanQueue.decideScanItem>[2],
+  ): Promise<boolean>;
+}
+
+/** The conflict rooms, reached as `store.conflicts`. */
+export type ConflictTables = ConflictGroupsRepository & NoticesRepository & ScanQueueRepository;
+
+/** Whether any notice is pending (every answer asks). */
+export interface PendingNoticesRepository {
+  hasPendingNotices(): Promise<boolean>;
+}
+
+/** The workspace registry. */
+export interface WorkspacesRepository {
+  getWorkspace(canonical: string): Promise<workspaces.WorkspaceRecord | undefined>;
+  listWorkspaces(): Promise<workspaces.WorkspaceRecord[]>;
+  workspaceSummaries(): Promise<workspaces.WorkspaceSummary[]>;
+  registerWorkspace(workspace: Parameters<typeof workspaces.insertWorkspace>[1]): Promise<void>;
+  confirmWorkspace(canonical: string, change: { at: string; by: string }): Promise<void>;
+  markWorkspacesReviewed(
+    canonicals: readonly string[],
+    change: { at: string; by: string },
+  ): Promise<void>;
+  redirectWorkspace(
+    from: string,
+    to: { canonical: string; display: string },
+    change: { at: string; by: string },
+  ): Promise<void>;
+  workspaceMemoryIds(canonical: string): Promise<number[]>;
+  moveMemory(
+    memory: MemoryRecord,
+    to: { canonical: string; display: string },
+    at: string,
+  ): Promise<workspaces.MoveOutcome>;
+}
+
+/** The audit trail. */
+export interface AuditRepository {
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Appends an audit row or counts it in a like one of the same window (a refusal flood). */
+  recordCoalescedAudit(
+    entry: AuditEntry,
+    window: govern.CoalesceWindow,
+  ): Promise<"added" | "counted">;
+  listAudit(query: govern.AuditQuery): Promise<{ rows: govern.AuditRecord[]; total: number }>;
+  /** Audit rows about a memory or about one of the conflict groups it was in. */
+  auditMentioning(memoryId: number, conflictIds: readonly number[]): Promise<govern.AuditRecord[]>;
+  /** Replaces an audit row's reason and detail (only the purge scrubs audit rows). */
+  scrubAuditRow(
+    auditId: number,
+    change: { reason: string | null; detail: Record<string, unknown> },
+  ): Promise<void>;
+}
+
+/** Which entries of the JSONL backup were replayed into the database, and how. */
+export interface ReplayLogRepository {
+  replayOutcome(entryId: string): Promise<string | undefined>;
+  logReplay(entry: Parameters<typeof govern.insertReplay>[1]): Promise<void>;
+}
+
+/** Small named values of the database (schema facts, scan rounds, settings). */
+export interface MetaRepository {
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+}
+
+/** Removing a memory's content everywhere, and the scrub a purge owes. */
+export interface PurgeRepository {
+  /** Removes a memory's content from every table and leaves its tombstone. */
+  purgeMemoryContent(memory: MemoryRecord, now: string): Promise<purge.PurgedContent>;
+  /** Conflict groups (any status) a memory belongs to. */
+  conflictIdsOf(memoryId: number): Promise<number[]>;
+  /** Deletes a conflict group with its members, notices and scan-queue items. */
+  deleteConflict(conflictId: number): Promise<void>;
+  /** Rewrites a group without a purged member. */
+  rewriteConflictWithout(
+    conflictId: number,
+    memoryId: number,
+    change: Parameters<typeof purge.rewriteConflict>[2],
+  ): Promise<void>;
+  /** Deletes the notices whose payload names a memory. */
+  deleteNoticesNaming(memoryId: number): Promise<number>;
+  owedScrub(): Promise<purge.OwedScrub | undefined>;
+  markScrubOwed(backupIds: readonly string[]): Promise<void>;
+  clearOwedScrub(value: string): Promise<void>;
+}
+
+/** Exports and imports: pages of memories in id order, and imported memories' sources. */
+export interface PortabilityRepository {
+  /** One page of memories in id order (keyset paging on `afterId`). */
+  memoryPage(query: portability.MemoryPageQuery): Promise<MemoryRecord[]>;
+  countMemories(query: Omit<portability.MemoryPageQuery, "limit" | "afterId">): Promise<number>;
+  /** The active memory an import stored from `sourceRef` in a workspace, if any. */
+  findActiveBySourceRef(
+    workspaceCanonical: string,
+    sourceRef: string,
+  ): Promise<MemoryRecord | undefined>;
+}
+
+/** Copying an older database into this one (`mema upgrade`); SQLite files are the source. */
+export interface UpgradeRepository {
+  tablesToCopyFrom(source: upgrade.UpgradeSource): Promise<{ table: string; columns: string[] }[]>;
+  copyTableFrom(source: upgrade.UpgradeSource, table: string, columns: string[]): Promise<number>;
+  restoreMemory(memory: MemoryRecord): Promise<void>;
+  restoreWorkspace(row: Parameters<typeof upgrade.upsertWorkspace>[1]): Promise<void>;
+  registerMemoryWorkspaces(): Promise<void>;
+  /** Rebuilds the word index from the memories; resolves with memories indexed. */
+  rebuildWordIndex(): Promise<number>;
+  contentFingerprints(): Promise<upgrade.ContentFingerprints>;
+}
+
+/**
+ * Upkeep of the storage itself. Each backend does what its engine needs; PostgreSQL's
+ * VACUUM and its vector index would sit here too.
+ */
+export interface MaintenanceRepository {
+  /** Folds the write-ahead log into the database; `busy` > 0 when it could not. */
+  checkpoint(): Promise<{ busy: number }>;
+  /** After a purge commits, outside any unit: vacuum when freed space may hold old bytes. */
+  scrubFreedSpace(): Promise<purge.FreedSpaceScrub>;
+  /** Checkpoints and truncates the write-ahead log, outside any unit. */
+  truncateWal(): Promise<{ truncated: boolean; problem?: string }>;
+  /** Rewrites the word index without the entries of deleted rows (inside the purge's unit). */
+  compactTermsIndex(): Promise<void>;
+  /** Whether the vector table exists (the vector extension loaded and a space chosen). */
+  vecTableExists(): Promise<boolean>;
+  /** Drops and creates the vector table at `dim` dimensions (a new embedding space). */
+  recreateVecTable(dim: number): Promise<void>;
+  /** Vectors held in this process's copy and its bytes (benchmarks report memory with it). */
+  vectorMirrorSize(): Promise<{ vectors: number; bytes: number }>;
+}
+
+/** Every room, flat: what a unit of work's body is handed. */
+export interface StoreRepositories
+  extends
+    MemoriesRepository,
+    HistoryRepository,
+    WordIndexRepository,
+    RecallRepository,
+    EvidenceRowsRepository,
+    VectorsRepository,
+    JobsRepository,
+    PendingNoticesRepository,
+    WorkspacesRepository,
+    AuditRepository,
+    ReplayLogRepository,
+    MetaRepository,
+    PurgeRepository,
+    PortabilityRepository,
+    UpgradeRepository,
+    MaintenanceRepository {
+  /** Conflict groups, notices and the scan queue. */
+  readonly conflicts: ConflictTables;
+}
+
+/**
+ * Units of work. A body is an `async` function handed the repositories bound to the unit
+ * (`tx`); everything it does commits together or not at all.
+ *
+ * A body may await store calls, nothing else: no network, no model, no timer. The SQLite
+ * implementation holds its one connection for the whole body (calls from outside the unit wait
+ * until it ends), so a body that awaited real I/O would stall every other request. A body may
+ * run more than once (a retry after another process took the lock), so it must only touch the
+ * store and its own locals.
+ */
+export interface UnitOfWork {
+  /**
+   * Runs `body` in one write transaction. `{ durable: false }` skips the disk sync, for
+   * background work a re-run redoes; `whileSyncing` and `afterCommit` run after the commit.
+   * Inside another unit, the body joins it.
+   */
+  write<T>(body: (tx: StoreRepositories) => Promise<T>, options?: WriteOptions<T>): Promise<T>;
+  /**
+   * {@linkcode UnitOfWork.write} for one-shot CLI commands and start-up, before requests are
+   * served: waits for another process's lock without yielding.
+   */
+  writeBlocking<T>(body: (tx: StoreRepositories) => Promise<T>): Promise<T>;
+  /** Runs `body` against one consistent snapshot. */
+  read<T>(body: (tx: StoreRepositories) => Promise<T>): Promise<T>;
+  /**
+   * Inside a write: runs `body` so that, when it throws, only its own changes are undone (one
+   * imported file is all or nothing without failing the batch around it).
+   */
+  withinUnit<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * Inside a write: runs many writes with the word index's document counts summed in memory and
+   * written once at the end (bulk imports).
+   */
+  bulkWrites<T>(body: () => Promise<T>): Promise<T>;
+}
+
+/** What this database can do; recall and the envelope's `mode` depend on it. */
+export interface StoreCapabilities {
+  fts: boolean;
+  vec: boolean;
+  vecVersion?: string;
+  vecError?: string;
+  /** Set when the database could only be opened read-only: why, in words. */
+  readOnly?: string;
+  /**
+   * Set while the database, opened writable, cannot take writes: the storage error of the
+   * last write that failed (disk full, file system turned read-only, I/O error). The next
+   * write that commits clears it.
+   */
+  unwritable?: string;
+}
+
+/** An open mema database: the repositories, units of work, and what the database can do. */
+export interface Store extends StoreRepositories, UnitOfWork {
+  readonly path: string;
+  readonly capabilities: StoreCapabilities;
+  readonly schema: SchemaState;
+  close(): void;
+}
