@@ -34,7 +34,7 @@ import {
 import type { CallerIdentity, ServiceContext } from "./context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import { isStorageFailure, type MemoryRecord, type Store } from "../store/mod.ts";
-import { CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
+import { CHAIN_READS_MAX, CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";
 import { contentSha } from "./content_hash.ts";
 import { type MemoryEdit, projectUpdate, type UpdateInput, updateInTransaction } from "./update.ts";
 
@@ -284,9 +284,6 @@ interface ChainBase {
 
 /** The backup changed under the lock since its chain base was read: read it again. */
 class StaleChainBase extends Error {}
-
-/** Reads of the chain base before giving up (each one follows another process's append). */
-const CHAIN_READS_MAX = 5;
 
 function savedUpdatesOf(entries: readonly BackupEntry[], input: UpdateInput): UpdateEntry[] {
   return entries.filter((e): e is UpdateEntry =>

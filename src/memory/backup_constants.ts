@@ -10,3 +10,11 @@
  * fact whole (the README's examples are one or two sentences).
  */
 export const CONFLICT_NOTICE_PREVIEW_CHARS = 1000;
+
+/**
+ * How many times a saved update reads its chain base from the database before giving up. Each
+ * read after the first follows another process that appended an update of the same memory
+ * between the read and the backup file's lock; more than a few in a row means a writer loop,
+ * and the update fails as an unwritable database would.
+ */
+export const CHAIN_READS_MAX = 5;

@@ -176,7 +176,7 @@ export async function runUpgrade(
   try {
     store = await openStore(plan.target, { cacheDir: options.cacheDir, skipVec: true });
     const target = store;
-    const result = source.read(async () => {
+    const result = await source.read(async () => {
       log(`reading ${plan.source}`);
       const built = plan.action === "copy"
         ? await copyMema(source, target)

@@ -110,8 +110,8 @@ export class UpgradeSource {
   }
 
   /** Runs `fn` against one snapshot of the source. */
-  read<T>(fn: () => T): T {
-    return this.#connection.readNow(fn);
+  read<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#connection.read(fn);
   }
 
   /** Rows per table, for the report. */

@@ -93,7 +93,10 @@ Deno.test("scan: bounded kicks walk a full round, resume after a restart, and lo
       outcomes: { outcome: string }[];
     };
     assert.equal(twice.outcomes[0].outcome, "already_confirmed");
-    assert.throws(async () => await scanQueuePage(ctx, { pageToken: "garbage" }), /page_token/);
+    await assert.rejects(
+      async () => await scanQueuePage(ctx, { pageToken: "garbage" }),
+      /page_token/,
+    );
     store.close();
   } finally {
     Deno.removeSync(t.dir, { recursive: true });

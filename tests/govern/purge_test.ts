@@ -243,10 +243,13 @@ Deno.test("purge: every trace of the content leaves the tables, the index, the b
     assert.deepEqual(result.warnings, []);
 
     // Gone from every view.
-    assert.throws(async () => await readMemory(t.ctx, { memoryId: secret }), (error: unknown) => {
-      assert.ok(error instanceof MemaError && error.code === "not_found");
-      return true;
-    });
+    await assert.rejects(
+      async () => await readMemory(t.ctx, { memoryId: secret }),
+      (error: unknown) => {
+        assert.ok(error instanceof MemaError && error.code === "not_found");
+        return true;
+      },
+    );
     assert.equal((await findMemories(t.ctx, { query: `${SECRET}3` })).items.length, 0);
     assert.equal(
       (await findMemories(t.ctx, { query: "nobody may know", status: "any" })).items.length,

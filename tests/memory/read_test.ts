@@ -33,12 +33,12 @@ Deno.test("read rejects spans outside the content and unknown ids", async () => 
         end: 3,
       }]
     ) {
-      assert.throws(
+      await assert.rejects(
         async () => await readMemory(t.ctx, { memoryId, span }),
         (e: unknown) => e instanceof MemaError && e.code === "invalid_input",
       );
     }
-    assert.throws(
+    await assert.rejects(
       async () => await readMemory(t.ctx, { memoryId: 42 }),
       (e: unknown) => e instanceof MemaError && e.code === "not_found",
     );
@@ -58,7 +58,7 @@ Deno.test("batch read reports missing ids per entry and rejects spans of absent 
     });
     assert.equal(entries[0].ok && entries[0].result.content, "first");
     assert.equal(entries[1].ok, false);
-    assert.throws(
+    await assert.rejects(
       async () =>
         await readMemories(t.ctx, { memoryIds: [a], spans: { "9": { start: 0, end: 1 } } }),
       (e: unknown) => e instanceof MemaError && e.field === "spans.9",

@@ -112,7 +112,7 @@ Deno.test("filters narrow every channel", async () => {
         .length,
       0,
     );
-    assert.throws(
+    await assert.rejects(
       async () =>
         await findMemories(t.ctx, {
           query: "x",

@@ -52,7 +52,7 @@ Deno.test("records read again after a write show the write: update, another conn
 
     // A write transaction that fails rolls back: what it read inside is not kept.
     await assert.rejects(
-      await t.store.write(async () => {
+      t.store.write(async () => {
         await t.store.changeMemory(memoryId, {
           content: "uncommitted text",
           updatedAt: new Date().toISOString(),

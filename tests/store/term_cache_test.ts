@@ -82,7 +82,7 @@ Deno.test("find after a write sees it, though the same words were searched just 
     // A write that rolls back leaves no trace in what later reads are told.
     const second = (await findMemories(t.ctx, { query: "sundays" })).items[0].memory.id;
     await assert.rejects(
-      await t.store.write(async () => {
+      t.store.write(async () => {
         await t.store.changeMemory(second, {
           content: "uncommitted harbour note",
           updatedAt: new Date().toISOString(),
@@ -411,7 +411,7 @@ Deno.test("a write that also changes another memory, or undoes a unit, leaves no
     for (const query of ["tenmoku", "ash"]) await contents(t.ctx, query);
     await t.store.write(async () => {
       await t.store.insertMemory(fields("An ash glaze"));
-      assert.throws(async () =>
+      await assert.rejects(async () =>
         await t.store.withinUnit(async () => {
           await t.store.insertMemory(fields("A tenmoku glaze"));
           throw new Error("this unit is refused");
@@ -429,7 +429,7 @@ Deno.test("a write that also changes another memory, or undoes a unit, leaves no
     // tried, yet the change must be seen.
     for (const query of ["raku", "soda", "shino"]) await contents(t.ctx, query);
     await t.store.write(async () => {
-      assert.throws(async () =>
+      await assert.rejects(async () =>
         await t.store.withinUnit(async () => {
           await t.store.insertMemory(fields("A raku glaze"));
           throw new Error("this unit is refused");

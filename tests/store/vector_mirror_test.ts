@@ -148,7 +148,7 @@ Deno.test("a vector written by a transaction that rolls back is never returned",
     const query = vectorOf(99);
     assert.ok((await t.store.nearestRows(query, 1)).length === 1);
     await assert.rejects(
-      await t.store.write(async () => {
+      t.store.write(async () => {
         await t.store.writeRowVectors(SPACE, [{ rowId: rows[0], vector: query }]);
         // The transaction sees its own vector...
         assert.equal((await t.store.nearestRows(query, 1))[0].rowId, rows[0]);
