@@ -10,13 +10,13 @@
  * ```
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { keepsMemoryChanges, selectMemoryChanges } from "./change_counts_sql.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
 import { type DataSyncHandle, logWarn, openDataSync, sleepSync } from "../platform/mod.ts";
 import { GroupSync } from "./group_sync.ts";
+import { OpenUnit } from "./open_unit.ts";
 import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./constants.ts";
 
 /** Options for {@linkcode openConnection}. */
@@ -55,12 +55,6 @@ export interface WriteOptions<T = unknown> {
   afterCommit?: () => void;
 }
 
-/** A unit of work holding the connection: a write or read transaction and its body. */
-interface OpenUnit {
-  /** Resolves when the unit has ended (committed or rolled back). */
-  ended: Promise<void>;
-}
-
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 
@@ -81,10 +75,8 @@ export class SqliteConnection {
   readonly readOnly: boolean;
   #depth = 0;
   #writing = false;
-  /** The unit of work open now, if any ({@linkcode SqliteConnection.admits}). */
-  #open: OpenUnit | undefined;
-  /** Which unit the running code belongs to, carried across its awaits. */
-  readonly #units = new AsyncLocalStorage<OpenUnit>();
+  /** The unit of work open now, if any, and who may use the connection meanwhile. */
+  readonly #unit = new OpenUnit();
   /** Write transactions ended (committed or rolled back): part of {@linkcode changeStamp}. */
   #writesEnded = 0;
   /** The stamp of the read transaction open now, once asked ({@linkcode changeStamp}). */
@@ -138,7 +130,7 @@ export class SqliteConnection {
    * rolled back and `fn` runs again, so it must only touch the database and its own locals.
    */
   async write<T>(fn: () => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
-    if (this.#depth > 0 && this.#inside()) {
+    if (this.#depth > 0 && this.#unit.inside()) {
       const value = await this.#nested(fn);
       meanwhile(options, value);
       return value;
@@ -183,7 +175,7 @@ export class SqliteConnection {
    * is served: opening and migrating the database, one-shot CLI commands.
    */
   async writeBlocking<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#depth > 0 && this.#inside()) return await this.#nested(fn);
+    if (this.#depth > 0 && this.#unit.inside()) return await this.#nested(fn);
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
       if (!this.admits()) await this.turn();
@@ -232,36 +224,15 @@ export class SqliteConnection {
 
   /**
    * True when a call may use the connection now: no unit is open, or the caller runs inside the
-   * open one (its async context says so). Everything else waits for {@linkcode turn}.
+   * open one (open_unit.ts). Everything else waits for {@linkcode turn}.
    */
   admits(): boolean {
-    return this.#open === undefined || this.#units.getStore() === this.#open;
+    return this.#unit.admits();
   }
 
   /** Resolves once {@linkcode admits} holds for the caller (the open unit, if any, ended). */
-  async turn(): Promise<void> {
-    while (!this.admits()) await this.#open!.ended;
-  }
-
-  /** True when the caller runs inside the unit open now. */
-  #inside(): boolean {
-    return this.#open !== undefined && this.#units.getStore() === this.#open;
-  }
-
-  /**
-   * Runs `fn` as the connection's open unit. The caller has had its {@linkcode turn} and no
-   * await lies between that and this call, so no other unit is open.
-   */
-  async #asUnit<T>(fn: () => Promise<T>): Promise<T> {
-    let end!: () => void;
-    const unit: OpenUnit = { ended: new Promise<void>((resolve) => end = resolve) };
-    this.#open = unit;
-    try {
-      return await this.#units.run(unit, fn);
-    } finally {
-      this.#open = undefined;
-      end();
-    }
+  turn(): Promise<void> {
+    return this.#unit.turn();
   }
 
   /**
@@ -306,7 +277,7 @@ export class SqliteConnection {
     } finally {
       this.#setBusyTimeout(this.#busyTimeoutMs);
     }
-    return this.#asUnit(async () => {
+    return this.#unit.run(async () => {
       this.#depth++;
       this.#writing = true;
       try {
@@ -427,9 +398,9 @@ export class SqliteConnection {
    * unit ({@linkcode SqliteConnection.admits}); inside another unit it joins that one.
    */
   async read<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.#depth > 0 && this.#inside()) return await fn();
+    if (this.#depth > 0 && this.#unit.inside()) return await fn();
     if (!this.admits()) await this.turn();
-    return await this.#asUnit(async () => {
+    return await this.#unit.run(async () => {
       this.#beginRead();
       try {
         return await fn();

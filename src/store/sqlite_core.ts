@@ -45,6 +45,12 @@ export type Sync<R> = {
 };
 
 /**
+ * The most parameters a repository operation takes. The wrappers {@linkcode asyncRoom} makes pass
+ * exactly this many, so a call allocates no rest array on the hot paths of `find` and `remember`.
+ */
+const ROOM_PARAMETERS_MAX = 3;
+
+/**
  * Makes a synchronous room the repository it implements. Each call waits only while another
  * request's unit of work holds the connection ({@linkcode SqliteConnection.admits}), which is one
  * comparison when none does; the SQLite call itself stays synchronous.
@@ -56,10 +62,13 @@ export function asyncRoom<R extends object>(connection: SqliteConnection, room: 
       out[name] = member;
       continue;
     }
-    const call = member as (...args: unknown[]) => unknown;
-    out[name] = async (...args: unknown[]) => {
+    if (member.length > ROOM_PARAMETERS_MAX) {
+      throw new Error(`${name} takes ${member.length} parameters; raise ROOM_PARAMETERS_MAX`);
+    }
+    const call = member as (a: unknown, b: unknown, c: unknown) => unknown;
+    out[name] = async (a: unknown, b: unknown, c: unknown) => {
       if (!connection.admits()) await connection.turn();
-      return call(...args);
+      return call(a, b, c);
     };
   }
   return out as R;
