@@ -43,7 +43,11 @@ export class OpenUnit {
     return this.#open !== undefined && this.#units.getStore() === this.#open;
   }
 
-  /** Resolves once {@linkcode admits} holds for the caller (the open unit, if any, ended). */
+  /**
+   * Resolves once the open unit, if any, has ended. Another waiter may take the connection before
+   * the caller resumes, so callers ask {@linkcode admits} again in the same step that uses it:
+   * `while (!gate.admits()) await gate.turn();`.
+   */
   async turn(): Promise<void> {
     while (!this.admits()) await this.#open!.ended;
   }

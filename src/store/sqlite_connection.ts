@@ -141,7 +141,7 @@ export class SqliteConnection {
     const wal = durable && options.whileSyncing !== undefined ? this.#wal : undefined;
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      if (!this.admits()) await this.turn();
+      while (!this.admits()) await this.turn();
       const outcome = await this.#tryWrite(fn, 0, durable && wal === undefined, () => {
         // Still the open unit: nothing else runs between the commit and these.
         afterCommit(options);
@@ -178,7 +178,7 @@ export class SqliteConnection {
     if (this.#depth > 0 && this.#unit.inside()) return await this.#nested(fn);
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
     for (let attempt = 1;; attempt++) {
-      if (!this.admits()) await this.turn();
+      while (!this.admits()) await this.turn();
       const outcome = await this.#tryWrite(fn, Math.max(0, deadline - Date.now()));
       if (outcome.done) return outcome.value;
       const remaining = deadline - Date.now();
@@ -230,7 +230,10 @@ export class SqliteConnection {
     return this.#unit.admits();
   }
 
-  /** Resolves once {@linkcode admits} holds for the caller (the open unit, if any, ended). */
+  /**
+   * Resolves once the open unit, if any, has ended; ask {@linkcode admits} again before using the
+   * connection (another waiter may have taken it first).
+   */
   turn(): Promise<void> {
     return this.#unit.turn();
   }
@@ -399,7 +402,7 @@ export class SqliteConnection {
    */
   async read<T>(fn: () => Promise<T>): Promise<T> {
     if (this.#depth > 0 && this.#unit.inside()) return await fn();
-    if (!this.admits()) await this.turn();
+    while (!this.admits()) await this.turn();
     return await this.#unit.run(async () => {
       this.#beginRead();
       try {

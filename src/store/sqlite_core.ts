@@ -67,7 +67,7 @@ export function asyncRoom<R extends object>(connection: SqliteConnection, room: 
     }
     const call = member as (a: unknown, b: unknown, c: unknown) => unknown;
     out[name] = async (a: unknown, b: unknown, c: unknown) => {
-      if (!connection.admits()) await connection.turn();
+      while (!connection.admits()) await connection.turn();
       return call(a, b, c);
     };
   }
@@ -181,7 +181,7 @@ export class SqliteCore {
    * undone (one imported file is all or nothing without failing the batch around it).
    */
   async withinUnit<T>(body: () => Promise<T>): Promise<T> {
-    if (!this.connection.admits()) await this.connection.turn();
+    while (!this.connection.admits()) await this.connection.turn();
     const recorded = this.inserts?.memories.length;
     try {
       return await portability.withinSavepoint(this.connection.db, body);
@@ -197,7 +197,7 @@ export class SqliteCore {
    * summed in memory and written once at the end (bulk imports; see terms_sql.ts).
    */
   async bulkWrites<T>(body: () => Promise<T>): Promise<T> {
-    if (!this.connection.admits()) await this.connection.turn();
+    while (!this.connection.admits()) await this.connection.turn();
     return await portability.withBulkFrequencies(this.connection.db, body);
   }
 

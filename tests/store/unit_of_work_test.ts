@@ -169,3 +169,32 @@ Deno.test("a read unit sees one snapshot while another request's write waits for
     t.cleanup();
   }
 });
+
+Deno.test("several requests waiting for one unit each get the connection in turn", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    const unit = t.store.write(async (tx) => {
+      await tx.setMeta("first", "1");
+      await held;
+    });
+    await yieldToOthers();
+    // Writes and reads of other requests pile up behind the open unit.
+    const waiting = [
+      ...["a", "b", "c"].map((key) => t.store.write(async (tx) => await tx.setMeta(key, key))),
+      ...["a", "b", "c"].map((key) => t.store.read(async (tx) => await tx.getMeta(key))),
+      t.store.countByStatus(),
+    ];
+    await yieldToOthers();
+    release();
+    await unit;
+    await Promise.all(waiting);
+    assert.deepEqual(
+      [await t.store.getMeta("a"), await t.store.getMeta("b"), await t.store.getMeta("c")],
+      ["a", "b", "c"],
+    );
+  } finally {
+    t.cleanup();
+  }
+});
