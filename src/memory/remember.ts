@@ -144,7 +144,7 @@ export async function rememberMemory(
   input: RememberInput,
   options: {
     /** Work on the committed result while its disk sync runs (see `WriteOptions`). */
-    whileSyncing?: (result: RememberResult) => void;
+    whileSyncing?: (result: RememberResult) => void | Promise<void>;
   } = {},
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);

@@ -42,10 +42,11 @@ export interface WriteOptions<T = unknown> {
    * Work to run once the transaction committed, before the write resolves, given its result (a
    * hint computed from what was just written). With `durability: full` in WAL mode the disk sync
    * then runs off the thread meanwhile: the commit leaves its WAL frames unsynced, the WAL file is
-   * flushed in the background, and the write resolves only after both. It must not throw (an
-   * error is logged, the write still succeeds) and must not write.
+   * flushed in the background, and the write resolves only after both (an async hint is awaited
+   * too; it reads through the store as any request does, after the unit ended). It must not
+   * throw (an error is logged, the write still succeeds) and must not write.
    */
-  whileSyncing?: (value: T) => void;
+  whileSyncing?: (value: T) => void | Promise<void>;
   /**
    * Runs right after the transaction committed, before anything else (`whileSyncing`, the disk
    * sync): this process's caches are brought up to the commit before any read can ask for it.
@@ -132,7 +133,7 @@ export class SqliteConnection {
   async write<T>(fn: () => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
     if (this.#depth > 0 && this.#unit.inside()) {
       const value = await this.#nested(fn);
-      meanwhile(options, value);
+      await meanwhile(options, value);
       return value;
     }
     const durable = options.durable ?? true;
@@ -148,7 +149,7 @@ export class SqliteConnection {
       });
       if (outcome.done) {
         const synced = wal?.group.sync();
-        meanwhile(options, outcome.value);
+        const hinted = meanwhile(options, outcome.value);
         if (synced) {
           await synced.catch((error) => {
             throw new MemaError(
@@ -161,6 +162,7 @@ export class SqliteConnection {
             );
           });
         }
+        await hinted;
         return outcome.value;
       }
       const remaining = deadline - Date.now();
@@ -459,11 +461,13 @@ function afterCommit<T>(options: WriteOptions<T>): void {
 }
 
 /** Runs a write's `whileSyncing` work; its failure is the hint's, never the write's. */
-function meanwhile<T>(options: WriteOptions<T>, value: T): void {
-  try {
-    options.whileSyncing?.(value);
-  } catch (error) {
+function meanwhile<T>(options: WriteOptions<T>, value: T): Promise<void> | undefined {
+  const failed = (error: unknown) =>
     logWarn(`work after a write failed (the write is saved): ${error}`);
+  try {
+    return options.whileSyncing?.(value)?.catch(failed);
+  } catch (error) {
+    failed(error);
   }
 }
 

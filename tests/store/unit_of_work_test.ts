@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import type { NewMemory } from "../../src/store/mod.ts";
+import { type NewMemory, openStore } from "../../src/store/mod.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 /** Lets other pending work (timers, other requests' continuations) run. */
@@ -196,5 +196,33 @@ Deno.test("several requests waiting for one unit each get the connection in turn
     );
   } finally {
     t.cleanup();
+  }
+});
+
+Deno.test("a write's asynchronous whileSyncing work is done when the write resolves", async () => {
+  for (const durability of ["full", "normal"] as const) {
+    const dir = Deno.makeTempDirSync({ prefix: "mema-unit-hint-" });
+    const store = await openStore(`${dir}/m.sqlite3`, {
+      cacheDir: `${dir}/cache`,
+      skipVec: true,
+      durability,
+    });
+    try {
+      let hint: string | undefined;
+      const id = await store.write(
+        async (tx) => await tx.insertMemory(newMemory("A fact with a hint")),
+        {
+          whileSyncing: async (written) => {
+            // Reads through the store after the unit ended, as the duplicate hint does.
+            hint = (await store.read(async (r) => await r.getMemory(written)))?.content;
+          },
+        },
+      );
+      assert.ok(id > 0);
+      assert.equal(hint, "A fact with a hint", durability);
+    } finally {
+      store.close();
+      Deno.removeSync(dir, { recursive: true });
+    }
   }
 });
