@@ -137,9 +137,12 @@ export async function openConflictsOf(
       }
       return seen.get(id)!;
     };
-    return new Map(
-      [...refs].map(([id, list]) => [id, list.filter((ref) => shown(ref.conflictId))] as const)
-        .filter(([, list]) => list.length > 0),
-    );
+    const visible = new Map<number, OpenConflictRef[]>();
+    for (const [id, list] of refs) {
+      const kept = [];
+      for (const ref of list) if (await shown(ref.conflictId)) kept.push(ref);
+      if (kept.length > 0) visible.set(id, kept);
+    }
+    return visible;
   });
 }
