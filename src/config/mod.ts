@@ -17,6 +17,7 @@ import { dirName, envVar, readTextIfExists } from "../platform/mod.ts";
 import { closestName } from "../text/closest_name.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
+import { checkDbUrl } from "./db_url.ts";
 
 /** Client and agent names: what HTTP headers and stdio config both accept. */
 export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
@@ -41,6 +42,7 @@ const identityName = (max: number) =>
 const configFileSchema = z.object({
   $schema: z.string().optional(),
   db_path: z.string().min(1).optional(),
+  db_url: z.string().min(1).optional(),
   client: identityName(CLIENT_MAX).optional(),
   agent_id: identityName(AGENT_ID_MAX).optional(),
   workspace: z.string().min(1).max(WORKSPACE_MAX_CHARS).optional(),
@@ -81,6 +83,11 @@ export interface MemaConfig {
   configPath: string;
   configFileFound: boolean;
   dbPath: string;
+  /**
+   * A `postgres://` URL: the library lives in that PostgreSQL database instead of the SQLite
+   * file at `dbPath` (SPEC §15). May hold a password: show it only through `redactDbUrl`.
+   */
+  dbUrl?: string;
   client?: string;
   agentId?: string;
   /** The caller's own workspace (canonical), when configured. */
@@ -150,11 +157,14 @@ export type SettingKey =
   | "backupPath"
   | "noticeSyncWaitMs"
   | "judgeModel"
-  | "judgeThresholds";
+  | "judgeThresholds"
+  | "dbUrl";
 
 /** Values given on the command line. */
 export interface ConfigFlags {
   dbPath?: string;
+  /** `--db-url`: a `postgres://` URL. */
+  dbUrl?: string;
   client?: string;
   agentId?: string;
   workspace?: string;
@@ -174,6 +184,7 @@ export interface LoadConfigOptions {
 const ENV_NAMES = {
   config: ["MEMA_CONFIG", "MEMORY_ARBITER_CONFIG"],
   dbPath: ["MEMA_DB_PATH", "MEMORY_ARBITER_DB_PATH"],
+  dbUrl: ["MEMA_DB_URL"],
   client: ["MEMA_CLIENT", "MEMORY_ARBITER_CLIENT"],
   agentId: ["MEMA_AGENT_ID", "MEMORY_ARBITER_AGENT_ID"],
   workspace: ["MEMA_WORKSPACE", "MEMORY_ARBITER_WORKSPACE"],
@@ -370,6 +381,15 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
   if (envDb) [dbPath, sources.dbPath] = [expandHome(envDb.value), "env"];
   if (flags.dbPath) [dbPath, sources.dbPath] = [expandHome(flags.dbPath), "flag"];
 
+  const envDbUrl = fromEnv(ENV_NAMES.dbUrl);
+  const dbUrl = flags.dbUrl !== undefined
+    ? checkDbUrl(flags.dbUrl, "--db-url")
+    : envDbUrl !== undefined
+    ? checkDbUrl(envDbUrl.value, envDbUrl.name)
+    : file.db_url === undefined
+    ? undefined
+    : checkDbUrl(file.db_url, "db_url");
+
   let client = file.client;
   if (client) sources.client = "file";
   const envClient = fromEnv(ENV_NAMES.client);
@@ -478,6 +498,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     noticeSyncWaitMs: origin(ENV_NAMES.noticeSyncWaitMs, file.notice_sync_wait_ms),
     judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),
     judgeThresholds: origin(undefined, file.judge_thresholds),
+    dbUrl: origin(ENV_NAMES.dbUrl, file.db_url, flags.dbUrl),
   };
   return {
     configPath,
@@ -492,6 +513,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
       fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
     ),
     dbPath,
+    dbUrl,
     client,
     agentId,
     workspace,
