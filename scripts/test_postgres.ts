@@ -111,7 +111,7 @@ async function startCluster(bin: string): Promise<TestCluster> {
     throw error;
   }
   const url = `postgres://${TEST_ROLE}:${TEST_PASSWORD}@localhost:${port}/${TEST_DATABASE}` +
-    `?host=${encodeURIComponent(dir)}`;
+    `?host=${encodeURIComponent(dir)}&port=${port}`;
   return { url, stop };
 }
 

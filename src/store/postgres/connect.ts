@@ -1,0 +1,39 @@
+/**
+ * Opening a connection pool with the driver (npm:postgres, loaded here by a dynamic `import()`
+ * so it is never read on a SQLite user's start path).
+ *
+ * @example
+ * ```ts
+ * import { driverUrl } from "./src/store/postgres/connect.ts";
+ * const url = driverUrl("postgres://u@localhost:5433/mema?host=/run/postgresql");
+ * if (!url.endsWith("port=5433")) throw new Error("the socket's port was lost");
+ * ```
+ * @module
+ */
+import type { Sql } from "postgres";
+import { PG_CONNECT_TIMEOUT_S } from "./constants.ts";
+
+/**
+ * `url` as the driver reads it the way libpq does. The driver takes the port from `?port=` alone
+ * once `?host=` names a socket directory, so a port written in the authority
+ * (`postgres://u@localhost:5433/db?host=/run/postgresql`) is copied there.
+ */
+export function driverUrl(url: string): string {
+  const parsed = new URL(url);
+  const query = parsed.searchParams;
+  if (!query.has("host") || query.has("port") || parsed.port === "") return url;
+  query.set("port", parsed.port);
+  return parsed.href;
+}
+
+/** A pool of at most `max` connections to the database `url` names. */
+export async function connectPostgres(url: string, options: { max: number }): Promise<Sql> {
+  const { default: postgres } = await import("postgres");
+  return postgres(driverUrl(url), {
+    max: options.max,
+    connect_timeout: PG_CONNECT_TIMEOUT_S,
+    // The server's notices (e.g. "relation already exists, skipping") are not the user's.
+    onnotice: () => {},
+    connection: { application_name: "mema" },
+  }) as unknown as Sql;
+}

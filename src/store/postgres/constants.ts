@@ -1,0 +1,29 @@
+/**
+ * The PostgreSQL store's tunable numbers, each beside why it is what it is.
+ * @module
+ */
+
+/**
+ * Connections one mema process keeps open. A unit of work holds one for its whole body and
+ * other requests use the rest; PostgreSQL's default `max_connections` is 100, so four servers
+ * of ten leave room for `psql`, backups and monitoring.
+ */
+export const PG_POOL_MAX = 10;
+
+/**
+ * Seconds to wait for a connection before the call fails with a clear error (issue 33: an
+ * unreachable database fails reads within a bounded time, never hangs).
+ */
+export const PG_CONNECT_TIMEOUT_S = 10;
+
+/**
+ * The advisory lock every write unit takes first (`pg_advisory_xact_lock`), so write units run
+ * one at a time across every server on the database, as `BEGIN IMMEDIATE` makes them on one
+ * SQLite file: a read-then-write (the duplicate check before an insert, a version check before
+ * an update) sees no other writer between its read and its write. The number is arbitrary,
+ * fixed ("mema" in ASCII) so every mema version agrees on it.
+ */
+export const PG_WRITE_LOCK = 0x6d656d61;
+
+/** The advisory lock held while migrations run, so two servers starting at once migrate once. */
+export const PG_MIGRATION_LOCK = 0x6d656d62;

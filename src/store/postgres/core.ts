@@ -1,0 +1,113 @@
+/**
+ * The PostgreSQL store's shared part: the connection pool and its units of work. A unit runs on
+ * one pooled connection inside one transaction; its body's async context is marked
+ * (`AsyncLocalStorage`, which follows every `await`), so a room called from inside the body
+ * runs on the unit's transaction, and one called from anywhere else takes a pooled connection
+ * of its own. That is the SQLite store's routing (src/store/open_unit.ts) without the waiting:
+ * PostgreSQL isolates concurrent transactions itself, so another request never waits for a unit
+ * to end unless it writes.
+ *
+ * @example
+ * ```ts
+ * import { PgCore } from "./src/store/postgres/core.ts";
+ * // const core = new PgCore(sql); await core.write(async () => core.q()`SELECT 1`);
+ * ```
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Sql, TransactionSql } from "postgres";
+import { logWarn } from "../../platform/mod.ts";
+import type { WriteOptions } from "../sqlite_connection.ts";
+import { PG_WRITE_LOCK } from "./constants.ts";
+
+/** What a query is sent through: the pool, or the open unit's transaction. */
+export type PgQuery = Sql | TransactionSql;
+
+/** The unit of work open in an async context. */
+interface PgUnit {
+  sql: TransactionSql;
+  write: boolean;
+}
+
+/** The pool, its units of work, and the repositories handed to unit bodies. */
+export class PgCore<R> {
+  readonly sql: Sql;
+  readonly #units = new AsyncLocalStorage<PgUnit>();
+  /** The repositories handed to unit bodies (`tx`); set once the rooms are built. */
+  repositories!: R;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  /** Where a room's query goes: the caller's unit, else the pool. */
+  q(): PgQuery {
+    return this.#units.getStore()?.sql ?? this.sql;
+  }
+
+  /**
+   * Runs `body` in one write transaction (all or nothing). Write units take one advisory lock
+   * first, so they run one at a time across every server on the database (constants.ts says
+   * why). Inside another write unit the body joins it. `{ durable: false }` lets the commit
+   * return before the WAL is flushed (`synchronous_commit = off`).
+   */
+  async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
+    const open = this.#units.getStore();
+    if (open !== undefined) {
+      if (!open.write) throw new Error("a write unit cannot run inside a read unit");
+      return await body(this.repositories);
+    }
+    const value = await this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK})`;
+      if (options.durable === false) await tx`SET LOCAL synchronous_commit = off`;
+      return await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
+    }) as T;
+    try {
+      options.afterCommit?.();
+    } catch (error) {
+      logWarn(`after a commit: ${error}`);
+    }
+    try {
+      await options.whileSyncing?.(value);
+    } catch (error) {
+      logWarn(`after a commit: ${error}`);
+    }
+    return value;
+  }
+
+  /** {@linkcode PgCore.write}: waiting for the write lock never blocks this thread anyway. */
+  writeBlocking<T>(body: (tx: R) => Promise<T>): Promise<T> {
+    return this.write(body);
+  }
+
+  /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
+  async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
+    if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    return await this.sql.begin(
+      "ISOLATION LEVEL REPEATABLE READ READ ONLY",
+      (tx) => this.#units.run({ sql: tx, write: false }, () => body(this.repositories)),
+    ) as T;
+  }
+
+  /**
+   * Inside a write unit: runs `body` in a savepoint, so that when it throws only its own
+   * changes are undone.
+   */
+  async withinUnit<T>(body: () => Promise<T>): Promise<T> {
+    const open = this.#units.getStore();
+    if (open === undefined || !open.write) {
+      throw new Error("withinUnit runs only inside a write unit");
+    }
+    return await open.sql.savepoint((sp) => this.#units.run({ sql: sp, write: true }, body)) as T;
+  }
+
+  /** Inside a write unit: PostgreSQL keeps no in-memory word counts to batch, so it just runs. */
+  bulkWrites<T>(body: () => Promise<T>): Promise<T> {
+    return body();
+  }
+
+  /** Closes the pool once running queries finish (a few seconds at most). */
+  close(): Promise<void> {
+    return this.sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The memories and their history on PostgreSQL: {@linkcode MemoriesRepository} and
+ * {@linkcode HistoryRepository}, answering exactly as the SQLite rooms do
+ * (tests/store/rooms_contract.ts runs the same checks on both).
+ *
+ * @module
+ */
+import type { PgCore } from "./core.ts";
+import type { HistoryRepository, MemoriesRepository } from "../repositories.ts";
+import type {
+  HistoryEntry,
+  MemoryRecord,
+  MemoryStatus,
+  ProtectionLevel,
+  SourceType,
+} from "../types.ts";
+
+type Row = Record<string, unknown>;
+
+/** The `memories` columns every reader selects, in {@linkcode toMemoryRecord}'s terms. */
+const MEMORY_COLUMNS = `id, subject, content, content_sha, tags, workspace, workspace_canonical,
+  source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
+  agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
+
+const nullableNumber = (value: unknown) => value === null ? null : Number(value);
+const nullableString = (value: unknown) => value === null ? null : String(value);
+
+/** A `memories` row as a record (frozen, as the SQLite store's cached records are). */
+export function toMemoryRecord(row: Row): MemoryRecord {
+  return Object.freeze({
+    id: Number(row.id),
+    subject: String(row.subject),
+    content: String(row.content),
+    contentSha: String(row.content_sha),
+    tags: row.tags as string[],
+    workspace: String(row.workspace),
+    workspaceCanonical: String(row.workspace_canonical),
+    sourceType: row.source_type as SourceType,
+    sourceRef: nullableString(row.source_ref),
+    eventTime: nullableString(row.event_time),
+    ingestTime: String(row.ingest_time),
+    confidence: Number(row.confidence),
+    protectionLevel: row.protection_level as ProtectionLevel,
+    status: row.status as MemoryStatus,
+    version: Number(row.version),
+    agentId: String(row.agent_id),
+    client: String(row.client),
+    metadata: row.metadata as Record<string, unknown>,
+    supersededBy: nullableNumber(row.superseded_by),
+    follows: nullableNumber(row.follows),
+    createdAt: String(row.created_at),
+    updatedAt: String(row.updated_at),
+  });
+}
+
+function toHistoryEntry(row: Row): HistoryEntry {
+  return {
+    memoryId: Number(row.memory_id),
+    version: Number(row.version),
+    subject: String(row.subject),
+    content: String(row.content),
+    contentSha: String(row.content_sha),
+    tags: row.tags as string[],
+    status: row.status as MemoryStatus,
+    changedAt: String(row.changed_at),
+    changedBy: String(row.changed_by),
+    changedByClient: String(row.changed_by_client),
+    reason: nullableString(row.reason),
+  };
+}
+
+/** Counts of `column` over the memories matching `where`, biggest first (at most 200). */
+async function groupCounts(
+  core: PgCore<unknown>,
+  column: "status" | "source_type" | "workspace_canonical" | "protection_level",
+  where: { statusActive: boolean; workspace?: string },
+): Promise<Record<string, number>> {
+  const sql = core.q();
+  const rows = await sql`
+    SELECT ${sql(column)} AS k, count(*) AS n FROM memories
+    WHERE ${where.statusActive ? sql`status = 'active'` : sql`status != 'deleted'`}
+      ${where.workspace === undefined ? sql`` : sql`AND workspace_canonical = ${where.workspace}`}
+    GROUP BY ${sql(column)} ORDER BY n DESC LIMIT 200`;
+  const counts: Record<string, number> = {};
+  for (const row of rows) counts[String(row.k)] = Number(row.n);
+  return counts;
+}
+
+/** The memories room over `core`'s pool. */
+export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
+  return {
+    async insertMemory(memory) {
+      const [row] = await core.q()`
+        INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
+          source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
+          version, agent_id, client, metadata, follows, created_at, updated_at)
+        VALUES (${memory.subject}, ${memory.content}, ${memory.contentSha},
+          ${JSON.stringify(memory.tags)}::text::jsonb, ${memory.workspace},
+          ${memory.workspaceCanonical}, ${memory.sourceType}, ${memory.sourceRef},
+          ${memory.eventTime}, ${memory.ingestTime}, ${memory.confidence},
+          ${memory.protectionLevel}, ${memory.status}, 1, ${memory.agentId}, ${memory.client},
+          ${JSON.stringify(memory.metadata)}::text::json, ${memory.follows},
+          ${memory.createdAt}, ${memory.updatedAt})
+        RETURNING id`;
+      return Number(row.id);
+    },
+    async getMemory(id) {
+      const sql = core.q();
+      const [row] = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories WHERE id = ${id}`;
+      return row ? toMemoryRecord(row) : undefined;
+    },
+    async getMemories(ids) {
+      const found = new Map<number, MemoryRecord>();
+      if (ids.length === 0) return found;
+      const sql = core.q();
+      const rows = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories
+        WHERE id = ANY(${ids as number[]}::bigint[])`;
+      for (const row of rows) {
+        const record = toMemoryRecord(row);
+        found.set(record.id, record);
+      }
+      return found;
+    },
+    async findActiveByContent(workspaceCanonical, contentSha) {
+      const sql = core.q();
+      const [row] = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories
+        WHERE workspace_canonical = ${workspaceCanonical} AND content_sha = ${contentSha}
+          AND status = 'active'`;
+      return row ? toMemoryRecord(row) : undefined;
+    },
+    async changeMemory(id, change) {
+      const sql = core.q();
+      const sets = [sql`updated_at = ${change.updatedAt}`];
+      if (change.subject !== undefined) sets.push(sql`subject = ${change.subject}`);
+      if (change.content !== undefined) sets.push(sql`content = ${change.content}`);
+      if (change.contentSha !== undefined) sets.push(sql`content_sha = ${change.contentSha}`);
+      if (change.tags !== undefined) {
+        sets.push(sql`tags = ${JSON.stringify(change.tags)}::text::jsonb`);
+      }
+      if (change.version !== undefined) sets.push(sql`version = ${change.version}`);
+      const list = sets.reduce((all, set) => sql`${all}, ${set}`);
+      await sql`UPDATE memories SET ${list} WHERE id = ${id}`;
+    },
+    async setStatus(id, change) {
+      await core.q()`UPDATE memories SET status = ${change.status},
+        superseded_by = ${change.supersededBy}, updated_at = ${change.now} WHERE id = ${id}`;
+    },
+    async setTrust(id, change) {
+      await core.q()`UPDATE memories SET source_type = ${change.sourceType},
+        protection_level = ${change.protectionLevel}, updated_at = ${change.now}
+        WHERE id = ${id}`;
+    },
+    async setMetadata(id, metadata) {
+      await core.q()`UPDATE memories SET metadata = ${JSON.stringify(metadata)}::text::json
+        WHERE id = ${id}`;
+    },
+    async countByStatus() {
+      const counts: Record<string, number> = {};
+      const rows = await core.q()`SELECT status, count(*) AS n FROM memories GROUP BY status`;
+      for (const row of rows) counts[String(row.status)] = Number(row.n);
+      return counts;
+    },
+    async overviewCounts(workspace) {
+      return {
+        byStatus: await groupCounts(core, "status", { statusActive: false, workspace }),
+        bySource: await groupCounts(core, "source_type", { statusActive: true, workspace }),
+        byWorkspace: await groupCounts(core, "workspace_canonical", {
+          statusActive: true,
+          workspace,
+        }),
+        byProtection: await groupCounts(core, "protection_level", {
+          statusActive: true,
+          workspace,
+        }),
+      };
+    },
+    async supersededBy(memoryId) {
+      const rows = await core.q()`SELECT id FROM memories WHERE superseded_by = ${memoryId}
+        ORDER BY id`;
+      return rows.map((row) => Number(row.id));
+    },
+  };
+}
+
+const HISTORY_COLUMNS = `memory_id, version, subject, content, content_sha, tags, status,
+  changed_at, changed_by, changed_by_client, reason`;
+
+/** The history room over `core`'s pool. */
+export function pgHistory(core: PgCore<unknown>): HistoryRepository {
+  return {
+    async appendHistory(entry) {
+      await core.q()`
+        INSERT INTO memory_history (memory_id, version, subject, content, content_sha, tags,
+          status, changed_at, changed_by, changed_by_client, reason)
+        VALUES (${entry.memoryId}, ${entry.version}, ${entry.subject}, ${entry.content},
+          ${entry.contentSha}, ${JSON.stringify(entry.tags)}::text::jsonb, ${entry.status},
+          ${entry.changedAt}, ${entry.changedBy}, ${entry.changedByClient}, ${entry.reason})`;
+    },
+    async listHistory(memoryId) {
+      const sql = core.q();
+      const rows = await sql`SELECT ${sql.unsafe(HISTORY_COLUMNS)} FROM memory_history
+        WHERE memory_id = ${memoryId} ORDER BY version`;
+      return rows.map(toHistoryEntry);
+    },
+    async countHistory() {
+      const [row] = await core.q()`SELECT count(*) AS n FROM memory_history`;
+      return Number(row.n);
+    },
+    async deleteHistory(memoryId, versions) {
+      if (versions.length === 0) return [];
+      const rows = await core.q()`DELETE FROM memory_history
+        WHERE memory_id = ${memoryId} AND version = ANY(${versions as number[]}::int[])
+        RETURNING version`;
+      const removed = new Set(rows.map((row) => Number(row.version)));
+      // In the order asked, each once, as the SQLite room answers.
+      return versions.filter((version) => removed.delete(version));
+    },
+    async historyOf(memoryIds) {
+      const out = new Map<number, HistoryEntry[]>();
+      if (memoryIds.length === 0) return out;
+      const sql = core.q();
+      const rows = await sql`SELECT ${sql.unsafe(HISTORY_COLUMNS)} FROM memory_history
+        WHERE memory_id = ANY(${memoryIds as number[]}::bigint[]) ORDER BY memory_id, version`;
+      for (const row of rows) {
+        const entry = toHistoryEntry(row);
+        const list = out.get(entry.memoryId) ?? [];
+        list.push(entry);
+        out.set(entry.memoryId, list);
+      }
+      return out;
+    },
+  };
+}

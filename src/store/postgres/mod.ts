@@ -1,0 +1,125 @@
+/**
+ * The PostgreSQL store (SPEC §15, issue 33): {@linkcode openPostgresStore} connects to a
+ * `postgres://` URL, brings the schema to this build's version (migrations.ts) and serves the
+ * rooms done so far ({@linkcode PostgresRepositories}) behind the same units of work as SQLite.
+ *
+ * Loaded only by a dynamic `import()` when `db_url` names PostgreSQL, so neither this folder nor
+ * the driver (npm:postgres) is read on a SQLite user's start path.
+ *
+ * @example
+ * ```ts
+ * import { PG_ROOMS_MISSING } from "./src/store/postgres/mod.ts";
+ * if (!PG_ROOMS_MISSING.includes("word index")) throw new Error("the word index is not done yet");
+ * ```
+ * @module
+ */
+import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
+import { MemaError } from "../../errors/mod.ts";
+import type {
+  HistoryRepository,
+  MemoriesRepository,
+  MetaRepository,
+  WorkspacesRepository,
+} from "../repositories.ts";
+import type { WriteOptions } from "../sqlite_connection.ts";
+import { PG_POOL_MAX } from "./constants.ts";
+import { connectPostgres } from "./connect.ts";
+import { PgCore } from "./core.ts";
+import { pgHistory, pgMemories } from "./memories_room.ts";
+import { pgMeta } from "./meta_room.ts";
+import { migratePostgres, type PgSchemaState } from "./migrations.ts";
+import { pgWorkspaces } from "./workspaces_room.ts";
+
+export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
+export { postgresNotComplete } from "./readiness.ts";
+import { PG_ROOMS_MISSING } from "./readiness.ts";
+export { PG_ROOMS_MISSING };
+
+/** The rooms implemented on PostgreSQL so far. */
+export type PostgresRepositories =
+  & MemoriesRepository
+  & HistoryRepository
+  & WorkspacesRepository
+  & MetaRepository;
+
+/** An open PostgreSQL store: the rooms done so far and the units of work. */
+export interface PostgresStore extends PostgresRepositories {
+  /** The URL without its password (for messages). */
+  readonly description: string;
+  readonly schema: PgSchemaState;
+  /** The server's version, as it reports it (`server_version`). */
+  readonly serverVersion: string;
+  write<T>(
+    body: (tx: PostgresRepositories) => Promise<T>,
+    options?: WriteOptions<T>,
+  ): Promise<T>;
+  writeBlocking<T>(body: (tx: PostgresRepositories) => Promise<T>): Promise<T>;
+  read<T>(body: (tx: PostgresRepositories) => Promise<T>): Promise<T>;
+  withinUnit<T>(body: () => Promise<T>): Promise<T>;
+  bulkWrites<T>(body: () => Promise<T>): Promise<T>;
+  /** Closes the pool once running queries finish. */
+  close(): Promise<void>;
+}
+
+/** Options for {@linkcode openPostgresStore}. */
+export interface OpenPostgresOptions {
+  /** Connections this process keeps (default {@linkcode PG_POOL_MAX}). */
+  poolMax?: number;
+}
+
+/**
+ * Connects to the database at `url` (credentials from the URL, `PGPASSWORD` or the password
+ * file, as libpq takes them; TLS options such as `sslmode` pass through) and migrates it.
+ * Failures are `storage_error`s whose text names the database without its password.
+ */
+export async function openPostgresStore(
+  url: string,
+  options: OpenPostgresOptions = {},
+): Promise<PostgresStore> {
+  const description = redactDbUrl(url);
+  const fail = (doing: string, error: unknown) =>
+    new MemaError(
+      "storage_error",
+      `cannot ${doing} PostgreSQL at ${description}: ${
+        redactDbSecrets(error instanceof Error ? error.message : String(error), url)
+      }`,
+      { hint: "check that the server is up, the URL and the credentials (PGPASSWORD, ~/.pgpass)" },
+    );
+  const sql = await connectPostgres(url, { max: options.poolMax ?? PG_POOL_MAX });
+  let schema: PgSchemaState;
+  let serverVersion: string;
+  try {
+    const [row] = await sql`SHOW server_version`;
+    serverVersion = String(row.server_version);
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw fail("connect to", error);
+  }
+  try {
+    schema = await migratePostgres(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    if (error instanceof MemaError) throw error;
+    throw fail("migrate the schema of", error);
+  }
+  const core = new PgCore<PostgresRepositories>(sql);
+  const repositories: PostgresRepositories = {
+    ...pgMemories(core),
+    ...pgHistory(core),
+    ...pgWorkspaces(core),
+    ...pgMeta(core),
+  };
+  core.repositories = repositories;
+  return {
+    ...repositories,
+    description,
+    schema,
+    serverVersion,
+    write: (body, writeOptions) => core.write(body, writeOptions),
+    writeBlocking: (body) => core.writeBlocking(body),
+    read: (body) => core.read(body),
+    withinUnit: (body) => core.withinUnit(body),
+    bulkWrites: (body) => core.bulkWrites(body),
+    close: () => core.close(),
+  };
+}

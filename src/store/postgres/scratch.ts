@@ -1,0 +1,44 @@
+/**
+ * Scratch databases for tests and benchmarks: a fresh, empty database beside the one a URL
+ * names, dropped afterwards, so each test starts from nothing without a cluster of its own.
+ * The role must hold `CREATEDB` (scripts/test_postgres.ts makes it so).
+ *
+ * @example
+ * ```ts
+ * import { createScratchDatabase } from "./src/store/postgres/scratch.ts";
+ * // const scratch = await createScratchDatabase(Deno.env.get("MEMA_TEST_PG_URL")!);
+ * // ... openPostgresStore(scratch.url) ...; await scratch.drop();
+ * ```
+ * @module
+ */
+import { connectPostgres } from "./connect.ts";
+
+/** A scratch database: its URL and how to drop it. */
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates an empty database on the server `url` names, owned by the URL's role. */
+export async function createScratchDatabase(url: string): Promise<ScratchDatabase> {
+  const admin = await connectPostgres(url, { max: 1 });
+  const name = `mema_scratch_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  try {
+    await admin`CREATE DATABASE ${admin(name)}`;
+  } catch (error) {
+    await admin.end({ timeout: 1 });
+    throw error;
+  }
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return {
+    url: scratch.href,
+    async drop() {
+      try {
+        await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`;
+      } finally {
+        await admin.end({ timeout: 1 });
+      }
+    },
+  };
+}
