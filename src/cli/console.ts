@@ -84,6 +84,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     const config = loadConfig({ flags });
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
+      dbUrl: config.dbUrl,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
     });

@@ -156,6 +156,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     }
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
+      dbUrl: config.dbUrl,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
       skipVec: true,

@@ -381,6 +381,7 @@ export async function importCommand(args: string[]): Promise<number> {
     }
     store = await openStore(scratch === undefined ? config.dbPath : `${scratch}/dry-run.sqlite3`, {
       cacheDir: config.cacheDir,
+      dbUrl: config.dbUrl,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
       // A dry run embeds nothing: it needs no vector extension (nor its cached copy).

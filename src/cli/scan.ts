@@ -113,6 +113,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     }
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
+      dbUrl: config.dbUrl,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
     });

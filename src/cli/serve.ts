@@ -58,6 +58,11 @@ export const serveSpec: CommandSpec = {
       help: "the caller's own workspace (default MEMA_WORKSPACE; stdio)",
     },
     db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
+    "db-url": {
+      type: "string",
+      value: "URL",
+      help: "a postgres:// database instead of the file (default MEMA_DB_URL)",
+    },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
     http: { type: "boolean", help: "serve streamable HTTP instead of stdio" },
     host: { type: "string", value: "HOST", help: "HTTP address (default 127.0.0.1)" },
@@ -88,6 +93,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         agentId: flags.string("agent-id"),
         workspace: flags.string("workspace"),
         dbPath: flags.string("db"),
+        dbUrl: flags.string("db-url"),
         configPath: flags.string("config"),
         transport: flags.boolean("http") ? "http" : undefined,
         httpHost: flags.string("host"),
@@ -106,6 +112,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (!http) requireStrictWorkspace(config);
     store = await openStore(config.dbPath, {
       cacheDir: config.cacheDir,
+      dbUrl: config.dbUrl,
       busyTimeoutMs: config.busyTimeoutMs,
       durability: config.durability,
     });

@@ -36,6 +36,7 @@ import { sqliteWorkspaces } from "./workspaces_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
 import { sqliteMaintenance, sqliteUpgrade } from "./maintenance_room.ts";
+import { postgresNotComplete } from "./postgres/readiness.ts";
 import type {
   ConflictTables,
   Store,
@@ -88,6 +89,11 @@ export interface OpenStoreOptions {
   durability?: "full" | "normal";
   /** Skip loading sqlite-vec (tests of the degraded path). */
   skipVec?: boolean;
+  /**
+   * `db_url`: a `postgres://` database instead of the file at `path`. Refused while the
+   * PostgreSQL store is not complete (src/store/postgres/readiness.ts), never half-served.
+   */
+  dbUrl?: string;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -98,6 +104,7 @@ export interface OpenStoreOptions {
  * recorded in `capabilities`, never thrown.
  */
 export async function openStore(path: string, options: OpenStoreOptions): Promise<Store> {
+  if (options.dbUrl !== undefined) throw postgresNotComplete(options.dbUrl);
   const dir = dirName(path);
   if (!pathExists(dir)) {
     try {
