@@ -183,7 +183,9 @@ export function deleteNoticesNaming(db: DatabaseSync, memoryId: number): number 
 /**
  * Audit rows about a memory: its own rows, and rows whose detail names it as a memory id
  * (`memory_id`, `survivor_id`, `superseded_by`, an id in a `*_ids` list, a key of
- * `loser_versions`, a plan step) or names one of `conflictIds`.
+ * `loser_versions`, a plan step) or names one of `conflictIds`. SQLite 3.53's json_tree quotes
+ * object keys in `path` (`$."merged_ids"`), older ones do not: both spellings are matched. The id
+ * is bound as a double (node:sqlite), so it is made an integer before it is compared as text.
  */
 export function selectAuditMentioning(
   db: DatabaseSync,
@@ -195,8 +197,8 @@ export function selectAuditMentioning(
        SELECT 1 FROM json_tree(a.detail) t WHERE
          (t.type = 'integer' AND t.atom = ?1 AND (
            t.key IN ('memory_id', 'survivor_id', 'superseded_by', 'resolution_memory_id')
-           OR t.path LIKE '%\\_ids' ESCAPE '\\'))
-         OR (t.path = '$.loser_versions' AND t.key = CAST(?1 AS TEXT))
+           OR t.path LIKE '%\\_ids' ESCAPE '\\' OR t.path LIKE '%\\_ids"' ESCAPE '\\'))
+         OR (t.path IN ('$.loser_versions', '$."loser_versions"') AND t.key = CAST(CAST(?1 AS INTEGER) AS TEXT))
          OR (t.key = 'conflict_id' AND t.type = 'integer'
              AND t.atom IN (SELECT value FROM json_each(?2))))
      ORDER BY a.id`,
