@@ -16,9 +16,12 @@
 import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
 import type {
+  AuditRepository,
   HistoryRepository,
+  JobsRepository,
   MemoriesRepository,
   MetaRepository,
+  ReplayLogRepository,
   WorkspacesRepository,
 } from "../repositories.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
@@ -27,6 +30,8 @@ import { connectPostgres } from "./connect.ts";
 import { PgCore } from "./core.ts";
 import { pgHistory, pgMemories } from "./memories_room.ts";
 import { pgMeta } from "./meta_room.ts";
+import { pgJobs } from "./jobs_room.ts";
+import { pgAudit, pgReplayLog } from "./audit_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -40,7 +45,10 @@ export type PostgresRepositories =
   & MemoriesRepository
   & HistoryRepository
   & WorkspacesRepository
-  & MetaRepository;
+  & MetaRepository
+  & JobsRepository
+  & AuditRepository
+  & ReplayLogRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -108,6 +116,9 @@ export async function openPostgresStore(
     ...pgHistory(core),
     ...pgWorkspaces(core),
     ...pgMeta(core),
+    ...pgJobs(core),
+    ...pgAudit(core),
+    ...pgReplayLog(core),
   };
   core.repositories = repositories;
   return {
