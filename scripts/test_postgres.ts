@@ -5,7 +5,7 @@
  * The cluster lives in a temporary directory (data, log and the unix socket), listens on no TCP
  * address, runs as the `postgres` user when this runs as root (PostgreSQL refuses to run as
  * root), and is stopped and deleted when the command ends. The command sees `MEMA_TEST_PG_URL`
- * (a role and database made for it, `pg_trgm` installed). Nothing starts when the caller already
+ * (a role that may create databases, and a database it owns). Nothing starts when the caller already
  * set `MEMA_TEST_PG_URL` or `MEMA_TEST_SKIP_POSTGRES=1`; when PostgreSQL is not installed the
  * command runs without the URL, and the tests that need it fail saying how to install it.
  *
@@ -16,7 +16,10 @@
 const DEBIAN_PG_ROOT = "/usr/lib/postgresql";
 const TEST_ROLE = "mema_test";
 const TEST_DATABASE = "mema_test";
-/** A role password the URL carries, so redaction is exercised (the socket trusts local users). */
+/**
+ * A password the URL carries, so every test that prints the URL exercises redaction; the cluster
+ * trusts local socket users and never asks for it.
+ */
 const TEST_PASSWORD = "mema-test-secret";
 
 /** The folder of `initdb` and `pg_ctl`, newest version first; undefined when not installed. */
@@ -96,16 +99,11 @@ async function startCluster(bin: string): Promise<TestCluster> {
     }
   };
   try {
-    const psql = (database: string, sql: string) =>
-      runTool(
-        [`${bin}/psql`, "-h", dir, "-p", String(port), "-U", "postgres", "-d", database, "-v"]
-          .concat(["ON_ERROR_STOP=1", "-c", sql]),
-        asPostgres,
-      );
-    // Tests make a database per store; new databases copy template1, pg_trgm included.
-    await psql("template1", "CREATE EXTENSION IF NOT EXISTS pg_trgm");
-    await psql("postgres", `CREATE ROLE ${TEST_ROLE} LOGIN CREATEDB PASSWORD '${TEST_PASSWORD}'`);
-    await psql("postgres", `CREATE DATABASE ${TEST_DATABASE} OWNER ${TEST_ROLE}`);
+    // The client tools rather than SQL text (SQL lives only in src/store/). Tests make a database
+    // per store, so the role may create databases.
+    const connect = ["-h", dir, "-p", String(port), "-U", "postgres"];
+    await runTool([`${bin}/createuser`, ...connect, "--createdb", TEST_ROLE], asPostgres);
+    await runTool([`${bin}/createdb`, ...connect, "-O", TEST_ROLE, TEST_DATABASE], asPostgres);
   } catch (error) {
     await stop();
     throw error;
