@@ -21,6 +21,7 @@ import type {
   JobsRepository,
   MemoriesRepository,
   MetaRepository,
+  RecallRepository,
   ReplayLogRepository,
   WorkspacesRepository,
 } from "../repositories.ts";
@@ -32,6 +33,7 @@ import { pgHistory, pgMemories } from "./memories_room.ts";
 import { pgMeta } from "./meta_room.ts";
 import { pgJobs } from "./jobs_room.ts";
 import { pgAudit, pgReplayLog } from "./audit_room.ts";
+import { pgRecall } from "./recall_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -48,7 +50,8 @@ export type PostgresRepositories =
   & MetaRepository
   & JobsRepository
   & AuditRepository
-  & ReplayLogRepository;
+  & ReplayLogRepository
+  & RecallRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -119,6 +122,7 @@ export async function openPostgresStore(
     ...pgJobs(core),
     ...pgAudit(core),
     ...pgReplayLog(core),
+    ...pgRecall(core),
   };
   core.repositories = repositories;
   return {
