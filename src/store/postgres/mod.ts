@@ -17,6 +17,7 @@ import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
 import type {
   AuditRepository,
+  EvidenceRowsRepository,
   HistoryRepository,
   JobsRepository,
   MemoriesRepository,
@@ -34,6 +35,7 @@ import { pgMeta } from "./meta_room.ts";
 import { pgJobs } from "./jobs_room.ts";
 import { pgAudit, pgReplayLog } from "./audit_room.ts";
 import { pgRecall } from "./recall_room.ts";
+import { pgEvidenceRows } from "./evidence_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -51,7 +53,8 @@ export type PostgresRepositories =
   & JobsRepository
   & AuditRepository
   & ReplayLogRepository
-  & RecallRepository;
+  & RecallRepository
+  & EvidenceRowsRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -123,6 +126,7 @@ export async function openPostgresStore(
     ...pgAudit(core),
     ...pgReplayLog(core),
     ...pgRecall(core),
+    ...pgEvidenceRows(core),
   };
   core.repositories = repositories;
   return {

@@ -10,7 +10,7 @@ import type { RecallRepository } from "../repositories.ts";
 import type { RecallFilters } from "../types.ts";
 
 /** A query fragment the driver splices into a statement, its values sent as parameters. */
-type Fragment = PendingQuery<DriverRow[]>;
+export type Fragment = PendingQuery<DriverRow[]>;
 
 /**
  * The condition every channel applies (alias `m` is `memories`). Times compare as text in
