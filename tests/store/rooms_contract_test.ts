@@ -321,3 +321,43 @@ backendTest("a request outside a unit never sees its uncommitted rows", async (s
   const count = await store.read(async (tx) => (await tx.countByStatus()).active);
   assert.equal(count, 1);
 });
+
+backendTest(
+  "export pages walk memories by id; an import finds its source's memory",
+  async (store) => {
+    const ids = await store.write(async (tx) => {
+      const a1 = await tx.insertMemory(newMemory("a1", { sourceRef: "notes.md#one" }));
+      const b1 = await tx.insertMemory(
+        newMemory("b1", {
+          workspace: "B",
+          workspaceCanonical: "team_b",
+          sourceRef: "notes.md#one",
+        }),
+      );
+      const a2 = await tx.insertMemory(newMemory("a2", { sourceRef: "notes.md#one" }));
+      const gone = await tx.insertMemory(newMemory("gone"));
+      await tx.setStatus(gone, { status: "deleted", supersededBy: null, now: AT });
+      return { a1, b1, a2, gone };
+    });
+    const live = { statuses: ["active" as const] };
+    const first = await store.memoryPage({ ...live, afterId: 0, limit: 2 });
+    assert.deepEqual(first.map((m) => m.id), [ids.a1, ids.b1]);
+    const next = await store.memoryPage({ ...live, afterId: first[1].id, limit: 2 });
+    assert.deepEqual(next.map((m) => m.id), [ids.a2]);
+    assert.deepEqual(next[0], await store.getMemory(ids.a2));
+    const teamA = await store.memoryPage({
+      ...live,
+      workspaces: ["team_a"],
+      afterId: 0,
+      limit: 10,
+    });
+    assert.deepEqual(teamA.map((m) => m.id), [ids.a1, ids.a2]);
+    assert.equal(await store.countMemories(live), 3);
+    assert.equal(await store.countMemories({ statuses: ["active", "deleted"] }), 4);
+    assert.equal(await store.countMemories({ ...live, workspaces: ["team_b", "nowhere"] }), 1);
+    // The newest active memory from that source in that workspace.
+    assert.equal((await store.findActiveBySourceRef("team_a", "notes.md#one"))?.id, ids.a2);
+    assert.equal((await store.findActiveBySourceRef("team_b", "notes.md#one"))?.id, ids.b1);
+    assert.equal(await store.findActiveBySourceRef("team_a", "notes.md#two"), undefined);
+  },
+);

@@ -1,12 +1,17 @@
 /**
- * The memories and their history on PostgreSQL: {@linkcode MemoriesRepository} and
- * {@linkcode HistoryRepository}, answering exactly as the SQLite rooms do
+ * The memories, their history and export pages on PostgreSQL: {@linkcode MemoriesRepository},
+ * {@linkcode HistoryRepository} and {@linkcode PortabilityRepository}, answering exactly as the SQLite rooms do
  * (tests/store/rooms_contract.ts runs the same checks on both).
  *
  * @module
  */
-import type { PgCore } from "./core.ts";
-import type { HistoryRepository, MemoriesRepository } from "../repositories.ts";
+import type { PgCore, PgQuery } from "./core.ts";
+import type {
+  HistoryRepository,
+  MemoriesRepository,
+  PortabilityRepository,
+} from "../repositories.ts";
+import type { MemoryPageQuery } from "../portability_sql.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -228,6 +233,35 @@ export function pgHistory(core: PgCore<unknown>): HistoryRepository {
         out.set(entry.memoryId, list);
       }
       return out;
+    },
+  };
+}
+
+/** The export and import reads over `core`'s pool. */
+export function pgPortability(core: PgCore<unknown>): PortabilityRepository {
+  const pageWhere = (sql: PgQuery, query: Omit<MemoryPageQuery, "limit" | "afterId">) =>
+    query.workspaces === undefined
+      ? sql`status = ANY(${query.statuses as string[]}::text[])`
+      : sql`status = ANY(${query.statuses as string[]}::text[])
+        AND workspace_canonical = ANY(${query.workspaces as string[]}::text[])`;
+  return {
+    async memoryPage(query) {
+      const sql = core.q();
+      const rows = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories
+        WHERE id > ${query.afterId} AND ${pageWhere(sql, query)} ORDER BY id LIMIT ${query.limit}`;
+      return rows.map(toMemoryRecord);
+    },
+    async countMemories(query) {
+      const sql = core.q();
+      const [row] = await sql`SELECT count(*) AS n FROM memories WHERE ${pageWhere(sql, query)}`;
+      return Number(row.n);
+    },
+    async findActiveBySourceRef(workspaceCanonical, sourceRef) {
+      const sql = core.q();
+      const [row] = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories
+        WHERE workspace_canonical = ${workspaceCanonical} AND source_ref = ${sourceRef}
+          AND status = 'active' ORDER BY id DESC LIMIT 1`;
+      return row ? toMemoryRecord(row) : undefined;
     },
   };
 }

@@ -22,6 +22,7 @@ import type {
   JobsRepository,
   MemoriesRepository,
   MetaRepository,
+  PortabilityRepository,
   RecallRepository,
   ReplayLogRepository,
   WorkspacesRepository,
@@ -30,7 +31,7 @@ import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_POOL_MAX } from "./constants.ts";
 import { connectPostgres } from "./connect.ts";
 import { PgCore } from "./core.ts";
-import { pgHistory, pgMemories } from "./memories_room.ts";
+import { pgHistory, pgMemories, pgPortability } from "./memories_room.ts";
 import { pgMeta } from "./meta_room.ts";
 import { pgJobs } from "./jobs_room.ts";
 import { pgAudit, pgReplayLog } from "./audit_room.ts";
@@ -54,7 +55,8 @@ export type PostgresRepositories =
   & AuditRepository
   & ReplayLogRepository
   & RecallRepository
-  & EvidenceRowsRepository;
+  & EvidenceRowsRepository
+  & PortabilityRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -127,6 +129,7 @@ export async function openPostgresStore(
     ...pgReplayLog(core),
     ...pgRecall(core),
     ...pgEvidenceRows(core),
+    ...pgPortability(core),
   };
   core.repositories = repositories;
   return {

@@ -20,7 +20,6 @@ export const PG_ROOMS_MISSING: readonly string[] = [
   "vectors",
   "conflicts, notices and the scan queue",
   "purge",
-  "export and import",
   "upgrade",
   "maintenance",
 ];
