@@ -12,6 +12,7 @@ import type {
   PortabilityRepository,
 } from "../repositories.ts";
 import type { MemoryPageQuery } from "../portability_sql.ts";
+import { type IndexedFields, indexMemoryTerms } from "./word_index_room.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -26,6 +27,16 @@ type Row = Record<string, unknown>;
 const MEMORY_COLUMNS = `id, subject, content, content_sha, tags, workspace, workspace_canonical,
   source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
   agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
+
+/** A memory row's fields the word index reads. */
+function indexedFields(row: Row): IndexedFields {
+  return {
+    subject: String(row.subject),
+    content: String(row.content),
+    tags: row.tags as string[],
+    workspaceCanonical: String(row.workspace_canonical),
+  };
+}
 
 const nullableNumber = (value: unknown) => value === null ? null : Number(value);
 const nullableString = (value: unknown) => value === null ? null : String(value);
@@ -107,7 +118,9 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
           ${JSON.stringify(memory.metadata)}::text::json, ${memory.follows},
           ${memory.createdAt}, ${memory.updatedAt})
         RETURNING id`;
-      return Number(row.id);
+      const id = Number(row.id);
+      await indexMemoryTerms(core.q(), id, memory);
+      return id;
     },
     async getMemory(id) {
       const sql = core.q();
@@ -135,6 +148,12 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
     },
     async changeMemory(id, change) {
       const sql = core.q();
+      const indexed = change.subject !== undefined || change.content !== undefined ||
+        change.tags !== undefined;
+      const [before] = indexed
+        ? await sql`SELECT subject, content, tags, workspace_canonical FROM memories
+          WHERE id = ${id}`
+        : [];
       const sets = [sql`updated_at = ${change.updatedAt}`];
       if (change.subject !== undefined) sets.push(sql`subject = ${change.subject}`);
       if (change.content !== undefined) sets.push(sql`content = ${change.content}`);
@@ -144,7 +163,11 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       }
       if (change.version !== undefined) sets.push(sql`version = ${change.version}`);
       const list = sets.reduce((all, set) => sql`${all}, ${set}`);
-      await sql`UPDATE memories SET ${list} WHERE id = ${id}`;
+      const [after] = await sql`UPDATE memories SET ${list} WHERE id = ${id}
+        RETURNING subject, content, tags, workspace_canonical`;
+      if (before && after) {
+        await indexMemoryTerms(sql, id, indexedFields(after), indexedFields(before));
+      }
     },
     async setStatus(id, change) {
       await core.q()`UPDATE memories SET status = ${change.status},

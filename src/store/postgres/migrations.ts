@@ -183,6 +183,34 @@ CREATE INDEX memory_rows_unembedded ON memory_rows(embedding_space, memory_id, i
 CREATE INDEX memory_rows_by_memory ON memory_rows(memory_id);
 `;
 
+// The word index (word_index_room.ts): mema's own tokens per column and a tsvector of them under
+// GIN, each token's document count, the index's token total (BM25's average document size);
+// trigram indexes (pg_trgm, a trusted extension since PostgreSQL 13) serve substring matches.
+const WORD_INDEX = `
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE TABLE memory_terms (
+  memory_id BIGINT PRIMARY KEY REFERENCES memories(id),
+  subject TEXT[] NOT NULL,
+  tags TEXT[] NOT NULL,
+  content TEXT[] NOT NULL,
+  scope TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  words TSVECTOR NOT NULL
+);
+CREATE INDEX memory_terms_words ON memory_terms USING gin (words);
+CREATE TABLE memory_terms_df (
+  term TEXT COLLATE "C" PRIMARY KEY,
+  docs BIGINT NOT NULL
+);
+CREATE TABLE memory_terms_size (
+  one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+  tokens BIGINT NOT NULL
+);
+INSERT INTO memory_terms_size (one, tokens) VALUES (true, 0);
+CREATE INDEX memories_subject_trgm ON memories USING gin (subject gin_trgm_ops);
+CREATE INDEX memories_content_trgm ON memories USING gin (content gin_trgm_ops);
+`;
+
 /** Every migration, in order; a database at version N has had the first N applied. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -199,6 +227,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 3,
     description: "evidence rows",
     statements: EVIDENCE_ROWS,
+  },
+  {
+    version: 4,
+    description: "the word index (tsvector + GIN, document counts) and trigram indexes",
+    statements: WORD_INDEX,
   },
 ];
 

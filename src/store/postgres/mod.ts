@@ -9,7 +9,7 @@
  * @example
  * ```ts
  * import { PG_ROOMS_MISSING } from "./src/store/postgres/mod.ts";
- * if (!PG_ROOMS_MISSING.includes("word index")) throw new Error("the word index is not done yet");
+ * if (PG_ROOMS_MISSING.length === 0) throw new Error("the store is complete: drop the refusal");
  * ```
  * @module
  */
@@ -25,6 +25,7 @@ import type {
   PortabilityRepository,
   RecallRepository,
   ReplayLogRepository,
+  WordIndexRepository,
   WorkspacesRepository,
 } from "../repositories.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
@@ -37,6 +38,7 @@ import { pgJobs } from "./jobs_room.ts";
 import { pgAudit, pgReplayLog } from "./audit_room.ts";
 import { pgRecall } from "./recall_room.ts";
 import { pgEvidenceRows } from "./evidence_room.ts";
+import { pgWordIndex } from "./word_index_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -56,7 +58,8 @@ export type PostgresRepositories =
   & ReplayLogRepository
   & RecallRepository
   & EvidenceRowsRepository
-  & PortabilityRepository;
+  & PortabilityRepository
+  & WordIndexRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -130,6 +133,7 @@ export async function openPostgresStore(
     ...pgRecall(core),
     ...pgEvidenceRows(core),
     ...pgPortability(core),
+    ...pgWordIndex(core),
   };
   core.repositories = repositories;
   return {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { PgCore } from "./core.ts";
+import { indexMemoryTerms } from "./word_index_room.ts";
 import type { WorkspacesRepository } from "../repositories.ts";
 import type { MoveOutcome, WorkspaceRecord, WorkspaceState } from "../workspaces_sql.ts";
 
@@ -132,6 +133,12 @@ export function pgWorkspaces(core: PgCore<unknown>): WorkspacesRepository {
             != ${to.canonical}`;
       await sql`UPDATE memories SET follows = NULL
         WHERE follows = ${memory.id} AND workspace_canonical != ${to.canonical}`;
+      // The index row moves with it: its scope token names the new workspace.
+      const fields = { subject: memory.subject, tags: memory.tags, content: memory.content };
+      await indexMemoryTerms(sql, memory.id, { ...fields, workspaceCanonical: to.canonical }, {
+        ...fields,
+        workspaceCanonical: memory.workspaceCanonical,
+      });
       return outcome;
     },
   };

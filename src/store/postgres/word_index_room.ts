@@ -1,0 +1,210 @@
+/**
+ * The word index on PostgreSQL: {@linkcode WordIndexRepository}, and the index rows the memories
+ * room writes beside each memory.
+ *
+ * The tokens are mema's own (src/text/index_terms.ts: stemmed words, CJK bigrams), exactly as the
+ * SQLite index holds them, so both backends find the same memories. Each memory's row keeps its
+ * tokens per column (for term counts) and a `tsvector` of them under a GIN index (candidates);
+ * `memory_terms_df` keeps each token's document count and `memory_terms_size` the tokens of the
+ * whole index. `termHits` scores the candidates with FTS5's BM25 (column weights from
+ * `BM25_WEIGHTS`, k1 = 1.2, b = 0.75, the same document sizes and the same idf floor), so the
+ * ranking is the SQLite backend's. Query text is never built from user words: the tokens go to
+ * the server as an array and become a `tsquery` there, each lexeme quoted.
+ *
+ * @module
+ */
+import { indexTokens } from "../../text/index_terms.ts";
+import { ALL_DOCUMENTS_TOKEN, scopeToken } from "../terms_sql.ts";
+import { BM25_WEIGHTS } from "../constants.ts";
+import type { PgCore, PgQuery } from "./core.ts";
+import { filterCondition } from "./recall_room.ts";
+import type { WordIndexRepository } from "../repositories.ts";
+
+/** FTS5's BM25 constants (fts5_aux.c), so scores match the SQLite backend's. */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+/** FTS5's floor for the idf of a token most documents hold. */
+const BM25_IDF_FLOOR = 1e-6;
+
+/** What the index needs of a memory. */
+export interface IndexedFields {
+  subject: string;
+  tags: readonly string[];
+  content: string;
+  workspaceCanonical: string;
+}
+
+/** A memory's index tokens per column, as the SQLite index splits them (terms_sql.ts). */
+function fieldTokens(fields: IndexedFields) {
+  return {
+    subject: indexTokens(fields.subject),
+    tags: indexTokens(fields.tags.join(" ")),
+    content: indexTokens(fields.content),
+    scope: scopeToken(fields.workspaceCanonical),
+  };
+}
+
+/** The distinct tokens a memory counts in the document frequencies (all-documents included). */
+function documentTokens(tokens: ReturnType<typeof fieldTokens>): string[] {
+  return [
+    ...new Set([
+      ALL_DOCUMENTS_TOKEN,
+      tokens.scope,
+      ...tokens.subject,
+      ...tokens.tags,
+      ...tokens.content,
+    ]),
+  ];
+}
+
+/** Adds `delta` to the document counts of `terms`, and to the index's token total. */
+async function countTerms(
+  sql: PgQuery,
+  change: { terms: string[]; size: number },
+  delta: 1 | -1,
+): Promise<void> {
+  await sql`INSERT INTO memory_terms_df (term, docs) SELECT unnest(${change.terms}::text[]), ${delta}
+    ON CONFLICT (term) DO UPDATE SET docs = memory_terms_df.docs + excluded.docs`;
+  if (delta < 0) await sql`DELETE FROM memory_terms_df WHERE docs <= 0`;
+  await sql`UPDATE memory_terms_size SET tokens = tokens + ${delta * change.size}`;
+}
+
+/**
+ * Writes memory `id`'s index row; `previous` (its fields as they were) takes the old row's
+ * counts out first.
+ */
+export async function indexMemoryTerms(
+  sql: PgQuery,
+  id: number,
+  fields: IndexedFields,
+  previous?: IndexedFields,
+): Promise<void> {
+  if (previous) await unindexMemoryTerms(sql, id, previous);
+  const tokens = fieldTokens(fields);
+  const words = [...new Set([...tokens.subject, ...tokens.tags, ...tokens.content])];
+  // FTS5 counts the scope column's one token in a document's size too.
+  const size = tokens.subject.length + tokens.tags.length + tokens.content.length + 1;
+  await sql`INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+    VALUES (${id}, ${tokens.subject}::text[], ${tokens.tags}::text[], ${tokens.content}::text[],
+      ${tokens.scope}, ${size}, array_to_tsvector(${words}::text[]))`;
+  await countTerms(sql, { terms: documentTokens(tokens), size }, 1);
+}
+
+/** Removes memory `id` (whose fields were `fields`) from the index. */
+export async function unindexMemoryTerms(
+  sql: PgQuery,
+  id: number,
+  fields: IndexedFields,
+): Promise<void> {
+  const [row] = await sql`DELETE FROM memory_terms WHERE memory_id = ${id} RETURNING size`;
+  if (row === undefined) return;
+  await countTerms(sql, { terms: documentTokens(fieldTokens(fields)), size: Number(row.size) }, -1);
+}
+
+/** LIKE's wildcards in a term, escaped (`\` is the escape). */
+function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** The word index room over `core`'s pool. */
+export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
+  const tokenFrequencies = async (tokens: readonly string[]) => {
+    const found = new Map<string, number>(tokens.map((token) => [token, 0]));
+    if (tokens.length === 0) return found;
+    const rows = await core.q()`SELECT term, docs FROM memory_terms_df
+      WHERE term = ANY(${[...found.keys()]}::text[])`;
+    for (const row of rows) found.set(String(row.term), Number(row.docs));
+    return found;
+  };
+  return {
+    async termHits(tokens, filters, limit) {
+      if (tokens.length === 0) return [];
+      const sql = core.q();
+      // Each token is a phrase of its own (a repeated one counts twice, as in FTS5's query).
+      const rows = await sql`
+        WITH stats AS (
+          SELECT coalesce((SELECT docs FROM memory_terms_df WHERE term = ''), 0) AS n,
+            (SELECT tokens FROM memory_terms_size) AS total
+        ), query AS (
+          SELECT q.term, greatest(ln((s.n - coalesce(d.docs, 0) + 0.5)
+              / (coalesce(d.docs, 0) + 0.5)), ${BM25_IDF_FLOOR}::float8) AS idf,
+            s.total::float8 / greatest(s.n, 1) AS avgdl
+          FROM unnest(${tokens as string[]}::text[]) AS q(term)
+          CROSS JOIN stats s LEFT JOIN memory_terms_df d ON d.term = q.term
+        ), matched AS (
+          SELECT t.memory_id, t.subject, t.tags, t.content, t.size FROM memory_terms t
+          JOIN memories m ON m.id = t.memory_id
+          WHERE t.words @@ (SELECT string_agg(quote_literal(x), ' | ')
+              FROM unnest(${tokens as string[]}::text[]) AS x)::tsquery
+            AND ${filterCondition(sql, filters)}
+        ), weighted AS (
+          SELECT c.memory_id, c.size, q.idf, q.avgdl,
+            ${BM25_WEIGHTS.subject} * coalesce(cardinality(array_positions(c.subject, q.term)), 0)
+            + ${BM25_WEIGHTS.tags} * coalesce(cardinality(array_positions(c.tags, q.term)), 0)
+            + ${BM25_WEIGHTS.content} * coalesce(cardinality(array_positions(c.content, q.term)), 0)
+              AS w
+          FROM matched c CROSS JOIN query q
+        )
+        SELECT memory_id AS id,
+          sum(idf * (w * ${BM25_K1 + 1}::float8) / (w + ${BM25_K1}::float8 * (1 - ${BM25_B}::float8
+            + ${BM25_B}::float8 * size / avgdl))) AS relevance
+        FROM weighted GROUP BY memory_id
+        ORDER BY relevance DESC, memory_id LIMIT ${limit}`;
+      return rows.map((row) => ({ id: Number(row.id), relevance: Number(row.relevance) }));
+    },
+    async weightedTermHits(tokens, filters, limit) {
+      if (tokens.length === 0) return [];
+      const sql = core.q();
+      const rows = await sql`SELECT t.memory_id AS id, sum(q.weight) AS weight
+        FROM unnest(${tokens.map((t) => t.token)}::text[],
+          ${tokens.map((t) => t.weight)}::float8[]) AS q(token, weight)
+        JOIN memory_terms t ON t.words @@ quote_literal(q.token)::tsquery
+        JOIN memories m ON m.id = t.memory_id
+        WHERE ${filterCondition(sql, filters)}
+        GROUP BY t.memory_id ORDER BY weight DESC, t.memory_id DESC LIMIT ${limit}`;
+      return rows.map((row) => ({ id: Number(row.id), relevance: Number(row.weight) }));
+    },
+    tokenFrequencies,
+    async vocabularyByPrefix(prefix, lengths, limit) {
+      const found = new Map<string, number>();
+      if (prefix === "") return found;
+      const last = prefix.length - 1;
+      const after = prefix.slice(0, last) + String.fromCharCode(prefix.charCodeAt(last) + 1);
+      // The LIMIT bounds the rows read, not the rows kept, as on SQLite.
+      const rows = await core.q()`SELECT term, docs FROM (
+          SELECT term, docs FROM memory_terms_df WHERE term >= ${prefix} AND term < ${after}
+          ORDER BY term LIMIT ${limit}
+        ) v WHERE docs > 0 AND char_length(term) BETWEEN ${lengths.min} AND ${lengths.max}`;
+      for (const row of rows) found.set(String(row.term), Number(row.docs));
+      return found;
+    },
+    async indexedMemories() {
+      return (await tokenFrequencies([ALL_DOCUMENTS_TOKEN])).get(ALL_DOCUMENTS_TOKEN) ?? 0;
+    },
+    async likeHits(terms, filters, limit) {
+      if (terms.length === 0) return [];
+      const sql = core.q();
+      const patterns = terms.map((term) => `%${escapeLike(term)}%`);
+      // ILIKE: SQLite's LIKE ignores ASCII case; the trigram indexes serve both.
+      const rows = await sql`SELECT m.id FROM memories m
+        WHERE (m.subject ILIKE ANY(${patterns}::text[]) OR m.tags::text ILIKE ANY(${patterns}::text[])
+          OR m.content ILIKE ANY(${patterns}::text[]))
+          AND ${filterCondition(sql, filters)}
+        ORDER BY m.ingest_time COLLATE "C" DESC, m.id DESC LIMIT ${limit}`;
+      return rows.map((row) => Number(row.id));
+    },
+    async linkedTodos(options) {
+      if (options.tags.length === 0) return [];
+      const rows = await core.q()`SELECT id, shared FROM (
+          SELECT m.id, m.ingest_time, (SELECT count(*)
+              FROM jsonb_array_elements_text(m.tags) AS t(tag)
+              WHERE t.tag = ANY(${options.tags as string[]}::text[])) AS shared
+          FROM memories m
+          WHERE m.status = 'active' AND m.tags ? ${options.todoTag}
+            AND m.id != ALL(${options.exclude as number[]}::bigint[])
+        ) todo WHERE shared > 0
+        ORDER BY shared DESC, ingest_time COLLATE "C" DESC, id DESC LIMIT ${options.limit}`;
+      return rows.map((row) => ({ id: Number(row.id), shared: Number(row.shared) }));
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * The store contract for the word index, run on every backend (tests/store/backends.ts), and one
+ * side-by-side check: the same library on SQLite (FTS5) and PostgreSQL (tsvector + GIN) ranks
+ * every query's full-text hits in the same order with the same BM25 relevance.
+ */
+import assert from "node:assert/strict";
+import type { NewMemory, RecallFilters } from "../../src/store/mod.ts";
+import { indexTokens } from "../../src/text/index_terms.ts";
+import { BACKENDS, backendTest, type RoomsStore } from "./backends.ts";
+
+const AT = "2026-03-01T00:00:00.000Z";
+const ACTIVE: RecallFilters = { statuses: ["active"] };
+const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+
+function memory(subject: string, content: string, overrides: Partial<NewMemory> = {}): NewMemory {
+  return {
+    subject,
+    content,
+    contentSha: `${subject}|${content}`,
+    tags: [],
+    workspace: "w",
+    workspaceCanonical: "w",
+    sourceType: "agent_generated",
+    sourceRef: null,
+    eventTime: null,
+    ingestTime: AT,
+    confidence: 0.5,
+    protectionLevel: "normal",
+    status: "active",
+    agentId: "agent",
+    client: "client",
+    metadata: {},
+    follows: null,
+    createdAt: AT,
+    updatedAt: AT,
+    ...overrides,
+  };
+}
+
+/** A library whose term counts, lengths and columns vary, so BM25's every part matters. */
+function corpus(): NewMemory[] {
+  const words = ["postgres", "deploy", "cache", "rollback", "paint", "garden", "train", "tokyo"];
+  const out: NewMemory[] = [];
+  for (let i = 0; i < 40; i++) {
+    const a = words[i % words.length];
+    const b = words[(i * 3 + 1) % words.length];
+    const c = words[(i * 5 + 2) % words.length];
+    const filler = "the quick note about many things ".repeat(i % 4);
+    out.push(memory(
+      i % 3 === 0 ? `${a} plan` : `note ${i}`,
+      `${filler}${b} ${c} ${i % 2 === 0 ? b : ""} 北京大学 ${i % 5 === 0 ? "部署" : ""}`,
+      {
+        contentSha: `corpus-${i}`,
+        tags: i % 4 === 0 ? [c, "todo"] : [a],
+        workspace: i % 2 === 0 ? "A" : "B",
+        workspaceCanonical: i % 2 === 0 ? "a" : "b",
+        ingestTime: `2026-03-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00.000Z`,
+      },
+    ));
+  }
+  return out;
+}
+
+async function fill(store: RoomsStore): Promise<number[]> {
+  return await store.write(async (tx) => {
+    const ids: number[] = [];
+    for (const m of corpus()) ids.push(await tx.insertMemory(m));
+    return ids;
+  });
+}
+
+Deno.test({
+  name: `SQLite and PostgreSQL rank full-text hits alike, BM25 for BM25${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const opened = await Promise.all(BACKENDS.map((backend) => backend.open()));
+    try {
+      const [sqlite, postgres] = opened.map((o) => o.store);
+      await fill(sqlite);
+      await fill(postgres);
+      const queries: [string, RecallFilters][] = [
+        ["postgres deploy", ACTIVE],
+        ["cache rollback garden", ACTIVE],
+        ["paint", { ...ACTIVE, workspaces: ["a"] }],
+        ["train tokyo postgres", { ...ACTIVE, tagsAll: ["todo"] }],
+        ["北京大学的部署", ACTIVE],
+        ["plan note", { ...ACTIVE, excludeWorkspaces: ["b"] }],
+        ["nothing matches this", ACTIVE],
+      ];
+      for (const [query, filters] of queries) {
+        const tokens = indexTokens(query);
+        const [left, right] = await Promise.all(
+          [sqlite, postgres].map((store) => store.termHits(tokens, filters, 10)),
+        );
+        assert.equal(right.length, left.length, query);
+        assert.equal(left.length > 0, query !== "nothing matches this", query);
+        for (let i = 0; i < left.length; i++) {
+          assert.ok(
+            Math.abs(left[i].relevance - right[i].relevance) < 1e-9,
+            `${query}: ${JSON.stringify(left)} vs ${JSON.stringify(right)}`,
+          );
+          // Equal scores may come in either order; unequal ones never.
+          if (left[i].id !== right[i].id) {
+            const other = right.find((hit) => hit.id === left[i].id);
+            assert.ok(other && Math.abs(other.relevance - left[i].relevance) < 1e-9, query);
+          }
+        }
+        const weighted = tokens.map((token, index) => ({ token, weight: index + 1 }));
+        const [wl, wr] = await Promise.all(
+          [sqlite, postgres].map((store) => store.weightedTermHits(weighted, filters, 10)),
+        );
+        assert.deepEqual(wr, wl, query);
+      }
+      const probe = ["postgr", "deploy", "北京", "", "zzz", "plan"];
+      assert.deepEqual(
+        await postgres.tokenFrequencies(probe),
+        await sqlite.tokenFrequencies(probe),
+      );
+      assert.deepEqual(
+        await postgres.vocabularyByPrefix("p", { min: 4, max: 8 }, 50),
+        await sqlite.vocabularyByPrefix("p", { min: 4, max: 8 }, 50),
+      );
+    } finally {
+      await Promise.all(opened.map((o) => o.close()));
+    }
+  },
+});
+
+backendTest("the index follows writes: changes, moves and the counts", async (store) => {
+  const ids = await fill(store);
+  assert.equal(await store.indexedMemories(), 40);
+  const before = await store.tokenFrequencies(["postgr", "zebra", ""]);
+  assert.equal(before.get(""), 40);
+  assert.equal(before.get("zebra"), 0);
+  const zebra = indexTokens("zebra")[0];
+  await store.write((tx) =>
+    tx.changeMemory(ids[0], {
+      subject: "zebra crossing",
+      content: "zebras everywhere",
+      updatedAt: AT,
+    })
+  );
+  assert.equal((await store.tokenFrequencies([zebra])).get(zebra), 1);
+  const hits = await store.termHits([zebra], ACTIVE, 5);
+  assert.deepEqual(hits.map((hit) => hit.id), [ids[0]]);
+  assert.ok(hits[0].relevance > 0);
+  // The memory's old words no longer find it.
+  const planHits = await store.termHits(indexTokens("postgres plan"), ACTIVE, 50);
+  assert.ok(!planHits.some((hit) => hit.id === ids[0]));
+  // Moved to another workspace, it is found there and not in the old one.
+  const moved = (await store.getMemory(ids[0]))!;
+  await store.write((tx) => tx.moveMemory(moved, { canonical: "c", display: "C" }, AT));
+  assert.deepEqual((await store.termHits([zebra], { ...ACTIVE, workspaces: ["c"] }, 5)).length, 1);
+  assert.deepEqual(await store.termHits([zebra], { ...ACTIVE, workspaces: ["a"] }, 5), []);
+  // A unit rolled back takes its index rows and counts with it.
+  await assert.rejects(store.write(async (tx) => {
+    await tx.insertMemory(memory("quokka", "quokka"));
+    throw new Error("rolled back");
+  }));
+  assert.equal(await store.indexedMemories(), 40);
+  assert.equal(
+    (await store.tokenFrequencies(indexTokens("quokka"))).get(indexTokens("quokka")[0]),
+    0,
+  );
+});
+
+backendTest("substring matches, newest first; linked todos by shared tags", async (store) => {
+  const ids = await store.write(async (tx) => {
+    const older = await tx.insertMemory(
+      memory("Deploy notes", "ran pg_upgrade on db-7", { tags: ["todo", "db"], ingestTime: AT }),
+    );
+    const newer = await tx.insertMemory(memory("Upgrade", "PG_UPGRADE 50% done", {
+      tags: ["todo", "db", "ops"],
+      ingestTime: "2026-03-02T00:00:00.000Z",
+    }));
+    const other = await tx.insertMemory(memory("Garden", "tomatoes", { tags: ["garden"] }));
+    return { older, newer, other };
+  });
+  assert.deepEqual(await store.likeHits(["pg_upgrade"], ACTIVE, 10), [ids.newer, ids.older]);
+  assert.deepEqual(await store.likeHits(["50%"], ACTIVE, 10), [ids.newer]);
+  assert.deepEqual(await store.likeHits(["tomato", "nothing"], ACTIVE, 10), [ids.other]);
+  assert.deepEqual(await store.likeHits(["5_%"], ACTIVE, 10), []);
+  const todos = await store.linkedTodos({
+    tags: ["db", "ops"],
+    exclude: [ids.other],
+    todoTag: "todo",
+    limit: 5,
+  });
+  assert.deepEqual(todos, [{ id: ids.newer, shared: 2 }, { id: ids.older, shared: 1 }]);
+  assert.deepEqual(
+    await store.linkedTodos({ tags: ["db"], exclude: [ids.newer], todoTag: "todo", limit: 5 }),
+    [{ id: ids.older, shared: 1 }],
+  );
+  assert.deepEqual(
+    await store.linkedTodos({ tags: ["garden"], exclude: [], todoTag: "todo", limit: 5 }),
+    [],
+  );
+});
