@@ -33,7 +33,10 @@ async function serve(args: string[], env: Record<string, string>) {
 Deno.test("a server pointed at PostgreSQL refuses: not complete, and no password shown", async () => {
   const flagged = await serve(["--db-url", "postgres://team:hunter2@127.0.0.1:1/mema"], {});
   assert.equal(flagged.code, 1, flagged.stderr);
-  assert.match(flagged.stderr, /PostgreSQL backend: not complete in this version: vectors/);
+  assert.match(
+    flagged.stderr,
+    /PostgreSQL backend: not complete in this version: conflicts, notices and the scan queue/,
+  );
   assert.match(flagged.stderr, /postgres:\/\/team:\*\*\*@127\.0\.0\.1:1\/mema/);
   assert.doesNotMatch(flagged.stderr + flagged.stdout, /hunter2/);
   assert.equal(flagged.stdout, "");

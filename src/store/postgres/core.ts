@@ -40,6 +40,11 @@ export class PgCore<R> {
     this.sql = sql;
   }
 
+  /** True when the caller runs inside a unit of work. */
+  inUnit(): boolean {
+    return this.#units.getStore() !== undefined;
+  }
+
   /** Where a room's query goes: the caller's unit, else the pool. */
   q(): PgQuery {
     return this.#units.getStore()?.sql ?? this.sql;

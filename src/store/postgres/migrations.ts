@@ -211,6 +211,32 @@ CREATE INDEX memories_subject_trgm ON memories USING gin (subject gin_trgm_ops);
 CREATE INDEX memories_content_trgm ON memories USING gin (content gin_trgm_ops);
 `;
 
+// Vectors of evidence rows, stored portably (real[]: no extension needed) and searched through
+// each server's in-process copy (vectors_room.ts). Every change is logged by a trigger, deletes
+// cascaded from memory_rows included, so each server's copy follows every server's writes.
+const VECTORS = `
+CREATE TABLE memory_row_vectors (
+  row_id BIGINT PRIMARY KEY REFERENCES memory_rows(id) ON DELETE CASCADE,
+  embedding REAL[] NOT NULL
+);
+CREATE TABLE vector_changes (
+  seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  row_id BIGINT
+);
+CREATE FUNCTION log_vector_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO vector_changes (row_id) VALUES (OLD.row_id);
+  ELSE
+    INSERT INTO vector_changes (row_id) VALUES (NEW.row_id);
+  END IF;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER memory_row_vectors_logged AFTER INSERT OR UPDATE OR DELETE ON memory_row_vectors
+  FOR EACH ROW EXECUTE FUNCTION log_vector_change();
+`;
+
 /** Every migration, in order; a database at version N has had the first N applied. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -232,6 +258,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 4,
     description: "the word index (tsvector + GIN, document counts) and trigram indexes",
     statements: WORD_INDEX,
+  },
+  {
+    version: 5,
+    description: "vectors of evidence rows and the log of their changes",
+    statements: VECTORS,
   },
 ];
 

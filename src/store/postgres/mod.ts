@@ -20,11 +20,13 @@ import type {
   EvidenceRowsRepository,
   HistoryRepository,
   JobsRepository,
+  MaintenanceRepository,
   MemoriesRepository,
   MetaRepository,
   PortabilityRepository,
   RecallRepository,
   ReplayLogRepository,
+  VectorsRepository,
   WordIndexRepository,
   WorkspacesRepository,
 } from "../repositories.ts";
@@ -39,6 +41,8 @@ import { pgAudit, pgReplayLog } from "./audit_room.ts";
 import { pgRecall } from "./recall_room.ts";
 import { pgEvidenceRows } from "./evidence_room.ts";
 import { pgWordIndex } from "./word_index_room.ts";
+import { pgMaintenance, pgVectors } from "./vectors_room.ts";
+import { VectorCopy } from "./vector_copy.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -59,7 +63,9 @@ export type PostgresRepositories =
   & RecallRepository
   & EvidenceRowsRepository
   & PortabilityRepository
-  & WordIndexRepository;
+  & WordIndexRepository
+  & VectorsRepository
+  & MaintenanceRepository;
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -122,6 +128,7 @@ export async function openPostgresStore(
     throw fail("migrate the schema of", error);
   }
   const core = new PgCore<PostgresRepositories>(sql);
+  const vectors = new VectorCopy();
   const repositories: PostgresRepositories = {
     ...pgMemories(core),
     ...pgHistory(core),
@@ -134,6 +141,8 @@ export async function openPostgresStore(
     ...pgEvidenceRows(core),
     ...pgPortability(core),
     ...pgWordIndex(core),
+    ...pgVectors(core, vectors),
+    ...pgMaintenance(core, vectors),
   };
   core.repositories = repositories;
   return {

@@ -16,11 +16,9 @@ import { MemaError } from "../../errors/mod.ts";
 
 /** Rooms of `StoreRepositories` not yet implemented on PostgreSQL, in the services' words. */
 export const PG_ROOMS_MISSING: readonly string[] = [
-  "vectors",
   "conflicts, notices and the scan queue",
   "purge",
   "upgrade",
-  "maintenance",
 ];
 
 /** The refusal of a `db_url` while {@linkcode PG_ROOMS_MISSING} is not empty. */

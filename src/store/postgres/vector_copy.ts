@@ -1,0 +1,111 @@
+/**
+ * A server's in-process copy of the vectors (issue 33: Debian's PostgreSQL has no pgvector, so
+ * vectors are stored portably and searched here). Loaded at the first lookup, then brought up to
+ * date before each one from `vector_changes`, which a trigger fills for every insert, update and
+ * delete made by any server; a copy further behind than the log keeps is loaded again.
+ *
+ * @example
+ * ```ts
+ * import { cosineNearest } from "./src/store/postgres/vector_copy.ts";
+ * const vectors = new Map([[1, new Float32Array([1, 0])], [2, new Float32Array([0, 1])]]);
+ * const [best] = cosineNearest(vectors, new Float32Array([1, 0.1]), 1);
+ * if (best.rowId !== 1) throw new Error("nearest is the closest direction");
+ * ```
+ * @module
+ */
+import type { PgQuery } from "./core.ts";
+import { VECTOR_CHANGES_KEPT } from "../constants.ts";
+
+/** Rows nearest to `query` by cosine distance (0 = same direction), nearest first (ties: lower id). */
+export function cosineNearest(
+  vectors: ReadonlyMap<number, Float32Array>,
+  query: Float32Array,
+  k: number,
+): { rowId: number; distance: number }[] {
+  let queryNorm = 0;
+  for (let i = 0; i < query.length; i++) queryNorm += query[i] * query[i];
+  queryNorm = Math.sqrt(queryNorm);
+  const found: { rowId: number; distance: number }[] = [];
+  if (queryNorm === 0 || k <= 0) return found;
+  for (const [rowId, vector] of vectors) {
+    if (vector.length !== query.length) continue;
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0; i < vector.length; i++) {
+      dot += vector[i] * query[i];
+      norm += vector[i] * vector[i];
+    }
+    // A zero vector has no direction: it is never anyone's neighbour.
+    if (norm === 0) continue;
+    found.push({ rowId, distance: 1 - dot / (Math.sqrt(norm) * queryNorm) });
+  }
+  found.sort((a, b) => a.distance - b.distance || a.rowId - b.rowId);
+  return found.slice(0, k);
+}
+
+/** The copy of every vector, as of the last change it read. */
+export class VectorCopy {
+  #vectors = new Map<number, Float32Array>();
+  #seq: number | undefined;
+
+  get size(): number {
+    return this.#vectors.size;
+  }
+
+  get bytes(): number {
+    let bytes = 0;
+    for (const vector of this.#vectors.values()) bytes += vector.byteLength;
+    return bytes;
+  }
+
+  /** The `k` nearest rows to `query`, after catching up with every server's writes. */
+  async nearest(
+    sql: PgQuery,
+    query: Float32Array,
+    k: number,
+  ): Promise<{ rowId: number; distance: number }[]> {
+    await this.#refresh(sql);
+    return cosineNearest(this.#vectors, query, k);
+  }
+
+  async #refresh(sql: PgQuery): Promise<void> {
+    const [last] = await sql`SELECT coalesce(max(seq), 0) AS seq, coalesce(min(seq), 0) AS first
+      FROM vector_changes`;
+    const latest = Number(last.seq);
+    if (this.#seq === latest) return;
+    // First use, or further behind than the log reaches: load everything.
+    if (this.#seq === undefined || Number(last.first) > this.#seq + 1) {
+      await this.#reload(sql, latest);
+      return;
+    }
+    const changed = await sql`SELECT DISTINCT c.row_id, v.embedding FROM vector_changes c
+      LEFT JOIN memory_row_vectors v ON v.row_id = c.row_id
+      WHERE c.seq > ${this.#seq} AND c.seq <= ${latest}`;
+    for (const row of changed) {
+      if (row.row_id === null) {
+        await this.#reload(sql, latest);
+        return;
+      }
+      const rowId = Number(row.row_id);
+      if (row.embedding === null) this.#vectors.delete(rowId);
+      else this.#vectors.set(rowId, Float32Array.from(row.embedding as number[]));
+    }
+    this.#seq = latest;
+  }
+
+  async #reload(sql: PgQuery, latest: number): Promise<void> {
+    const vectors = new Map<number, Float32Array>();
+    const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors`;
+    for (const row of rows) {
+      vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));
+    }
+    this.#vectors = vectors;
+    this.#seq = latest;
+  }
+}
+
+/** Keeps the newest entries of the change log (a copy further behind reloads). */
+export async function pruneVectorChanges(sql: PgQuery): Promise<void> {
+  await sql`DELETE FROM vector_changes
+    WHERE seq <= (SELECT max(seq) FROM vector_changes) - ${VECTOR_CHANGES_KEPT}`;
+}

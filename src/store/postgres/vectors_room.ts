@@ -1,0 +1,129 @@
+/**
+ * Vectors of evidence rows on PostgreSQL: {@linkcode VectorsRepository}, and the vector side of
+ * {@linkcode MaintenanceRepository}. Stored portably (`real[]`), searched through this server's
+ * copy (vector_copy.ts) outside units of work, and from the table itself inside one, whose own
+ * uncommitted writes only it can see (as on SQLite, where sqlite-vec's scan answers then).
+ *
+ * The embedding space's dimension lives in `meta` (`pg_vector_dim`): "the vector table exists"
+ * once a space was chosen, and choosing another drops every vector, as recreating sqlite-vec's
+ * table does.
+ *
+ * @module
+ */
+import type { PgCore } from "./core.ts";
+import type { MaintenanceRepository, VectorsRepository } from "../repositories.ts";
+import { filterCondition } from "./recall_room.ts";
+import { cosineNearest, pruneVectorChanges, VectorCopy } from "./vector_copy.ts";
+
+/** The meta key holding the current embedding space's dimension. */
+const VECTOR_DIM_KEY = "pg_vector_dim";
+
+/** The vectors room over `core`'s pool, with this server's copy of the vectors. */
+export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepository {
+  const nearestRows = async (vector: Float32Array, k: number) => {
+    if (!core.inUnit()) return await copy.nearest(core.sql, vector, k);
+    const vectors = new Map<number, Float32Array>();
+    for (const row of await core.q()`SELECT row_id, embedding FROM memory_row_vectors`) {
+      vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));
+    }
+    return cosineNearest(vectors, vector, k);
+  };
+  const currentRowOwners = async (
+    rowIds: readonly number[],
+    filters: Parameters<
+      VectorsRepository["currentRowOwners"]
+    >[1],
+  ) => {
+    const found = new Map<number, number>();
+    if (rowIds.length === 0) return found;
+    const sql = core.q();
+    const rows = await sql`SELECT r.id, r.memory_id FROM memory_rows r
+      JOIN memories m ON m.id = r.memory_id
+      WHERE r.id = ANY(${rowIds as number[]}::bigint[]) AND r.memory_version = m.version
+        AND ${filterCondition(sql, filters)}`;
+    for (const row of rows) found.set(Number(row.id), Number(row.memory_id));
+    return found;
+  };
+  return {
+    async writeRowVectors(space, vectors) {
+      const sql = core.q();
+      if (vectors.length === 0) return 0;
+      const ids = vectors.map((v) => v.rowId);
+      const existing = new Set(
+        (await sql`SELECT id FROM memory_rows WHERE id = ANY(${ids}::bigint[])`)
+          .map((row) => Number(row.id)),
+      );
+      let written = 0;
+      for (const { rowId, vector } of vectors) {
+        // A row deleted meanwhile (its memory changed) is skipped.
+        if (!existing.has(rowId)) continue;
+        if (vector === null) {
+          // No direction: marked embedded, never a neighbour.
+          await sql`DELETE FROM memory_row_vectors WHERE row_id = ${rowId}`;
+        } else {
+          await sql`INSERT INTO memory_row_vectors (row_id, embedding)
+            VALUES (${rowId}, ${Array.from(vector)}::real[])
+            ON CONFLICT (row_id) DO UPDATE SET embedding = excluded.embedding`;
+        }
+        await sql`UPDATE memory_rows SET embedding_space = ${space} WHERE id = ${rowId}`;
+        written++;
+      }
+      await pruneVectorChanges(sql);
+      return written;
+    },
+    nearestRows,
+    currentRowOwners,
+    async nearestCurrentRows(vector, k, filters) {
+      const nearest = await nearestRows(vector, k);
+      const owners = await currentRowOwners(nearest.map((row) => row.rowId), filters);
+      const out: { rowId: number; distance: number; memoryId: number }[] = [];
+      for (const { rowId, distance } of nearest) {
+        const memoryId = owners.get(rowId);
+        if (memoryId !== undefined) out.push({ rowId, distance, memoryId });
+      }
+      return out;
+    },
+  };
+}
+
+/** Upkeep on PostgreSQL: the server manages its WAL; a purge's scrub is a VACUUM. */
+export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): MaintenanceRepository {
+  return {
+    // PostgreSQL checkpoints and recycles its WAL itself.
+    checkpoint: () => Promise.resolve({ busy: 0 }),
+    async scrubFreedSpace() {
+      // Outside any transaction (VACUUM refuses one): the tables a purge deletes from.
+      const problems: string[] = [];
+      for (const table of ["memories", "memory_history", "memory_terms", "memory_rows", "audit"]) {
+        try {
+          await core.sql`VACUUM ${core.sql(table)}`;
+        } catch (error) {
+          problems.push(`VACUUM ${table}: ${error instanceof Error ? error.message : error}`);
+        }
+      }
+      return { vacuumed: problems.length === 0, walTruncated: false, problems };
+    },
+    truncateWal: () =>
+      Promise.resolve({
+        truncated: false,
+        problem: "PostgreSQL recycles its write-ahead log itself (checkpoints, archiving)",
+      }),
+    // GIN drops a deleted row's entries when the table is vacuumed (scrubFreedSpace).
+    compactTermsIndex: () => Promise.resolve(),
+    async vecTableExists() {
+      const [row] = await core.q()`SELECT 1 FROM meta WHERE key = ${VECTOR_DIM_KEY}`;
+      return row !== undefined;
+    },
+    async recreateVecTable(dim) {
+      const sql = core.q();
+      await sql`DELETE FROM memory_row_vectors`;
+      await sql`UPDATE memory_rows SET embedding_space = NULL`;
+      await sql`INSERT INTO meta (key, value) VALUES (${VECTOR_DIM_KEY}, ${String(Math.trunc(dim))})
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+      // Every copy reloads.
+      await sql`INSERT INTO vector_changes (row_id) VALUES (NULL)`;
+      await pruneVectorChanges(sql);
+    },
+    vectorMirrorSize: () => Promise.resolve({ vectors: copy.size, bytes: copy.bytes }),
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * The store contract for vectors, on both backends: SQLite (sqlite-vec) and PostgreSQL (portable
+ * `real[]` vectors searched through each server's copy) find the same nearest rows at the same
+ * distances, keep them to current rows passing the filters, and on PostgreSQL a server's copy
+ * follows the vectors another server writes or drops.
+ */
+import assert from "node:assert/strict";
+import { type NewMemory, openStore, type Store } from "../../src/store/mod.ts";
+import { openPostgresStore } from "../../src/store/postgres/mod.ts";
+import { openScratchPostgres, type RoomsStore } from "./backends.ts";
+
+const AT = "2026-03-01T00:00:00.000Z";
+const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+const SPACE = "test-space:3";
+
+type VectorStore = RoomsStore & Pick<Store, "recreateVecTable" | "vecTableExists">;
+
+function memory(content: string, workspace = "w"): NewMemory {
+  return {
+    subject: content,
+    content,
+    contentSha: content,
+    tags: [],
+    workspace,
+    workspaceCanonical: workspace,
+    sourceType: "agent_generated",
+    sourceRef: null,
+    eventTime: null,
+    ingestTime: AT,
+    confidence: 0.5,
+    protectionLevel: "normal",
+    status: "active",
+    agentId: "agent",
+    client: "client",
+    metadata: {},
+    follows: null,
+    createdAt: AT,
+    updatedAt: AT,
+  };
+}
+
+const DIRECTIONS: [string, string, number[] | null][] = [
+  ["east", "w", [1, 0, 0]],
+  ["north-east", "w", [1, 1, 0]],
+  ["north", "v", [0, 1, 0]],
+  ["up", "w", [0, 0, 1]],
+  ["nowhere", "w", null],
+  ["west", "w", [-1, 0.1, 0]],
+];
+
+/** One memory per direction with one row each, embedded; resolves with row ids by name. */
+async function embed(store: VectorStore): Promise<Record<string, number>> {
+  await store.write((tx) => (tx as VectorStore).recreateVecTable(3));
+  const rowIds: Record<string, number> = {};
+  for (const [name, workspace, vector] of DIRECTIONS) {
+    const id = await store.write(async (tx) => {
+      const id = await tx.insertMemory(memory(name, workspace));
+      await tx.replaceRows({ id, version: 1 }, [
+        { kind: "subject", text: name, startOffset: null, endOffset: null, rowIndex: 0 },
+      ]);
+      return id;
+    });
+    const [row] = await store.rowsOfMemory(id);
+    rowIds[name] = row.id;
+    const written = await store.write((tx) =>
+      tx.writeRowVectors(SPACE, [{
+        rowId: row.id,
+        vector: vector === null ? null : new Float32Array(vector),
+      }])
+    );
+    assert.equal(written, 1);
+  }
+  return rowIds;
+}
+
+Deno.test({
+  name: `SQLite and PostgreSQL find the same nearest rows at the same distances${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "mema-vectors-" });
+    const sqlite = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+    const postgres = await openScratchPostgres();
+    try {
+      assert.ok(sqlite.capabilities.vec, sqlite.capabilities.vecError);
+      const stores: VectorStore[] = [sqlite, postgres.store];
+      assert.deepEqual(await Promise.all(stores.map((s) => s.vecTableExists())), [false, false]);
+      const ids = await Promise.all(stores.map(embed));
+      assert.deepEqual(await Promise.all(stores.map((s) => s.vecTableExists())), [true, true]);
+      const names = ids.map((byName) =>
+        new Map(Object.entries(byName).map(([name, id]) => [id, name]))
+      );
+      const query = new Float32Array([1, 0.2, 0]);
+      const found = await Promise.all(stores.map((s) => s.nearestRows(query, 4)));
+      const named = found.map((rows, i) => rows.map((row) => names[i].get(row.rowId)));
+      assert.deepEqual(named[0], ["east", "north-east", "north", "up"]);
+      assert.deepEqual(named[1], named[0]);
+      for (let i = 0; i < found[0].length; i++) {
+        assert.ok(Math.abs(found[0][i].distance - found[1][i].distance) < 1e-6);
+      }
+      // Kept to current rows passing the filters, with their memories.
+      const filtered = await Promise.all(
+        stores.map((s) =>
+          s.nearestCurrentRows(query, 4, { statuses: ["active"], workspaces: ["w"] })
+        ),
+      );
+      for (let i = 0; i < 2; i++) {
+        assert.deepEqual(filtered[i].map((row) => names[i].get(row.rowId)), [
+          "east",
+          "north-east",
+          "up",
+        ]);
+      }
+      const owners = await Promise.all(
+        stores.map((s, i) =>
+          s.currentRowOwners([ids[i]["east"], ids[i]["north"]], {
+            statuses: ["active"],
+            workspaces: ["v"],
+          })
+        ),
+      );
+      assert.deepEqual(owners.map((map) => map.size), [1, 1]);
+      // The row without a direction counts as embedded.
+      const counts = await Promise.all(stores.map((s) => s.countRowsToEmbed(SPACE)));
+      assert.deepEqual(counts, [{ rows: 6, pending: 0 }, { rows: 6, pending: 0 }]);
+      // A new space drops every vector and makes every row pending again.
+      await Promise.all(
+        stores.map((s) => s.write((tx) => (tx as VectorStore).recreateVecTable(3))),
+      );
+      assert.deepEqual(await Promise.all(stores.map((s) => s.nearestRows(query, 4))), [[], []]);
+      const pending = await Promise.all(stores.map((s) => s.countRowsToEmbed(SPACE)));
+      assert.deepEqual(pending, [{ rows: 6, pending: 6 }, { rows: 6, pending: 6 }]);
+    } finally {
+      sqlite.close();
+      await postgres.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: `a PostgreSQL server's vector copy follows another server's writes${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const one = await openScratchPostgres();
+    const two = await openPostgresStore(one.url, { poolMax: 2 });
+    try {
+      const ids = await embed(one.store);
+      const query = new Float32Array([0, 1, 0]);
+      // Server two loads its copy, then server one drops a row (its memory's rows replaced).
+      assert.equal((await two.nearestRows(query, 1))[0].rowId, ids["north"]);
+      // "north" is the one memory of workspace v.
+      const [northId] = await one.store.workspaceMemoryIds("v");
+      await one.store.write((tx) => tx.replaceRows({ id: northId, version: 1 }, []));
+      assert.equal((await two.nearestRows(query, 1))[0].rowId, ids["north-east"]);
+      assert.deepEqual(await two.vectorMirrorSize(), { vectors: 4, bytes: 4 * 3 * 4 });
+      // Inside a unit, a lookup sees the unit's own new vector before it commits.
+      await one.store.write(async (tx) => {
+        await tx.writeRowVectors(SPACE, [{
+          rowId: ids["up"],
+          vector: new Float32Array([0, 1, 0]),
+        }]);
+        assert.equal((await tx.nearestRows(query, 1))[0].rowId, ids["up"]);
+      });
+      assert.equal((await two.nearestRows(query, 1))[0].rowId, ids["up"]);
+      // A purge's scrub: VACUUM outside any transaction.
+      assert.deepEqual(await two.scrubFreedSpace(), {
+        vacuumed: true,
+        walTruncated: false,
+        problems: [],
+      });
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  },
+});
