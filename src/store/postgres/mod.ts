@@ -17,12 +17,15 @@ import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
 import type {
   AuditRepository,
+  ConflictGroupsRepository,
   EvidenceRowsRepository,
   HistoryRepository,
   JobsRepository,
   MaintenanceRepository,
   MemoriesRepository,
   MetaRepository,
+  NoticesRepository,
+  PendingNoticesRepository,
   PortabilityRepository,
   RecallRepository,
   ReplayLogRepository,
@@ -43,6 +46,7 @@ import { pgEvidenceRows } from "./evidence_room.ts";
 import { pgWordIndex } from "./word_index_room.ts";
 import { pgMaintenance, pgVectors } from "./vectors_room.ts";
 import { VectorCopy } from "./vector_copy.ts";
+import { pgConflictGroups, pgNotices, pgPendingNotices } from "./conflicts_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -65,7 +69,12 @@ export type PostgresRepositories =
   & PortabilityRepository
   & WordIndexRepository
   & VectorsRepository
-  & MaintenanceRepository;
+  & MaintenanceRepository
+  & PendingNoticesRepository
+  & {
+    /** Conflict groups and notices (the scan queue is not done yet). */
+    readonly conflicts: ConflictGroupsRepository & NoticesRepository;
+  };
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
@@ -143,6 +152,8 @@ export async function openPostgresStore(
     ...pgWordIndex(core),
     ...pgVectors(core, vectors),
     ...pgMaintenance(core, vectors),
+    ...pgPendingNotices(core),
+    conflicts: { ...pgConflictGroups(core), ...pgNotices(core) },
   };
   core.repositories = repositories;
   return {

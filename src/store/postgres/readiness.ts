@@ -16,7 +16,7 @@ import { MemaError } from "../../errors/mod.ts";
 
 /** Rooms of `StoreRepositories` not yet implemented on PostgreSQL, in the services' words. */
 export const PG_ROOMS_MISSING: readonly string[] = [
-  "conflicts, notices and the scan queue",
+  "the scan queue",
   "purge",
   "upgrade",
 ];
