@@ -281,3 +281,71 @@ backendTest(
     assert.deepEqual(await store.conflicts.noticesOf(12345), []);
   },
 );
+
+backendTest("the scan: what a round still has to read, and its queue of pairs", async (store) => {
+  const ids = await memories(store);
+  const round = { afterId: 0, full: false, round: "r1" };
+  const toScan = async (query: typeof round) =>
+    (await store.conflicts.memoriesToScan({ ...query, limit: 10 })).map((m) => m.id);
+  assert.deepEqual(await toScan(round), [ids.a, ids.b, ids.c, ids.x]);
+  await store.write(async (tx) => {
+    await tx.conflicts.markScanned({ memoryId: ids.a, version: 1, round: "r1", now: AT });
+    await tx.conflicts.markScanned({ memoryId: ids.b, version: 1, round: "r0", now: AT });
+  });
+  // a was read this round; b in an earlier one and unchanged since: an incremental round skips it.
+  assert.deepEqual(await toScan(round), [ids.c, ids.x]);
+  assert.deepEqual(await toScan({ ...round, full: true }), [ids.b, ids.c, ids.x]);
+  assert.deepEqual(await toScan({ ...round, afterId: ids.c }), [ids.x]);
+  await store.write((tx) => tx.changeMemory(ids.b, { version: 2, updatedAt: LATER }));
+  assert.deepEqual(await toScan(round), [ids.b, ids.c, ids.x]);
+  assert.equal(await store.conflicts.countToScan(round), 3);
+  // In round r0, b counts as read already (and a is unchanged since its scan).
+  assert.equal(await store.conflicts.countToScan({ ...round, round: "r0" }), 2);
+
+  const item = (key: string, score: number) => ({
+    candidateKey: key,
+    memoryA: ids.a,
+    memoryB: ids.b,
+    versionA: 1,
+    versionB: 2,
+    rowA: "port is 5432",
+    rowB: "port is 6543",
+    assessment: { kind: "number", b: 1, a: 2 },
+    score,
+    roundId: "r1",
+    now: AT,
+  });
+  await store.write(async (tx) => {
+    assert.equal(await tx.conflicts.queueItem(item("p1", 0.5)), true);
+    assert.equal(await tx.conflicts.queueItem(item("p1", 0.9)), false);
+    await tx.conflicts.queueItem(item("p2", 0.9));
+    await tx.conflicts.queueItem(item("p3", 0.5));
+  });
+  const page = await store.conflicts.queueItems({ limit: 2 });
+  assert.deepEqual(page.map((i) => [i.candidateKey, i.score]), [["p2", 0.9], ["p1", 0.5]]);
+  assert.equal(JSON.stringify(page[0].assessment), '{"kind":"number","b":1,"a":2}');
+  const next = await store.conflicts.queueItems({
+    limit: 2,
+    after: { score: page[1].score, id: page[1].id },
+  });
+  assert.deepEqual(next.map((i) => i.candidateKey), ["p3"]);
+  const decided = await store.write((tx) =>
+    tx.conflicts.decideItem(page[0].id, {
+      status: "confirmed",
+      by: "person",
+      now: LATER,
+      conflictId: 9,
+    })
+  );
+  assert.equal(decided, true);
+  assert.equal(
+    await store.write((tx) =>
+      tx.conflicts.decideItem(page[0].id, { status: "dismissed", by: "x", now: LATER })
+    ),
+    false,
+  );
+  const stored = (await store.conflicts.queueItemById(page[0].id))!;
+  assert.deepEqual([stored.status, stored.conflictId], ["confirmed", 9]);
+  assert.equal(await store.conflicts.queueItemById(99_999), undefined);
+  assert.equal((await store.conflicts.backlog()).scanQueuePending, 2);
+});

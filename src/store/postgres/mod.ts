@@ -17,14 +17,13 @@ import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
 import type {
   AuditRepository,
-  ConflictGroupsRepository,
+  ConflictTables,
   EvidenceRowsRepository,
   HistoryRepository,
   JobsRepository,
   MaintenanceRepository,
   MemoriesRepository,
   MetaRepository,
-  NoticesRepository,
   PendingNoticesRepository,
   PortabilityRepository,
   RecallRepository,
@@ -46,7 +45,7 @@ import { pgEvidenceRows } from "./evidence_room.ts";
 import { pgWordIndex } from "./word_index_room.ts";
 import { pgMaintenance, pgVectors } from "./vectors_room.ts";
 import { VectorCopy } from "./vector_copy.ts";
-import { pgConflictGroups, pgNotices, pgPendingNotices } from "./conflicts_room.ts";
+import { pgConflictGroups, pgNotices, pgPendingNotices, pgScanQueue } from "./conflicts_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
@@ -72,8 +71,8 @@ export type PostgresRepositories =
   & MaintenanceRepository
   & PendingNoticesRepository
   & {
-    /** Conflict groups and notices (the scan queue is not done yet). */
-    readonly conflicts: ConflictGroupsRepository & NoticesRepository;
+    /** Conflict groups, notices and the scan queue. */
+    readonly conflicts: ConflictTables;
   };
 
 /** An open PostgreSQL store: the rooms done so far and the units of work. */
@@ -153,7 +152,7 @@ export async function openPostgresStore(
     ...pgVectors(core, vectors),
     ...pgMaintenance(core, vectors),
     ...pgPendingNotices(core),
-    conflicts: { ...pgConflictGroups(core), ...pgNotices(core) },
+    conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;
   return {
