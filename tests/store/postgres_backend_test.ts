@@ -35,7 +35,7 @@ Deno.test("a server pointed at PostgreSQL refuses: not complete, and no password
   assert.equal(flagged.code, 1, flagged.stderr);
   assert.match(
     flagged.stderr,
-    /PostgreSQL backend: not complete in this version: purge/,
+    /PostgreSQL backend: not complete in this version: upgrade/,
   );
   assert.match(flagged.stderr, /postgres:\/\/team:\*\*\*@127\.0\.0\.1:1\/mema/);
   assert.doesNotMatch(flagged.stderr + flagged.stdout, /hunter2/);

@@ -26,6 +26,7 @@ import type {
   MetaRepository,
   PendingNoticesRepository,
   PortabilityRepository,
+  PurgeRepository,
   RecallRepository,
   ReplayLogRepository,
   VectorsRepository,
@@ -45,6 +46,7 @@ import { pgEvidenceRows } from "./evidence_room.ts";
 import { pgWordIndex } from "./word_index_room.ts";
 import { pgMaintenance, pgVectors } from "./vectors_room.ts";
 import { VectorCopy } from "./vector_copy.ts";
+import { pgPurge } from "./purge_room.ts";
 import { pgConflictGroups, pgNotices, pgPendingNotices, pgScanQueue } from "./conflicts_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
@@ -70,6 +72,7 @@ export type PostgresRepositories =
   & VectorsRepository
   & MaintenanceRepository
   & PendingNoticesRepository
+  & PurgeRepository
   & {
     /** Conflict groups, notices and the scan queue. */
     readonly conflicts: ConflictTables;
@@ -152,6 +155,7 @@ export async function openPostgresStore(
     ...pgVectors(core, vectors),
     ...pgMaintenance(core, vectors),
     ...pgPendingNotices(core),
+    ...pgPurge(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;

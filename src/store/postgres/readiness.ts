@@ -16,7 +16,6 @@ import { MemaError } from "../../errors/mod.ts";
 
 /** Rooms of `StoreRepositories` not yet implemented on PostgreSQL, in the services' words. */
 export const PG_ROOMS_MISSING: readonly string[] = [
-  "purge",
   "upgrade",
 ];
 
