@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { checkDbUrl, redactDbUrl } from "./src/config/db_url.ts";
+ * import { checkDbUrl, redactDbUrl } from "./db_url.ts";
  * const url = checkDbUrl("postgres://team:s3cret@db.example:5432/mema", "db_url");
  * if (redactDbUrl(url) !== "postgres://team:***@db.example:5432/mema") throw new Error("leak");
  * ```

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL backend as a user meets it today: a server pointed at a `postgres://` URL
- * refuses clearly (the store is not complete) without showing the password, the driver is never
+ * refuses clearly (the service around the store is not complete) without showing the password, the driver is never
  * loaded on a SQLite user's start path, and the schema migrates once, however many servers
  * open the database together.
  */
@@ -35,7 +35,7 @@ Deno.test("a server pointed at PostgreSQL refuses: not complete, and no password
   assert.equal(flagged.code, 1, flagged.stderr);
   assert.match(
     flagged.stderr,
-    /PostgreSQL backend: not complete in this version: upgrade/,
+    /PostgreSQL backend: not complete in this version: the store is, but not yet the doctor/,
   );
   assert.match(flagged.stderr, /postgres:\/\/team:\*\*\*@127\.0\.0\.1:1\/mema/);
   assert.doesNotMatch(flagged.stderr + flagged.stdout, /hunter2/);

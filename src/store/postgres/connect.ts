@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { driverUrl } from "./src/store/postgres/connect.ts";
+ * import { driverUrl } from "./connect.ts";
  * const url = driverUrl("postgres://u@localhost:5433/mema?host=/run/postgresql");
  * if (!url.endsWith("port=5433")) throw new Error("the socket's port was lost");
  * ```

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { PgCore } from "./src/store/postgres/core.ts";
+ * import { PgCore } from "./core.ts";
  * // const core = new PgCore(sql); await core.write(async () => core.q()`SELECT 1`);
  * ```
  * @module

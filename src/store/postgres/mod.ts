@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * import { PG_ROOMS_MISSING } from "./src/store/postgres/mod.ts";
- * if (PG_ROOMS_MISSING.length === 0) throw new Error("the store is complete: drop the refusal");
+ * import { PG_MISSING } from "./mod.ts";
+ * if (PG_MISSING.length === 0) throw new Error("nothing is missing: drop the refusal");
  * ```
  * @module
  */
@@ -29,6 +29,7 @@ import type {
   PurgeRepository,
   RecallRepository,
   ReplayLogRepository,
+  UpgradeRepository,
   VectorsRepository,
   WordIndexRepository,
   WorkspacesRepository,
@@ -47,14 +48,15 @@ import { pgWordIndex } from "./word_index_room.ts";
 import { pgMaintenance, pgVectors } from "./vectors_room.ts";
 import { VectorCopy } from "./vector_copy.ts";
 import { pgPurge } from "./purge_room.ts";
+import { pgUpgrade } from "./upgrade_room.ts";
 import { pgConflictGroups, pgNotices, pgPendingNotices, pgScanQueue } from "./conflicts_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
 export { postgresNotComplete } from "./readiness.ts";
-import { PG_ROOMS_MISSING } from "./readiness.ts";
-export { PG_ROOMS_MISSING };
+import { PG_MISSING } from "./readiness.ts";
+export { PG_MISSING };
 
 /** The rooms implemented on PostgreSQL so far. */
 export type PostgresRepositories =
@@ -73,6 +75,7 @@ export type PostgresRepositories =
   & MaintenanceRepository
   & PendingNoticesRepository
   & PurgeRepository
+  & UpgradeRepository
   & {
     /** Conflict groups, notices and the scan queue. */
     readonly conflicts: ConflictTables;
@@ -156,6 +159,7 @@ export async function openPostgresStore(
     ...pgMaintenance(core, vectors),
     ...pgPendingNotices(core),
     ...pgPurge(core),
+    ...pgUpgrade(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;

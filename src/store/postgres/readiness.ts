@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { postgresNotComplete } from "./src/store/postgres/readiness.ts";
+ * import { postgresNotComplete } from "./readiness.ts";
  * const error = postgresNotComplete("postgres://team:s3cret@db.example/mema");
  * if (error.message.includes("s3cret")) throw new Error("a password in an error");
  * ```
@@ -14,18 +14,25 @@
 import { redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
 
-/** Rooms of `StoreRepositories` not yet implemented on PostgreSQL, in the services' words. */
-export const PG_ROOMS_MISSING: readonly string[] = [
-  "upgrade",
+/**
+ * What a server on PostgreSQL still lacks, in users' words. Every room of `StoreRepositories` is
+ * implemented and tested against a real server (tests/store/*_contract_test.ts); what is missing
+ * is around the store: the checks users rely on to see what they run on, and the proof that the
+ * whole service works there.
+ */
+export const PG_MISSING: readonly string[] = [
+  "the doctor and status checks of the database (connection, version, extensions, schema, vector path)",
+  "the end-to-end tests on PostgreSQL and with two servers on one database",
+  "writes kept in the local backup while the database is unreachable",
 ];
 
-/** The refusal of a `db_url` while {@linkcode PG_ROOMS_MISSING} is not empty. */
+/** The refusal of a `db_url` while {@linkcode PG_MISSING} is not empty. */
 export function postgresNotComplete(url: string): MemaError {
   return new MemaError(
     "config_invalid",
-    `PostgreSQL backend: not complete in this version: ${
-      PG_ROOMS_MISSING.join(", ")
-    } are not implemented on PostgreSQL yet, so mema will not serve ${redactDbUrl(url)}`,
+    `PostgreSQL backend: not complete in this version: the store is, but not yet ${
+      PG_MISSING.join("; ")
+    }; so mema will not serve ${redactDbUrl(url)}`,
     {
       field: "db_url",
       hint:

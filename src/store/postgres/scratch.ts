@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { createScratchDatabase } from "./src/store/postgres/scratch.ts";
+ * import { createScratchDatabase } from "./scratch.ts";
  * // const scratch = await createScratchDatabase(Deno.env.get("MEMA_TEST_PG_URL")!);
  * // ... openPostgresStore(scratch.url) ...; await scratch.drop();
  * ```

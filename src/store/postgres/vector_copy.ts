@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { cosineNearest } from "./src/store/postgres/vector_copy.ts";
+ * import { cosineNearest } from "./vector_copy.ts";
  * const vectors = new Map([[1, new Float32Array([1, 0])], [2, new Float32Array([0, 1])]]);
  * const [best] = cosineNearest(vectors, new Float32Array([1, 0.1]), 1);
  * if (best.rowId !== 1) throw new Error("nearest is the closest direction");
