@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store (SPEC §15, issue 33): {@linkcode openPostgresStore} connects to a
- * `postgres://` URL, brings the schema to this build's version (migrations.ts) and serves the
- * rooms done so far ({@linkcode PostgresRepositories}) behind the same units of work as SQLite.
+ * `postgres://` URL, brings the schema to this build's version (migrations.ts) and serves every
+ * room of the store ({@linkcode PostgresRepositories}) behind the same units of work as SQLite.
  *
  * Loaded only by a dynamic `import()` when `db_url` names PostgreSQL, so neither this folder nor
  * the driver (npm:postgres) is read on a SQLite user's start path.
@@ -15,25 +15,7 @@
  */
 import { redactDbSecrets, redactDbUrl } from "../../config/db_url.ts";
 import { MemaError } from "../../errors/mod.ts";
-import type {
-  AuditRepository,
-  ConflictTables,
-  EvidenceRowsRepository,
-  HistoryRepository,
-  JobsRepository,
-  MaintenanceRepository,
-  MemoriesRepository,
-  MetaRepository,
-  PendingNoticesRepository,
-  PortabilityRepository,
-  PurgeRepository,
-  RecallRepository,
-  ReplayLogRepository,
-  UpgradeRepository,
-  VectorsRepository,
-  WordIndexRepository,
-  WorkspacesRepository,
-} from "../repositories.ts";
+import type { StoreRepositories } from "../repositories.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_POOL_MAX } from "./constants.ts";
 import { connectPostgres } from "./connect.ts";
@@ -58,30 +40,10 @@ export { postgresNotComplete } from "./readiness.ts";
 import { PG_MISSING } from "./readiness.ts";
 export { PG_MISSING };
 
-/** The rooms implemented on PostgreSQL so far. */
-export type PostgresRepositories =
-  & MemoriesRepository
-  & HistoryRepository
-  & WorkspacesRepository
-  & MetaRepository
-  & JobsRepository
-  & AuditRepository
-  & ReplayLogRepository
-  & RecallRepository
-  & EvidenceRowsRepository
-  & PortabilityRepository
-  & WordIndexRepository
-  & VectorsRepository
-  & MaintenanceRepository
-  & PendingNoticesRepository
-  & PurgeRepository
-  & UpgradeRepository
-  & {
-    /** Conflict groups, notices and the scan queue. */
-    readonly conflicts: ConflictTables;
-  };
+/** Every room of the store, on PostgreSQL: the SQLite store's interface, whole. */
+export type PostgresRepositories = StoreRepositories;
 
-/** An open PostgreSQL store: the rooms done so far and the units of work. */
+/** An open PostgreSQL store: every room and the units of work. */
 export interface PostgresStore extends PostgresRepositories {
   /** The URL without its password (for messages). */
   readonly description: string;
