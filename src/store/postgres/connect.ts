@@ -26,12 +26,18 @@ export function driverUrl(url: string): string {
   return parsed.href;
 }
 
-/** A pool of at most `max` connections to the database `url` names. */
-export async function connectPostgres(url: string, options: { max: number }): Promise<Sql> {
+/** How a pool connects: at most `max` connections, each given `connectTimeoutS` to open. */
+export interface ConnectOptions {
+  max: number;
+  connectTimeoutS?: number;
+}
+
+/** A pool of connections to the database `url` names. */
+export async function connectPostgres(url: string, options: ConnectOptions): Promise<Sql> {
   const { default: postgres } = await import("postgres");
   return postgres(driverUrl(url), {
     max: options.max,
-    connect_timeout: PG_CONNECT_TIMEOUT_S,
+    connect_timeout: options.connectTimeoutS ?? PG_CONNECT_TIMEOUT_S,
     // The server's notices (e.g. "relation already exists, skipping") are not the user's.
     onnotice: () => {},
     connection: { application_name: "mema" },

@@ -66,6 +66,8 @@ export interface PostgresStore extends PostgresRepositories {
 export interface OpenPostgresOptions {
   /** Connections this process keeps (default {@linkcode PG_POOL_MAX}). */
   poolMax?: number;
+  /** Seconds a connection may take to open (default `PG_CONNECT_TIMEOUT_S`). */
+  connectTimeoutS?: number;
 }
 
 /**
@@ -86,7 +88,10 @@ export async function openPostgresStore(
       }`,
       { hint: "check that the server is up, the URL and the credentials (PGPASSWORD, ~/.pgpass)" },
     );
-  const sql = await connectPostgres(url, { max: options.poolMax ?? PG_POOL_MAX });
+  const sql = await connectPostgres(url, {
+    max: options.poolMax ?? PG_POOL_MAX,
+    connectTimeoutS: options.connectTimeoutS,
+  });
   let schema: PgSchemaState;
   let serverVersion: string;
   try {

@@ -13,9 +13,11 @@
  */
 import { connectPostgres } from "./connect.ts";
 
-/** A scratch database: its URL and how to drop it. */
+/** A scratch database: its URL, how to cut its connections, and how to drop it. */
 export interface ScratchDatabase {
   url: string;
+  /** Ends every other session on the database, as a restart or a network cut would. */
+  cutConnections(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -33,6 +35,11 @@ export async function createScratchDatabase(url: string): Promise<ScratchDatabas
   scratch.pathname = `/${name}`;
   return {
     url: scratch.href,
+    async cutConnections() {
+      const rows = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = ${name} AND pid != pg_backend_pid()`;
+      return rows.length;
+    },
     async drop() {
       try {
         await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`;
