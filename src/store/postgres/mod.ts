@@ -31,7 +31,8 @@ import { pgMaintenance, pgVectors } from "./vectors_room.ts";
 import { VectorCopy } from "./vector_copy.ts";
 import { pgPurge } from "./purge_room.ts";
 import { pgUpgrade } from "./upgrade_room.ts";
-import { pgConflictGroups, pgNotices, pgPendingNotices, pgScanQueue } from "./conflicts_room.ts";
+import { pgConflictGroups, pgNotices, pgPendingNotices } from "./conflicts_room.ts";
+import { pgScanQueue } from "./scan_queue_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
