@@ -149,7 +149,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     }
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
     // Export only reads: it never creates a database that is not there.
-    if (!pathExists(config.dbPath)) {
+    if (config.dbUrl === undefined && !pathExists(config.dbPath)) {
       throw new MemaError("not_found", `no database at ${config.dbPath}: nothing to export`, {
         hint: "name the database with --db PATH (or MEMA_DB_PATH, db_path in the config file)",
       });

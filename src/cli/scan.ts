@@ -106,7 +106,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     });
     // A scan only reads and queues what a database holds: with none yet there is nothing to
     // scan, and none is created (cron on a fresh install stays quiet and leaves no file).
-    if (!pathExists(config.dbPath)) {
+    if (config.dbUrl === undefined && !pathExists(config.dbPath)) {
       summary.complete = true;
       say(`scan complete: no database at ${config.dbPath} yet, nothing to scan`);
       return finish(0);

@@ -12,11 +12,13 @@ import { testPostgresUrl } from "./backends.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
-async function serve(args: string[], env: Record<string, string>) {
+/** Runs `mema serve` (or another command) in a fresh home, with no SQLite file in it. */
+async function serve(args: string[], env: Record<string, string>, command = ["serve"]) {
   const home = await Deno.makeTempDir({ prefix: "mema-pg-serve-" });
+  const identity = command[0] === "serve" ? ["--client", "t", "--agent-id", "a"] : [];
   try {
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", "main.ts", "serve", "--client", "t", "--agent-id", "a", ...args],
+      args: ["run", "--allow-all", "main.ts", ...command, ...identity, ...args],
       cwd: ROOT,
       env: { HOME: home, XDG_CONFIG_HOME: `${home}/.config`, NO_COLOR: "1", ...env },
       stdin: "null",
@@ -48,6 +50,18 @@ Deno.test("a server pointed at PostgreSQL refuses: not complete, and no password
   assert.equal(fromEnv.code, 1, fromEnv.stderr);
   assert.match(fromEnv.stderr, /PostgreSQL backend: not complete in this version/);
   assert.doesNotMatch(fromEnv.stderr, /env-hunter3/);
+
+  // Commands that would find no SQLite file refuse too, rather than report an empty library.
+  for (const command of [["scan"], ["export", "/tmp/mema-pg-export-never"]]) {
+    const other = await serve(
+      [],
+      { MEMA_DB_URL: "postgres://team:hunter2@db.example/mema" },
+      command,
+    );
+    assert.notEqual(other.code, 0, other.stdout + other.stderr);
+    assert.match(other.stdout + other.stderr, /PostgreSQL backend: not complete in this version/);
+    assert.doesNotMatch(other.stdout + other.stderr, /hunter2/);
+  }
 
   const bad = await serve(["--db-url", "mysql://team:hunter2@h/mema"], {});
   assert.notEqual(bad.code, 0);
