@@ -23,6 +23,7 @@ import { judgeFindings } from "./judge_check.ts";
 import {
   type DatabaseProbe,
   inspectDatabase,
+  postgresNotComplete,
   probeDatabase,
   probeVecExtension,
   SCHEMA_GENERATION,
@@ -111,6 +112,19 @@ function checkDatabase(
   deep: boolean,
   findings: Finding[],
 ): DatabaseProbe | undefined {
+  // A PostgreSQL db_url is refused by every command that opens the store: say so, and check
+  // nothing on a SQLite file the user did not choose.
+  if (config.dbUrl !== undefined) {
+    const refusal = postgresNotComplete(config.dbUrl);
+    findings.push({
+      check_id: "database.backend",
+      severity: "critical",
+      title: "PostgreSQL backend: not complete in this version",
+      detail: refusal.message,
+      fix_hint: refusal.hint,
+    });
+    return;
+  }
   const path = config.dbPath;
   if (!pathExists(path)) {
     const dir = dirName(path);

@@ -73,6 +73,7 @@ export type {
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 export { isStorageFailure } from "./read_only.ts";
+export { postgresNotComplete } from "./postgres/readiness.ts";
 export {
   type DatabaseProbe,
   inspectDatabase,

@@ -52,7 +52,7 @@ Deno.test("a server pointed at PostgreSQL refuses: not complete, and no password
   assert.doesNotMatch(fromEnv.stderr, /env-hunter3/);
 
   // Commands that would find no SQLite file refuse too, rather than report an empty library.
-  for (const command of [["scan"], ["export", "/tmp/mema-pg-export-never"]]) {
+  for (const command of [["scan"], ["export", "/tmp/mema-pg-export-never"], ["doctor"]]) {
     const other = await serve(
       [],
       { MEMA_DB_URL: "postgres://team:hunter2@db.example/mema" },
