@@ -17,7 +17,7 @@ import { MemaError } from "../errors/mod.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import type { JobWorker } from "../jobs/worker.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
 import { serviceSettings } from "./service_settings.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
@@ -27,6 +27,7 @@ import { finishOwedScrub } from "../govern/purge.ts";
 import { reportFailure } from "./output.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
 import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
+import { composeMemoryEvents } from "../app/memory_events.ts";
 
 /** The client name console changes are stored and audited under. */
 export const CONSOLE_CLIENT = "console";
@@ -102,6 +103,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
       judge,
       caller: consoleCaller(),
       settings: serviceSettings(config),
+      events: composeMemoryEvents(),
     };
     if (store.capabilities.readOnly === undefined) {
       // Changes made in the console queue evidence and conflict checks like any write.

@@ -9,7 +9,7 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import {
   linkTarget,
   listEntries,
@@ -29,6 +29,7 @@ import { openStore, SOURCE_TYPES, type SourceType, type Store } from "../store/m
 import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { composeMemoryEvents } from "../app/memory_events.ts";
 
 /** One file to read, with how it is named. */
 interface SourceFile {
@@ -391,6 +392,7 @@ export async function importCommand(args: string[]): Promise<number> {
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
       // The user at the command line owns the database: no agent isolation applies to what they import.
       settings: { workspaceIsolation: "none", includeSize: config.includeSize },
+      events: composeMemoryEvents(),
     };
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "importing" });
     const report = await importUnits(ctx, read.units, {

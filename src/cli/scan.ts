@@ -13,6 +13,7 @@ import { openStore } from "../store/mod.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { EXIT_FAILURE, reportFailure } from "./output.ts";
 import { scanLogPath } from "../conflicts/scan_log.ts";
+import { composeMemoryEvents } from "../app/memory_events.ts";
 
 /**
  * Version of `mema scan --json`'s layout (documented in the README). Bumped when a field is
@@ -120,6 +121,7 @@ export async function scanCommand(args: string[]): Promise<number> {
       store,
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-scan" },
       settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
+      events: composeMemoryEvents(),
     };
     const stages = defaultStages();
     for (;;) {

@@ -16,7 +16,7 @@ import { settlesWithin } from "../platform/deadline.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import { logInfo, logWarn } from "../platform/mod.ts";
 import { serviceSettings } from "./service_settings.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -31,6 +31,7 @@ import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
 import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
+import { composeMemoryEvents } from "../app/memory_events.ts";
 
 /** `mema serve`: its help and flags. */
 export const serveSpec: CommandSpec = {
@@ -125,6 +126,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       judge,
       caller,
       settings: serviceSettings(config),
+      events: composeMemoryEvents(),
     }, {
       dbPath: config.dbPath,
       conflicts: {

@@ -10,7 +10,7 @@
  * @module
  */
 import type { MemaConfig } from "../config/mod.ts";
-import type { ServiceSettings } from "../memory/context.ts";
+import type { ServiceSettings } from "../core/context.ts";
 import { dirName } from "../platform/mod.ts";
 import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
 

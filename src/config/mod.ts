@@ -15,7 +15,7 @@ import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { dirName, envVar, readTextIfExists } from "../platform/mod.ts";
 import { closestName } from "../text/closest_name.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 
 /** Client and agent names: what HTTP headers and stdio config both accept. */

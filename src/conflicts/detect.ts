@@ -19,12 +19,12 @@ import { markupSpans, readClaim } from "./claims.ts";
 import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/tokens.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
-import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
   DETECT_JUDGE_MIN_SHARED_SHARE,
   DETECT_JUDGE_MIN_SIMILARITY,

@@ -26,7 +26,7 @@
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import {

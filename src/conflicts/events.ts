@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
 import { extractValues, normalizeNumerals, sameValue, type SentenceValue } from "./values.ts";
 

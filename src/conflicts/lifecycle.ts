@@ -14,8 +14,8 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ConflictMember, ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";

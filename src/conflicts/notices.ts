@@ -15,9 +15,9 @@
 import { MemaError } from "../errors/mod.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { NoticeFilter, NoticeRecord, NoticeStatus } from "../store/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import {
   NOTICE_BODIES_PER_WRITE,
   NOTICE_BULK_MAX,

@@ -15,8 +15,8 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { appendLineDurable, nowIso } from "../platform/mod.ts";
 import type { MemoryRecord, ScanItem } from "../store/mod.ts";
 import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";

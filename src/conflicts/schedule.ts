@@ -10,8 +10,9 @@
  * ```
  * @module
  */
+import type { MemoryEvents } from "../core/memory_events.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { Store } from "../store/mod.ts";
 import { DETECT_JOB_KIND } from "./constants_pipeline.ts";
 import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
@@ -32,6 +33,14 @@ export async function scheduleConflictCheck(
     dedupeKey: checkKey(memoryId, version),
     payload: { memory_id: memoryId, version },
   });
+}
+
+/**
+ * Queues a check of every written memory, inside the write's unit of work: called once where the
+ * services are composed (src/app/), so the write path announces and never imports conflicts.
+ */
+export function subscribeConflictChecks(events: MemoryEvents): void {
+  events.onWritten((store, fact) => scheduleConflictCheck(store, fact.memoryId, fact.version));
 }
 
 /**

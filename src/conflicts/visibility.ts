@@ -11,7 +11,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { ConflictRecord } from "../store/mod.ts";
 import { isStrict } from "../workspaces/access.ts";
 

@@ -19,7 +19,7 @@ import {
   type Refusal,
   sameSecret,
 } from "../http/guards.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { logWarn } from "../platform/mod.ts";
 import { type ActionOutcome, DONE_MESSAGES, runAction } from "./actions.ts";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";

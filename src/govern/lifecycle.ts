@@ -11,11 +11,11 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
-import { requireAuthorization } from "./authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import { visible } from "../workspaces/access.ts";
 
 async function liveMemory(ctx: ServiceContext, id: number, field: string): Promise<MemoryRecord> {

@@ -24,7 +24,7 @@ import {
   readBackup,
 } from "../memory/backup.ts";
 import { contentSha } from "../memory/content_hash.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { nowIso, pathExists } from "../platform/mod.ts";
 import type {
   ConflictRecord,
@@ -34,7 +34,7 @@ import type {
   Store,
 } from "../store/mod.ts";
 import { visible } from "../workspaces/access.ts";
-import { requireAuthorization } from "./authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import {
   OWED_SCRUB_ATTEMPTS,
   OWED_SCRUB_RETRY_MS,

@@ -22,7 +22,7 @@
 import { z } from "zod";
 import { IDENTITY_PATTERN } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { sameSecret } from "./guards.ts";
 import {
   HTTP_TOKEN_NAME_MAX_CHARS,

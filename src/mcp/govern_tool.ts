@@ -14,7 +14,7 @@ import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.
 import { PURGE_MAX_IDS } from "../govern/constants.ts";
 import { purgeMemories } from "../govern/purge.ts";
 import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
-import { WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import {
   confirmPendingWorkspace,
   confirmWorkspaces,
@@ -23,7 +23,7 @@ import {
   moveMemories,
   renameWorkspace,
   type WorkspaceMoveResult,
-} from "../workspaces/govern.ts";
+} from "../govern/workspaces.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 const authorized = z.boolean().optional().describe("the user approved this change");

@@ -30,9 +30,9 @@ import {
   type HttpTokenRecord,
   tokenWorkspaces,
 } from "../http/tokens.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { fileSignature, logInfo, logWarn } from "../platform/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "./http_constants.ts";
 import { readIdentityHeader } from "./http_guards.ts";
 import type { Refusal } from "../http/guards.ts";

@@ -14,9 +14,9 @@
  * @module
  */
 import { IDENTITY_PATTERN } from "../config/mod.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS, HTTP_MCP_PATH } from "./http_constants.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import {
   checkHostHeader as checkHost,
   PASS,

@@ -30,7 +30,7 @@ import {
   linkedOpenItems,
 } from "../views/recall_page.ts";
 import { statusView } from "../views/status.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { RESULTS_AS_ROWS } from "./envelope.ts";
 import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
 

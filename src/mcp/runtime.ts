@@ -4,7 +4,7 @@
  */
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
 import type { DetectionStages } from "../conflicts/detect.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { StandingWarnings } from "./envelope.ts";
 
 /** How this server detects conflicts. */

@@ -19,7 +19,7 @@
  */
 import { prefixByUnits } from "../text/code_points.ts";
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import {
   appendLineDurable,
   dirName,
@@ -31,7 +31,7 @@ import {
   rewriteLinesDurable,
   writeRefusal,
 } from "../platform/mod.ts";
-import type { CallerIdentity, ServiceContext } from "./context.ts";
+import type { CallerIdentity, ServiceContext } from "../core/context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import { isStorageFailure, type MemoryRecord, type Store } from "../store/mod.ts";
 import { CHAIN_READS_MAX, CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";

@@ -9,11 +9,11 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import { unifiedDiff } from "../text/unified_diff.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { visible } from "../workspaces/access.ts";
 
 /** One version as the history view shows it. */

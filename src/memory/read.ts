@@ -10,7 +10,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { visible } from "../workspaces/access.ts";
 import { widenToCodePoints } from "../text/code_points.ts";
 

@@ -9,12 +9,11 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";
 import {
   admitWorkspace,
@@ -22,7 +21,7 @@ import {
   registerPendingWorkspace,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import {
   BATCH_REMEMBER_MAX,
   METADATA_MAX_BYTES,
@@ -366,7 +365,9 @@ function prepareRemember(
       updatedAt: now,
     });
     await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
-    if (status === "active") await scheduleConflictCheck(ctx.store, memoryId, 1);
+    if (status === "active") {
+      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1 });
+    }
     return {
       memoryId,
       version: 1,

@@ -12,13 +12,12 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
-import { describeGuard, requireAuthorization } from "../govern/authorization.ts";
+import { describeGuard, requireAuthorization } from "../core/authorization.ts";
 import { nowIso } from "../platform/mod.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
 import { checkContentSize, normalizeTags } from "./normalize.ts";
 import { checkSubject } from "./remember.ts";
@@ -328,7 +327,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     if (content !== current.content && current.status === "active") {
-      await scheduleConflictCheck(ctx.store, current.id, version);
+      await ctx.events.announceWritten(ctx.store, { memoryId: current.id, version });
     }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   };

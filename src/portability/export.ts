@@ -13,7 +13,7 @@
 import { VERSION } from "../version.ts";
 import type { MemoryStatus, Store } from "../store/mod.ts";
 import { SCHEMA_GENERATION } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { nowIso } from "../platform/mod.ts";
 import { renderFrontmatter } from "./frontmatter.ts";
 import { headingSlug } from "./markdown.ts";
@@ -29,7 +29,7 @@ import {
 import { MemaError } from "../errors/mod.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { utf8Bytes } from "../memory/normalize.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
 /** The statuses an export carries: the facts in force, not retired or superseded ones. */

@@ -21,14 +21,14 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { AuthorizationRequired } from "../govern/authorization.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { AuthorizationRequired } from "../core/authorization.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { rememberInTransaction } from "../memory/remember.ts";
 import { type MemoryEdit, updateInTransaction } from "../memory/update.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, SourceType } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
 

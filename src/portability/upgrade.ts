@@ -44,7 +44,7 @@ import {
   type Store,
   UpgradeSource,
 } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 
 /** What `mema upgrade` would do with a database. */
 export interface UpgradePlan {

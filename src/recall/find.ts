@@ -9,7 +9,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";

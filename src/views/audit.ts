@@ -8,7 +8,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { AuditRecord } from "../store/mod.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 

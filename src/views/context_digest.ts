@@ -13,13 +13,13 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { TODO_TAG } from "../recall/constants.ts";
 import { estimateTokens } from "../recall/size.ts";
 import type { MemoryRecord, RecallFilters } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { prefixByUnits } from "../text/code_points.ts";
 
 /**

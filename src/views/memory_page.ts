@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { type HistoryView, memoryHistory } from "../memory/history.ts";
 import type { AuditRecord } from "../store/mod.ts";
 import { auditView } from "./audit.ts";

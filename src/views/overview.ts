@@ -11,7 +11,7 @@
  */
 import { type CapabilityState, unwritableReason } from "../capabilities/mod.ts";
 import { readBackup } from "../memory/backup.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { AuditRecord, Store } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { capabilityState } from "./status.ts";

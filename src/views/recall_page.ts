@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
 import {
   batchFindMemories,

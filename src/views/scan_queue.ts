@@ -10,8 +10,8 @@
  * @module
  */
 import { scanQueuePage } from "../conflicts/scan.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 
 /** One side of a suspect pair. */
 export interface ScanQueueSide {

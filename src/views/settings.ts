@@ -10,7 +10,7 @@
  * @module
  */
 import type { MemaConfig, SettingKey, SettingSource } from "../config/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 
 /** One setting as shown. */
 export interface SettingView {

@@ -14,7 +14,7 @@ import {
   unwritableReason,
 } from "../capabilities/mod.ts";
 import type { JudgeReport } from "../conflicts/judge_state.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";

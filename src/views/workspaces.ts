@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { WorkspaceSummary } from "../store/mod.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";

@@ -18,8 +18,8 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { CallerIdentity, ServiceSettings } from "../memory/context.ts";
-import { canonicalWorkspace, DEFAULT_WORKSPACE } from "./canonical.ts";
+import type { CallerIdentity, ServiceSettings } from "../core/context.ts";
+import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 
 /** The part of a service context access decisions read. */
 export interface AccessContext {

@@ -17,7 +17,7 @@
  * @module
  */
 import { dirName, fileSize, logWarn, modifiedAt, readTextIfExists } from "../platform/mod.ts";
-import { canonicalWorkspace } from "./canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 
 /** The blacklist's file name, beside the database. */
 export const RECALL_BLACKLIST_FILE = "recall_blacklist.jsonl";

@@ -11,7 +11,7 @@
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { editDistance } from "../text/edit_distance.ts";
 import { isStrict } from "./access.ts";

@@ -3,7 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { recordConflict } from "../../src/conflicts/scan.ts";
 import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
 import { MemaError } from "../../src/errors/mod.ts";
-import { AuthorizationRequired } from "../../src/govern/authorization.ts";
+import { AuthorizationRequired } from "../../src/core/authorization.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { contentSha } from "../../src/memory/content_hash.ts";
 import { readBackup, replayBackup } from "../../src/memory/backup.ts";

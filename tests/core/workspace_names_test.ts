@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalWorkspace } from "../../src/workspaces/canonical.ts";
+import { canonicalWorkspace } from "../../src/core/workspace_names.ts";
 
 Deno.test("spellings of one project fold to one canonical name", () => {
   for (

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { canonicalWorkspace } from "./src/workspaces/canonical.ts";
+ * import { canonicalWorkspace } from "./src/core/workspace_names.ts";
  * canonicalWorkspace("My_Project"); // "my-project"
  * canonicalWorkspace("默认"); // "default"
  * ```

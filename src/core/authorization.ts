@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { requireAuthorization } from "./src/govern/authorization.ts";
+ * import { requireAuthorization } from "./src/core/authorization.ts";
  * requireAuthorization(true, { action: "retire", impact: "…" }); // passes
  * ```
  * @module

@@ -11,21 +11,25 @@
  *
  * @example
  * ```ts
- * import { renameWorkspace } from "./src/workspaces/govern.ts";
+ * import { renameWorkspace } from "./src/govern/workspaces.ts";
  * // await renameWorkspace(ctx, { from: "alpah", to: "alpha", reason: "typo", authorized: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import { checkReason } from "../govern/lifecycle.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import { checkReason } from "./lifecycle.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, RecallFilters, WorkspaceRecord } from "../store/mod.ts";
-import { isStrict, outsideOwnWorkspace, strictWorkspace, visible } from "./access.ts";
-import { canonicalWorkspace, DEFAULT_WORKSPACE, WORKSPACE_MAX_CHARS } from "./canonical.ts";
-import { callerLabel } from "./registry.ts";
+import { isStrict, outsideOwnWorkspace, strictWorkspace, visible } from "../workspaces/access.ts";
+import {
+  canonicalWorkspace,
+  DEFAULT_WORKSPACE,
+  WORKSPACE_MAX_CHARS,
+} from "../core/workspace_names.ts";
+import { callerLabel } from "../workspaces/registry.ts";
 
 /** The most memories one `move_memories` call moves (a larger job: merge the workspaces). */
 export const MOVE_MEMORIES_MAX = 5_000;

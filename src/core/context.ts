@@ -1,10 +1,12 @@
 /**
- * What every service verb runs with: the store, who is calling, and settings.
+ * What every service verb runs with: the store, who is calling, settings, and the write path's
+ * announcements. A leaf: every service folder imports it, it imports no service at run time.
  * @module
  */
 import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { SemanticIndex } from "../evidence/semantic.ts";
 import type { Store } from "../store/mod.ts";
+import type { MemoryEvents } from "./memory_events.ts";
 
 /** Who performs a call; from config or transport headers, never from tool data. */
 export interface CallerIdentity {
@@ -36,4 +38,6 @@ export interface ServiceContext {
   judge?: { describe(): JudgeReport };
   caller: CallerIdentity;
   settings: ServiceSettings;
+  /** Where the write path announces written memories; built once at composition (src/app/). */
+  events: MemoryEvents;
 }
