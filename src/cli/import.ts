@@ -9,7 +9,6 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../core/context.ts";
 import {
   linkTarget,
   listEntries,
@@ -25,11 +24,11 @@ import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";
 import { jsonlUnits, markdownUnit, type SplitMode } from "../portability/sources.ts";
-import { openStore, SOURCE_TYPES, type SourceType, type Store } from "../store/mod.ts";
+import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
-import { composeMemoryEvents } from "../app/memory_events.ts";
+import { type App, openApp } from "../app/mod.ts";
 
 /** One file to read, with how it is named. */
 interface SourceFile {
@@ -369,7 +368,7 @@ export async function importCommand(args: string[]): Promise<number> {
       "import",
     );
   }
-  let store: Store | undefined;
+  let app: App | undefined;
   let scratch: string | undefined;
   try {
     const sources = collectSources(positionals);
@@ -380,20 +379,15 @@ export async function importCommand(args: string[]): Promise<number> {
     if (values["dry-run"] && !pathExists(config.dbPath)) {
       scratch = makeTempDirIn(undefined, DRY_RUN_PREFIX);
     }
-    store = await openStore(scratch === undefined ? config.dbPath : `${scratch}/dry-run.sqlite3`, {
-      cacheDir: config.cacheDir,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
+    app = await openApp(config, {
+      path: scratch === undefined ? undefined : `${scratch}/dry-run.sqlite3`,
       // A dry run embeds nothing: it needs no vector extension (nor its cached copy).
       skipVec: values["dry-run"],
-    });
-    const ctx: ServiceContext = {
-      store,
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
       // The user at the command line owns the database: no agent isolation applies to what they import.
       settings: { workspaceIsolation: "none", includeSize: config.includeSize },
-      events: composeMemoryEvents(),
-    };
+    });
+    const { ctx } = app;
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "importing" });
     const report = await importUnits(ctx, read.units, {
       defaultWorkspace: values.workspace,
@@ -435,7 +429,7 @@ export async function importCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
-    store?.close();
+    await app?.close();
     if (scratch !== undefined) removeTreeIfExists(scratch);
   }
 }

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { listenForStop } from "./src/cli/stop_signal.ts";
+ * import { listenForStop } from "./src/app/stop_signal.ts";
  * const stop = listenForStop();
  * // await Promise.race([work, stop.requested]); stop.dispose();
  * ```

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { serviceSettings } from "./src/cli/service_settings.ts";
+ * import { serviceSettings } from "./src/app/service_settings.ts";
  * // serviceSettings(loadConfig()).recallBlacklistPath // "~/.local/share/mema/recall_blacklist.jsonl"
  * ```
  * @module

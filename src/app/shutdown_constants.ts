@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { SERVE_EXIT_LINGER_MS } from "./src/cli/serve_constants.ts";
+ * import { SERVE_EXIT_LINGER_MS } from "./src/app/shutdown_constants.ts";
  * SERVE_EXIT_LINGER_MS < 1000; // true
  * ```
  * @module
