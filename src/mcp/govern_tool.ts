@@ -4,12 +4,8 @@
  * @module
  */
 import { z } from "zod";
-import {
-  applyConflictAction,
-  PLAN_ACTIONS,
-  replanConflict,
-  resolveConflict,
-} from "../conflicts/lifecycle.ts";
+import { PLAN_ACTIONS } from "../conflicts/resolution_plan.ts";
+import { applyConflictAction, replanConflict, resolveConflict } from "../conflicts/workflow.ts";
 import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
 import { PURGE_MAX_IDS } from "../govern/constants.ts";
 import { purgeMemories } from "../govern/purge.ts";

@@ -8,7 +8,7 @@ import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.
 import { readMemories, readMemory, type ReadResult } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { type PossibleDuplicate, possibleDuplicateOf } from "../conflicts/duplicates.ts";
-import { judgeConflict } from "../conflicts/lifecycle.ts";
+import { judgeConflict } from "../conflicts/workflow.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { takeOwnNotices } from "../conflicts/notices.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";

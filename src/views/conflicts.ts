@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-import { type Suggestion, suggestResolution } from "../conflicts/lifecycle.ts";
+import { type Suggestion, suggestResolution } from "../conflicts/resolution_plan.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ConflictStatus, MemoryRecord } from "../store/mod.ts";
 import { conflictListScope, conflictNotFound, conflictVisible } from "../conflicts/visibility.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { recordConflict } from "../../src/conflicts/scan.ts";
-import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
+import { judgeConflict } from "../../src/conflicts/workflow.ts";
 import { MemaError } from "../../src/errors/mod.ts";
 import { AuthorizationRequired } from "../../src/core/authorization.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
