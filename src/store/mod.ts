@@ -47,7 +47,7 @@ export type * from "./repositories.ts";
 export type { WriteOptions } from "./sqlite_connection.ts";
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
-export type { AuditQuery, AuditRecord, CoalesceWindow } from "./govern_sql.ts";
+export type { AuditQuery, AuditRecord, CoalesceWindow } from "./audit_sql.ts";
 export type {
   ConflictChange,
   ConflictMember,
