@@ -22,7 +22,7 @@ import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } fro
 import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/mod.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
-import { queryTerms } from "../recall/tokens.ts";
+import { queryTerms } from "../recall/query_terms.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {

@@ -18,7 +18,7 @@ import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/
 import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
-import { httpTokenFindings } from "./http_tokens_check.ts";
+import { httpTokenFindings } from "./access_tokens_check.ts";
 import { judgeFindings } from "./judge_check.ts";
 import {
   type DatabaseProbe,

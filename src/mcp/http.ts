@@ -21,7 +21,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { auditAccessRefusal } from "../govern/access_refusals.ts";
-import { readTokenFile } from "../http/token_file.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { settlesWithin } from "../platform/deadline.ts";
 import { logInfo, logWarn } from "../platform/mod.ts";

@@ -22,14 +22,14 @@
 import { isMemaError } from "../errors/mod.ts";
 import type { AccessRefusal } from "../govern/access_refusals.ts";
 import { sameSecret } from "../http/guards.ts";
-import { readTokenFile } from "../http/token_file.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
 import {
   emptyTokenFile,
   findToken,
   type HttpTokenFile,
   type HttpTokenRecord,
   tokenWorkspaces,
-} from "../http/tokens.ts";
+} from "../http/access_tokens.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { fileSignature, logInfo, logWarn } from "../platform/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";

@@ -31,7 +31,7 @@ export function bm25Idf(df: number, documents: number): number {
 /**
  * A text's index tokens counted: its distinct tokens sorted (exact and prefix lookups by binary
  * search), how often each occurs, and how many tokens it has in all. Plain arrays: the token
- * cache keeps one per memory (src/recall/memory_tokens.ts), and a Map each, kept beside the token
+ * cache keeps one per memory (src/recall/memory_terms.ts), and a Map each, kept beside the token
  * list, doubled the process's memory at 100k memories.
  */
 export interface TokenCounts {

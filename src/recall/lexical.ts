@@ -24,7 +24,7 @@ import {
   WORD_POOL_MAX_POSTINGS,
 } from "./constants.ts";
 import { spellingVariants } from "./spelling.ts";
-import { queryTerms, textTokens } from "./tokens.ts";
+import { queryTerms, textTokens } from "./query_terms.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
 export interface LexicalCandidates {

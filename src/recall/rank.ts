@@ -18,7 +18,7 @@ import {
   SUPERSEDED_PENALTY,
   TRUST_BOOST,
 } from "./constants.ts";
-import { isCjk, textTokens } from "./tokens.ts";
+import { isCjk, textTokens } from "./query_terms.ts";
 
 /** Another form a query term is searched in, and the share of a match of the term it earns. */
 export interface TermForm {

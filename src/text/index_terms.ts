@@ -23,7 +23,7 @@
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { stemmer } from "stemmer";
-import { isCjk, isStopword, textTokens } from "./tokens.ts";
+import { isCjk, isStopword, textTokens } from "./words.ts";
 
 /**
  * Longest token indexed, in code points: a pasted 2,000-character token would

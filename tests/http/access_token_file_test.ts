@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
-import { readTokenFile, updateTokenFile } from "../../src/http/token_file.ts";
-import { TOKEN_FILE_LOCK_STALE_MS } from "../../src/http/token_constants.ts";
+import { readTokenFile, updateTokenFile } from "../../src/http/access_token_file.ts";
+import { TOKEN_FILE_LOCK_STALE_MS } from "../../src/http/access_token_constants.ts";
 
 const record = (name: string) => ({
   name,

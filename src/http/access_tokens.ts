@@ -2,11 +2,11 @@
  * HTTP access tokens bound to an identity and the workspaces it may use: the file format
  * (`http_tokens.json`), its validation, and how a token is made and recognised. The file holds
  * only the SHA-256 of each token; the token itself is shown once, when it is made, and never
- * stored, logged or audited. Pure: reading and writing the file is `token_file.ts`.
+ * stored, logged or audited. Pure: reading and writing the file is `access_token_file.ts`.
  *
  * @example
  * ```ts
- * import { findToken, newTokenSecret, parseTokenFile, sha256Hex } from "./tokens.ts";
+ * import { findToken, newTokenSecret, parseTokenFile, sha256Hex } from "./access_tokens.ts";
  * const secret = newTokenSecret();
  * const file = parseTokenFile(JSON.stringify({
  *   format: "mema-http-tokens/1",
@@ -28,7 +28,7 @@ import {
   HTTP_TOKEN_NAME_MAX_CHARS,
   HTTP_TOKEN_PREFIX,
   HTTP_TOKEN_RANDOM_BYTES,
-} from "./token_constants.ts";
+} from "./access_token_constants.ts";
 
 /** The `format` every token file carries, so a future layout is recognised, not misread. */
 export const TOKEN_FILE_FORMAT = "mema-http-tokens/1";

@@ -1,10 +1,10 @@
 /**
- * Tunables of HTTP access tokens (src/http/tokens.ts) and of auditing refused requests. Each
+ * Tunables of HTTP access tokens (src/http/access_tokens.ts) and of auditing refused requests. Each
  * value says why it is what it is.
  *
  * @example
  * ```ts
- * import { HTTP_TOKEN_RANDOM_BYTES } from "./token_constants.ts";
+ * import { HTTP_TOKEN_RANDOM_BYTES } from "./access_token_constants.ts";
  * if (HTTP_TOKEN_RANDOM_BYTES * 8 !== 256) throw new Error("tokens carry 256 random bits");
  * ```
  * @module

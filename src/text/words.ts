@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { textTokens } from "./src/text/tokens.ts";
+ * import { textTokens } from "./src/text/words.ts";
  * textTokens("Where is the 部署脚本?"); // ["where", "is", "the", "部署脚本"]
  * ```
  * @module

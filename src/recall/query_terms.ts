@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { queryTerms } from "./src/recall/tokens.ts";
+ * import { queryTerms } from "./src/recall/query_terms.ts";
  * queryTerms("Where is the 部署脚本?"); // ["where", "部署脚本"]
  * ```
  * @module
@@ -13,9 +13,9 @@
 
 import { stemTerm } from "./stem.ts";
 
-import { isCjk, STOPWORDS, textTokens } from "../text/tokens.ts";
+import { isCjk, STOPWORDS, textTokens } from "../text/words.ts";
 
-export { isCjk, isStopword, textTokens } from "../text/tokens.ts";
+export { isCjk, isStopword, textTokens } from "../text/words.ts";
 
 /**
  * CJK runs longer than this are split into overlapping bigrams: written

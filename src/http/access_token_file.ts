@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { readTokenFile } from "./token_file.ts";
+ * import { readTokenFile } from "./access_token_file.ts";
  * if (readTokenFile("/nonexistent/http_tokens.json") !== undefined) throw new Error("no file, no tokens");
  * ```
  * @module
@@ -25,13 +25,13 @@ import {
   TOKEN_FILE_LOCK_RETRY_MS,
   TOKEN_FILE_LOCK_STALE_MS,
   TOKEN_FILE_LOCK_WAIT_MS,
-} from "./token_constants.ts";
+} from "./access_token_constants.ts";
 import {
   emptyTokenFile,
   type HttpTokenFile,
   parseTokenFile,
   serializeTokenFile,
-} from "./tokens.ts";
+} from "./access_tokens.ts";
 
 /** The token file at `path`, or undefined when there is none; malformed is `config_invalid`. */
 export function readTokenFile(path: string): HttpTokenFile | undefined {

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { memoryTokens } from "./src/recall/memory_tokens.ts";
+ * import { memoryTokens } from "./src/recall/memory_terms.ts";
  * // memoryTokens(record).sorted → ["carolin", "paint", "sunset"]
  * ```
  * @module

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { httpTokenFindings } from "./http_tokens_check.ts";
+ * import { httpTokenFindings } from "./access_tokens_check.ts";
  * const [finding] = httpTokenFindings({ tokensFile: "/nonexistent/http_tokens.json" });
  * assert.equal(finding.check_id, "http.tokens");
  * assert.equal(finding.severity, "info");
@@ -16,8 +16,8 @@
  * @module
  */
 import { isMemaError } from "../errors/mod.ts";
-import { readTokenFile } from "../http/token_file.ts";
-import { ANY_WORKSPACE } from "../http/tokens.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
+import { ANY_WORKSPACE } from "../http/access_tokens.ts";
 import { filePermissions } from "../platform/mod.ts";
 import type { Finding } from "./mod.ts";
 
