@@ -20,7 +20,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { auditAccessRefusal } from "../govern/access_refusals.ts";
+import { auditAccessRefusal } from "../http/access_refusals.ts";
 import { readTokenFile } from "../http/access_token_file.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { settlesWithin } from "../platform/deadline.ts";
@@ -273,7 +273,7 @@ export type McpHttpHandler = (request: Request, peer: string) => Promise<Respons
  * MCP exchange.
  * Each refusal is exactly one status; nothing reaches the store before every
  * check has passed, except the audit row of a refused token, workspace or
- * identity (coalesced per minute, src/govern/access_refusals.ts).
+ * identity (coalesced per minute, src/http/access_refusals.ts).
  */
 export function createMcpHttpHandler(
   runtime: McpRuntime,

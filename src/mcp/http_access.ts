@@ -20,7 +20,7 @@
  * @module
  */
 import { isMemaError } from "../errors/mod.ts";
-import type { AccessRefusal } from "../govern/access_refusals.ts";
+import type { AccessRefusal } from "../http/access_refusals.ts";
 import { sameSecret } from "../http/guards.ts";
 import { readTokenFile } from "../http/access_token_file.ts";
 import {

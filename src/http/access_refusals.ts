@@ -2,7 +2,7 @@
  * The audit trail of refused HTTP requests: an unknown bearer token, a workspace the token may
  * not use, an identity header that contradicts the token. Each refusal is one `audit` row with
  * action `http_access_refused` (memory id none), coalesced per minute so a flood cannot fill
- * the disk (src/govern/constants.ts). The token itself is never written: a known token is
+ * the disk (src/http/access_token_constants.ts). The token itself is never written: a known token is
  * named by its label, an unknown one not at all.
  *
  * @example
@@ -16,7 +16,10 @@
 import { logWarn, nowIso } from "../platform/mod.ts";
 import type { Store } from "../store/mod.ts";
 import type { AuditEntry } from "../store/types.ts";
-import { REFUSAL_AUDIT_ROWS_PER_WINDOW, REFUSAL_AUDIT_WINDOW_MS } from "./constants.ts";
+import {
+  REFUSAL_AUDIT_ROWS_PER_WINDOW,
+  REFUSAL_AUDIT_WINDOW_MS,
+} from "./access_token_constants.ts";
 
 /** The audit action of a refused HTTP request (filter `memory_review {view:"audit"}` on it). */
 export const ACCESS_REFUSED_ACTION = "http_access_refused";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { ACCESS_REFUSED_ACTION, auditAccessRefusal } from "../../src/govern/access_refusals.ts";
-import { REFUSAL_AUDIT_ROWS_PER_WINDOW } from "../../src/govern/constants.ts";
+import { ACCESS_REFUSED_ACTION, auditAccessRefusal } from "../../src/http/access_refusals.ts";
+import { REFUSAL_AUDIT_ROWS_PER_WINDOW } from "../../src/http/access_token_constants.ts";
 import { openTestContext } from "../helpers/context.ts";
 
 async function refusalRows(store: Awaited<ReturnType<typeof openTestContext>>["store"]) {
