@@ -15,7 +15,7 @@ import { EXIT_FAILURE, reportFailure } from "./output.ts";
 import { scanLogPath } from "../conflicts/scan_log.ts";
 
 /**
- * Version of `mema scan --json`'s layout (documented in the README). Bumped when a field is
+ * Version of `mema scan --json`'s layout (documented in docs/conflicts.md). Bumped when a field is
  * removed or changes meaning; new fields may appear within a version.
  */
 export const SCAN_JSON_SCHEMA_VERSION = 1;
