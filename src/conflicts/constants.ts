@@ -1,6 +1,6 @@
 /**
- * Conflict-detection tunables (SPEC §8): the rule stage that decides which evidence pairs look
- * like a change of fact, and the NLI judge that rules on the survivors. Each value says why it
+ * Conflict-detection tunables (docs/SPEC.md §8): the rule stage that decides which evidence pairs
+ * look like a change of fact, and the NLI judge that rules on the survivors. Each value says why it
  * is what it is; the rule-stage figures were chosen on the tune half of
  * `tests/conflicts/corpus.json` (`deno task bench:conflicts` prints precision and recall on both
  * halves) and must be re-measured there when changed; the held half is for reporting only.

@@ -1,5 +1,5 @@
 /**
- * Write-time conflict detection (SPEC §8): after a memory is written, compare
+ * Write-time conflict detection (docs/SPEC.md §8): after a memory is written, compare
  * its rows with rows of other active memories in the same scope that share
  * words with it, keep the pairs the rule stage says look like a change of
  * fact, ask the NLI judge about them when one is installed, and record a

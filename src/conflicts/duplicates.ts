@@ -1,6 +1,6 @@
 /**
- * Near-duplicates (SPEC §5/§8): two active facts that say the same thing in other words. The
- * test works offline and is deliberately strict about what makes facts different:
+ * Near-duplicates (docs/SPEC.md §5/§8): two active facts that say the same thing in other words.
+ * The test works offline and is deliberately strict about what makes facts different:
  *
  * - the same polarity (one negated, the other not: they disagree, not repeat);
  * - the same values after unit normalization ("3 days" = "72 hours", "5 days" is another fact);

@@ -1,6 +1,6 @@
 /**
- * Conflict events (SPEC §3/§8, issue 14): the members that disagree about one attribute form
- * one event with value groups, not a pile of pairwise conflicts. Values are grouped after unit
+ * Conflict events (docs/SPEC.md §3/§8, issue 14): the members that disagree about one attribute
+ * form one event with value groups, not a pile of pairwise conflicts. Values are grouped after unit
  * normalization ("3 days" and "72 hours" are one group, "5 days" another); a new fact that
  * contradicts a member of an open event joins that event instead of opening another.
  *

@@ -1,11 +1,11 @@
 /**
- * The NLI conflict judge (SPEC §8): a sentence-pair classifier (an XNLI cross-encoder such as
- * mDeBERTa-v3-base-xnli) that rules on the pairs the rule stage kept. It reads P(contradiction)
+ * The NLI conflict judge (docs/SPEC.md §8): a sentence-pair classifier (an XNLI cross-encoder such
+ * as mDeBERTa-v3-base-xnli) that rules on the pairs the rule stage kept. It reads P(contradiction)
  * and maps it to `conflict` / `possible_conflict` / `no_conflict` with two thresholds; every
  * verdict carries the model id and the thresholds that produced it.
  *
  * Traps this module handles:
- * - transformers.js' `text-classification` pipeline ignores `text_pair` (SPEC §2), so the
+ * - transformers.js' `text-classification` pipeline ignores `text_pair` (docs/SPEC.md §2), so the
  *   tokenizer and `AutoModelForSequenceClassification` are called directly with pairs.
  * - Label order differs between checkpoints (the mDeBERTa XNLI family is 0 entailment,
  *   1 neutral, 2 contradiction; the test fixture is 0 contradiction): labels are mapped by the

@@ -1,5 +1,5 @@
 /**
- * The conflict workflow (SPEC §8): `judge` pins a revision and records the
+ * The conflict workflow (docs/SPEC.md §8): `judge` pins a revision and records the
  * chosen value and a plan of per-member actions (open → applying);
  * `apply_conflict_action` runs one step; a failed step leaves the group
  * applying with `replan_conflict` as the way forward; `resolve_conflict`
@@ -33,7 +33,7 @@ export const PLAN_ACTIONS = [
 /** One of {@linkcode PLAN_ACTIONS}. */
 export type PlanAction = typeof PLAN_ACTIONS[number];
 
-/** The rule-based suggestion of SPEC §4: higher trust wins, then newer event time. */
+/** The rule-based suggestion of docs/SPEC.md §4: higher trust wins, then newer event time. */
 export interface Suggestion {
   winnerMemoryId: number;
   chosenValue: string;
@@ -53,7 +53,7 @@ function when(memory: MemoryRecord): string {
 export interface PlanOptions {
   /**
    * Keep them as they are, as history (`preserve_historical_record`) instead of correcting
-   * them; only when the user asks for it (SPEC §8, as in the seed system).
+   * them; only when the user asks for it (docs/SPEC.md §8, as in the seed system).
    */
   preserveHistory?: boolean;
 }
@@ -113,8 +113,8 @@ export function correctedContent(
 }
 
 /**
- * The default plan for a chosen value (SPEC §8, as in the seed system): members stating it are
- * the resolution; the others are corrected — `update_current_claim` (the chosen value put in
+ * The default plan for a chosen value (docs/SPEC.md §8, as in the seed system): members stating it
+ * are the resolution; the others are corrected — `update_current_claim` (the chosen value put in
  * place of theirs) where that can be done safely, else `append_superseded_context` (a note
  * saying what the current value is) — or, when asked, kept as history.
  */

@@ -1,6 +1,6 @@
 /**
- * The conflict rule stage (SPEC §8): decides, without a model, whether two evidence rows look
- * like a change of fact worth sending to the NLI judge, and says why. Pure and fast: a few
+ * The conflict rule stage (docs/SPEC.md §8): decides, without a model, whether two evidence rows
+ * look like a change of fact worth sending to the NLI judge, and says why. Pure and fast: a few
  * regular expressions and set operations per pair.
  *
  * How a pair is read:

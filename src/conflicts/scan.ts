@@ -1,5 +1,5 @@
 /**
- * The scheduled scan (SPEC §8), no model needed: `kick` walks the library in
+ * The scheduled scan (docs/SPEC.md §8), no model needed: `kick` walks the library in
  * bounded rounds — full when no full round has completed with this detector,
  * incremental (only memories changed since their watermark) otherwise — and
  * queues suspect pairs; the calling agent confirms or dismisses them through

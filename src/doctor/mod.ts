@@ -260,7 +260,7 @@ async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> 
 }
 
 /**
- * SPEC §11's vector chain, one finding per link: model configured → files
+ * docs/SPEC.md §11's vector chain, one finding per link: model configured → files
  * present → extension loaded (checked above) → dimension matches → index ready.
  */
 function checkVectorChain(
@@ -373,7 +373,7 @@ function checkVectorChain(
   }
 }
 
-/** Conflict backlogs and scan freshness (SPEC §8, §11). */
+/** Conflict backlogs and scan freshness (docs/SPEC.md §8, §11). */
 function checkConflicts(
   config: MemaConfig,
   probe: DatabaseProbe | undefined,

@@ -1,5 +1,5 @@
 /**
- * Evidence rows (SPEC §3 `memory_rows`, §7): a memory cut into the units that
+ * Evidence rows (docs/SPEC.md §3 `memory_rows`, §7): a memory cut into the units that
  * recall embeds, matches and shows as hit spans. Content becomes Markdown
  * headings, table rows and sentences (English and CJK aware), each an exact
  * slice of the content: `content.slice(row.startOffset, row.endOffset) ===
@@ -26,7 +26,7 @@ import {
 
 /**
  * What a content row is. Fenced code is kept as "sentence" rows, one per
- * blank-line-separated chunk, because SPEC §3 has no code kind.
+ * blank-line-separated chunk, because docs/SPEC.md §3 has no code kind.
  *
  * @example
  * ```ts
@@ -74,7 +74,7 @@ export interface SubjectRow {
 }
 
 /**
- * Any evidence row, as SPEC §3 lists the kinds; narrow on `kind` to reach the
+ * Any evidence row, as docs/SPEC.md §3 lists the kinds; narrow on `kind` to reach the
  * offsets.
  *
  * @example

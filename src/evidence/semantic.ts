@@ -1,6 +1,6 @@
 /**
  * The vector side of evidence: which embedding space the index holds, whether
- * it matches the configured model (SPEC §7 `mismatch`), embedding rows that
+ * it matches the configured model (docs/SPEC.md §7 `mismatch`), embedding rows that
  * lack vectors (a durable job), rebuilding after a model change, and query
  * embeddings for recall. The model loads lazily, never during the handshake.
  *

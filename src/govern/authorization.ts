@@ -1,5 +1,5 @@
 /**
- * The authorization gate (SPEC §4): `authorized: true` is the caller's
+ * The authorization gate (docs/SPEC.md §4): `authorized: true` is the caller's
  * assertion that the user approved. Without it, a guarded call changes
  * nothing and answers `action_required: "ask_user_for_authorization"` with a
  * plain statement of what would happen.

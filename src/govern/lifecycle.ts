@@ -1,5 +1,5 @@
 /**
- * Retiring and merging memories (SPEC §4 supersede chains). Both need the
+ * Retiring and merging memories (docs/SPEC.md §4 supersede chains). Both need the
  * user's approval, change no content, and leave an audit row; retired and
  * superseded memories leave default recall but stay readable.
  *

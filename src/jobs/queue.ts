@@ -1,5 +1,5 @@
 /**
- * The durable job queue (SPEC §7): jobs live in SQLite, are claimed with a
+ * The durable job queue (docs/SPEC.md §7): jobs live in SQLite, are claimed with a
  * lease, retried with exponential backoff, poisoned after the last attempt,
  * and survive crashes and restarts. Several processes can share one queue.
  *

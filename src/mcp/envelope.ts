@@ -1,5 +1,5 @@
 /**
- * The one response shape of every tool call (SPEC §5):
+ * The one response shape of every tool call (docs/SPEC.md §5):
  * `{ok, mode, degraded, warnings[], data, notices?}`, sent as JSON text and as
  * `structuredContent`.
  *

@@ -1,5 +1,5 @@
 /**
- * MCP over streamable HTTP (SPEC §10): `POST /mcp` on `Deno.serve`, stateless
+ * MCP over streamable HTTP (docs/SPEC.md §10): `POST /mcp` on `Deno.serve`, stateless
  * (a fresh SDK server and transport per request, all over one shared runtime
  * and store), loopback-only unless `--allow-remote` and a token are given.
  * Every request passes the guards in `http_guards.ts` first; identity comes

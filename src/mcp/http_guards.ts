@@ -1,6 +1,6 @@
 /**
  * The checks every HTTP request passes before it reaches the MCP server
- * (SPEC §10): loopback peers and hosts, DNS-rebinding protection on `Host`
+ * (docs/SPEC.md §10): loopback peers and hosts, DNS-rebinding protection on `Host`
  * and `Origin`, the bearer token, the identity headers and the body limit.
  * Each check returns a verdict instead of throwing, so the transport turns a
  * refusal into exactly one HTTP status.
@@ -64,7 +64,7 @@ export function readIdentityHeader(headers: Headers, name: string, max: number):
 
 /**
  * Reads the caller's identity from `X-Mema-Client` and `X-Mema-Agent-Id`
- * (SPEC §10): each exactly once, in the identity alphabet, within its length
+ * (docs/SPEC.md §10): each exactly once, in the identity alphabet, within its length
  * bound. Anything else fails closed with 400; identity is never guessed.
  */
 export function readCallerHeaders(headers: Headers): CallerVerdict {

@@ -1,5 +1,5 @@
 /**
- * The last step of the degradation chain (SPEC §7): when the database cannot
+ * The last step of the degradation chain (docs/SPEC.md §7): when the database cannot
  * be written (disk full, read-only, I/O error), a write that would be lost is
  * appended, synced, to a JSONL file instead, and `replay_backup` applies it
  * later exactly once (each entry's id is logged in the same transaction that

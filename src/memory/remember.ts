@@ -312,7 +312,7 @@ function prepareRemember(
         `This stores "${subject}" as user_confirmed: the most trusted level, locked against later changes without approval. Ask the user to confirm the fact, then repeat the call with authorized: true (or store it as agent_generated).`,
     });
   }
-  // SPEC §3: what the user confirmed is locked, whatever level the caller asked for.
+  // docs/SPEC.md §3: what the user confirmed is locked, whatever level the caller asked for.
   const protectionLevel = sourceType === "user_confirmed"
     ? "locked"
     : input.protectionLevel ?? "normal";

@@ -30,7 +30,7 @@ export interface TextPatch {
   newText: string;
 }
 
-/** The four update modes of SPEC §5. */
+/** The four update modes of docs/SPEC.md §5. */
 export type MemoryEdit =
   | { kind: "new_content"; content: string }
   | { kind: "replace_text"; oldText: string; newText: string }

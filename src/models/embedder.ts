@@ -1,7 +1,7 @@
 /**
  * The lazy text embedder: a transformers.js `feature-extraction` pipeline over a local model
- * directory, loaded on the first `embed` call and never before (SPEC §7: models load lazily,
- * never during the MCP handshake).
+ * directory, loaded on the first `embed` call and never before (docs/SPEC.md §7: models load
+ * lazily, never during the MCP handshake).
  *
  * Traps this module handles:
  * - `@huggingface/transformers` loads onnxruntime's native addon when imported, so it is

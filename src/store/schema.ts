@@ -128,7 +128,7 @@ END;
 // Trigram makes CJK and substring matches work without a language-specific tokenizer.
 const FTS_TABLES = ftsIndexSql("memories_fts", "trigram remove_diacritics 1");
 
-// Derived evidence rows (SPEC §3) and the durable job queue (SPEC §7). Rows are
+// Derived evidence rows (docs/SPEC.md §3) and the durable job queue (docs/SPEC.md §7). Rows are
 // rebuilt from `memories`; the vec0 table over their embeddings is created when
 // an embedding model is configured, since its dimension comes from the model.
 const EVIDENCE_AND_JOBS = `
@@ -254,7 +254,7 @@ CREATE TABLE scan_queue (
 CREATE INDEX scan_queue_pending ON scan_queue(status, score DESC, id);
 `;
 
-// Sequences (SPEC §6 episode context): a memory may name the memory it follows, a
+// Sequences (docs/SPEC.md §6 episode context): a memory may name the memory it follows, a
 // conversation turn the one it answers, a document section the one before it.
 const SEQUENCES = `
 ALTER TABLE memories ADD COLUMN follows INTEGER REFERENCES memories(id);

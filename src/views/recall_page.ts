@@ -1,7 +1,7 @@
 /**
  * A page of recall as users see it: the ranked memories plus what each answer carries besides
- * them — hit spans, conflict signals (SPEC §6), linked open items (SPEC §6), and a warning when
- * the semantic channel failed for this call.
+ * them — hit spans, conflict signals (docs/SPEC.md §6), linked open items (docs/SPEC.md §6), and a
+ * warning when the semantic channel failed for this call.
  *
  * @example
  * ```ts
@@ -139,7 +139,7 @@ export async function batchFindPage(
   return { page, ...(await extras(ctx, page.items, options, warnings)) };
 }
 
-/** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
+/** Linked open items (docs/SPEC.md §6): todo memories sharing meaningful tags with the page. */
 export async function linkedOpenItems(
   ctx: ServiceContext,
   items: readonly RankedMemory[],

@@ -1,5 +1,5 @@
 /**
- * What a caller may see and change, by workspace (SPEC §9, issue 13).
+ * What a caller may see and change, by workspace (docs/SPEC.md §9, issue 13).
  *
  * - `none`: no access control. An explicit workspace scopes a query to it and the `default`
  *   pool; an unscoped query spans the library minus the recall blacklist.

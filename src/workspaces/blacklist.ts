@@ -1,6 +1,6 @@
 /**
  * `recall_blacklist.jsonl` beside the database: workspaces an unscoped query
- * leaves out (SPEC §9) — a scratch pool, an archive, another team's notes. One
+ * leaves out (docs/SPEC.md §9) — a scratch pool, an archive, another team's notes. One
  * workspace per line, as a JSON string (`"archive"`), a JSON object
  * (`{"workspace": "archive"}`) or a bare name; blank lines and `#` comments are
  * ignored. No file means nothing is left out. Changes apply to the next query.

@@ -1,5 +1,5 @@
 /**
- * Workspace governance (SPEC §9, issue 13): rename, merge, move memories,
+ * Workspace governance (docs/SPEC.md §9, issue 13): rename, merge, move memories,
  * confirm a pending workspace, confirm the registry. Each needs the user's
  * approval (`authorized: true`), runs in one transaction and is audited.
  *
