@@ -8,7 +8,7 @@ import { SCAN_DEFAULT_MEMORIES } from "../conflicts/constants_pipeline.ts";
 import { defaultStages } from "../conflicts/stages.ts";
 import { kickScan } from "../conflicts/scan.ts";
 import { loadConfig } from "../config/mod.ts";
-import { pathExists } from "../platform/mod.ts";
+import { pathExists } from "../platform/paths.ts";
 import { openStore } from "../store/mod.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { EXIT_FAILURE, reportFailure } from "./output.ts";

@@ -14,7 +14,7 @@ import { createRuntime } from "../mcp/runtime.ts";
 import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
 import { settlesWithin } from "../platform/deadline.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { serviceSettings } from "./service_settings.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { startEvidenceWorker } from "../evidence/worker.ts";

@@ -11,7 +11,7 @@
  */
 import type { MemaConfig } from "../config/mod.ts";
 import type { ServiceSettings } from "../memory/context.ts";
-import { dirName } from "../platform/mod.ts";
+import { dirName } from "../platform/paths.ts";
 import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
 
 /** Isolation, size block, backup file and the recall blacklist beside the database. */

@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 
 /** A pending stop request. */
 export interface StopRequest {

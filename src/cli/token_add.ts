@@ -9,7 +9,7 @@ import { MemaError } from "../errors/mod.ts";
 import { HTTP_TOKEN_NAME_MAX_CHARS } from "../http/token_constants.ts";
 import { updateTokenFile } from "../http/token_file.ts";
 import { ANY_WORKSPACE, type HttpTokenRecord, newTokenSecret, sha256Hex } from "../http/tokens.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "../mcp/http_constants.ts";
 import { UsageError } from "./command.ts";

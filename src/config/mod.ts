@@ -13,7 +13,9 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
-import { dirName, envVar, readTextIfExists } from "../platform/mod.ts";
+import { envVar } from "../platform/env.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import { closestName } from "../text/closest_name.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";

@@ -8,7 +8,7 @@
  * ```
  * @module
  */
-import { envVar, homeDir } from "../platform/mod.ts";
+import { envVar, homeDir } from "../platform/env.ts";
 
 /** `$XDG_CONFIG_HOME/mema` or `~/.config/mema`. */
 export function configDir(): string {

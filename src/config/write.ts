@@ -11,7 +11,9 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, ensureDir, readTextIfExists, writeBytesAtomic } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { readTextIfExists, writeBytesAtomic } from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import { CONFIG_KEYS } from "./mod.ts";
 
 /** Sets (or, with `null` for a removable key, clears) config keys; returns the new object. */

@@ -20,7 +20,7 @@ import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/tokens.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";

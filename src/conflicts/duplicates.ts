@@ -27,7 +27,7 @@
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import {
   DUPLICATE_CLAIM_CHARS,

@@ -35,7 +35,8 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { importTransformers } from "../models/transformers_runtime.ts";
-import { pathExists, readTextIfExists } from "../platform/mod.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 import {
   JUDGE_BATCH_SIZE,
   JUDGE_BOTH_DIRECTIONS,

@@ -15,7 +15,8 @@ import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { readInstallRecord } from "../models/install.ts";
 import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts";
-import { logWarn, pathExists } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
+import { pathExists } from "../platform/paths.ts";
 import { checkJudgeLabels, createJudge, type JudgeDtype, type JudgeVerdictName } from "./judge.ts";
 import type { JudgeVerdictLike, PairJudge } from "./types.ts";
 

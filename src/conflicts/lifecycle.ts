@@ -17,7 +17,7 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { ConflictMember, ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import { SOURCE_TYPES } from "../store/mod.ts";
 import { sameStatedValue } from "./events.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { NoticeFilter, NoticeRecord, NoticeStatus } from "../store/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";

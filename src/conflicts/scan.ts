@@ -17,7 +17,8 @@
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { appendLineDurable, nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { appendLineDurable } from "../platform/durable_lines.ts";
 import type { MemoryRecord, ScanItem } from "../store/mod.ts";
 import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";
 import {

@@ -20,7 +20,7 @@ import {
   sameSecret,
 } from "../http/guards.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { type ActionOutcome, DONE_MESSAGES, runAction } from "./actions.ts";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";
 import {

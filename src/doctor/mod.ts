@@ -14,7 +14,9 @@
 import { MODEL_STACK, modelStackInstalled } from "../models/model_stack.ts";
 import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
 import { isMemaError } from "../errors/mod.ts";
-import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
+import { isDirWritable } from "../platform/directories.ts";
+import { isFileWritable } from "../platform/file_info.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";

@@ -13,7 +13,8 @@
  * ```
  * @module
  */
-import { logWarn, nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { logWarn } from "../platform/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { AuditEntry } from "../store/types.ts";
 import { REFUSAL_AUDIT_ROWS_PER_WINDOW, REFUSAL_AUDIT_WINDOW_MS } from "./constants.ts";

@@ -13,7 +13,7 @@
 import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../memory/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { requireAuthorization } from "./authorization.ts";
 import { visible } from "../workspaces/access.ts";

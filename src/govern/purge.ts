@@ -25,7 +25,8 @@ import {
 } from "../memory/backup.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { nowIso, pathExists } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { pathExists } from "../platform/paths.ts";
 import type {
   ConflictRecord,
   FreedSpaceScrub,

@@ -11,16 +11,16 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { sleepSync } from "../platform/clock.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { modifiedAt } from "../platform/file_info.ts";
 import {
   createFileExclusive,
-  dirName,
-  ensureDir,
-  modifiedAt,
   readTextIfExists,
   removeFileIfExists,
-  sleepSync,
   writeTextPrivateAtomic,
-} from "../platform/mod.ts";
+} from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import {
   TOKEN_FILE_LOCK_RETRY_MS,
   TOKEN_FILE_LOCK_STALE_MS,

@@ -10,7 +10,8 @@
  * ```
  * @module
  */
-import { logWarn, processId } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
+import { processId } from "../platform/processes.ts";
 import { ioTurn } from "../platform/io_turn.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
 import {

@@ -13,7 +13,7 @@
 import type { CapabilityState, RetrievalCapability } from "../capabilities/mod.ts";
 import { isMemaError, MemaError } from "../errors/mod.ts";
 import { isUnwritableError } from "../memory/backup.ts";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { fitAnswer } from "./answer_budget.ts";
 import { ANSWER_MAX_BYTES } from "./answer_constants.ts";
 import { fitsUtf8, utf8Length } from "./answer_bytes.ts";

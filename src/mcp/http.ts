@@ -24,7 +24,7 @@ import { auditAccessRefusal } from "../govern/access_refusals.ts";
 import { readTokenFile } from "../http/token_file.ts";
 import type { CallerIdentity } from "../memory/context.ts";
 import { settlesWithin } from "../platform/deadline.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import {
   HTTP_BODY_LIMIT_BYTES,
   HTTP_BODY_TIMEOUT_MS,

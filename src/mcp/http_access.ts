@@ -31,7 +31,8 @@ import {
   tokenWorkspaces,
 } from "../http/tokens.ts";
 import type { CallerIdentity } from "../memory/context.ts";
-import { fileSignature, logInfo, logWarn } from "../platform/mod.ts";
+import { fileSignature } from "../platform/file_info.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "./http_constants.ts";
 import { readIdentityHeader } from "./http_guards.ts";

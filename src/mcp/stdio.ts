@@ -43,7 +43,7 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { parseJsonFrame } from "./json_frame.ts";
 import { fitsUtf8, utf8Length } from "./answer_bytes.ts";
 import {

@@ -20,17 +20,12 @@
 import { prefixByUnits } from "../text/code_points.ts";
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
-import {
-  appendLineDurable,
-  dirName,
-  ensureDir,
-  isDirWritable,
-  nowIso,
-  pathExists,
-  readTextIfExists,
-  rewriteLinesDurable,
-  writeRefusal,
-} from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { ensureDir, isDirWritable } from "../platform/directories.ts";
+import { appendLineDurable, rewriteLinesDurable } from "../platform/durable_lines.ts";
+import { writeRefusal } from "../platform/file_info.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import type { CallerIdentity, ServiceContext } from "./context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import { isStorageFailure, type MemoryRecord, type Store } from "../store/mod.ts";

@@ -10,7 +10,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import { unifiedDiff } from "../text/unified_diff.ts";
 import type { ServiceContext } from "./context.ts";

@@ -12,7 +12,7 @@ import { MemaError } from "../errors/mod.ts";
 import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";

@@ -15,7 +15,7 @@ import { MemaError } from "../errors/mod.ts";
 import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "./context.ts";

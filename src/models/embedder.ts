@@ -35,7 +35,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { pathExists } from "../platform/mod.ts";
+import { pathExists } from "../platform/paths.ts";
 import { importTransformers } from "./transformers_runtime.ts";
 import { MIN_VECTOR_NORM } from "./vectors.ts";
 

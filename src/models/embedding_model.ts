@@ -11,7 +11,8 @@
  */
 import { createHash } from "node:crypto";
 import { MemaError } from "../errors/mod.ts";
-import { pathExists, readBytes, readTextIfExists } from "../platform/mod.ts";
+import { readBytes, readTextIfExists } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 import { createEmbedder, type Embedder, type EmbedDtype } from "./embedder.ts";
 import { readInstallRecord } from "./install.ts";
 import { findModel, loadManifest, type ModelEntry } from "./manifest.ts";

@@ -21,13 +21,9 @@ import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { cacheDir } from "../config/paths.ts";
 import { type ErrorCode, isMemaError, MemaError } from "../errors/mod.ts";
-import {
-  dirName,
-  nowIso,
-  pathExists,
-  readTextIfExists,
-  writeBytesAtomic,
-} from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { readTextIfExists, writeBytesAtomic } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import type { ModelEntry, ModelFile } from "./manifest.ts";
 import type { DownloadProgress } from "./progress.ts";
 

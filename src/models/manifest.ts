@@ -12,7 +12,7 @@
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
-import { readTextIfExists } from "../platform/mod.ts";
+import { readTextIfExists } from "../platform/files.ts";
 import { closestName } from "../text/closest_name.ts";
 // A static JSON import puts the manifest into the module graph, so a `deno compile`
 // binary carries it without `--include` and without reading next to the executable.

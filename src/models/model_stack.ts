@@ -23,15 +23,11 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemaError } from "../errors/mod.ts";
-import {
-  copyFile,
-  ensureDir,
-  executablePath,
-  isCompiledBinary,
-  logInfo,
-  pathExists,
-  runProcess,
-} from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { copyFile } from "../platform/files.ts";
+import { logInfo } from "../platform/log.ts";
+import { pathExists } from "../platform/paths.ts";
+import { executablePath, isCompiledBinary, runProcess } from "../platform/processes.ts";
 
 /** A separately installed part of the model stack. */
 export interface ModelStackPart {

@@ -24,15 +24,10 @@
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import process from "node:process";
-import {
-  ensureDir,
-  isCompiledBinary,
-  listDir,
-  pathExists,
-  preloadSharedLibrary,
-  readBytes,
-  writeBytesAtomic,
-} from "../platform/mod.ts";
+import { ensureDir, listDir } from "../platform/directories.ts";
+import { readBytes, writeBytesAtomic } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
+import { isCompiledBinary, preloadSharedLibrary } from "../platform/processes.ts";
 import { modelStackFile } from "./model_stack.ts";
 
 /** Real paths of the libraries loaded so far, by their path in the package tree. */

@@ -28,7 +28,7 @@ import { encodeOnnxModel, OnnxDataType, type OnnxGraph } from "./onnx_writer.ts"
 import { ENGLISH_STOPWORDS, type StaticWeighting, weightWordVectors } from "./static_weighting.ts";
 import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
 import { ensureModelStackPart } from "./model_stack.ts";
-import { isCompiledBinary } from "../platform/mod.ts";
+import { isCompiledBinary } from "../platform/processes.ts";
 
 /** What {@link buildStaticModel} produced. */
 export interface StaticModelInfo {

@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import { isCompiledBinary } from "../platform/mod.ts";
+import { isCompiledBinary } from "../platform/processes.ts";
 import { modelStackFile, modelStackInstalled } from "./model_stack.ts";
 
 /** Words in frequency order and their vectors, row-major (`words.length × dim`). */

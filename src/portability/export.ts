@@ -14,7 +14,7 @@ import { VERSION } from "../version.ts";
 import type { MemoryStatus, Store } from "../store/mod.ts";
 import { SCHEMA_GENERATION } from "../store/mod.ts";
 import { canonicalWorkspace } from "../workspaces/canonical.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { renderFrontmatter } from "./frontmatter.ts";
 import { headingSlug } from "./markdown.ts";
 import { EXPORT_FORMAT, type PortableMemory, portableMemory } from "./record.ts";

@@ -26,7 +26,9 @@ import { contentSha } from "../memory/content_hash.ts";
 import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
 import { normalizeTag } from "../memory/normalize.ts";
 import { prefixByUnits } from "../text/code_points.ts";
-import { dirName, nowIso, pathExists, removeFileIfExists } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { removeFileIfExists } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import {
   type ContentFingerprints,
   type DatabaseKind,

@@ -16,7 +16,10 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, ensureDir, logWarn, pathExists, writeRefusal } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { writeRefusal } from "../platform/file_info.ts";
+import { logWarn } from "../platform/log.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { FTS_WORDS, getMeta, prepareSchema, repairFtsIfNeeded } from "./schema.ts";
 import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";

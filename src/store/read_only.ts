@@ -20,7 +20,9 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, fileSize, isDirWritable, pathExists, writeRefusal } from "../platform/mod.ts";
+import { isDirWritable } from "../platform/directories.ts";
+import { fileSize, writeRefusal } from "../platform/file_info.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
 import { notAMemaDatabase, readGeneration, type SchemaState } from "./schema.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";

@@ -12,7 +12,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
 import { WORKSPACES_TABLE } from "./workspaces_sql.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";

@@ -13,7 +13,9 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import * as sqliteVec from "sqlite-vec";
-import { ensureDir, pathExists, readBytes, writeBytesAtomic } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { readBytes, writeBytesAtomic } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 
 /** What happened when loading sqlite-vec. */
 export type VecLoadResult = { loaded: true; version: string; path: string } | {

@@ -16,7 +16,10 @@
  * ```
  * @module
  */
-import { dirName, fileSize, logWarn, modifiedAt, readTextIfExists } from "../platform/mod.ts";
+import { fileSize, modifiedAt } from "../platform/file_info.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { logWarn } from "../platform/log.ts";
+import { dirName } from "../platform/paths.ts";
 import { canonicalWorkspace } from "./canonical.ts";
 
 /** The blacklist's file name, beside the database. */

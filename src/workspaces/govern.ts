@@ -20,7 +20,7 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../govern/authorization.ts";
 import { checkReason } from "../govern/lifecycle.ts";
 import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, RecallFilters, WorkspaceRecord } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace, visible } from "./access.ts";

@@ -12,7 +12,7 @@
  * @module
  */
 import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { editDistance } from "../text/edit_distance.ts";
 import { isStrict } from "./access.ts";
 import { NEAR_NAME_MAX_DISTANCE } from "./constants.ts";
