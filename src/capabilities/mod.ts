@@ -5,8 +5,13 @@
  *
  * @example
  * ```ts
- * import { describeCapabilities } from "./src/capabilities/mod.ts";
- * // describeCapabilities(store.capabilities).mode === "lexical"
+ * import assert from "node:assert/strict";
+ * import { describeCapabilities } from "./mod.ts";
+ *
+ * // FTS5 and no embedding model configured: lexical recall, a choice rather than a fault.
+ * const state = describeCapabilities({ fts: true, vec: false });
+ * assert.equal(state.mode, "lexical");
+ * assert.equal(state.degraded, false);
  * ```
  * @module
  */

@@ -4,8 +4,16 @@
  *
  * @example
  * ```ts
- * import { serviceSettings } from "./src/cli/service_settings.ts";
- * // serviceSettings(loadConfig()).recallBlacklistPath // "~/.local/share/mema/recall_blacklist.jsonl"
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { serviceSettings } from "./service_settings.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * assert.equal(serviceSettings(config).recallBlacklistPath, `${dir}/recall_blacklist.jsonl`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,9 +5,20 @@
  *
  * @example
  * ```ts
- * import { loadConfig } from "./src/config/mod.ts";
- * const config = loadConfig({ flags: { client: "cursor", agentId: "cursor-main" } });
- * console.error(config.dbPath);
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: {
+ *     client: "cursor",
+ *     agentId: "cursor-main",
+ *     dbPath: `${dir}/mema.sqlite3`,
+ *     configPath: `${dir}/config.json`,
+ *   },
+ * });
+ * assert.equal(config.dbPath, `${dir}/mema.sqlite3`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -3,8 +3,10 @@
  *
  * @example
  * ```ts
- * import { defaultDbPath } from "./src/config/paths.ts";
- * console.error(defaultDbPath()); // ~/.local/share/mema/mema.sqlite3
+ * import assert from "node:assert/strict";
+ * import { defaultDbPath } from "./paths.ts";
+ *
+ * assert.ok(defaultDbPath().endsWith("/mema/mema.sqlite3")); // ~/.local/share/mema/mema.sqlite3
  * ```
  * @module
  */

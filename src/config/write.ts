@@ -5,8 +5,14 @@
  *
  * @example
  * ```ts
- * import { updateConfigFile } from "./src/config/write.ts";
- * // updateConfigFile("~/.config/mema/config.json", { embedding_model: "static-wink-100d" });
+ * import assert from "node:assert/strict";
+ * import { updateConfigFile } from "./write.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/config.json`;
+ * updateConfigFile(path, { embedding_model: "static-wink-100d" });
+ * assert.equal(JSON.parse(Deno.readTextFileSync(path)).embedding_model, "static-wink-100d");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

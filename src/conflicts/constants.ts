@@ -7,8 +7,10 @@
  *
  * @example
  * ```ts
- * import { JUDGE_DEFAULT_THRESHOLDS } from "./src/conflicts/constants.ts";
- * JUDGE_DEFAULT_THRESHOLDS.conflict; // 0.8
+ * import assert from "node:assert/strict";
+ * import { JUDGE_DEFAULT_THRESHOLDS } from "./constants.ts";
+ *
+ * assert.equal(JUDGE_DEFAULT_THRESHOLDS.conflict, 0.8);
  * ```
  * @module
  */

@@ -8,8 +8,33 @@
  *
  * @example
  * ```ts
- * import { detectConflicts } from "./src/conflicts/detect.ts";
- * // await detectConflicts(ctx, 12, { assess: assessPair });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { detectConflicts } from "./detect.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const report = await detectConflicts(ctx, memoryId, defaultStages());
+ * assert.equal(report.recorded.length, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -19,9 +19,12 @@
  *
  * @example
  * ```ts
- * import { duplicateSimilarity } from "./src/conflicts/duplicates.ts";
- * duplicateSimilarity("We deploy every Tuesday.", "Deploys happen every Tuesday."); // ≥ 0.6
- * duplicateSimilarity("Alice likes black tea.", "Bob likes black tea."); // 0
+ * import assert from "node:assert/strict";
+ * import { duplicateSimilarity } from "./duplicates.ts";
+ *
+ * const same = duplicateSimilarity("We deploy every Tuesday.", "Deploys happen every Tuesday.");
+ * assert.ok(same >= 0.6);
+ * assert.equal(duplicateSimilarity("Alice likes black tea.", "Bob likes black tea."), 0);
  * ```
  * @module
  */

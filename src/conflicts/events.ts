@@ -12,9 +12,15 @@
  *
  * @example
  * ```ts
- * import { groupValues } from "./src/conflicts/events.ts";
- * groupValues([{ memoryId: 1, value: "3 days" }, { memoryId: 2, value: "5 days" },
- *   { memoryId: 3, value: "72 hours" }]).length; // 2
+ * import assert from "node:assert/strict";
+ * import { groupValues } from "./events.ts";
+ *
+ * const groups = groupValues([
+ *   { memoryId: 1, value: "3 days" },
+ *   { memoryId: 2, value: "5 days" },
+ *   { memoryId: 3, value: "72 hours" },
+ * ]);
+ * assert.equal(groups.length, 2); // 3 days and 72 hours are one value
  * ```
  * @module
  */

@@ -20,15 +20,17 @@
  *   P(contradiction) is kept ({@link JUDGE_BOTH_DIRECTIONS} says why).
  *
  * @example
- * ```ts
- * import { createJudge } from "./src/conflicts/judge.ts";
+ * Not run by `deno test --doc`: it loads the judge model, which
+ * `mema setup --install` downloads.
+ * ```ts ignore
+ * import { createJudge } from "./judge.ts";
  * const judge = createJudge({
  *   modelDir: "/home/me/.cache/mema/models/mdeberta-v3-base-xnli",
  *   modelId: "mdeberta-v3-base-xnli",
  *   thresholds: { conflict: 0.8, possible: 0.5 },
  * });
  * const [verdict] = await judge.judge([{ a: "The deadline is Friday.", b: "The deadline is Monday." }]);
- * verdict.verdict; // "conflict" with a real model
+ * verdict.verdict; // "conflict"
  * await judge.unload();
  * ```
  * @module
@@ -149,7 +151,10 @@ interface Logits {
  *
  * @example
  * ```ts
- * import { createJudge } from "./src/conflicts/judge.ts";
+ * import assert from "node:assert/strict";
+ * import { createJudge } from "./judge.ts";
+ *
+ * // Nothing is read yet, so a folder that does not exist is fine until the first judge() call.
  * const judge = createJudge({
  *   modelDir: "/models/mdeberta-v3-base-xnli",
  *   modelId: "mdeberta-v3-base-xnli",
@@ -157,6 +162,14 @@ interface Logits {
  *   thresholds: { conflict: 0.8, possible: 0.5 },
  *   dtype: "q8",
  * });
+ * await judge.unload();
+ * assert.throws(() =>
+ *   createJudge({
+ *     modelDir: "/models/mdeberta-v3-base-xnli",
+ *     modelId: "mdeberta-v3-base-xnli",
+ *     thresholds: { conflict: 1.5, possible: 0.5 },
+ *   })
+ * );
  * ```
  */
 export function createJudge(options: JudgeOptions): Judge {
@@ -248,8 +261,10 @@ export function createJudge(options: JudgeOptions): Judge {
  *
  * @example
  * ```ts
- * import { verdictFor } from "./src/conflicts/judge.ts";
- * verdictFor(0.6, { conflict: 0.8, possible: 0.5 }); // "possible_conflict"
+ * import assert from "node:assert/strict";
+ * import { verdictFor } from "./judge.ts";
+ *
+ * assert.equal(verdictFor(0.6, { conflict: 0.8, possible: 0.5 }), "possible_conflict");
  * ```
  */
 export function verdictFor(contradiction: number, thresholds: JudgeThresholds): JudgeVerdictName {
@@ -307,8 +322,16 @@ async function loadModel(
  *
  * @example
  * ```ts
- * import { checkJudgeLabels } from "./src/conflicts/judge.ts";
- * // checkJudgeLabels("/models/mdeberta-v3-base-xnli").width; // 3
+ * import assert from "node:assert/strict";
+ * import { checkJudgeLabels } from "./judge.ts";
+ *
+ * const modelDir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(
+ *   `${modelDir}/config.json`,
+ *   JSON.stringify({ id2label: { 0: "entailment", 1: "neutral", 2: "contradiction" } }),
+ * );
+ * assert.equal(checkJudgeLabels(modelDir).width, 3);
+ * Deno.removeSync(modelDir, { recursive: true });
  * ```
  */
 export function checkJudgeLabels(

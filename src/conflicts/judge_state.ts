@@ -6,8 +6,12 @@
  *
  * @example
  * ```ts
- * import { inspectJudge } from "./src/conflicts/judge_state.ts";
- * inspectJudge({ modelsDir: "/tmp/models" }).state; // "off"
+ * import assert from "node:assert/strict";
+ * import { inspectJudge } from "./judge_state.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * assert.equal(inspectJudge({ modelsDir: dir }).state, "off");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

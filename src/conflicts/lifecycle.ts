@@ -8,8 +8,39 @@
  *
  * @example
  * ```ts
- * import { suggestResolution } from "./src/conflicts/lifecycle.ts";
- * // suggestResolution(group, members).explanation
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { detectConflicts } from "./detect.ts";
+ * import { suggestResolution } from "./lifecycle.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const older = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const newer = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const [groupId] = (await detectConflicts(ctx, newer.memoryId, defaultStages())).recorded;
+ * const group = (await store.conflicts.get(groupId))!;
+ * const members = [
+ *   (await store.getMemory(older.memoryId))!,
+ *   (await store.getMemory(newer.memoryId))!,
+ * ];
+ * assert.ok(suggestResolution(group, members).explanation.length > 0);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

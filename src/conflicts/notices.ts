@@ -7,8 +7,21 @@
  *
  * @example
  * ```ts
- * import { takeNotices } from "./src/conflicts/notices.ts";
- * // envelope.notices = await takeNotices(ctx); // [] or [one summary]
+ * import assert from "node:assert/strict";
+ * import { takeNotices } from "./notices.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * // A fresh library has nothing to tell: the envelope carries no notices.
+ * assert.deepEqual(await takeNotices(ctx), []);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -9,8 +9,22 @@
  *
  * @example
  * ```ts
- * import { kickScan } from "./src/conflicts/scan.ts";
- * // const receipt = kickScan(ctx, { assess: assessPair, logPath }); receipt.complete
+ * import assert from "node:assert/strict";
+ * import { assessPair } from "./rules.ts";
+ * import { kickScan } from "./scan.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const receipt = await kickScan(ctx, { assess: assessPair, logPath: `${dir}/scan_log.jsonl` });
+ * assert.equal(receipt.complete, true); // an empty library is scanned in one kick
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,9 +5,17 @@
  *
  * @example
  * ```ts
- * import { runDoctor } from "./src/doctor/mod.ts";
- * const report = await runDoctor({});
- * console.error(report.exitCode);
+ * import assert from "node:assert/strict";
+ * import { runDoctor } from "./mod.ts";
+ *
+ * // A database not created yet: doctor reports it and creates nothing.
+ * const dir = Deno.makeTempDirSync();
+ * const report = await runDoctor({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * assert.ok([0, 1, 2].includes(report.exitCode));
+ * assert.equal(report.dbPath, `${dir}/mema.sqlite3`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

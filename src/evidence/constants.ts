@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
- * import { ROW_MAX_CHARS } from "./src/evidence/constants.ts";
- * "a very long sentence".length <= ROW_MAX_CHARS; // true
+ * import assert from "node:assert/strict";
+ * import { ROW_MAX_CHARS } from "./constants.ts";
+ *
+ * assert.ok("a very long sentence".length <= ROW_MAX_CHARS);
  * ```
  * @module
  */

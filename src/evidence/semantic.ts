@@ -6,9 +6,16 @@
  *
  * @example
  * ```ts
- * import { SemanticIndex } from "./src/evidence/semantic.ts";
- * // const semantic = new SemanticIndex(store, { modelId: "static-wink-100d", modelsDir });
- * // semantic.describe().state === "ready"
+ * import assert from "node:assert/strict";
+ * import { SemanticIndex } from "./semantic.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const semantic = new SemanticIndex(store, { modelsDir: `${dir}/models` });
+ * assert.equal((await semantic.describe()).state, "off"); // no embedding model configured
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,8 +6,11 @@
  *
  * @example
  * ```ts
- * import { requireAuthorization } from "./src/govern/authorization.ts";
+ * import assert from "node:assert/strict";
+ * import { requireAuthorization } from "./authorization.ts";
+ *
  * requireAuthorization(true, { action: "retire", impact: "…" }); // passes
+ * assert.throws(() => requireAuthorization(undefined, { action: "retire", impact: "…" }));
  * ```
  * @module
  */

@@ -5,8 +5,27 @@
  *
  * @example
  * ```ts
- * import { retireMemory } from "./src/govern/lifecycle.ts";
- * // retireMemory(ctx, { memoryId: 3, supersededBy: 9, reason: "moved to Berlin", authorized: true });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { retireMemory } from "./lifecycle.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await retireMemory(ctx, { memoryId, reason: "deploys moved", authorized: true });
+ * assert.equal((await store.getMemory(memoryId))?.status, "retired");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTokenFile } from "./token_file.ts";
- * if (readTokenFile("/nonexistent/http_tokens.json") !== undefined) throw new Error("no file, no tokens");
+ *
+ * assert.equal(readTokenFile("/nonexistent/http_tokens.json"), undefined); // no file, no tokens
  * ```
  * @module
  */

@@ -5,8 +5,22 @@
  *
  * @example
  * ```ts
- * import { enqueueJob } from "./src/jobs/queue.ts";
- * // await store.write(async () => await enqueueJob(store, { kind: "embed_rows", dedupeKey: "memory:7", payload: { memory_id: 7 } }));
+ * import assert from "node:assert/strict";
+ * import { enqueueJob } from "./queue.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const id = await store.write(async () =>
+ *   await enqueueJob(store, {
+ *     kind: "embed_rows",
+ *     dedupeKey: "memory:7",
+ *     payload: { memory_id: 7 },
+ *   })
+ * );
+ * assert.ok(id !== undefined);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

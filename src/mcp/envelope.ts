@@ -5,8 +5,16 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { successEnvelope } from "./envelope.ts";
- * successEnvelope({ memory_id: 1 }, { mode: "lexical", degraded: true, warnings: [] });
+ *
+ * const envelope = successEnvelope({ memory_id: 1 }, {
+ *   mode: "lexical",
+ *   degraded: false,
+ *   warnings: [],
+ * });
+ * assert.equal(envelope.ok, true);
+ * assert.deepEqual(envelope.data, { memory_id: 1 });
  * ```
  * @module
  */

@@ -10,9 +10,29 @@
  *
  * @example
  * ```ts
- * import { serveHttp } from "./src/mcp/http.ts";
- * // const http = serveHttp(runtime, { host: "127.0.0.1", port: 8000 });
- * // console.error(http.url); await http.shutdown(10_000);
+ * import assert from "node:assert/strict";
+ * import { describeCapabilities } from "../capabilities/mod.ts";
+ * import { serveHttp } from "./http.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const runtime = {
+ *   ctx,
+ *   dbPath: `${dir}/mema.sqlite3`,
+ *   startedAt: new Date().toISOString(),
+ *   capabilities: () => Promise.resolve(describeCapabilities(store.capabilities)),
+ * };
+ * const http = serveHttp(runtime, { host: "127.0.0.1", port: 0 }); // 0 picks a free port
+ * assert.match(http.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+ * await http.shutdown(10_000);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

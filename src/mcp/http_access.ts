@@ -11,11 +11,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TokenGate } from "./http_access.ts";
+ *
  * const gate = new TokenGate({ tokensFile: "/nonexistent/http_tokens.json" });
  * // No token file and no shared token: identity comes from the headers, as before tokens.
  * const decision = await gate.check(null);
- * if (!decision.ok || decision.kind !== "headers") throw new Error("expected header identity");
+ * assert.ok(decision.ok && decision.kind === "headers");
  * ```
  * @module
  */

@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
- * import { HTTP_BODY_LIMIT_BYTES } from "./src/mcp/http_constants.ts";
- * HTTP_BODY_LIMIT_BYTES === 4 * 1024 * 1024; // true
+ * import assert from "node:assert/strict";
+ * import { HTTP_BODY_LIMIT_BYTES } from "./http_constants.ts";
+ *
+ * assert.equal(HTTP_BODY_LIMIT_BYTES, 4 * 1024 * 1024);
  * ```
  * @module
  */

@@ -7,9 +7,14 @@
  *
  * @example
  * ```ts
- * import { readCallerHeaders } from "./src/mcp/http_guards.ts";
+ * import assert from "node:assert/strict";
+ * import { readCallerHeaders } from "./http_guards.ts";
+ *
  * const headers = new Headers({ "X-Mema-Client": "cursor", "X-Mema-Agent-Id": "cursor-main" });
- * readCallerHeaders(headers); // { ok: true, caller: { client: "cursor", agentId: "cursor-main" } }
+ * assert.deepEqual(readCallerHeaders(headers), {
+ *   ok: true,
+ *   caller: { client: "cursor", agentId: "cursor-main" },
+ * });
  * ```
  * @module
  */

@@ -26,9 +26,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LineStdioTransport } from "./stdio.ts";
+ *
+ * // `serve` connects the MCP server to it: `await server.connect(transport)`.
  * const transport = new LineStdioTransport();
- * // await server.connect(transport);
+ * assert.equal(typeof transport.send, "function");
  * ```
  * @module
  */

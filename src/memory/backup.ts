@@ -12,8 +12,10 @@
  *
  * @example
  * ```ts
- * import { isUnwritableError } from "./src/memory/backup.ts";
- * isUnwritableError(new Error("database or disk is full")); // true
+ * import assert from "node:assert/strict";
+ * import { isUnwritableError } from "./backup.ts";
+ *
+ * assert.equal(isUnwritableError(new Error("database or disk is full")), true);
  * ```
  * @module
  */

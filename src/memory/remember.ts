@@ -3,8 +3,26 @@
  *
  * @example
  * ```ts
- * import { rememberMemory } from "./src/memory/remember.ts";
- * // const { memoryId } = await rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/mod.ts";
+ * import { rememberMemory } from "./remember.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId, version } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * assert.ok(memoryId > 0);
+ * assert.equal(version, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,8 +6,30 @@
  *
  * @example
  * ```ts
- * import { updateMemory } from "./src/memory/update.ts";
- * // await updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "./remember.ts";
+ * import { updateMemory } from "./update.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const updated = await updateMemory(ctx, {
+ *   memoryId,
+ *   edit: { kind: "replace_text", oldText: "Fridays", newText: "Mondays" },
+ * });
+ * assert.equal(updated.version, 2);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -4,8 +4,17 @@
  *
  * @example
  * ```ts
- * import { locateEmbeddingModel } from "./src/models/embedding_model.ts";
- * // const located = locateEmbeddingModel({ modelId: "static-wink-100d", modelsDir: "/tmp/models" });
+ * import assert from "node:assert/strict";
+ * import { locateEmbeddingModel } from "./embedding_model.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const located = locateEmbeddingModel({
+ *   modelId: "static-wink-100d",
+ *   modelsDir: dir,
+ * });
+ * assert.equal(located.entry.dim, 100);
+ * assert.equal(located.available, true); // built-in: it can be built here
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

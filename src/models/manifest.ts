@@ -4,9 +4,10 @@
  *
  * @example
  * ```ts
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
- * const model = findModel(loadManifest(), "multilingual-e5-small");
- * console.error(model.dim); // 384
+ * import assert from "node:assert/strict";
+ * import { findModel, loadManifest } from "./manifest.ts";
+ *
+ * assert.equal(findModel(loadManifest(), "multilingual-e5-small").dim, 384);
  * ```
  * @module
  */
@@ -261,8 +262,13 @@ function modelIdAt(raw: unknown, path: readonly PropertyKey[]): string | undefin
  *
  * @example
  * ```ts
- * import { parseManifest } from "./src/models/manifest.ts";
- * parseManifest({ schema_version: 1, models: [] }, "test"); // { schema_version: 1, models: [] }
+ * import assert from "node:assert/strict";
+ * import { parseManifest } from "./manifest.ts";
+ *
+ * assert.deepEqual(parseManifest({ schema_version: 1, models: [] }, "test"), {
+ *   schema_version: 1,
+ *   models: [],
+ * });
  * ```
  */
 export function parseManifest(raw: unknown, origin: string): Manifest {
@@ -305,8 +311,11 @@ export function parseManifest(raw: unknown, origin: string): Manifest {
  *
  * @example
  * ```ts
- * import { loadManifest } from "./src/models/manifest.ts";
+ * import assert from "node:assert/strict";
+ * import { loadManifest } from "./manifest.ts";
+ *
  * const ids = loadManifest().models.map((model) => model.id);
+ * assert.ok(ids.includes("static-wink-100d"));
  * ```
  */
 export function loadManifest(path?: string): Manifest {
@@ -334,8 +343,13 @@ export function loadManifest(path?: string): Manifest {
  *
  * @example
  * ```ts
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
- * findModel(loadManifest(), "multilingual-e5-smal"); // throws: did you mean "multilingual-e5-small"?
+ * import assert from "node:assert/strict";
+ * import { findModel, loadManifest } from "./manifest.ts";
+ *
+ * assert.throws(
+ *   () => findModel(loadManifest(), "multilingual-e5-smal"),
+ *   /multilingual-e5-small/, // did you mean
+ * );
  * ```
  */
 export function findModel(manifest: Manifest, id: string): ModelEntry {

@@ -14,8 +14,10 @@
  * binary embeds the installed stack (scripts/compile.ts installs it first).
  *
  * @example
- * ```ts
- * import { ensureModelStackPart, importTransformersModule } from "./src/models/model_stack.ts";
+ * Not run by `deno test --doc`: the first call installs npm packages (transformers.js,
+ * onnxruntime).
+ * ```ts ignore
+ * import { ensureModelStackPart, importTransformersModule } from "./model_stack.ts";
  * await ensureModelStackPart("transformers"); // installs once, prints what it does
  * const transformers = await importTransformersModule();
  * ```

@@ -15,9 +15,14 @@
  *
  * @example
  * ```ts
- * import { prepareModelRuntime } from "./src/models/native_libs.ts";
- * prepareModelRuntime({ cacheDir: "/home/me/.cache/mema" });
+ * import assert from "node:assert/strict";
+ * import { prepareModelRuntime } from "./native_libs.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * // Under `deno run` the libraries load from node_modules: nothing to copy out.
+ * assert.deepEqual(prepareModelRuntime({ cacheDir: dir }), []);
  * // then import transformers.js (src/models/transformers_runtime.ts)
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -18,9 +18,16 @@
  *
  * @example
  * ```ts
- * import { buildStaticModel } from "./src/models/static_model.ts";
- * const info = await buildStaticModel("/tmp/static-wink-100d");
- * console.error(info.dim, info.vocabSize, info.sha256); // 100 30002 "…"
+ * import assert from "node:assert/strict";
+ * import { buildStaticModel } from "./static_model.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const info = await buildStaticModel(`${dir}/static-wink-100d`, {
+ *   maxWords: 1000,
+ * });
+ * assert.equal(info.dim, 100);
+ * assert.match(info.sha256, /^[0-9a-f]{64}$/);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -121,9 +128,11 @@ const SINGLE_PUNCTUATION = new RegExp(`^[${PUNCTUATION}]$`, "u");
  *
  * @example
  * ```ts
- * import { isTokenizableWord } from "./src/models/static_model.ts";
- * isTokenizableWord("car"); // true
- * isTokenizableWord("n't"); // false
+ * import assert from "node:assert/strict";
+ * import { isTokenizableWord } from "./static_model.ts";
+ *
+ * assert.equal(isTokenizableWord("car"), true);
+ * assert.equal(isTokenizableWord("n't"), false);
  * ```
  */
 export function isTokenizableWord(word: string): boolean {
@@ -138,8 +147,14 @@ export function isTokenizableWord(word: string): boolean {
  *
  * @example
  * ```ts
- * import { buildStaticModel } from "./src/models/static_model.ts";
- * const { sha256 } = await buildStaticModel("/tmp/static-small", { maxWords: 5000 });
+ * import assert from "node:assert/strict";
+ * import { buildStaticModel } from "./static_model.ts";
+ *
+ * const scratch = Deno.makeTempDirSync();
+ * const dir = `${scratch}/static-small`;
+ * const { vocabSize } = await buildStaticModel(dir, { maxWords: 500 });
+ * assert.ok(vocabSize <= 502); // the words kept plus the padding and unknown tokens
+ * Deno.removeSync(scratch, { recursive: true });
  * ```
  */
 export async function buildStaticModel(

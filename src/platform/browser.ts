@@ -2,8 +2,9 @@
  * Opening a URL in the desktop's default browser (the console does at start).
  *
  * @example
+ * Not run by `deno test --doc`: it starts the desktop's browser opener, which a test machine
+ * may not have.
  * ```ts ignore
- * // Ignored: it starts the desktop's browser opener, which a test machine may not have.
  * import { openInBrowser } from "./browser.ts";
  * const failure = await openInBrowser("http://127.0.0.1:8123/?token=abc");
  * if (failure) console.error(`open the URL yourself: ${failure}`);

@@ -7,13 +7,15 @@
  * import assert from "node:assert/strict";
  * import { openDataSync } from "./data_sync.ts";
  *
- * const path = `${Deno.makeTempDirSync()}/memory.db`;
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/memory.db`;
  * assert.equal(openDataSync(path), undefined); // nothing to open yet
  * Deno.writeTextFileSync(path, "written");
  * const handle = openDataSync(path);
  * assert.ok(handle);
  * await handle.sync();
  * handle.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

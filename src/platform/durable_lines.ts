@@ -8,11 +8,13 @@
  * import assert from "node:assert/strict";
  * import { appendLineDurable, rewriteLinesDurable } from "./durable_lines.ts";
  *
- * const path = `${Deno.makeTempDirSync()}/backup.jsonl`;
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/backup.jsonl`;
  * appendLineDurable(path, '{"id":"m1"}');
  * appendLineDurable(path, '{"id":"m2"}');
  * assert.equal(rewriteLinesDurable(path, (line) => !line.includes("m1")), 1);
  * assert.equal(Deno.readTextFileSync(path), '{"id":"m2"}\n');
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -7,12 +7,14 @@
  * import assert from "node:assert/strict";
  * import { fileSize, isFileWritable, writeRefusal } from "./file_info.ts";
  *
- * const path = `${Deno.makeTempDirSync()}/memory.db`;
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/memory.db`;
  * assert.equal(fileSize(path), undefined);
  * Deno.writeTextFileSync(path, "abc");
  * assert.equal(fileSize(path), 3);
  * assert.ok(isFileWritable(path));
  * assert.equal(writeRefusal(path), undefined);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

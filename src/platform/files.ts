@@ -7,11 +7,13 @@
  * import assert from "node:assert/strict";
  * import { readTextIfExists, removeFileIfExists, writeTextAtomic } from "./files.ts";
  *
- * const path = `${Deno.makeTempDirSync()}/config.json`;
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/config.json`;
  * assert.equal(readTextIfExists(path), undefined);
  * writeTextAtomic(path, "{}");
  * assert.equal(readTextIfExists(path), "{}");
  * removeFileIfExists(path);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,9 +6,11 @@
  * import assert from "node:assert/strict";
  * import { absolutePath, dirName, pathKind } from "./paths.ts";
  *
+ * const dir = Deno.makeTempDirSync();
  * assert.equal(dirName("/data/mema/memory.db"), "/data/mema");
  * assert.equal(absolutePath("/data/./mema/../memory.db"), "/data/memory.db");
- * assert.equal(pathKind(Deno.makeTempDirSync()), "directory");
+ * assert.equal(pathKind(dir), "directory");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,8 +5,28 @@
  *
  * @example
  * ```ts
- * import { exportPage } from "./src/portability/export.ts";
- * // await exportPage(store, { afterId: 0, limit: 100 }) → { memories: [...], hasMore: false, total: 12 }
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { exportPage } from "./export.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await exportPage(store, { afterId: 0, limit: 100 });
+ * assert.deepEqual(page.memories.map((memory) => memory.id), [memoryId]);
+ * assert.equal(page.hasMore, false);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

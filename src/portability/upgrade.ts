@@ -16,8 +16,15 @@
  *
  * @example
  * ```ts
- * import { planUpgrade } from "./src/portability/upgrade.ts";
- * // planUpgrade("/home/me/.local/share/mema/mema.sqlite3") → { action: "convert", target: "…gen9.sqlite3", … }
+ * import assert from "node:assert/strict";
+ * import { planUpgrade } from "./upgrade.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * store.close(); // a current database: nothing to upgrade
+ * assert.equal(planUpgrade(`${dir}/mema.sqlite3`).action, "none");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,8 +5,27 @@
  *
  * @example
  * ```ts
- * import { memoryTokens } from "./src/recall/memory_tokens.ts";
- * // memoryTokens(record).sorted → ["carolin", "paint", "sunset"]
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { memoryTokens } from "./memory_tokens.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Caroline paints sunsets.",
+ *   subject: "hobby",
+ *   workspace: "friends",
+ * });
+ * const tokens = memoryTokens((await store.getMemory(memoryId))!);
+ * assert.ok(tokens.sorted.includes("carolin"));
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

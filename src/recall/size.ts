@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
- * import { estimateTokens } from "./src/recall/size.ts";
- * estimateTokens("hello world"); // 3
+ * import assert from "node:assert/strict";
+ * import { estimateTokens } from "./size.ts";
+ *
+ * assert.equal(estimateTokens("hello world"), 3);
  * ```
  * @module
  */

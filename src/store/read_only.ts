@@ -14,8 +14,10 @@
  *
  * @example
  * ```ts
- * import { isReadOnlyFailure } from "./src/store/read_only.ts";
- * isReadOnlyFailure(new Error("attempt to write a readonly database")); // true
+ * import assert from "node:assert/strict";
+ * import { isReadOnlyFailure } from "./read_only.ts";
+ *
+ * assert.equal(isReadOnlyFailure(new Error("attempt to write a readonly database")), true);
  * ```
  * @module
  */

@@ -6,8 +6,16 @@
  *
  * @example
  * ```ts
- * import { prepareSchema } from "./src/store/schema.ts";
- * // prepareSchema(connection) → { generation: 1, created: true }
+ * import assert from "node:assert/strict";
+ * import { prepareSchema } from "./schema.ts";
+ * import { openConnection } from "./sqlite_connection.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const connection = openConnection(`${dir}/new.sqlite3`);
+ * const state = prepareSchema(connection); // a new, empty file becomes a mema database
+ * assert.equal(state.created, true);
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

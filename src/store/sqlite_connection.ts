@@ -4,9 +4,16 @@
  *
  * @example
  * ```ts
- * import { openConnection } from "./src/store/sqlite_connection.ts";
- * const connection = openConnection("/tmp/x.sqlite3", { busyTimeoutMs: 5000 });
- * await connection.write(async () => connection.db.exec("select 1"));
+ * import assert from "node:assert/strict";
+ * import { openConnection } from "./sqlite_connection.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/x.sqlite3`;
+ * const connection = openConnection(path, { busyTimeoutMs: 5000 });
+ * await connection.write(async () => connection.db.exec("CREATE TABLE t (x)"));
+ * assert.equal(connection.db.prepare("SELECT count(*) AS n FROM t").get()?.n, 0);
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,8 +6,17 @@
  *
  * @example
  * ```ts
- * import { loadVecExtension } from "./src/store/vec_extension.ts";
- * // const result = loadVecExtension(db, { cacheDir: "/tmp/mema-cache" });
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import { loadVecExtension } from "./vec_extension.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const db = new DatabaseSync(":memory:", { allowExtension: true });
+ * const result = await loadVecExtension(db, { cacheDir: dir });
+ * // loaded: false, with the error, where sqlite-vec is missing.
+ * assert.equal(typeof result.loaded, "boolean");
+ * db.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

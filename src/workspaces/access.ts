@@ -9,11 +9,13 @@
  *
  * @example
  * ```ts
- * import { canSeeWorkspace } from "./src/workspaces/access.ts";
+ * import assert from "node:assert/strict";
+ * import { canSeeWorkspace } from "./access.ts";
+ *
  * const caller = { client: "cli", agentId: "a", workspace: "alpha" };
  * const ctx = { caller, settings: { workspaceIsolation: "strict" as const } };
- * canSeeWorkspace(ctx, "alpha"); // true
- * canSeeWorkspace(ctx, "default"); // false
+ * assert.equal(canSeeWorkspace(ctx, "alpha"), true);
+ * assert.equal(canSeeWorkspace(ctx, "default"), false);
  * ```
  * @module
  */

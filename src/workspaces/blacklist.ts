@@ -10,9 +10,13 @@
  *
  * @example
  * ```ts
- * import { parseRecallBlacklist } from "./src/workspaces/blacklist.ts";
- * parseRecallBlacklist('"Archive"\n# old\n{"workspace": "scratch"}\nlab notes\n');
- * // ["archive", "scratch", "lab-notes"]
+ * import assert from "node:assert/strict";
+ * import { parseRecallBlacklist } from "./blacklist.ts";
+ *
+ * assert.deepEqual(
+ *   parseRecallBlacklist('"Archive"\n# old\n{"workspace": "scratch"}\nlab notes\n'),
+ *   ["archive", "scratch", "lab-notes"],
+ * );
  * ```
  * @module
  */

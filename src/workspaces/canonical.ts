@@ -4,9 +4,11 @@
  *
  * @example
  * ```ts
- * import { canonicalWorkspace } from "./src/workspaces/canonical.ts";
- * canonicalWorkspace("My_Project"); // "my-project"
- * canonicalWorkspace("默认"); // "default"
+ * import assert from "node:assert/strict";
+ * import { canonicalWorkspace } from "./canonical.ts";
+ *
+ * assert.equal(canonicalWorkspace("My_Project"), "my-project");
+ * assert.equal(canonicalWorkspace("默认"), "default");
  * ```
  * @module
  */

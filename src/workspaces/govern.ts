@@ -11,8 +11,27 @@
  *
  * @example
  * ```ts
- * import { renameWorkspace } from "./src/workspaces/govern.ts";
- * // await renameWorkspace(ctx, { from: "alpah", to: "alpha", reason: "typo", authorized: true });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { renameWorkspace } from "./govern.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "The API runs on port 8080.",
+ *   subject: "api port",
+ *   workspace: "alpah",
+ * });
+ * await renameWorkspace(ctx, { from: "alpah", to: "alpha", reason: "typo", authorized: true });
+ * assert.equal((await store.getMemory(memoryId))?.workspaceCanonical, "alpha");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,8 +6,10 @@
  *
  * @example
  * ```ts
- * import { nearWorkspaceName } from "./src/workspaces/registry.ts";
- * nearWorkspaceName("alpah", ["alpha", "billing"]); // "alpha"
+ * import assert from "node:assert/strict";
+ * import { nearWorkspaceName } from "./registry.ts";
+ *
+ * assert.equal(nearWorkspaceName("alpah", ["alpha", "billing"]), "alpha");
  * ```
  * @module
  */
