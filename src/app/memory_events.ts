@@ -4,9 +4,29 @@
  *
  * @example
  * ```ts
- * import { composeMemoryEvents } from "./src/app/memory_events.ts";
- * const events = composeMemoryEvents();
- * // { store, caller, settings, events }: a ServiceContext whose writes queue conflict checks
+ * import assert from "node:assert/strict";
+ * import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "./memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * // The write queued its conflict check.
+ * assert.equal((await store.countJobs())[DETECT_JOB_KIND]?.pending, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,10 +6,24 @@
  *
  * @example
  * ```ts
- * import { openApp, shutDown } from "./src/app/mod.ts";
- * // const app = await openApp(loadConfig(), { caller: { client: "cli", agentId: "me" }, serving: {} });
- * // await rememberMemory(app.ctx, { subject: "deploy day", content: "Deploys run on Fridays" });
- * // await shutDown(app);
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { openApp } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * const app = await openApp(config, { caller: { client: "cli", agentId: "me" }, skipVec: true });
+ * const { memoryId } = await rememberMemory(app.ctx, {
+ *   subject: "deploy day",
+ *   content: "Deploys run on Fridays.",
+ *   workspace: "infra",
+ * });
+ * assert.equal((await app.store.getMemory(memoryId))?.content, "Deploys run on Fridays.");
+ * await app.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -26,7 +40,7 @@ import { startEvidenceWorker } from "../evidence/worker.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { settlesWithin } from "../platform/deadline.ts";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
 import { serviceSettings } from "./service_settings.ts";

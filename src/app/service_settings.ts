@@ -4,14 +4,22 @@
  *
  * @example
  * ```ts
- * import { serviceSettings } from "./src/app/service_settings.ts";
- * // serviceSettings(loadConfig()).recallBlacklistPath // "~/.local/share/mema/recall_blacklist.jsonl"
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { serviceSettings } from "./service_settings.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * assert.equal(serviceSettings(config).recallBlacklistPath, `${dir}/recall_blacklist.jsonl`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import type { MemaConfig } from "../config/mod.ts";
 import type { ServiceSettings } from "../core/context.ts";
-import { dirName } from "../platform/mod.ts";
+import { dirName } from "../platform/paths.ts";
 import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
 
 /** Isolation, size block, backup file and the recall blacklist beside the database. */

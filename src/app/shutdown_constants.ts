@@ -6,8 +6,10 @@
  *
  * @example
  * ```ts
- * import { SERVE_EXIT_LINGER_MS } from "./src/app/shutdown_constants.ts";
- * SERVE_EXIT_LINGER_MS < 1000; // true
+ * import assert from "node:assert/strict";
+ * import { SERVE_EXIT_LINGER_MS } from "./shutdown_constants.ts";
+ *
+ * assert.ok(SERVE_EXIT_LINGER_MS < 1000);
  * ```
  * @module
  */

@@ -6,13 +6,17 @@
  *
  * @example
  * ```ts
- * import { listenForStop } from "./src/app/stop_signal.ts";
+ * import assert from "node:assert/strict";
+ * import { listenForStop } from "./stop_signal.ts";
+ *
  * const stop = listenForStop();
- * // await Promise.race([work, stop.requested]); stop.dispose();
+ * const work = new Promise((resolve) => setTimeout(() => resolve("done"), 1));
+ * assert.equal(await Promise.race([work, stop.requested]), "done"); // no SIGINT or SIGTERM came
+ * stop.dispose();
  * ```
  * @module
  */
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 
 /** A pending stop request. */
 export interface StopRequest {

@@ -13,7 +13,9 @@ import { startConsole } from "../console/server.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
+import { openInBrowser } from "../platform/browser.ts";
+import { osUserName } from "../platform/env.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 

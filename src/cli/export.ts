@@ -9,19 +9,19 @@
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import {
-  absolutePath,
   ensureDir,
   listEntries,
   makeTempDirIn,
-  openTextWriter,
-  pathExists,
-  pathKind,
   removeTreeIfExists,
+} from "../platform/directories.ts";
+import {
+  openTextWriter,
   renamePath,
-  stderrIsTerminal,
   type TextFileWriter,
   writeTextAtomic,
-} from "../platform/mod.ts";
+} from "../platform/files.ts";
+import { absolutePath, pathExists, pathKind } from "../platform/paths.ts";
+import { stderrIsTerminal } from "../platform/terminal.ts";
 import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
 import type { Store } from "../store/mod.ts";

@@ -9,17 +9,10 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import {
-  linkTarget,
-  listEntries,
-  makeTempDirIn,
-  pathExists,
-  pathKind,
-  readTextStrict,
-  realPathOf,
-  removeTreeIfExists,
-  stderrIsTerminal,
-} from "../platform/mod.ts";
+import { listEntries, makeTempDirIn, removeTreeIfExists } from "../platform/directories.ts";
+import { readTextStrict } from "../platform/files.ts";
+import { linkTarget, pathExists, pathKind, realPathOf } from "../platform/paths.ts";
+import { stderrIsTerminal } from "../platform/terminal.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";

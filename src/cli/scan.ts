@@ -7,14 +7,14 @@
 import { SCAN_DEFAULT_MEMORIES } from "../conflicts/constants_pipeline.ts";
 import { kickScan } from "../conflicts/scan.ts";
 import { loadConfig } from "../config/mod.ts";
-import { pathExists } from "../platform/mod.ts";
+import { pathExists } from "../platform/paths.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { EXIT_FAILURE, reportFailure } from "./output.ts";
 import { scanLogPath } from "../conflicts/scan_log.ts";
 import { type App, openApp } from "../app/mod.ts";
 
 /**
- * Version of `mema scan --json`'s layout (documented in the README). Bumped when a field is
+ * Version of `mema scan --json`'s layout (documented in docs/conflicts.md). Bumped when a field is
  * removed or changes meaning; new fields may appear within a version.
  */
 export const SCAN_JSON_SCHEMA_VERSION = 1;

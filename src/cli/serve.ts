@@ -17,7 +17,7 @@ import { createRuntime } from "../mcp/runtime.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { LineStdioTransport } from "../mcp/stdio.ts";
 import { backupRefusal } from "../memory/backup.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 

@@ -14,7 +14,7 @@ import {
   newTokenSecret,
   sha256Hex,
 } from "../http/access_tokens.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "../mcp/http_constants.ts";
 import { UsageError } from "./command.ts";

@@ -1,14 +1,47 @@
 /**
- * The rule-based resolution of a conflict (SPEC §4, §8): which value wins (higher trust, then
- * newer event time) and the default plan of per-member actions for a chosen value — members that
- * state it are the resolution, the others are corrected in place where that can be done exactly,
- * annotated otherwise, or kept as history when asked. Pure functions over a group and its members;
- * the commands that carry a plan out are in `workflow.ts`.
+ * The rule-based resolution of a conflict (docs/SPEC.md §4, §8): which value wins (higher trust,
+ * then newer event time) and the default plan of per-member actions for a chosen value — members
+ * that state it are the resolution, the others are corrected in place where that can be done
+ * exactly, annotated otherwise, or kept as history when asked. Pure functions over a group and its
+ * members; the commands that carry a plan out are in `workflow.ts`.
  *
  * @example
  * ```ts
- * import { suggestResolution } from "./src/conflicts/resolution_plan.ts";
- * // suggestResolution(group, members).explanation
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { detectConflicts } from "./detect.ts";
+ * import { suggestResolution } from "./resolution_plan.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const older = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const newer = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const [groupId] = (await detectConflicts(ctx, newer.memoryId, defaultStages())).recorded;
+ * const group = (await store.conflicts.get(groupId))!;
+ * const members = [
+ *   (await store.getMemory(older.memoryId))!,
+ *   (await store.getMemory(newer.memoryId))!,
+ * ];
+ * assert.ok(suggestResolution(group, members).explanation.length > 0);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -26,7 +59,7 @@ export const PLAN_ACTIONS = [
 /** One of {@linkcode PLAN_ACTIONS}. */
 export type PlanAction = typeof PLAN_ACTIONS[number];
 
-/** The rule-based suggestion of SPEC §4: higher trust wins, then newer event time. */
+/** The rule-based suggestion of docs/SPEC.md §4: higher trust wins, then newer event time. */
 export interface Suggestion {
   winnerMemoryId: number;
   chosenValue: string;
@@ -46,7 +79,7 @@ function when(memory: MemoryRecord): string {
 export interface PlanOptions {
   /**
    * Keep them as they are, as history (`preserve_historical_record`) instead of correcting
-   * them; only when the user asks for it (SPEC §8, as in the seed system).
+   * them; only when the user asks for it (docs/SPEC.md §8, as in the seed system).
    */
   preserveHistory?: boolean;
 }
@@ -106,8 +139,8 @@ export function correctedContent(
 }
 
 /**
- * The default plan for a chosen value (SPEC §8, as in the seed system): members stating it are
- * the resolution; the others are corrected — `update_current_claim` (the chosen value put in
+ * The default plan for a chosen value (docs/SPEC.md §8, as in the seed system): members stating it
+ * are the resolution; the others are corrected — `update_current_claim` (the chosen value put in
  * place of theirs) where that can be done safely, else `append_superseded_context` (a note
  * saying what the current value is) — or, when asked, kept as history.
  */

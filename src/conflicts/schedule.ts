@@ -5,8 +5,30 @@
  *
  * @example
  * ```ts
- * import { scheduleConflictCheck } from "./src/conflicts/schedule.ts";
- * // inside store.write: await scheduleConflictCheck(store, memoryId);
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { scheduleConflictCheck } from "./schedule.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * // rememberMemory schedules the check itself; a write that changes a fact outside it does so too.
+ * await store.write(async () => await scheduleConflictCheck(store, memoryId, 1));
+ * assert.ok(Object.keys(await store.countJobs()).length > 0); // the check is queued
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

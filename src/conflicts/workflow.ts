@@ -1,5 +1,5 @@
 /**
- * The conflict workflow (SPEC §8): `judge` pins a revision and records the
+ * The conflict workflow (docs/SPEC.md §8): `judge` pins a revision and records the
  * chosen value and a plan of per-member actions (open → applying);
  * `apply_conflict_action` runs one step; a failed step leaves the group
  * applying with `replan_conflict` as the way forward; `resolve_conflict`
@@ -9,8 +9,45 @@
  *
  * @example
  * ```ts
- * import { judgeConflict } from "./src/conflicts/workflow.ts";
- * // await judgeConflict(ctx, { conflictId: 3, expectedRevision: 1, chosenValue: "Monday", decidedBy: "user" });
+ * import assert from "node:assert/strict";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { detectConflicts } from "./detect.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { judgeConflict } from "./workflow.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const newer = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const [groupId] = (await detectConflicts(ctx, newer.memoryId, defaultStages())).recorded;
+ * const group = (await store.conflicts.get(groupId))!;
+ * const judged = await judgeConflict(ctx, {
+ *   conflictId: groupId,
+ *   expectedRevision: group.revision,
+ *   chosenValue: "Monday",
+ *   decidedBy: "user",
+ *   authorized: true,
+ * });
+ * assert.equal(judged.status, "applying");
+ * assert.equal(judged.chosenValue, "Monday");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -18,7 +55,7 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import {
   correctedContent,

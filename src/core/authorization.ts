@@ -1,13 +1,16 @@
 /**
- * The authorization gate (SPEC §4): `authorized: true` is the caller's
+ * The authorization gate (docs/SPEC.md §4): `authorized: true` is the caller's
  * assertion that the user approved. Without it, a guarded call changes
  * nothing and answers `action_required: "ask_user_for_authorization"` with a
  * plain statement of what would happen.
  *
  * @example
  * ```ts
- * import { requireAuthorization } from "./src/core/authorization.ts";
+ * import assert from "node:assert/strict";
+ * import { requireAuthorization } from "./authorization.ts";
+ *
  * requireAuthorization(true, { action: "retire", impact: "…" }); // passes
+ * assert.throws(() => requireAuthorization(undefined, { action: "retire", impact: "…" }));
  * ```
  * @module
  */

@@ -5,13 +5,22 @@
  *
  * @example
  * ```ts
- * import { MemoryEvents } from "./src/core/memory_events.ts";
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/mod.ts";
+ * import { MemoryEvents } from "./memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
  * const events = new MemoryEvents();
  * const seen: number[] = [];
  * events.onWritten(async (_store, fact) => {
  *   seen.push(fact.memoryId);
  * });
- * // inside store.write: await events.announceWritten(store, { memoryId: 7, version: 1 });
+ * // The write path announces inside its unit of work: store.write(...) in memory/.
+ * await store.write(async () => await events.announceWritten(store, { memoryId: 7, version: 1 }));
+ * assert.deepEqual(seen, [7]);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

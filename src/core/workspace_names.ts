@@ -4,9 +4,11 @@
  *
  * @example
  * ```ts
- * import { canonicalWorkspace } from "./src/core/workspace_names.ts";
- * canonicalWorkspace("My_Project"); // "my-project"
- * canonicalWorkspace("默认"); // "default"
+ * import assert from "node:assert/strict";
+ * import { canonicalWorkspace } from "./workspace_names.ts";
+ *
+ * assert.equal(canonicalWorkspace("My_Project"), "my-project");
+ * assert.equal(canonicalWorkspace("默认"), "default");
  * ```
  * @module
  */

@@ -18,7 +18,7 @@
 import { isMemaError } from "../errors/mod.ts";
 import { readTokenFile } from "../http/access_token_file.ts";
 import { ANY_WORKSPACE } from "../http/access_tokens.ts";
-import { filePermissions } from "../platform/mod.ts";
+import { filePermissions } from "../platform/file_info.ts";
 import type { Finding } from "./mod.ts";
 
 /** What the check needs of the configuration. */

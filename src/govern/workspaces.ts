@@ -1,5 +1,5 @@
 /**
- * Workspace governance (SPEC §9, issue 13): rename, merge, move memories,
+ * Workspace governance (docs/SPEC.md §9, issue 13): rename, merge, move memories,
  * confirm a pending workspace, confirm the registry. Each needs the user's
  * approval (`authorized: true`), runs in one transaction and is audited.
  *
@@ -11,8 +11,29 @@
  *
  * @example
  * ```ts
- * import { renameWorkspace } from "./src/govern/workspaces.ts";
- * // await renameWorkspace(ctx, { from: "alpah", to: "alpha", reason: "typo", authorized: true });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { renameWorkspace } from "./workspaces.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "The API runs on port 8080.",
+ *   subject: "api port",
+ *   workspace: "alpah",
+ * });
+ * await renameWorkspace(ctx, { from: "alpah", to: "alpha", reason: "typo", authorized: true });
+ * assert.equal((await store.getMemory(memoryId))?.workspaceCanonical, "alpha");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -20,7 +41,7 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import { checkReason } from "./lifecycle.ts";
 import type { ServiceContext } from "../core/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, RecallFilters, WorkspaceRecord } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace, visible } from "../workspaces/access.ts";

@@ -7,13 +7,18 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { refusalReason } from "./access_refusals.ts";
- * const reason = refusalReason({ kind: "unknown_token", peer: "127.0.0.1" });
- * if (reason !== "unknown or missing bearer token") throw new Error(reason);
+ *
+ * assert.equal(
+ *   refusalReason({ kind: "unknown_token", peer: "127.0.0.1" }),
+ *   "unknown or missing bearer token",
+ * );
  * ```
  * @module
  */
-import { logWarn, nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { logWarn } from "../platform/log.ts";
 import type { Store } from "../store/mod.ts";
 import type { AuditEntry } from "../store/types.ts";
 import {

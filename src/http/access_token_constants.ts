@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HTTP_TOKEN_RANDOM_BYTES } from "./access_token_constants.ts";
- * if (HTTP_TOKEN_RANDOM_BYTES * 8 !== 256) throw new Error("tokens carry 256 random bits");
+ *
+ * assert.equal(HTTP_TOKEN_RANDOM_BYTES * 8, 256); // tokens carry 256 random bits
  * ```
  * @module
  */

@@ -5,22 +5,24 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readTokenFile } from "./access_token_file.ts";
- * if (readTokenFile("/nonexistent/http_tokens.json") !== undefined) throw new Error("no file, no tokens");
+ *
+ * assert.equal(readTokenFile("/nonexistent/http_tokens.json"), undefined); // no file, no tokens
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { sleepSync } from "../platform/clock.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { modifiedAt } from "../platform/file_info.ts";
 import {
   createFileExclusive,
-  dirName,
-  ensureDir,
-  modifiedAt,
   readTextIfExists,
   removeFileIfExists,
-  sleepSync,
   writeTextPrivateAtomic,
-} from "../platform/mod.ts";
+} from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import {
   TOKEN_FILE_LOCK_RETRY_MS,
   TOKEN_FILE_LOCK_STALE_MS,

@@ -6,16 +6,25 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { findToken, newTokenSecret, parseTokenFile, sha256Hex } from "./access_tokens.ts";
+ *
  * const secret = newTokenSecret();
- * const file = parseTokenFile(JSON.stringify({
- *   format: "mema-http-tokens/1",
- *   tokens: [{
- *     name: "ci", sha256: await sha256Hex(secret), client: "ci", agent_id: "ci-bot",
- *     workspaces: ["alpha"], created_at: "2026-12-04T00:00:00.000Z",
- *   }],
- * }), "http_tokens.json");
- * if ((await findToken(file, secret))?.name !== "ci") throw new Error("the token is not found");
+ * const file = parseTokenFile(
+ *   JSON.stringify({
+ *     format: "mema-http-tokens/1",
+ *     tokens: [{
+ *       name: "ci",
+ *       sha256: await sha256Hex(secret),
+ *       client: "ci",
+ *       agent_id: "ci-bot",
+ *       workspaces: ["alpha"],
+ *       created_at: "2026-12-04T00:00:00.000Z",
+ *     }],
+ *   }),
+ *   "http_tokens.json",
+ * );
+ * assert.equal((await findToken(file, secret))?.name, "ci");
  * ```
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The `memory_govern` tool: state changes that need the user's approval
- * (`authorized: true`), each audited (SPEC §4, §5).
+ * (`authorized: true`), each audited (docs/SPEC.md §4, §5).
  * @module
  */
 import { z } from "zod";

@@ -173,7 +173,7 @@ function presentReplacedClaim(
   };
 }
 
-/** `conflict_signal` (SPEC §6): results that belong to an unresolved conflict say so. */
+/** `conflict_signal` (docs/SPEC.md §6): results that belong to an unresolved conflict say so. */
 function conflictSignal(
   open: ReadonlyMap<number, readonly OpenConflictRef[]>,
   memoryId: number,

@@ -3,15 +3,35 @@
  *
  * @example
  * ```ts
- * import { rememberMemory } from "./src/memory/remember.ts";
- * // const { memoryId } = await rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/mod.ts";
+ * import { rememberMemory } from "./remember.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId, version } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * assert.ok(memoryId > 0);
+ * assert.equal(version, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../core/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";
@@ -311,7 +331,7 @@ function prepareRemember(
         `This stores "${subject}" as user_confirmed: the most trusted level, locked against later changes without approval. Ask the user to confirm the fact, then repeat the call with authorized: true (or store it as agent_generated).`,
     });
   }
-  // SPEC §3: what the user confirmed is locked, whatever level the caller asked for.
+  // docs/SPEC.md §3: what the user confirmed is locked, whatever level the caller asked for.
   const protectionLevel = sourceType === "user_confirmed"
     ? "locked"
     : input.protectionLevel ?? "normal";

@@ -6,15 +6,39 @@
  *
  * @example
  * ```ts
- * import { updateMemory } from "./src/memory/update.ts";
- * // await updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "./remember.ts";
+ * import { updateMemory } from "./update.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const updated = await updateMemory(ctx, {
+ *   memoryId,
+ *   edit: { kind: "replace_text", oldText: "Fridays", newText: "Mondays" },
+ * });
+ * assert.equal(updated.version, 2);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "../core/context.ts";
@@ -29,7 +53,7 @@ export interface TextPatch {
   newText: string;
 }
 
-/** The four update modes of SPEC §5. */
+/** The four update modes of docs/SPEC.md §5. */
 export type MemoryEdit =
   | { kind: "new_content"; content: string }
   | { kind: "replace_text"; oldText: string; newText: string }

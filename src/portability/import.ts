@@ -14,9 +14,30 @@
  *
  * @example
  * ```ts
- * import { importUnits } from "./src/portability/import.ts";
- * // const report = await importUnits(ctx, units, { defaultWorkspace: "notes" });
- * // report.created → 120, report.skipped → [{ path: "a.md", line: 3, reason: "…" }]
+ * import assert from "node:assert/strict";
+ * import { importUnits } from "./import.ts";
+ * import { markdownUnit } from "./sources.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const unit = markdownUnit("# Deploys\nFridays.\n", {
+ *   path: "notes/ops.md",
+ *   sourceRef: "ops.md",
+ *   fileTitle: "ops",
+ *   split: "file",
+ * });
+ * const report = await importUnits(ctx, [unit], { defaultWorkspace: "notes" });
+ * assert.equal(report.created, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,14 +6,15 @@
  *
  * @example
  * ```ts
- * import { bm25Scores } from "./src/recall/bm25.ts";
- * import { countTokens } from "./src/recall/bm25.ts";
+ * import assert from "node:assert/strict";
+ * import { bm25Scores, countTokens } from "./bm25.ts";
+ *
  * const tokens = countTokens(["carolin", "paint", "sunset"]);
  * const scores = bm25Scores(["paint"], [{ id: 1, tokens }], {
  *   frequencies: new Map([["paint", 3]]),
  *   documents: 100,
  * });
- * scores.get(1)! > 0; // true
+ * assert.ok(scores.get(1)! > 0);
  * ```
  * @module
  */

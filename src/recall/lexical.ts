@@ -8,8 +8,14 @@
  *
  * @example
  * ```ts
- * import { pruneTerms } from "./src/recall/lexical.ts";
- * pruneTerms([{ token: "carolin", frequency: 2 }, { token: "the", frequency: 0 }]).kept;
+ * import assert from "node:assert/strict";
+ * import { pruneTerms } from "./lexical.ts";
+ *
+ * const { kept } = pruneTerms([
+ *   { token: "carolin", frequency: 2 },
+ *   { token: "the", frequency: 0 },
+ * ]);
+ * assert.ok(kept.some((term) => term.token === "carolin"));
  * ```
  * @module
  */

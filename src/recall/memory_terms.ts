@@ -5,8 +5,29 @@
  *
  * @example
  * ```ts
- * import { memoryTokens } from "./src/recall/memory_terms.ts";
- * // memoryTokens(record).sorted → ["carolin", "paint", "sunset"]
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { memoryTokens } from "./memory_terms.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Caroline paints sunsets.",
+ *   subject: "hobby",
+ *   workspace: "friends",
+ * });
+ * const tokens = memoryTokens((await store.getMemory(memoryId))!);
+ * assert.ok(tokens.sorted.includes("carolin"));
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
- * import { queryTerms } from "./src/recall/query_terms.ts";
- * queryTerms("Where is the 部署脚本?"); // ["where", "部署脚本"]
+ * import assert from "node:assert/strict";
+ * import { queryTerms } from "./query_terms.ts";
+ *
+ * assert.deepEqual(queryTerms("Where is the 部署脚本?"), ["部署", "署脚", "脚本"]);
  * ```
  * @module
  */

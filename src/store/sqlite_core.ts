@@ -6,10 +6,15 @@
  *
  * @example
  * ```ts
- * import { openStore } from "./src/store/mod.ts";
- * const store = await openStore("/tmp/demo.sqlite3", { cacheDir: "/tmp/mema-cache" });
- * await store.write(async (tx) => tx.setMeta("demo", "1"));
+ * import assert from "node:assert/strict";
+ * import { openStore } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/demo.sqlite3`, { cacheDir: `${dir}/cache` });
+ * await store.write(async (tx) => await tx.setMeta("demo", "1"));
+ * assert.equal(await store.getMeta("demo"), "1");
  * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -16,8 +16,10 @@
  *
  * @example
  * ```ts
- * import { indexText } from "./src/text/index_terms.ts";
- * indexText("Caroline's painting of 北京大学"); // "carolin paint 北京 京大 大学"
+ * import assert from "node:assert/strict";
+ * import { indexText } from "./index_terms.ts";
+ *
+ * assert.equal(indexText("Caroline's painting of 北京大学"), "carolin paint 北京 京大 大学");
  * ```
  * @module
  */

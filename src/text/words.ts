@@ -6,8 +6,10 @@
  *
  * @example
  * ```ts
- * import { textTokens } from "./src/text/words.ts";
- * textTokens("Where is the 部署脚本?"); // ["where", "is", "the", "部署脚本"]
+ * import assert from "node:assert/strict";
+ * import { textTokens } from "./words.ts";
+ *
+ * assert.deepEqual(textTokens("Where is the 部署脚本?"), ["where", "is", "the", "部署脚本"]);
  * ```
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * What a caller may see and change, by workspace (SPEC §9, issue 13).
+ * What a caller may see and change, by workspace (docs/SPEC.md §9, issue 13).
  *
  * - `none`: no access control. An explicit workspace scopes a query to it and the `default`
  *   pool; an unscoped query spans the library minus the recall blacklist.
@@ -9,11 +9,13 @@
  *
  * @example
  * ```ts
- * import { canSeeWorkspace } from "./src/workspaces/access.ts";
+ * import assert from "node:assert/strict";
+ * import { canSeeWorkspace } from "./access.ts";
+ *
  * const caller = { client: "cli", agentId: "a", workspace: "alpha" };
  * const ctx = { caller, settings: { workspaceIsolation: "strict" as const } };
- * canSeeWorkspace(ctx, "alpha"); // true
- * canSeeWorkspace(ctx, "default"); // false
+ * assert.equal(canSeeWorkspace(ctx, "alpha"), true);
+ * assert.equal(canSeeWorkspace(ctx, "default"), false);
  * ```
  * @module
  */

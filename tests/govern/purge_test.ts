@@ -12,7 +12,7 @@ import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { MEMORY_STATUSES } from "../../src/store/types.ts";
-import { appendLineDurable } from "../../src/platform/mod.ts";
+import { appendLineDurable } from "../../src/platform/durable_lines.ts";
 import { openTestContext, snapshotDatabase, type TestContext } from "../helpers/context.ts";
 
 const SECRET = "zqxvaultcode";
