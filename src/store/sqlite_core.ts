@@ -145,6 +145,8 @@ export class SqliteCore {
         // An in-memory flag, so the hot path pays one comparison for it.
         if (this.capabilities.unwritable !== undefined) this.capabilities.unwritable = undefined;
         if (journal) this.#followInserts(journal);
+        // The caller's own work after the commit runs too, after the caches caught up.
+        options.afterCommit?.();
       },
     }).catch((error) => {
       // Every answer says so until a write commits again (src/capabilities/mod.ts).
