@@ -16,12 +16,13 @@ import { assessPair } from "../src/conflicts/rules.ts";
 import { semanticNeighbours } from "../src/conflicts/neighbours.ts";
 import { defaultStages } from "../src/conflicts/stages.ts";
 import { SemanticIndex } from "../src/evidence/semantic.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import { rememberMemory } from "../src/memory/remember.ts";
 import { openStore } from "../src/store/mod.ts";
 import { loadCorpus, scoreCorpus } from "../tests/conflicts/corpus.ts";
 import { loadLocomo, LOCOMO_DEV, sessionTurns } from "./helpers/locomo.ts";
 import { machineFacts, markdownTable, writeResult } from "./helpers/stats.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -44,6 +45,7 @@ const ctx: ServiceContext = {
   store,
   caller: { client: "bench", agentId: "chat-conflicts" },
   settings: { workspaceIsolation: "none", includeSize: false },
+  events: composeMemoryEvents(),
 };
 const stages = defaultStages({
   vectors: semantic ? semanticNeighbours(store, semantic) : undefined,

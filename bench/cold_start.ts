@@ -15,7 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { SemanticIndex } from "../src/evidence/semantic.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import { rememberInTransaction } from "../src/memory/remember.ts";
 import { buildStaticModel } from "../src/models/static_model.ts";
 import { openStore } from "../src/store/mod.ts";
@@ -29,6 +29,7 @@ import {
   summarize,
   writeResult,
 } from "./helpers/stats.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 const MODEL_ID = "static-wink-100d";
 const PROTOCOL_VERSION = "2025-06-18";
@@ -124,6 +125,7 @@ async function prepareDatabase(dir: string, memories: number, modelsDir: string)
     semantic,
     caller: { client: "bench", agentId: "cold-start" },
     settings: { workspaceIsolation: "none", includeSize: true },
+    events: composeMemoryEvents(),
   };
   const notes = new NoteGenerator(11);
   await store.write(async () => {

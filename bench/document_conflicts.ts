@@ -21,7 +21,7 @@
 import { parseArgs } from "node:util";
 import { detectConflicts } from "../src/conflicts/detect.ts";
 import { defaultStages } from "../src/conflicts/stages.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import { importUnits } from "../src/portability/import.ts";
 import { markdownUnit } from "../src/portability/sources.ts";
 import { openStore } from "../src/store/mod.ts";
@@ -35,6 +35,7 @@ import {
   SELECTION_FILE,
 } from "./helpers/documents.ts";
 import { machineFacts, markdownTable, writeResult } from "./helpers/stats.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -76,6 +77,7 @@ async function runHalf(half: CorpusDocument["half"], documents: CorpusDocument[]
     store,
     caller: { client: "mema-cli", agentId: "mema-import" },
     settings: { workspaceIsolation: "none", includeSize: false },
+    events: composeMemoryEvents(),
   };
   try {
     // A file `mema import` refuses (an empty note) is skipped, as the import reports and skips it.

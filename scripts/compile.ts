@@ -1,5 +1,5 @@
 /**
- * Builds the single `mema` executable (SPEC §2) with `deno compile`, leaving out of the
+ * Builds the single `mema` executable (docs/SPEC.md §2) with `deno compile`, leaving out of the
  * embedded `node_modules` what mema never loads on this platform (scripts/compile_plan.ts),
  * then checks that the native files it needs are really inside and reports the sizes.
  *

@@ -1,12 +1,17 @@
 /**
- * Which retrieval capability is in force and what is missing (SPEC §7's
+ * Which retrieval capability is in force and what is missing (docs/SPEC.md §7's
  * degradation chain), in words that say how to fix it. `degraded` is true only when something
  * the configuration asks for is unavailable.
  *
  * @example
  * ```ts
- * import { describeCapabilities } from "./src/capabilities/mod.ts";
- * // describeCapabilities(store.capabilities).mode === "lexical"
+ * import assert from "node:assert/strict";
+ * import { describeCapabilities } from "./mod.ts";
+ *
+ * // FTS5 and no embedding model configured: lexical recall, a choice rather than a fault.
+ * const state = describeCapabilities({ fts: true, vec: false });
+ * assert.equal(state.mode, "lexical");
+ * assert.equal(state.degraded, false);
  * ```
  * @module
  */
@@ -98,7 +103,7 @@ export function describeCapabilities(
     // No model configured is a standing choice; the other vector states change as it works.
     if (vector.state === "off") standing.push(warning);
   }
-  // SPEC §7: the last step of the chain shows in `mode` on every answer while writes go to
+  // docs/SPEC.md §7: the last step of the chain shows in `mode` on every answer while writes go to
   // the backup; the warnings still say how recall works.
   const mode: RetrievalCapability = unwritableReason(store) !== undefined
     ? "jsonl_backup"

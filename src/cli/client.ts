@@ -5,13 +5,13 @@
  * @module
  */
 import { loadConfig } from "../config/mod.ts";
+import { homeDir } from "../platform/env.ts";
 import {
   executablePath,
   findExecutable,
-  homeDir,
   isCompiledBinary,
   runtimeVersion,
-} from "../platform/mod.ts";
+} from "../platform/processes.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 
 /** The clients `mema client` knows, and the agent id each gets unless `--agent-id` says. */

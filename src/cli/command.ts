@@ -6,7 +6,9 @@
  *
  * @example
  * ```ts
- * import { type CommandSpec, parseCommandArgs } from "./src/cli/command.ts";
+ * import assert from "node:assert/strict";
+ * import { type CommandSpec, parseCommandArgs } from "./command.ts";
+ *
  * const spec: CommandSpec = {
  *   name: "demo",
  *   summary: "an example",
@@ -14,8 +16,8 @@
  *   flags: { db: { type: "string", value: "PATH", help: "database file" } },
  *   run: () => 0,
  * };
- * parseCommandArgs(spec, ["--db", "x.sqlite3"]).string("db"); // "x.sqlite3"
- * // parseCommandArgs(spec, ["--dbb", "x"]) throws: unknown flag --dbb (did you mean --db?)
+ * assert.equal(parseCommandArgs(spec, ["--db", "x.sqlite3"]).string("db"), "x.sqlite3");
+ * assert.throws(() => parseCommandArgs(spec, ["--dbb", "x"]), /--db/); // did you mean --db?
  * ```
  * @module
  */

@@ -4,29 +4,20 @@
  * every change made there is the user's own, authorized at the keyboard.
  * @module
  */
+import { type App, openApp, shutDown } from "../app/mod.ts";
+import { listenForStop } from "../app/stop_signal.ts";
 import { IDENTITY_PATTERN, loadConfig } from "../config/mod.ts";
-import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
-import { detectConflicts } from "../conflicts/detect.ts";
-import { semanticNeighbours } from "../conflicts/neighbours.ts";
-import { defaultStages, openJudge } from "../conflicts/stages.ts";
 import { CONSOLE_DEFAULT_PORT, DOCTOR_CACHE_MS } from "../console/constants.ts";
 import type { ConsoleEnv } from "../console/scope.ts";
 import { startConsole } from "../console/server.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { SemanticIndex } from "../evidence/semantic.ts";
-import { startEvidenceWorker } from "../evidence/worker.ts";
-import type { JobWorker } from "../jobs/worker.ts";
-import type { CallerIdentity } from "../memory/context.ts";
-import { logInfo, logWarn, openInBrowser, osUserName } from "../platform/mod.ts";
-import { serviceSettings } from "./service_settings.ts";
+import { openInBrowser } from "../platform/browser.ts";
+import { osUserName } from "../platform/env.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
-import { openStore } from "../store/mod.ts";
-import { settlesWithin } from "../platform/deadline.ts";
-import { finishOwedScrub } from "../govern/purge.ts";
 import { reportFailure } from "./output.ts";
-import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
-import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
 
 /** The client name console changes are stored and audited under. */
 export const CONSOLE_CLIENT = "console";
@@ -77,46 +68,15 @@ export async function consoleCommand(args: string[]): Promise<number> {
   const parsed = parseCommandArgs(consoleSpec, args);
   const port = parsePort(parsed.string("port"));
   const stop = listenForStop();
-  let store;
-  let worker: JobWorker | undefined;
+  let app: App | undefined;
   try {
     const flags = { dbPath: parsed.string("db"), configPath: parsed.string("config") };
     const config = loadConfig({ flags });
-    store = await openStore(config.dbPath, {
-      cacheDir: config.cacheDir,
-      dbUrl: config.dbUrl,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
-    });
-    // A purge whose process died before its scrub (or whose WAL a reader held) is finished
-    // before anything is served.
-    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
-    const semantic = new SemanticIndex(store, {
-      modelId: config.embeddingModel,
-      modelsDir: config.modelsDir,
-      manifestPath: config.manifestPath,
-    });
-    const judge = openJudge(config);
-    const ctx = {
-      store,
-      semantic,
-      judge,
-      caller: consoleCaller(),
-      settings: serviceSettings(config),
-    };
-    if (store.capabilities.readOnly === undefined) {
+    app = await openApp(config, { caller: consoleCaller(), serving: {} });
+    const { ctx } = app;
+    if (app.store.capabilities.readOnly === undefined) {
       // Changes made in the console queue evidence and conflict checks like any write.
-      const stages = defaultStages({
-        judge,
-        vectors: semanticNeighbours(store, semantic),
-      });
-      const jobWorker = await startEvidenceWorker(store, semantic, {
-        [DETECT_JOB_KIND]: async (job) => {
-          await detectConflicts(ctx, Number(job.payload.memory_id), stages);
-        },
-      });
-      worker = jobWorker;
-      void stop.requested.then(() => jobWorker.stop());
+      await app.startBackgroundJobs(stop);
     } else {
       logWarn(`the database ${config.dbPath} is read-only: the console can show, not change`);
     }
@@ -154,11 +114,6 @@ export async function consoleCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
-    stop.dispose();
-    if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
-      logWarn("stopping without the background job in progress; it runs again on the next start");
-    }
-    store?.close();
-    exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
+    await shutDown(stop, app);
   }
 }

@@ -5,11 +5,14 @@
  *
  * @example
  * ```ts
- * import { createCountProgress } from "./src/cli/count_progress.ts";
+ * import assert from "node:assert/strict";
+ * import { createCountProgress } from "./count_progress.ts";
+ *
  * let out = "";
  * const progress = createCountProgress({ isTty: true, label: "importing", write: (t) => out += t });
  * progress.update(5, 10);
- * progress.finish(); // out: "\rimporting [############------------] 5/10\n"
+ * progress.finish();
+ * assert.ok(out.endsWith("\rimporting [############------------] 5/10\n"));
  * ```
  * @module
  */

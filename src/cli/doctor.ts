@@ -16,7 +16,7 @@ const MARK: Record<Finding["severity"], string> = {
 };
 
 /**
- * Version of `mema doctor --json`'s layout (documented in the README). Bumped when a field is
+ * Version of `mema doctor --json`'s layout (documented in docs/commands.md). Bumped when a field is
  * removed or changes meaning; new fields may appear within a version.
  */
 export const DOCTOR_JSON_SCHEMA_VERSION = 1;

@@ -9,22 +9,23 @@
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import {
-  absolutePath,
   ensureDir,
   listEntries,
   makeTempDirIn,
-  openTextWriter,
-  pathExists,
-  pathKind,
   removeTreeIfExists,
+} from "../platform/directories.ts";
+import {
+  openTextWriter,
   renamePath,
-  stderrIsTerminal,
   type TextFileWriter,
   writeTextAtomic,
-} from "../platform/mod.ts";
+} from "../platform/files.ts";
+import { absolutePath, pathExists, pathKind } from "../platform/paths.ts";
+import { stderrIsTerminal } from "../platform/terminal.ts";
 import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
-import { openStore, type Store } from "../store/mod.ts";
+import type { Store } from "../store/mod.ts";
+import { openDatabase } from "../app/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
@@ -154,13 +155,7 @@ export async function exportCommand(args: string[]): Promise<number> {
         hint: "name the database with --db PATH (or MEMA_DB_PATH, db_path in the config file)",
       });
     }
-    store = await openStore(config.dbPath, {
-      cacheDir: config.cacheDir,
-      dbUrl: config.dbUrl,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
-      skipVec: true,
-    });
+    store = await openDatabase(config, { skipVec: true });
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
     const includeHistory = values["include-history"];
     let writer: TextFileWriter | undefined;

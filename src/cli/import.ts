@@ -9,26 +9,19 @@
  */
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import {
-  linkTarget,
-  listEntries,
-  makeTempDirIn,
-  pathExists,
-  pathKind,
-  readTextStrict,
-  realPathOf,
-  removeTreeIfExists,
-  stderrIsTerminal,
-} from "../platform/mod.ts";
+import { listEntries, makeTempDirIn, removeTreeIfExists } from "../platform/directories.ts";
+import { readTextStrict } from "../platform/files.ts";
+import { linkTarget, pathExists, pathKind, realPathOf } from "../platform/paths.ts";
+import { stderrIsTerminal } from "../platform/terminal.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";
 import { jsonlUnits, markdownUnit, type SplitMode } from "../portability/sources.ts";
-import { openStore, SOURCE_TYPES, type SourceType, type Store } from "../store/mod.ts";
+import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { type App, openApp } from "../app/mod.ts";
 
 /** One file to read, with how it is named. */
 interface SourceFile {
@@ -368,7 +361,7 @@ export async function importCommand(args: string[]): Promise<number> {
       "import",
     );
   }
-  let store: Store | undefined;
+  let app: App | undefined;
   let scratch: string | undefined;
   try {
     const sources = collectSources(positionals);
@@ -379,20 +372,15 @@ export async function importCommand(args: string[]): Promise<number> {
     if (values["dry-run"] && !pathExists(config.dbPath)) {
       scratch = makeTempDirIn(undefined, DRY_RUN_PREFIX);
     }
-    store = await openStore(scratch === undefined ? config.dbPath : `${scratch}/dry-run.sqlite3`, {
-      cacheDir: config.cacheDir,
-      dbUrl: config.dbUrl,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
+    app = await openApp(config, {
+      path: scratch === undefined ? undefined : `${scratch}/dry-run.sqlite3`,
       // A dry run embeds nothing: it needs no vector extension (nor its cached copy).
       skipVec: values["dry-run"],
-    });
-    const ctx: ServiceContext = {
-      store,
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
       // The user at the command line owns the database: no agent isolation applies to what they import.
       settings: { workspaceIsolation: "none", includeSize: config.includeSize },
-    };
+    });
+    const { ctx } = app;
     const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "importing" });
     const report = await importUnits(ctx, read.units, {
       defaultWorkspace: values.workspace,
@@ -434,7 +422,7 @@ export async function importCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
-    store?.close();
+    await app?.close();
     if (scratch !== undefined) removeTreeIfExists(scratch);
   }
 }

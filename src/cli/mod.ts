@@ -4,8 +4,17 @@
  *
  * @example
  * ```ts
- * import { runCli } from "./src/cli/mod.ts";
- * // Deno.exit(await runCli(["version"]));
+ * import assert from "node:assert/strict";
+ * import { runCli } from "./mod.ts";
+ *
+ * // main.ts does `Deno.exit(await runCli(Deno.args))`; `version` prints and exits 0.
+ * const log = console.log;
+ * console.log = () => {};
+ * try {
+ *   assert.equal(await runCli(["version"]), 0);
+ * } finally {
+ *   console.log = log;
+ * }
  * ```
  * @module
  */

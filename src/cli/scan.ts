@@ -5,17 +5,16 @@
  * @module
  */
 import { SCAN_DEFAULT_MEMORIES } from "../conflicts/constants_pipeline.ts";
-import { defaultStages } from "../conflicts/stages.ts";
 import { kickScan } from "../conflicts/scan.ts";
 import { loadConfig } from "../config/mod.ts";
-import { pathExists } from "../platform/mod.ts";
-import { openStore } from "../store/mod.ts";
+import { pathExists } from "../platform/paths.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { EXIT_FAILURE, reportFailure } from "./output.ts";
 import { scanLogPath } from "../conflicts/scan_log.ts";
+import { type App, openApp } from "../app/mod.ts";
 
 /**
- * Version of `mema scan --json`'s layout (documented in the README). Bumped when a field is
+ * Version of `mema scan --json`'s layout (documented in docs/conflicts.md). Bumped when a field is
  * removed or changes meaning; new fields may appear within a version.
  */
 export const SCAN_JSON_SCHEMA_VERSION = 1;
@@ -99,7 +98,7 @@ export async function scanCommand(args: string[]): Promise<number> {
     if (json) console.log(JSON.stringify(summary));
     return code;
   };
-  let store;
+  let app: App | undefined;
   try {
     const config = loadConfig({
       flags: { dbPath: flags.string("db"), configPath: flags.string("config") },
@@ -111,18 +110,11 @@ export async function scanCommand(args: string[]): Promise<number> {
       say(`scan complete: no database at ${config.dbPath} yet, nothing to scan`);
       return finish(0);
     }
-    store = await openStore(config.dbPath, {
-      cacheDir: config.cacheDir,
-      dbUrl: config.dbUrl,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
-    });
-    const ctx = {
-      store,
+    app = await openApp(config, {
       caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-scan" },
       settings: { workspaceIsolation: config.workspaceIsolation, includeSize: config.includeSize },
-    };
-    const stages = defaultStages();
+    });
+    const { ctx, stages, store } = app;
     for (;;) {
       const receipt = await kickScan(ctx, {
         assess: stages.assess,
@@ -138,7 +130,7 @@ export async function scanCommand(args: string[]): Promise<number> {
         `kick ${summary.kicks}: ${receipt.mode} round ${receipt.roundId}, scanned ${receipt.processedThisKick}, queued ${receipt.queuedThisKick}, ${receipt.pendingMemories} left`,
       );
       if (receipt.complete) {
-        const backlog = await store.read(async () => await store!.conflicts.backlog());
+        const backlog = await store.read(async () => await store.conflicts.backlog());
         summary.complete = true;
         summary.scan_queue_pending = backlog.scanQueuePending;
         summary.open_conflicts = backlog.openConflicts;
@@ -166,6 +158,6 @@ export async function scanCommand(args: string[]): Promise<number> {
     };
     return finish(code);
   } finally {
-    store?.close();
+    await app?.close();
   }
 }

@@ -7,30 +7,19 @@
  * @module
  */
 import process from "node:process";
+import { type App, openApp, shutDown } from "../app/mod.ts";
+import { listenForStop } from "../app/stop_signal.ts";
 import { loadConfig, requireIdentity, requireStrictWorkspace } from "../config/mod.ts";
+import { scanLogPath } from "../conflicts/scan_log.ts";
+import type { CallerIdentity } from "../core/context.ts";
+import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
+import { createRuntime } from "../mcp/runtime.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { LineStdioTransport } from "../mcp/stdio.ts";
-import { createRuntime } from "../mcp/runtime.ts";
-import { HTTP_SERVER_CALLER, resolveHttpOptions, serveHttpUntil } from "../mcp/http.ts";
-import { settlesWithin } from "../platform/deadline.ts";
-import { finishOwedScrub } from "../govern/purge.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
-import { serviceSettings } from "./service_settings.ts";
-import type { CallerIdentity } from "../memory/context.ts";
-import { startEvidenceWorker } from "../evidence/worker.ts";
-import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
-import { detectConflicts } from "../conflicts/detect.ts";
-import { scanLogPath } from "../conflicts/scan_log.ts";
-import { semanticNeighbours } from "../conflicts/neighbours.ts";
-import { defaultStages, openJudge } from "../conflicts/stages.ts";
-import { SemanticIndex } from "../evidence/semantic.ts";
-import type { JobWorker } from "../jobs/worker.ts";
 import { backupRefusal } from "../memory/backup.ts";
-import { openStore } from "../store/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
-import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./serve_constants.ts";
-import { exitIfStillRunningAfter, listenForStop } from "./stop_signal.ts";
 
 /** `mema serve`: its help and flags. */
 export const serveSpec: CommandSpec = {
@@ -79,13 +68,12 @@ export const serveSpec: CommandSpec = {
 /**
  * Runs `mema serve`; resolves with the exit code when the client disconnects
  * or on SIGINT/SIGTERM, after stopping the transport, the job worker and the
- * store, each within a bound (src/cli/serve_constants.ts).
+ * store, each within a bound (src/app/shutdown_constants.ts).
  */
 export async function serveCommand(args: string[]): Promise<number> {
   const flags = parseCommandArgs(serveSpec, args);
   const stop = listenForStop();
-  let store;
-  let worker: JobWorker | undefined;
+  let app: App | undefined;
   try {
     const config = loadConfig({
       flags: {
@@ -110,56 +98,21 @@ export async function serveCommand(args: string[]): Promise<number> {
       : { ...identity, workspace: config.workspace };
     // Over HTTP each request may name its workspace (X-Mema-Workspace) instead.
     if (!http) requireStrictWorkspace(config);
-    store = await openStore(config.dbPath, {
-      cacheDir: config.cacheDir,
-      dbUrl: config.dbUrl,
-      busyTimeoutMs: config.busyTimeoutMs,
-      durability: config.durability,
-    });
-    // A purge whose process died before its scrub (or whose WAL a reader held) is finished
-    // before anything is served.
-    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
-    const semantic = new SemanticIndex(store, {
-      modelId: config.embeddingModel,
-      modelsDir: config.modelsDir,
-      manifestPath: config.manifestPath,
-      recountAfterCalls: true,
-    });
-    const judge = openJudge(config);
-    const runtime = createRuntime({
-      store,
-      semantic,
-      judge,
-      caller,
-      settings: serviceSettings(config),
-    }, {
+    app = await openApp(config, { caller, serving: { recountAfterCalls: true } });
+    const runtime = createRuntime(app.ctx, {
       dbPath: config.dbPath,
       conflicts: {
-        stages: defaultStages({
-          judge,
-          vectors: semanticNeighbours(store, semantic),
-        }),
+        stages: app.stages,
         waitMs: config.noticeSyncWaitMs,
         scanLogPath: scanLogPath(config.dbPath),
       },
     });
-    const conflictsSettings = runtime.conflicts!;
-    if (store.capabilities.readOnly !== undefined) {
+    const readOnly = app.store.capabilities.readOnly;
+    if (readOnly !== undefined) {
       // Background jobs only write; a read-only database serves reads and saves writes.
-      warnReadOnly(config.dbPath, store.capabilities.readOnly, config.backupPath);
+      warnReadOnly(config.dbPath, readOnly, config.backupPath);
     } else {
-      const jobWorker = await startEvidenceWorker(store, semantic, {
-        [DETECT_JOB_KIND]: async (job) => {
-          await detectConflicts(
-            runtime.ctx,
-            Number(job.payload.memory_id),
-            conflictsSettings.stages,
-          );
-        },
-      });
-      worker = jobWorker;
-      // The job in progress gets the transport's grace period to finish; no new one starts.
-      void stop.requested.then(() => jobWorker.stop());
+      await app.startBackgroundJobs(stop);
     }
     const { mode } = await runtime.capabilities();
     if (http) {
@@ -188,12 +141,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
-    stop.dispose();
-    if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
-      logWarn("stopping without the background job in progress; it runs again on the next start");
-    }
-    store?.close();
-    exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
+    await shutDown(stop, app);
   }
 }
 

@@ -6,11 +6,16 @@
  */
 import { IDENTITY_PATTERN } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { HTTP_TOKEN_NAME_MAX_CHARS } from "../http/token_constants.ts";
-import { updateTokenFile } from "../http/token_file.ts";
-import { ANY_WORKSPACE, type HttpTokenRecord, newTokenSecret, sha256Hex } from "../http/tokens.ts";
-import { nowIso } from "../platform/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { HTTP_TOKEN_NAME_MAX_CHARS } from "../http/access_token_constants.ts";
+import { updateTokenFile } from "../http/access_token_file.ts";
+import {
+  ANY_WORKSPACE,
+  type HttpTokenRecord,
+  newTokenSecret,
+  sha256Hex,
+} from "../http/access_tokens.ts";
+import { nowIso } from "../platform/clock.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "../mcp/http_constants.ts";
 import { UsageError } from "./command.ts";
 

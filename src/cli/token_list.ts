@@ -3,7 +3,7 @@
  * secret: the file has none, and the hash is left out too (it identifies nothing to a person).
  * @module
  */
-import { readTokenFile } from "../http/token_file.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
 
 /** Runs `mema token list` against the token file at `path`; returns the exit code. */
 export function listTokens(path: string, options: { json: boolean }): number {

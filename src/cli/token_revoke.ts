@@ -4,7 +4,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { updateTokenFile } from "../http/token_file.ts";
+import { updateTokenFile } from "../http/access_token_file.ts";
 
 /** Runs `mema token revoke` against the token file at `path`; returns the exit code. */
 export function revokeToken(path: string, name: string): number {

@@ -8,7 +8,8 @@
 import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
 import { MemaError } from "../errors/mod.ts";
-import { absolutePath, confirmOnTerminal, stdinIsTerminal } from "../platform/mod.ts";
+import { absolutePath } from "../platform/paths.ts";
+import { confirmOnTerminal, stdinIsTerminal } from "../platform/terminal.ts";
 import { planUpgrade, runUpgrade } from "../portability/upgrade.ts";
 import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";

@@ -1,6 +1,7 @@
 /**
- * The `db_url` setting: a `postgres://` URL naming a shared PostgreSQL database (SPEC §15), and
- * the redaction that keeps its credentials out of logs, `status`, `doctor` and errors.
+ * The `db_url` setting: a `postgres://` URL naming a shared PostgreSQL database
+ * (docs/SPEC.md §15), and the redaction that keeps its credentials out of logs, `status`,
+ * `doctor` and errors.
  *
  * Credentials reach PostgreSQL from the URL's password, `PGPASSWORD` or a password file
  * (`PGPASSFILE`, `~/.pgpass`); only the first two pass through mema's hands, so those are what
@@ -8,14 +9,16 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkDbUrl, redactDbUrl } from "./db_url.ts";
+ *
  * const url = checkDbUrl("postgres://team:s3cret@db.example:5432/mema", "db_url");
- * if (redactDbUrl(url) !== "postgres://team:***@db.example:5432/mema") throw new Error("leak");
+ * assert.equal(redactDbUrl(url), "postgres://team:***@db.example:5432/mema");
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { envVar } from "../platform/mod.ts";
+import { envVar } from "../platform/env.ts";
 
 /** What stands in for a credential wherever text would have shown it. */
 export const REDACTED = "***";

@@ -5,17 +5,30 @@
  *
  * @example
  * ```ts
- * import { loadConfig } from "./src/config/mod.ts";
- * const config = loadConfig({ flags: { client: "cursor", agentId: "cursor-main" } });
- * console.error(config.dbPath);
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: {
+ *     client: "cursor",
+ *     agentId: "cursor-main",
+ *     dbPath: `${dir}/mema.sqlite3`,
+ *     configPath: `${dir}/config.json`,
+ *   },
+ * });
+ * assert.equal(config.dbPath, `${dir}/mema.sqlite3`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
-import { dirName, envVar, readTextIfExists } from "../platform/mod.ts";
+import { envVar } from "../platform/env.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import { closestName } from "../text/closest_name.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 import { checkDbUrl } from "./db_url.ts";
 
@@ -23,9 +36,9 @@ import { checkDbUrl } from "./db_url.ts";
 export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
 const CLIENT_MAX = 64;
 const AGENT_ID_MAX = 128;
-/** Where `mema serve --http` listens unless told otherwise (SPEC §10). */
+/** Where `mema serve --http` listens unless told otherwise (docs/SPEC.md §10). */
 export const DEFAULT_HTTP_HOST = "127.0.0.1";
-/** The HTTP port unless told otherwise (SPEC §10). */
+/** The HTTP port unless told otherwise (docs/SPEC.md §10). */
 export const DEFAULT_HTTP_PORT = 8000;
 /** The HTTP token file's name beside the database, unless `http_tokens_file` says where. */
 export const HTTP_TOKENS_FILE = "http_tokens.json";
@@ -75,7 +88,7 @@ export const CONFIG_KEYS: readonly string[] = Object.keys(configFileSchema.shape
 /** Where a setting's value came from. */
 export type SettingSource = "default" | "file" | "env" | "flag";
 
-/** How workspaces separate callers (SPEC §9). */
+/** How workspaces separate callers (docs/SPEC.md §9). */
 export type WorkspaceIsolation = "none" | "weak" | "strict";
 
 /** The resolved configuration every command works from. */
@@ -85,7 +98,7 @@ export interface MemaConfig {
   dbPath: string;
   /**
    * A `postgres://` URL: the library lives in that PostgreSQL database instead of the SQLite
-   * file at `dbPath` (SPEC §15). May hold a password: show it only through `redactDbUrl`.
+   * file at `dbPath` (docs/SPEC.md §15). May hold a password: show it only through `redactDbUrl`.
    */
   dbUrl?: string;
   client?: string;
@@ -323,7 +336,7 @@ function checkPort(value: string, origin: string): number {
 /**
  * A write does not wait for its conflict verdict by default (issue 11): the check's cost
  * grows with the library (p50 29 ms at 1k, 785 ms at 100k memories through MCP), so the
- * verdict rides on a later response as a notice. SPEC §8's 3000 ms is one setting away.
+ * verdict rides on a later response as a notice. docs/SPEC.md §8's 3000 ms is one setting away.
  */
 const NOTICE_SYNC_WAIT_DEFAULT_MS = 0;
 

@@ -3,12 +3,14 @@
  *
  * @example
  * ```ts
- * import { defaultDbPath } from "./src/config/paths.ts";
- * console.error(defaultDbPath()); // ~/.local/share/mema/mema.sqlite3
+ * import assert from "node:assert/strict";
+ * import { defaultDbPath } from "./paths.ts";
+ *
+ * assert.ok(defaultDbPath().endsWith("/mema/mema.sqlite3")); // ~/.local/share/mema/mema.sqlite3
  * ```
  * @module
  */
-import { envVar, homeDir } from "../platform/mod.ts";
+import { envVar, homeDir } from "../platform/env.ts";
 
 /** `$XDG_CONFIG_HOME/mema` or `~/.config/mema`. */
 export function configDir(): string {

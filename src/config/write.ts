@@ -5,13 +5,21 @@
  *
  * @example
  * ```ts
- * import { updateConfigFile } from "./src/config/write.ts";
- * // updateConfigFile("~/.config/mema/config.json", { embedding_model: "static-wink-100d" });
+ * import assert from "node:assert/strict";
+ * import { updateConfigFile } from "./write.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/config.json`;
+ * updateConfigFile(path, { embedding_model: "static-wink-100d" });
+ * assert.equal(JSON.parse(Deno.readTextFileSync(path)).embedding_model, "static-wink-100d");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, ensureDir, readTextIfExists, writeBytesAtomic } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { readTextIfExists, writeBytesAtomic } from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 import { CONFIG_KEYS } from "./mod.ts";
 
 /** Sets (or, with `null` for a removable key, clears) config keys; returns the new object. */

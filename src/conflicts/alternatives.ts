@@ -6,9 +6,13 @@
  *
  * @example
  * ```ts
- * import { exclusiveAlternative } from "./src/conflicts/alternatives.ts";
- * exclusiveAlternative("The newsletter is sent weekly.", "The newsletter went monthly.");
- * // { group: "frequency", a: "weekly", b: "monthly" }
+ * import assert from "node:assert/strict";
+ * import { exclusiveAlternative } from "./alternatives.ts";
+ *
+ * assert.deepEqual(
+ *   exclusiveAlternative("The newsletter is sent weekly.", "The newsletter went monthly."),
+ *   { group: "frequency", a: "weekly", b: "monthly" },
+ * );
  * ```
  * @module
  */

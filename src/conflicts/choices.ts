@@ -12,8 +12,11 @@
  *
  * @example
  * ```ts
- * import { reversedChoice } from "./src/conflicts/choices.ts";
- * reversedChoice("Use pnpm, not npm.", "Use npm; pnpm is no longer used.")?.a; // "pnpm"
+ * import assert from "node:assert/strict";
+ * import { reversedChoice } from "./choices.ts";
+ *
+ * const choice = reversedChoice("Use pnpm, not npm.", "Use npm; pnpm is no longer used.");
+ * assert.equal(choice?.a, "pnpm");
  * ```
  * @module
  */

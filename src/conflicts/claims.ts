@@ -11,9 +11,11 @@
  *
  * @example
  * ```ts
- * import { readClaim } from "./src/conflicts/claims.ts";
- * readClaim("Gina: The store opens at 9.").text; // "The store opens at 9."
- * readClaim("Jon: How's it going?").notAClaim; // "a question states no fact"
+ * import assert from "node:assert/strict";
+ * import { readClaim } from "./claims.ts";
+ *
+ * assert.equal(readClaim("Gina: The store opens at 9.").text, "The store opens at 9.");
+ * assert.equal(readClaim("Jon: How's it going?").notAClaim, "a question states no fact");
  * ```
  * @module
  */

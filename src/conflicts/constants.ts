@@ -1,14 +1,16 @@
 /**
- * Conflict-detection tunables (SPEC §8): the rule stage that decides which evidence pairs look
- * like a change of fact, and the NLI judge that rules on the survivors. Each value says why it
+ * Conflict-detection tunables (docs/SPEC.md §8): the rule stage that decides which evidence pairs
+ * look like a change of fact, and the NLI judge that rules on the survivors. Each value says why it
  * is what it is; the rule-stage figures were chosen on the tune half of
  * `tests/conflicts/corpus.json` (`deno task bench:conflicts` prints precision and recall on both
  * halves) and must be re-measured there when changed; the held half is for reporting only.
  *
  * @example
  * ```ts
- * import { JUDGE_DEFAULT_THRESHOLDS } from "./src/conflicts/constants.ts";
- * JUDGE_DEFAULT_THRESHOLDS.conflict; // 0.8
+ * import assert from "node:assert/strict";
+ * import { JUDGE_DEFAULT_THRESHOLDS } from "./constants.ts";
+ *
+ * assert.equal(JUDGE_DEFAULT_THRESHOLDS.conflict, 0.8);
  * ```
  * @module
  */

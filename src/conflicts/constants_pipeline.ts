@@ -25,7 +25,7 @@ export const DETECT_POSTINGS_BUDGET = 1_000;
 export const DETECT_MAX_PAIRS = 2000;
 /** Groups recorded per write (memory-arbiter capped notices at 5 per job). */
 export const DETECT_MAX_NOTICES = 5;
-/** How long a write response waits for the verdict by default (SPEC §8). */
+/** How long a write response waits for the verdict by default (docs/SPEC.md §8). */
 export const NOTICE_SYNC_WAIT_MS = 3000;
 /**
  * Under strict isolation, how many pending notices a response looks through for ones the
@@ -46,7 +46,7 @@ export const SCAN_QUEUE_PAGE_DEFAULT = 10;
 export const SCAN_QUEUE_PAGE_MAX = 30;
 /** Most decisions per submit. */
 export const SCAN_SUBMIT_MAX = 200;
-/** Most duplicate pairs listed (SPEC §8). */
+/** Most duplicate pairs listed (docs/SPEC.md §8). */
 export const DUPLICATES_MAX = 200;
 /**
  * Dice share of content words (stems, stopwords out, attribute families merged) from which two
@@ -61,7 +61,7 @@ export const DUPLICATE_MIN_DICE = 0.6;
 /**
  * With an embedding model, a neighbour by meaning is a near-duplicate from this similarity
  * (cosine scaled so the model's relevance floor is 0 and 1 is 1), once polarity, values and
- * names match. For the static model (floor 0.75) that is cosine ≥ 0.94, the figure SPEC §7
+ * names match. For the static model (floor 0.75) that is cosine ≥ 0.94, the figure docs/SPEC.md §7
  * gives for a paraphrase ("car broke down" / "automobile stopped working"), where an unrelated
  * sentence scores 0.70; for a model on the default floor (0.6), cosine ≥ 0.9.
  */

@@ -1,5 +1,5 @@
 /**
- * Write-time conflict detection (SPEC §8): after a memory is written, compare
+ * Write-time conflict detection (docs/SPEC.md §8): after a memory is written, compare
  * its rows with rows of other active memories in the same scope that share
  * words with it, keep the pairs the rule stage says look like a change of
  * fact, ask the NLI judge about them when one is installed, and record a
@@ -8,8 +8,35 @@
  *
  * @example
  * ```ts
- * import { detectConflicts } from "./src/conflicts/detect.ts";
- * // await detectConflicts(ctx, 12, { assess: assessPair });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { detectConflicts } from "./detect.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const report = await detectConflicts(ctx, memoryId, defaultStages());
+ * assert.equal(report.recorded.length, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -19,12 +46,12 @@ import { markupSpans, readClaim } from "./claims.ts";
 import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
-import { queryTerms } from "../recall/tokens.ts";
+import { queryTerms } from "../recall/query_terms.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
-import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
   DETECT_JUDGE_MIN_SHARED_SHARE,
   DETECT_JUDGE_MIN_SIMILARITY,

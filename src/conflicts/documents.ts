@@ -11,8 +11,16 @@
  *
  * @example
  * ```ts
- * import { documentTopic } from "./src/conflicts/documents.ts";
- * documentTopic({ subject: "HISTORY", sourceRef: "fresh/HISTORY.md", content: "…", sourceType: "document_extracted" }); // "fresh"
+ * import assert from "node:assert/strict";
+ * import { documentTopic } from "./documents.ts";
+ *
+ * const topic = documentTopic({
+ *   subject: "HISTORY",
+ *   sourceRef: "fresh/HISTORY.md",
+ *   content: "…",
+ *   sourceType: "document_extracted",
+ * });
+ * assert.equal(topic, "fresh");
  * ```
  * @module
  */

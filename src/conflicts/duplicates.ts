@@ -1,6 +1,6 @@
 /**
- * Near-duplicates (SPEC §5/§8): two active facts that say the same thing in other words. The
- * test works offline and is deliberately strict about what makes facts different:
+ * Near-duplicates (docs/SPEC.md §5/§8): two active facts that say the same thing in other words.
+ * The test works offline and is deliberately strict about what makes facts different:
  *
  * - the same polarity (one negated, the other not: they disagree, not repeat);
  * - the same values after unit normalization ("3 days" = "72 hours", "5 days" is another fact);
@@ -19,15 +19,18 @@
  *
  * @example
  * ```ts
- * import { duplicateSimilarity } from "./src/conflicts/duplicates.ts";
- * duplicateSimilarity("We deploy every Tuesday.", "Deploys happen every Tuesday."); // ≥ 0.6
- * duplicateSimilarity("Alice likes black tea.", "Bob likes black tea."); // 0
+ * import assert from "node:assert/strict";
+ * import { duplicateSimilarity } from "./duplicates.ts";
+ *
+ * const same = duplicateSimilarity("We deploy every Tuesday.", "Deploys happen every Tuesday.");
+ * assert.ok(same >= 0.6);
+ * assert.equal(duplicateSimilarity("Alice likes black tea.", "Bob likes black tea."), 0);
  * ```
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord, Store } from "../store/mod.ts";
 import {
   DUPLICATE_CLAIM_CHARS,

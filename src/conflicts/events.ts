@@ -1,6 +1,6 @@
 /**
- * Conflict events (SPEC §3/§8, issue 14): the members that disagree about one attribute form
- * one event with value groups, not a pile of pairwise conflicts. Values are grouped after unit
+ * Conflict events (docs/SPEC.md §3/§8, issue 14): the members that disagree about one attribute
+ * form one event with value groups, not a pile of pairwise conflicts. Values are grouped after unit
  * normalization ("3 days" and "72 hours" are one group, "5 days" another); a new fact that
  * contradicts a member of an open event joins that event instead of opening another.
  *
@@ -12,13 +12,19 @@
  *
  * @example
  * ```ts
- * import { groupValues } from "./src/conflicts/events.ts";
- * groupValues([{ memoryId: 1, value: "3 days" }, { memoryId: 2, value: "5 days" },
- *   { memoryId: 3, value: "72 hours" }]).length; // 2
+ * import assert from "node:assert/strict";
+ * import { groupValues } from "./events.ts";
+ *
+ * const groups = groupValues([
+ *   { memoryId: 1, value: "3 days" },
+ *   { memoryId: 2, value: "5 days" },
+ *   { memoryId: 3, value: "72 hours" },
+ * ]);
+ * assert.equal(groups.length, 2); // 3 days and 72 hours are one value
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
 import { extractValues, normalizeNumerals, sameValue, type SentenceValue } from "./values.ts";
 

@@ -1,11 +1,11 @@
 /**
- * The NLI conflict judge (SPEC §8): a sentence-pair classifier (an XNLI cross-encoder such as
- * mDeBERTa-v3-base-xnli) that rules on the pairs the rule stage kept. It reads P(contradiction)
+ * The NLI conflict judge (docs/SPEC.md §8): a sentence-pair classifier (an XNLI cross-encoder such
+ * as mDeBERTa-v3-base-xnli) that rules on the pairs the rule stage kept. It reads P(contradiction)
  * and maps it to `conflict` / `possible_conflict` / `no_conflict` with two thresholds; every
  * verdict carries the model id and the thresholds that produced it.
  *
  * Traps this module handles:
- * - transformers.js' `text-classification` pipeline ignores `text_pair` (SPEC §2), so the
+ * - transformers.js' `text-classification` pipeline ignores `text_pair` (docs/SPEC.md §2), so the
  *   tokenizer and `AutoModelForSequenceClassification` are called directly with pairs.
  * - Label order differs between checkpoints (the mDeBERTa XNLI family is 0 entailment,
  *   1 neutral, 2 contradiction; the test fixture is 0 contradiction): labels are mapped by the
@@ -20,22 +20,25 @@
  *   P(contradiction) is kept ({@link JUDGE_BOTH_DIRECTIONS} says why).
  *
  * @example
- * ```ts
- * import { createJudge } from "./src/conflicts/judge.ts";
+ * Not run by `deno test --doc`: it loads the judge model, which
+ * `mema setup --install` downloads.
+ * ```ts ignore
+ * import { createJudge } from "./judge.ts";
  * const judge = createJudge({
  *   modelDir: "/home/me/.cache/mema/models/mdeberta-v3-base-xnli",
  *   modelId: "mdeberta-v3-base-xnli",
  *   thresholds: { conflict: 0.8, possible: 0.5 },
  * });
  * const [verdict] = await judge.judge([{ a: "The deadline is Friday.", b: "The deadline is Monday." }]);
- * verdict.verdict; // "conflict" with a real model
+ * verdict.verdict; // "conflict"
  * await judge.unload();
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
 import { importTransformers } from "../models/transformers_runtime.ts";
-import { pathExists, readTextIfExists } from "../platform/mod.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 import {
   JUDGE_BATCH_SIZE,
   JUDGE_BOTH_DIRECTIONS,
@@ -148,7 +151,10 @@ interface Logits {
  *
  * @example
  * ```ts
- * import { createJudge } from "./src/conflicts/judge.ts";
+ * import assert from "node:assert/strict";
+ * import { createJudge } from "./judge.ts";
+ *
+ * // Nothing is read yet, so a folder that does not exist is fine until the first judge() call.
  * const judge = createJudge({
  *   modelDir: "/models/mdeberta-v3-base-xnli",
  *   modelId: "mdeberta-v3-base-xnli",
@@ -156,6 +162,14 @@ interface Logits {
  *   thresholds: { conflict: 0.8, possible: 0.5 },
  *   dtype: "q8",
  * });
+ * await judge.unload();
+ * assert.throws(() =>
+ *   createJudge({
+ *     modelDir: "/models/mdeberta-v3-base-xnli",
+ *     modelId: "mdeberta-v3-base-xnli",
+ *     thresholds: { conflict: 1.5, possible: 0.5 },
+ *   })
+ * );
  * ```
  */
 export function createJudge(options: JudgeOptions): Judge {
@@ -247,8 +261,10 @@ export function createJudge(options: JudgeOptions): Judge {
  *
  * @example
  * ```ts
- * import { verdictFor } from "./src/conflicts/judge.ts";
- * verdictFor(0.6, { conflict: 0.8, possible: 0.5 }); // "possible_conflict"
+ * import assert from "node:assert/strict";
+ * import { verdictFor } from "./judge.ts";
+ *
+ * assert.equal(verdictFor(0.6, { conflict: 0.8, possible: 0.5 }), "possible_conflict");
  * ```
  */
 export function verdictFor(contradiction: number, thresholds: JudgeThresholds): JudgeVerdictName {
@@ -306,8 +322,16 @@ async function loadModel(
  *
  * @example
  * ```ts
- * import { checkJudgeLabels } from "./src/conflicts/judge.ts";
- * // checkJudgeLabels("/models/mdeberta-v3-base-xnli").width; // 3
+ * import assert from "node:assert/strict";
+ * import { checkJudgeLabels } from "./judge.ts";
+ *
+ * const modelDir = Deno.makeTempDirSync();
+ * Deno.writeTextFileSync(
+ *   `${modelDir}/config.json`,
+ *   JSON.stringify({ id2label: { 0: "entailment", 1: "neutral", 2: "contradiction" } }),
+ * );
+ * assert.equal(checkJudgeLabels(modelDir).width, 3);
+ * Deno.removeSync(modelDir, { recursive: true });
  * ```
  */
 export function checkJudgeLabels(

@@ -6,8 +6,12 @@
  *
  * @example
  * ```ts
- * import { inspectJudge } from "./src/conflicts/judge_state.ts";
- * inspectJudge({ modelsDir: "/tmp/models" }).state; // "off"
+ * import assert from "node:assert/strict";
+ * import { inspectJudge } from "./judge_state.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * assert.equal(inspectJudge({ modelsDir: dir }).state, "off");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -15,7 +19,8 @@ import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { readInstallRecord } from "../models/install.ts";
 import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts";
-import { logWarn, pathExists } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
+import { pathExists } from "../platform/paths.ts";
 import { checkJudgeLabels, createJudge, type JudgeDtype, type JudgeVerdictName } from "./judge.ts";
 import type { JudgeVerdictLike, PairJudge } from "./types.ts";
 

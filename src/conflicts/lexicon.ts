@@ -6,8 +6,10 @@
  *
  * @example
  * ```ts
- * import { UPDATE_PHRASES } from "./src/conflicts/lexicon.ts";
- * UPDATE_PHRASES.includes("moved to"); // true
+ * import assert from "node:assert/strict";
+ * import { UPDATE_PHRASES } from "./lexicon.ts";
+ *
+ * assert.ok(UPDATE_PHRASES.includes("moved to"));
  * ```
  * @module
  */

@@ -4,9 +4,19 @@
  *
  * @example
  * ```ts
- * import { semanticNeighbours } from "./src/conflicts/neighbours.ts";
- * // const vectors = semanticNeighbours(store, semantic);
- * // await vectors.near("The cache TTL is 5 minutes.", ["atlas", "default"]);
+ * import assert from "node:assert/strict";
+ * import { SemanticIndex } from "../evidence/semantic.ts";
+ * import { semanticNeighbours } from "./neighbours.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * // No embedding model configured: there are no neighbours by meaning, only by words.
+ * const semantic = new SemanticIndex(store, { modelsDir: `${dir}/models` });
+ * const vectors = semanticNeighbours(store, semantic);
+ * assert.deepEqual(await vectors.near("The cache TTL is 5 minutes.", ["atlas", "default"]), []);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

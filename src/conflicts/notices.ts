@@ -7,17 +7,32 @@
  *
  * @example
  * ```ts
- * import { takeNotices } from "./src/conflicts/notices.ts";
- * // envelope.notices = await takeNotices(ctx); // [] or [one summary]
+ * import assert from "node:assert/strict";
+ * import { takeNotices } from "./notices.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * // A fresh library has nothing to tell: the envelope carries no notices.
+ * assert.deepEqual(await takeNotices(ctx), []);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { NoticeFilter, NoticeRecord, NoticeStatus } from "../store/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import {
   NOTICE_BODIES_PER_WRITE,
   NOTICE_BULK_MAX,

@@ -1,6 +1,6 @@
 /**
- * The conflict rule stage (SPEC §8): decides, without a model, whether two evidence rows look
- * like a change of fact worth sending to the NLI judge, and says why. Pure and fast: a few
+ * The conflict rule stage (docs/SPEC.md §8): decides, without a model, whether two evidence rows
+ * look like a change of fact worth sending to the NLI judge, and says why. Pure and fast: a few
  * regular expressions and set operations per pair.
  *
  * How a pair is read:
@@ -19,13 +19,15 @@
  *
  * @example
  * ```ts
- * import { assessPair } from "./src/conflicts/rules.ts";
+ * import assert from "node:assert/strict";
+ * import { assessPair } from "./rules.ts";
+ *
  * const result = assessPair(
  *   { subject: "Atlas", text: "The Atlas deadline is Friday." },
  *   { subject: "Atlas", text: "The Atlas deadline moved to Monday." },
  * );
- * result.candidate; // true
- * result.kind; // "date"
+ * assert.equal(result.candidate, true);
+ * assert.equal(result.kind, "date");
  * ```
  * @module
  */
@@ -109,11 +111,16 @@ interface ValueComparison {
  *
  * @example
  * ```ts
- * import { assessPair } from "./src/conflicts/rules.ts";
- * assessPair({ text: "Retention is 3 days." }, { text: "Retention is 72 hours." }).candidate;
- * // false: the same duration
- * assessPair({ text: "Alice likes tea." }, { text: "Bob likes coffee." }).candidate;
- * // false: different subjects
+ * import assert from "node:assert/strict";
+ * import { assessPair } from "./rules.ts";
+ *
+ * const sameDuration = assessPair(
+ *   { text: "Retention is 3 days." },
+ *   { text: "Retention is 72 hours." },
+ * );
+ * assert.equal(sameDuration.candidate, false);
+ * const otherSubjects = assessPair({ text: "Alice likes tea." }, { text: "Bob likes coffee." });
+ * assert.equal(otherSubjects.candidate, false);
  * ```
  */
 export function assessPair(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {

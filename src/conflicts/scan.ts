@@ -1,5 +1,5 @@
 /**
- * The scheduled scan (SPEC §8), no model needed: `kick` walks the library in
+ * The scheduled scan (docs/SPEC.md §8), no model needed: `kick` walks the library in
  * bounded rounds — full when no full round has completed with this detector,
  * incremental (only memories changed since their watermark) otherwise — and
  * queues suspect pairs; the calling agent confirms or dismisses them through
@@ -9,15 +9,32 @@
  *
  * @example
  * ```ts
- * import { kickScan } from "./src/conflicts/scan.ts";
- * // const receipt = kickScan(ctx, { assess: assessPair, logPath }); receipt.complete
+ * import assert from "node:assert/strict";
+ * import { assessPair } from "./rules.ts";
+ * import { kickScan } from "./scan.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const receipt = await kickScan(ctx, { assess: assessPair, logPath: `${dir}/scan_log.jsonl` });
+ * assert.equal(receipt.complete, true); // an empty library is scanned in one kick
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { appendLineDurable, nowIso } from "../platform/mod.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { nowIso } from "../platform/clock.ts";
+import { appendLineDurable } from "../platform/durable_lines.ts";
 import type { MemoryRecord, ScanItem } from "../store/mod.ts";
 import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";
 import {

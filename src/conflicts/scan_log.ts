@@ -2,7 +2,8 @@
  * Where completed full scan rounds are logged: `scan_log.jsonl` beside the database.
  * @module
  */
-import { dirName, readTextIfExists } from "../platform/mod.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { dirName } from "../platform/paths.ts";
 
 /** The scan log path for a database. */
 export function scanLogPath(dbPath: string): string {

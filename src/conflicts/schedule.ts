@@ -5,13 +5,36 @@
  *
  * @example
  * ```ts
- * import { scheduleConflictCheck } from "./src/conflicts/schedule.ts";
- * // inside store.write: await scheduleConflictCheck(store, memoryId);
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { scheduleConflictCheck } from "./schedule.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * // rememberMemory schedules the check itself; a write that changes a fact outside it does so too.
+ * await store.write(async () => await scheduleConflictCheck(store, memoryId, 1));
+ * assert.ok(Object.keys(await store.countJobs()).length > 0); // the check is queued
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
+import type { MemoryEvents } from "../core/memory_events.ts";
 import { enqueueJob } from "../jobs/queue.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { Store } from "../store/mod.ts";
 import { DETECT_JOB_KIND } from "./constants_pipeline.ts";
 import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
@@ -32,6 +55,14 @@ export async function scheduleConflictCheck(
     dedupeKey: checkKey(memoryId, version),
     payload: { memory_id: memoryId, version },
   });
+}
+
+/**
+ * Queues a check of every written memory, inside the write's unit of work: called once where the
+ * services are composed (src/app/), so the write path announces and never imports conflicts.
+ */
+export function subscribeConflictChecks(events: MemoryEvents): void {
+  events.onWritten((store, fact) => scheduleConflictCheck(store, fact.memoryId, fact.version));
 }
 
 /**

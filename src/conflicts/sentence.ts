@@ -6,10 +6,12 @@
  *
  * @example
  * ```ts
- * import { readSentence } from "./src/conflicts/sentence.ts";
+ * import assert from "node:assert/strict";
+ * import { readSentence } from "./sentence.ts";
+ *
  * const shape = readSentence("The deadline moved to Monday.");
- * shape.words; // ["@due", "#"]
- * shape.updatePhrases; // ["moved to"]
+ * assert.deepEqual(shape.words, ["@due", "#"]);
+ * assert.deepEqual(shape.updatePhrases, ["moved to"]);
  * ```
  * @module
  */
@@ -203,9 +205,11 @@ const FAMILY_OF_STEM = new Map(
  *
  * @example
  * ```ts
- * import { readSentence } from "./src/conflicts/sentence.ts";
- * readSentence("We used Jenkins in 2019.").historical; // "in 2019"
- * readSentence("We don't use Jenkins.").negated; // true
+ * import assert from "node:assert/strict";
+ * import { readSentence } from "./sentence.ts";
+ *
+ * assert.equal(readSentence("We used Jenkins in 2019.").historical, "in 2019");
+ * assert.equal(readSentence("We don't use Jenkins.").negated, true);
  * ```
  */
 export function readSentence(text: string, options: ReadSentenceOptions = {}): SentenceShape {

@@ -5,8 +5,12 @@
  *
  * @example
  * ```ts
- * import { defaultStages } from "./src/conflicts/stages.ts";
+ * import assert from "node:assert/strict";
+ * import { defaultStages } from "./stages.ts";
+ *
+ * // No judge and no vectors: the rules alone decide which pairs conflict.
  * const stages = defaultStages();
+ * assert.equal(typeof stages.assess, "function");
  * ```
  * @module
  */

@@ -7,10 +7,12 @@
  *
  * @example
  * ```ts
- * import { extractValues, sameValue } from "./src/conflicts/values.ts";
+ * import assert from "node:assert/strict";
+ * import { extractValues, sameValue } from "./values.ts";
+ *
  * const [a] = extractValues("the retention is 3 days");
  * const [b] = extractValues("the retention is 72 hours");
- * sameValue(a, b); // true
+ * assert.equal(sameValue(a, b), true);
  * ```
  * @module
  */

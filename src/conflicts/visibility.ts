@@ -5,13 +5,29 @@
  *
  * @example
  * ```ts
- * import { conflictVisible } from "./src/conflicts/visibility.ts";
- * // if (!await conflictVisible(ctx, group)) throw conflictNotFound(group.id);
+ * import assert from "node:assert/strict";
+ * import { conflictVisible } from "./visibility.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * // Without strict isolation every caller sees every conflict group.
+ * const group = { workspaceCanonical: "atlas", members: [] };
+ * assert.equal(await conflictVisible(ctx, group), true);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { ConflictRecord } from "../store/mod.ts";
 import { isStrict } from "../workspaces/access.ts";
 

@@ -4,14 +4,13 @@
  * keyboard is the user), and answers with where to go next.
  * @module
  */
+import { PLAN_ACTIONS, type PlanAction } from "../conflicts/resolution_plan.ts";
 import {
   applyConflictAction,
   judgeConflict,
-  PLAN_ACTIONS,
-  type PlanAction,
   replanConflict,
   resolveConflict,
-} from "../conflicts/lifecycle.ts";
+} from "../conflicts/workflow.ts";
 import { scanQueueSubmit } from "../conflicts/scan.ts";
 import { MemaError } from "../errors/mod.ts";
 import { confirmMemory, retireMemory } from "../govern/lifecycle.ts";

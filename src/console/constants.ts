@@ -3,8 +3,10 @@
  *
  * @example
  * ```ts
- * import { CONSOLE_DEFAULT_PORT } from "./src/console/constants.ts";
- * CONSOLE_DEFAULT_PORT === 8766; // true
+ * import assert from "node:assert/strict";
+ * import { CONSOLE_DEFAULT_PORT } from "./constants.ts";
+ *
+ * assert.equal(CONSOLE_DEFAULT_PORT, 8766);
  * ```
  * @module
  */

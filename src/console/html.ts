@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
- * import { html } from "./src/console/html.ts";
- * html`<b>${"<script>"}</b>`.text; // "<b>&lt;script&gt;</b>"
+ * import assert from "node:assert/strict";
+ * import { html } from "./html.ts";
+ *
+ * assert.equal(html`<b>${"<script>"}</b>`.text, "<b>&lt;script&gt;</b>");
  * ```
  * @module
  */

@@ -4,7 +4,7 @@
  */
 import type { MemaConfig } from "../config/mod.ts";
 import type { DoctorReport } from "../doctor/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { Html } from "./html.ts";
 import type { PageFrame } from "./layout.ts";
 

@@ -6,8 +6,30 @@
  *
  * @example
  * ```ts
- * import { startConsole } from "./src/console/server.ts";
- * // const console = startConsole(ctx, env, { port: 8766 }); console.url
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { runDoctor } from "../doctor/mod.ts";
+ * import { startConsole } from "./server.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const flags = { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` };
+ * const env = { config: loadConfig({ flags }), doctor: () => runDoctor({ flags }) };
+ * const server = startConsole(ctx, env, { port: 0 }); // 0 picks a free port
+ * const page = await fetch(server.url);
+ * assert.equal(page.status, 200);
+ * await page.body?.cancel();
+ * await server.shutdown();
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -19,8 +41,8 @@ import {
   type Refusal,
   sameSecret,
 } from "../http/guards.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { logWarn } from "../platform/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { logWarn } from "../platform/log.ts";
 import { type ActionOutcome, DONE_MESSAGES, runAction } from "./actions.ts";
 import { CONSOLE_CSS, CONSOLE_JS } from "./assets.ts";
 import {

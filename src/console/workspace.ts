@@ -4,9 +4,9 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { workspacesView } from "../views/workspaces.ts";
-import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import type { ConsoleScope } from "./scope.ts";
 
 /** The picker's value for "All workspaces"; any other value is a canonical workspace name. */

@@ -5,8 +5,12 @@
  *
  * @example
  * ```ts
- * import { judgeFindings } from "./src/doctor/judge_check.ts";
- * judgeFindings({ modelsDir: "/tmp/models" })[0].check_id; // "judge.model"
+ * import assert from "node:assert/strict";
+ * import { judgeFindings } from "./judge_check.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * assert.equal(judgeFindings({ modelsDir: dir })[0].check_id, "judge.model");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -5,20 +5,30 @@
  *
  * @example
  * ```ts
- * import { runDoctor } from "./src/doctor/mod.ts";
- * const report = await runDoctor({});
- * console.error(report.exitCode);
+ * import assert from "node:assert/strict";
+ * import { runDoctor } from "./mod.ts";
+ *
+ * // A database not created yet: doctor reports it and creates nothing.
+ * const dir = Deno.makeTempDirSync();
+ * const report = await runDoctor({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * assert.ok([0, 1, 2].includes(report.exitCode));
+ * assert.equal(report.dbPath, `${dir}/mema.sqlite3`);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MODEL_STACK, modelStackInstalled } from "../models/model_stack.ts";
 import { type ConfigFlags, loadConfig, type MemaConfig } from "../config/mod.ts";
 import { isMemaError } from "../errors/mod.ts";
-import { dirName, isDirWritable, isFileWritable, pathExists } from "../platform/mod.ts";
+import { isDirWritable } from "../platform/directories.ts";
+import { isFileWritable } from "../platform/file_info.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { SCAN_STALE_DAYS } from "../conflicts/constants_pipeline.ts";
 import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
-import { httpTokenFindings } from "./http_tokens_check.ts";
+import { httpTokenFindings } from "./access_tokens_check.ts";
 import { judgeFindings } from "./judge_check.ts";
 import {
   type DatabaseProbe,
@@ -274,7 +284,7 @@ async function checkVec(config: MemaConfig, findings: Finding[]): Promise<void> 
 }
 
 /**
- * SPEC §11's vector chain, one finding per link: model configured → files
+ * docs/SPEC.md §11's vector chain, one finding per link: model configured → files
  * present → extension loaded (checked above) → dimension matches → index ready.
  */
 function checkVectorChain(
@@ -387,7 +397,7 @@ function checkVectorChain(
   }
 }
 
-/** Conflict backlogs and scan freshness (SPEC §8, §11). */
+/** Conflict backlogs and scan freshness (docs/SPEC.md §8, §11). */
 function checkConflicts(
   config: MemaConfig,
   probe: DatabaseProbe | undefined,

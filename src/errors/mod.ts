@@ -4,8 +4,15 @@
  *
  * @example
  * ```ts
- * import { MemaError } from "./src/errors/mod.ts";
- * throw new MemaError("not_found", "memory 7 does not exist", { field: "memory_id" });
+ * import assert from "node:assert/strict";
+ * import { MemaError } from "./mod.ts";
+ *
+ * const error = new MemaError("not_found", "memory 7 does not exist", { field: "memory_id" });
+ * assert.throws(() => {
+ *   throw error;
+ * }, MemaError);
+ * assert.equal(error.code, "not_found");
+ * assert.equal(error.field, "memory_id");
  * ```
  * @module
  */

@@ -8,8 +8,15 @@
  *
  * @example
  * ```ts
- * import { embeddingChunks } from "./src/evidence/chunks.ts";
- * // embeddingChunks(rowsOfOneMemory) → [{ headRowId: 12, text: "deploys …", rowIds: [11, 12, 13] }]
+ * import assert from "node:assert/strict";
+ * import { embeddingChunks } from "./chunks.ts";
+ *
+ * const row = { memoryId: 7, memoryVersion: 1, embeddingSpace: null, kind: "sentence" as const };
+ * const chunks = embeddingChunks([
+ *   { ...row, id: 11, rowIndex: 0, text: "Deploys run Fridays.", startOffset: 0, endOffset: 20 },
+ *   { ...row, id: 12, rowIndex: 1, text: "Not in December.", startOffset: 21, endOffset: 37 },
+ * ]);
+ * assert.deepEqual(chunks.flatMap((chunk) => chunk.rowIds), [11, 12]);
  * ```
  * @module
  */

@@ -1,11 +1,13 @@
 /**
- * Evidence-row tunables (SPEC §3 `memory_rows`, §7). Each value says why it is
+ * Evidence-row tunables (docs/SPEC.md §3 `memory_rows`, §7). Each value says why it is
  * what it is; change one only with the reason written beside it.
  *
  * @example
  * ```ts
- * import { ROW_MAX_CHARS } from "./src/evidence/constants.ts";
- * "a very long sentence".length <= ROW_MAX_CHARS; // true
+ * import assert from "node:assert/strict";
+ * import { ROW_MAX_CHARS } from "./constants.ts";
+ *
+ * assert.ok("a very long sentence".length <= ROW_MAX_CHARS);
  * ```
  * @module
  */
@@ -84,7 +86,7 @@ export const ROW_BACKFILL_BATCH = 200;
 
 /**
  * The worker's poll interval, which is also its first delay: the handshake and
- * the first calls go first, the model loads after (SPEC §7: never during the handshake).
+ * the first calls go first, the model loads after (docs/SPEC.md §7: never during the handshake).
  */
 export const EVIDENCE_WORKER_START_DELAY_MS = 1000;
 

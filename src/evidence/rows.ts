@@ -4,8 +4,13 @@
  *
  * @example
  * ```ts
- * import { evidenceRowsFor } from "./src/evidence/rows.ts";
- * evidenceRowsFor("deploys", "We ship on Mondays.").map((r) => r.kind); // ["subject", "sentence"]
+ * import assert from "node:assert/strict";
+ * import { evidenceRowsFor } from "./rows.ts";
+ *
+ * assert.deepEqual(
+ *   evidenceRowsFor("deploys", "We ship on Mondays.").map((r) => r.kind),
+ *   ["subject", "sentence"],
+ * );
  * ```
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Evidence rows (SPEC §3 `memory_rows`, §7): a memory cut into the units that
+ * Evidence rows (docs/SPEC.md §3 `memory_rows`, §7): a memory cut into the units that
  * recall embeds, matches and shows as hit spans. Content becomes Markdown
  * headings, table rows and sentences (English and CJK aware), each an exact
  * slice of the content: `content.slice(row.startOffset, row.endOffset) ===
@@ -11,9 +11,13 @@
  *
  * @example
  * ```ts
- * import { segmentContent } from "./src/evidence/segment.ts";
- * segmentContent("# Deploy\nWe ship on Mondays, e.g. at 9.30. 周二开会！").map((r) => r.text);
- * // ["Deploy", "We ship on Mondays, e.g. at 9.30.", "周二开会！"]
+ * import assert from "node:assert/strict";
+ * import { segmentContent } from "./segment.ts";
+ *
+ * assert.deepEqual(
+ *   segmentContent("# Deploy\nWe ship on Mondays, e.g. at 9.30. 周二开会！").map((r) => r.text),
+ *   ["Deploy", "We ship on Mondays, e.g. at 9.30.", "周二开会！"],
+ * );
  * ```
  * @module
  */
@@ -26,11 +30,15 @@ import {
 
 /**
  * What a content row is. Fenced code is kept as "sentence" rows, one per
- * blank-line-separated chunk, because SPEC §3 has no code kind.
+ * blank-line-separated chunk, because docs/SPEC.md §3 has no code kind.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ContentRowKind } from "./segment.ts";
+ *
  * const kind: ContentRowKind = "table_row";
+ * assert.equal(kind, "table_row");
  * ```
  */
 export type ContentRowKind = "sentence" | "table_row" | "heading";
@@ -42,9 +50,18 @@ export type ContentRowKind = "sentence" | "table_row" | "heading";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { ContentRow } from "./segment.ts";
+ *
+ * const content = "# Setup";
  * const row: ContentRow = {
- *   kind: "heading", text: "Setup", startOffset: 2, endOffset: 7, rowIndex: 0,
+ *   kind: "heading",
+ *   text: "Setup",
+ *   startOffset: 2,
+ *   endOffset: 7,
+ *   rowIndex: 0,
  * };
+ * assert.equal(content.slice(row.startOffset, row.endOffset), row.text);
  * ```
  */
 export interface ContentRow {
@@ -65,7 +82,11 @@ export interface ContentRow {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { SubjectRow } from "./segment.ts";
+ *
  * const row: SubjectRow = { kind: "subject", text: "Deploy schedule" };
+ * assert.equal(row.kind, "subject");
  * ```
  */
 export interface SubjectRow {
@@ -74,14 +95,18 @@ export interface SubjectRow {
 }
 
 /**
- * Any evidence row, as SPEC §3 lists the kinds; narrow on `kind` to reach the
+ * Any evidence row, as docs/SPEC.md §3 lists the kinds; narrow on `kind` to reach the
  * offsets.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { EvidenceRow } from "./segment.ts";
+ *
  * function span(row: EvidenceRow): string {
  *   return row.kind === "subject" ? "subject" : `${row.startOffset}..${row.endOffset}`;
  * }
+ * assert.equal(span({ kind: "subject", text: "Deploys" }), "subject");
  * ```
  */
 export type EvidenceRow = SubjectRow | ContentRow;
@@ -91,7 +116,11 @@ export type EvidenceRow = SubjectRow | ContentRow;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { SegmentedMemory } from "./segment.ts";
+ *
  * const rows: SegmentedMemory = { subjectRow: null, rows: [] };
+ * assert.equal(rows.rows.length, 0);
  * ```
  */
 export interface SegmentedMemory {
@@ -105,10 +134,12 @@ export interface SegmentedMemory {
  *
  * @example
  * ```ts
- * import { segmentMemory } from "./src/evidence/segment.ts";
+ * import assert from "node:assert/strict";
+ * import { segmentMemory } from "./segment.ts";
+ *
  * const { subjectRow, rows } = segmentMemory(" Deploys ", "We deploy on Monday.");
- * subjectRow; // { kind: "subject", text: "Deploys" }
- * rows[0].text; // "We deploy on Monday."
+ * assert.deepEqual(subjectRow, { kind: "subject", text: "Deploys" });
+ * assert.equal(rows[0].text, "We deploy on Monday.");
  * ```
  */
 export function segmentMemory(subject: string, content: string): SegmentedMemory {
@@ -137,10 +168,14 @@ export function segmentMemory(subject: string, content: string): SegmentedMemory
  *
  * @example
  * ```ts
- * import { segmentContent } from "./src/evidence/segment.ts";
- * segmentContent("| day | task |\n|---|---|\n| Mon | deploy |\n- Dr. Li ships v1.2.")
- *   .map((r) => `${r.kind}:${r.text}`);
- * // ["table_row:| day | task |", "table_row:| Mon | deploy |", "sentence:Dr. Li ships v1.2."]
+ * import assert from "node:assert/strict";
+ * import { segmentContent } from "./segment.ts";
+ *
+ * assert.deepEqual(
+ *   segmentContent("| day | task |\n|---|---|\n| Mon | deploy |\n- Dr. Li ships v1.2.")
+ *     .map((r) => `${r.kind}:${r.text}`),
+ *   ["table_row:| day | task |", "table_row:| Mon | deploy |", "sentence:Dr. Li ships v1.2."],
+ * );
  * ```
  */
 export function segmentContent(content: string): ContentRow[] {

@@ -1,14 +1,21 @@
 /**
  * The vector side of evidence: which embedding space the index holds, whether
- * it matches the configured model (SPEC §7 `mismatch`), embedding rows that
+ * it matches the configured model (docs/SPEC.md §7 `mismatch`), embedding rows that
  * lack vectors (a durable job), rebuilding after a model change, and query
  * embeddings for recall. The model loads lazily, never during the handshake.
  *
  * @example
  * ```ts
- * import { SemanticIndex } from "./src/evidence/semantic.ts";
- * // const semantic = new SemanticIndex(store, { modelId: "static-wink-100d", modelsDir });
- * // semantic.describe().state === "ready"
+ * import assert from "node:assert/strict";
+ * import { SemanticIndex } from "./semantic.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const semantic = new SemanticIndex(store, { modelsDir: `${dir}/models` });
+ * assert.equal((await semantic.describe()).state, "off"); // no embedding model configured
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

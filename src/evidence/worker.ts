@@ -4,8 +4,19 @@
  *
  * @example
  * ```ts
- * import { startEvidenceWorker } from "./src/evidence/worker.ts";
- * // const worker = await startEvidenceWorker(store, semantic); … await worker.stop();
+ * import assert from "node:assert/strict";
+ * import { SemanticIndex } from "./semantic.ts";
+ * import { startEvidenceWorker } from "./worker.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const semantic = new SemanticIndex(store, { modelsDir: `${dir}/models` });
+ * const worker = await startEvidenceWorker(store, semantic);
+ * await worker.stop();
+ * assert.equal((await semantic.describe()).state, "off");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -23,19 +23,3 @@ export const PURGE_REASON_MAX_CHARS = 2000;
  */
 export const OWED_SCRUB_ATTEMPTS = 20;
 export const OWED_SCRUB_RETRY_MS = 100;
-
-/**
- * Refused HTTP requests are audited per window of this length: repeats of one refusal (same
- * caller, reason and peer) within it are one row with a count. A minute keeps the audit
- * readable ("unknown token from 10.0.0.7, 3,412 times between 14:02 and 14:03") and answers
- * "is it still happening" within a minute.
- */
-export const REFUSAL_AUDIT_WINDOW_MS = 60_000;
-
-/**
- * Most distinct refusal rows in one window; beyond it every refusal is counted in one overflow
- * row. A flood that varies what it sends (workspace names, claimed identities) thus writes at
- * most 21 rows a minute, about 10 MB a day at ~300 bytes a row, instead of one row a request.
- * 20 is far above what honest misconfigured clients produce (one or two rows each).
- */
-export const REFUSAL_AUDIT_ROWS_PER_WINDOW = 20;

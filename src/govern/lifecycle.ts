@@ -1,21 +1,42 @@
 /**
- * Retiring and merging memories (SPEC §4 supersede chains). Both need the
+ * Retiring and merging memories (docs/SPEC.md §4 supersede chains). Both need the
  * user's approval, change no content, and leave an audit row; retired and
  * superseded memories leave default recall but stay readable.
  *
  * @example
  * ```ts
- * import { retireMemory } from "./src/govern/lifecycle.ts";
- * // retireMemory(ctx, { memoryId: 3, supersededBy: 9, reason: "moved to Berlin", authorized: true });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { retireMemory } from "./lifecycle.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await retireMemory(ctx, { memoryId, reason: "deploys moved", authorized: true });
+ * assert.equal((await store.getMemory(memoryId))?.status, "retired");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
-import { requireAuthorization } from "./authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import { visible } from "../workspaces/access.ts";
 
 async function liveMemory(ctx: ServiceContext, id: number, field: string): Promise<MemoryRecord> {

@@ -10,8 +10,31 @@
  *
  * @example
  * ```ts
- * import { purgeMemories } from "./src/govern/purge.ts";
- * // await purgeMemories(ctx, { memoryId: 12, reason: "API key stored by mistake", authorized: true });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { purgeMemories } from "./purge.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await purgeMemories(ctx, { memoryId, reason: "stored by mistake", authorized: true });
+ * const purged = await store.getMemory(memoryId);
+ * assert.equal(purged?.status, "deleted");
+ * assert.equal(purged?.content, ""); // the text is gone, the id stays taken
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -24,8 +47,9 @@ import {
   readBackup,
 } from "../memory/backup.ts";
 import { contentSha } from "../memory/content_hash.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { nowIso, pathExists } from "../platform/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { nowIso } from "../platform/clock.ts";
+import { pathExists } from "../platform/paths.ts";
 import type {
   ConflictRecord,
   FreedSpaceScrub,
@@ -34,7 +58,7 @@ import type {
   Store,
 } from "../store/mod.ts";
 import { visible } from "../workspaces/access.ts";
-import { requireAuthorization } from "./authorization.ts";
+import { requireAuthorization } from "../core/authorization.ts";
 import {
   OWED_SCRUB_ATTEMPTS,
   OWED_SCRUB_RETRY_MS,

@@ -6,8 +6,11 @@
  *
  * @example
  * ```ts
- * import { checkHostHeader } from "./src/http/guards.ts";
- * checkHostHeader("127.0.0.1:8766", 8766); // { ok: true }
+ * import assert from "node:assert/strict";
+ * import { checkHostHeader } from "./guards.ts";
+ *
+ * assert.deepEqual(checkHostHeader("127.0.0.1:8766", 8766), { ok: true });
+ * assert.equal(checkHostHeader("evil.example:8766", 8766).ok, false);
  * ```
  * @module
  */

@@ -5,9 +5,11 @@
  *
  * @example
  * ```ts
- * import { noteRequest, servingRequests } from "./src/jobs/activity.ts";
+ * import assert from "node:assert/strict";
+ * import { noteRequest, servingRequests } from "./activity.ts";
+ *
  * noteRequest();
- * servingRequests(); // true
+ * assert.equal(servingRequests(), true);
  * ```
  * @module
  */

@@ -1,12 +1,26 @@
 /**
- * The durable job queue (SPEC §7): jobs live in SQLite, are claimed with a
+ * The durable job queue (docs/SPEC.md §7): jobs live in SQLite, are claimed with a
  * lease, retried with exponential backoff, poisoned after the last attempt,
  * and survive crashes and restarts. Several processes can share one queue.
  *
  * @example
  * ```ts
- * import { enqueueJob } from "./src/jobs/queue.ts";
- * // await store.write(async () => await enqueueJob(store, { kind: "embed_rows", dedupeKey: "memory:7", payload: { memory_id: 7 } }));
+ * import assert from "node:assert/strict";
+ * import { enqueueJob } from "./queue.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const id = await store.write(async () =>
+ *   await enqueueJob(store, {
+ *     kind: "embed_rows",
+ *     dedupeKey: "memory:7",
+ *     payload: { memory_id: 7 },
+ *   })
+ * );
+ * assert.ok(id !== undefined);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -4,13 +4,27 @@
  *
  * @example
  * ```ts
- * import { startJobWorker } from "./src/jobs/worker.ts";
- * // const worker = startJobWorker(store, { embed_rows: async (job) => {} });
- * // await worker.stop();
+ * import assert from "node:assert/strict";
+ * import { enqueueJob } from "./queue.ts";
+ * import { startJobWorker } from "./worker.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * await store.write(async () =>
+ *   await enqueueJob(store, { kind: "greet", dedupeKey: "greet:1", payload: { name: "docs" } })
+ * );
+ * const ran = Promise.withResolvers<unknown>();
+ * const worker = startJobWorker(store, { greet: async (job) => ran.resolve(job.payload) });
+ * assert.deepEqual(await ran.promise, { name: "docs" });
+ * await worker.stop();
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import { logWarn, processId } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
+import { processId } from "../platform/processes.ts";
 import { ioTurn } from "../platform/io_turn.ts";
 import type { JobRecord, Store } from "../store/mod.ts";
 import {

@@ -1,19 +1,27 @@
 /**
- * The one response shape of every tool call (SPEC §5):
+ * The one response shape of every tool call (docs/SPEC.md §5):
  * `{ok, mode, degraded, warnings[], data, notices?}`, sent as JSON text and as
  * `structuredContent`.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { successEnvelope } from "./envelope.ts";
- * successEnvelope({ memory_id: 1 }, { mode: "lexical", degraded: true, warnings: [] });
+ *
+ * const envelope = successEnvelope({ memory_id: 1 }, {
+ *   mode: "lexical",
+ *   degraded: false,
+ *   warnings: [],
+ * });
+ * assert.equal(envelope.ok, true);
+ * assert.deepEqual(envelope.data, { memory_id: 1 });
  * ```
  * @module
  */
 import type { CapabilityState, RetrievalCapability } from "../capabilities/mod.ts";
 import { isMemaError, MemaError } from "../errors/mod.ts";
 import { isUnwritableError } from "../memory/backup.ts";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { fitAnswer } from "./answer_budget.ts";
 import { ANSWER_MAX_BYTES } from "./answer_constants.ts";
 import { fitsUtf8, utf8Length } from "./answer_bytes.ts";

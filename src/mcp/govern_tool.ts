@@ -1,20 +1,16 @@
 /**
  * The `memory_govern` tool: state changes that need the user's approval
- * (`authorized: true`), each audited (SPEC §4, §5).
+ * (`authorized: true`), each audited (docs/SPEC.md §4, §5).
  * @module
  */
 import { z } from "zod";
-import {
-  applyConflictAction,
-  PLAN_ACTIONS,
-  replanConflict,
-  resolveConflict,
-} from "../conflicts/lifecycle.ts";
+import { PLAN_ACTIONS } from "../conflicts/resolution_plan.ts";
+import { applyConflictAction, replanConflict, resolveConflict } from "../conflicts/workflow.ts";
 import { confirmMemory, mergeMemories, retireMemory } from "../govern/lifecycle.ts";
 import { PURGE_MAX_IDS } from "../govern/constants.ts";
 import { purgeMemories } from "../govern/purge.ts";
 import { CONTENT_MAX_BYTES } from "../memory/limits.ts";
-import { WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import {
   confirmPendingWorkspace,
   confirmWorkspaces,
@@ -23,7 +19,7 @@ import {
   moveMemories,
   renameWorkspace,
   type WorkspaceMoveResult,
-} from "../workspaces/govern.ts";
+} from "../govern/workspaces.ts";
 import { type VerbHandler, verbHelp, type VerbTool } from "./verb_tool.ts";
 
 const authorized = z.boolean().optional().describe("the user approved this change");

@@ -1,5 +1,5 @@
 /**
- * MCP over streamable HTTP (SPEC §10): `POST /mcp` on `Deno.serve`, stateless
+ * MCP over streamable HTTP (docs/SPEC.md §10): `POST /mcp` on `Deno.serve`, stateless
  * (a fresh SDK server and transport per request, all over one shared runtime
  * and store), loopback-only unless `--allow-remote` and a token are given.
  * Every request passes the guards in `http_guards.ts` first; identity comes
@@ -10,9 +10,31 @@
  *
  * @example
  * ```ts
- * import { serveHttp } from "./src/mcp/http.ts";
- * // const http = serveHttp(runtime, { host: "127.0.0.1", port: 8000 });
- * // console.error(http.url); await http.shutdown(10_000);
+ * import assert from "node:assert/strict";
+ * import { describeCapabilities } from "../capabilities/mod.ts";
+ * import { serveHttp } from "./http.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const runtime = {
+ *   ctx,
+ *   dbPath: `${dir}/mema.sqlite3`,
+ *   startedAt: new Date().toISOString(),
+ *   capabilities: () => Promise.resolve(describeCapabilities(store.capabilities)),
+ * };
+ * const http = serveHttp(runtime, { host: "127.0.0.1", port: 0 }); // 0 picks a free port
+ * assert.match(http.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+ * await http.shutdown(10_000);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -20,11 +42,11 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { auditAccessRefusal } from "../govern/access_refusals.ts";
-import { readTokenFile } from "../http/token_file.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import { auditAccessRefusal } from "../http/access_refusals.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { settlesWithin } from "../platform/deadline.ts";
-import { logInfo, logWarn } from "../platform/mod.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
 import {
   HTTP_BODY_LIMIT_BYTES,
   HTTP_BODY_TIMEOUT_MS,
@@ -273,7 +295,7 @@ export type McpHttpHandler = (request: Request, peer: string) => Promise<Respons
  * MCP exchange.
  * Each refusal is exactly one status; nothing reaches the store before every
  * check has passed, except the audit row of a refused token, workspace or
- * identity (coalesced per minute, src/govern/access_refusals.ts).
+ * identity (coalesced per minute, src/http/access_refusals.ts).
  */
 export function createMcpHttpHandler(
   runtime: McpRuntime,

@@ -11,28 +11,31 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TokenGate } from "./http_access.ts";
+ *
  * const gate = new TokenGate({ tokensFile: "/nonexistent/http_tokens.json" });
  * // No token file and no shared token: identity comes from the headers, as before tokens.
  * const decision = await gate.check(null);
- * if (!decision.ok || decision.kind !== "headers") throw new Error("expected header identity");
+ * assert.ok(decision.ok && decision.kind === "headers");
  * ```
  * @module
  */
 import { isMemaError } from "../errors/mod.ts";
-import type { AccessRefusal } from "../govern/access_refusals.ts";
+import type { AccessRefusal } from "../http/access_refusals.ts";
 import { sameSecret } from "../http/guards.ts";
-import { readTokenFile } from "../http/token_file.ts";
+import { readTokenFile } from "../http/access_token_file.ts";
 import {
   emptyTokenFile,
   findToken,
   type HttpTokenFile,
   type HttpTokenRecord,
   tokenWorkspaces,
-} from "../http/tokens.ts";
-import type { CallerIdentity } from "../memory/context.ts";
-import { fileSignature, logInfo, logWarn } from "../platform/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+} from "../http/access_tokens.ts";
+import type { CallerIdentity } from "../core/context.ts";
+import { fileSignature } from "../platform/file_info.ts";
+import { logInfo, logWarn } from "../platform/log.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS } from "./http_constants.ts";
 import { readIdentityHeader } from "./http_guards.ts";
 import type { Refusal } from "../http/guards.ts";

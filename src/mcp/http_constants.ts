@@ -1,24 +1,26 @@
 /**
- * Streamable HTTP transport tunables (SPEC §10). Each value says why it is
+ * Streamable HTTP transport tunables (docs/SPEC.md §10). Each value says why it is
  * what it is; change one only with the reason written beside it.
  *
  * @example
  * ```ts
- * import { HTTP_BODY_LIMIT_BYTES } from "./src/mcp/http_constants.ts";
- * HTTP_BODY_LIMIT_BYTES === 4 * 1024 * 1024; // true
+ * import assert from "node:assert/strict";
+ * import { HTTP_BODY_LIMIT_BYTES } from "./http_constants.ts";
+ *
+ * assert.equal(HTTP_BODY_LIMIT_BYTES, 4 * 1024 * 1024);
  * ```
  * @module
  */
 
 /**
- * Largest request body, fixed by SPEC §10 at 4 MiB: twice the 2 MiB content
+ * Largest request body, fixed by docs/SPEC.md §10 at 4 MiB: twice the 2 MiB content
  * limit, so a `remember` at that limit fits with room for JSON escaping of
  * ordinary text (quotes, newlines); content that is mostly characters JSON
  * must escape can pass 4 MiB and is refused whole with 413, never half-read.
  */
 export const HTTP_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
-/** The one path the MCP endpoint answers on (SPEC §10). */
+/** The one path the MCP endpoint answers on (docs/SPEC.md §10). */
 export const HTTP_MCP_PATH = "/mcp";
 
 /** Longest `X-Mema-Client` value; the same bound as the `client` config key. */

@@ -1,22 +1,27 @@
 /**
  * The checks every HTTP request passes before it reaches the MCP server
- * (SPEC §10): loopback peers and hosts, DNS-rebinding protection on `Host`
+ * (docs/SPEC.md §10): loopback peers and hosts, DNS-rebinding protection on `Host`
  * and `Origin`, the bearer token, the identity headers and the body limit.
  * Each check returns a verdict instead of throwing, so the transport turns a
  * refusal into exactly one HTTP status.
  *
  * @example
  * ```ts
- * import { readCallerHeaders } from "./src/mcp/http_guards.ts";
+ * import assert from "node:assert/strict";
+ * import { readCallerHeaders } from "./http_guards.ts";
+ *
  * const headers = new Headers({ "X-Mema-Client": "cursor", "X-Mema-Agent-Id": "cursor-main" });
- * readCallerHeaders(headers); // { ok: true, caller: { client: "cursor", agentId: "cursor-main" } }
+ * assert.deepEqual(readCallerHeaders(headers), {
+ *   ok: true,
+ *   caller: { client: "cursor", agentId: "cursor-main" },
+ * });
  * ```
  * @module
  */
 import { IDENTITY_PATTERN } from "../config/mod.ts";
-import type { CallerIdentity } from "../memory/context.ts";
+import type { CallerIdentity } from "../core/context.ts";
 import { HTTP_AGENT_ID_MAX_CHARS, HTTP_CLIENT_MAX_CHARS, HTTP_MCP_PATH } from "./http_constants.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import {
   checkHostHeader as checkHost,
   PASS,
@@ -64,7 +69,7 @@ export function readIdentityHeader(headers: Headers, name: string, max: number):
 
 /**
  * Reads the caller's identity from `X-Mema-Client` and `X-Mema-Agent-Id`
- * (SPEC §10): each exactly once, in the identity alphabet, within its length
+ * (docs/SPEC.md §10): each exactly once, in the identity alphabet, within its length
  * bound. Anything else fails closed with 400; identity is never guessed.
  */
 export function readCallerHeaders(headers: Headers): CallerVerdict {

@@ -6,8 +6,14 @@
  *
  * @example
  * ```ts
- * import { parseJsonFrame } from "./src/mcp/json_frame.ts";
- * parseJsonFrame('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+ * import assert from "node:assert/strict";
+ * import { parseJsonFrame } from "./json_frame.ts";
+ *
+ * assert.deepEqual(parseJsonFrame('{"jsonrpc":"2.0","id":1,"method":"ping"}'), {
+ *   jsonrpc: "2.0",
+ *   id: 1,
+ *   method: "ping",
+ * });
  * ```
  * @module
  */

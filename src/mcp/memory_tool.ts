@@ -8,7 +8,7 @@ import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.
 import { readMemories, readMemory, type ReadResult } from "../memory/read.ts";
 import { isUnwritableError, writeOrBackup } from "../memory/backup.ts";
 import { type PossibleDuplicate, possibleDuplicateOf } from "../conflicts/duplicates.ts";
-import { judgeConflict } from "../conflicts/lifecycle.ts";
+import { judgeConflict } from "../conflicts/workflow.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { takeOwnNotices } from "../conflicts/notices.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
@@ -30,7 +30,7 @@ import {
   linkedOpenItems,
 } from "../views/recall_page.ts";
 import { statusView } from "../views/status.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { RESULTS_AS_ROWS } from "./envelope.ts";
 import { MEMORY_ACTIONS, type MemoryAction } from "./memory_schemas.ts";
 
@@ -173,7 +173,7 @@ function presentReplacedClaim(
   };
 }
 
-/** `conflict_signal` (SPEC §6): results that belong to an unresolved conflict say so. */
+/** `conflict_signal` (docs/SPEC.md §6): results that belong to an unresolved conflict say so. */
 function conflictSignal(
   open: ReadonlyMap<number, readonly OpenConflictRef[]>,
   memoryId: number,

@@ -1,5 +1,5 @@
 /**
- * Turns service results into the response shapes agents rely on (SPEC §5).
+ * Turns service results into the response shapes agents rely on (docs/SPEC.md §5).
  * Field names here are a contract: add fields freely, never rename these.
  * @module
  */

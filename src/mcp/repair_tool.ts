@@ -1,5 +1,5 @@
 /**
- * The `memory_repair` tool: maintenance of derived data (SPEC §5).
+ * The `memory_repair` tool: maintenance of derived data (docs/SPEC.md §5).
  * @module
  */
 import { z } from "zod";

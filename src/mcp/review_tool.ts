@@ -1,5 +1,5 @@
 /**
- * The `memory_review` tool: read-only views (SPEC §5).
+ * The `memory_review` tool: read-only views (docs/SPEC.md §5).
  * @module
  */
 import { z } from "zod";

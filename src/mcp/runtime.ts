@@ -4,13 +4,13 @@
  */
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
 import type { DetectionStages } from "../conflicts/detect.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { StandingWarnings } from "./envelope.ts";
 
 /** How this server detects conflicts. */
 export interface ConflictSettings {
   stages: DetectionStages;
-  /** How long a write response waits for the verdict (SPEC §8 notice_sync_wait_ms). */
+  /** How long a write response waits for the verdict (docs/SPEC.md §8 notice_sync_wait_ms). */
   waitMs: number;
   /** Where completed full scan rounds are logged. */
   scanLogPath: string;

@@ -3,8 +3,39 @@
  *
  * @example
  * ```ts
- * import { createMcpServer } from "./src/mcp/server.ts";
- * // const server = createMcpServer(runtime); await server.connect(transport);
+ * import assert from "node:assert/strict";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import { describeCapabilities } from "../capabilities/mod.ts";
+ * import { createMcpServer } from "./server.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const runtime = {
+ *   ctx,
+ *   dbPath: `${dir}/mema.sqlite3`,
+ *   startedAt: new Date().toISOString(),
+ *   capabilities: () => Promise.resolve(describeCapabilities(store.capabilities)),
+ * };
+ * const server = createMcpServer(runtime);
+ * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * const client = new Client({ name: "docs", version: "1.0.0" });
+ * await client.connect(clientSide);
+ * const { tools } = await client.listTools();
+ * assert.ok(tools.some((tool: { name: string }) => tool.name === "memory"));
+ * await client.close();
+ * await server.close();
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

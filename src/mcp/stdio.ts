@@ -26,9 +26,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LineStdioTransport } from "./stdio.ts";
+ *
+ * // `serve` connects the MCP server to it: `await server.connect(transport)`.
  * const transport = new LineStdioTransport();
- * // await server.connect(transport);
+ * assert.equal(typeof transport.send, "function");
  * ```
  * @module
  */
@@ -43,7 +46,7 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { logWarn } from "../platform/mod.ts";
+import { logWarn } from "../platform/log.ts";
 import { parseJsonFrame } from "./json_frame.ts";
 import { fitsUtf8, utf8Length } from "./answer_bytes.ts";
 import {

@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { STDIO_FRAME_MAX_BYTES } from "./stdio_constants.ts";
- * STDIO_FRAME_MAX_BYTES === 64 * 1024 * 1024; // true
+ *
+ * assert.equal(STDIO_FRAME_MAX_BYTES, 64 * 1024 * 1024);
  * ```
  * @module
  */

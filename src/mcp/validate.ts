@@ -7,9 +7,16 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
- * import { validateData } from "./src/mcp/validate.ts";
- * const { value } = validateData(z.object({ limit: z.number() }), { limit: 3 });
+ * import { validateData } from "./validate.ts";
+ *
+ * const schema = z.object({ limit: z.number() });
+ * const { value, warnings } = validateData(schema, { limit: 3, colour: "red" }, { verb: "find" });
+ * assert.deepEqual(value, { limit: 3 });
+ * assert.equal(warnings.length, 1); // the unknown field is dropped with a warning
+ * // A near miss of a field name is an error that names the field meant.
+ * assert.throws(() => validateData(schema, { limt: 3 }, { verb: "find" }), /limit/);
  * ```
  * @module
  */

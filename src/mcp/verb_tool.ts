@@ -7,7 +7,7 @@ import { noteRequest } from "../jobs/activity.ts";
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
 import { takeNotices } from "../conflicts/notices.ts";
-import { AuthorizationRequired } from "../govern/authorization.ts";
+import { AuthorizationRequired } from "../core/authorization.ts";
 import { NewWorkspacePending } from "../workspaces/registry.ts";
 import { closestName } from "../text/closest_name.ts";
 import { type Envelope, errorEnvelope, successEnvelope } from "./envelope.ts";

@@ -1,5 +1,5 @@
 /**
- * The last step of the degradation chain (SPEC §7): when the database cannot
+ * The last step of the degradation chain (docs/SPEC.md §7): when the database cannot
  * be written (disk full, read-only, I/O error), a write that would be lost is
  * appended, synced, to a JSONL file instead, and `replay_backup` applies it
  * later exactly once (each entry's id is logged in the same transaction that
@@ -12,26 +12,23 @@
  *
  * @example
  * ```ts
- * import { isUnwritableError } from "./src/memory/backup.ts";
- * isUnwritableError(new Error("database or disk is full")); // true
+ * import assert from "node:assert/strict";
+ * import { isUnwritableError } from "./backup.ts";
+ *
+ * assert.equal(isUnwritableError(new Error("database or disk is full")), true);
  * ```
  * @module
  */
 import { prefixByUnits } from "../text/code_points.ts";
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import {
-  appendLineDurable,
-  dirName,
-  ensureDir,
-  isDirWritable,
-  nowIso,
-  pathExists,
-  readTextIfExists,
-  rewriteLinesDurable,
-  writeRefusal,
-} from "../platform/mod.ts";
-import type { CallerIdentity, ServiceContext } from "./context.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import { nowIso } from "../platform/clock.ts";
+import { ensureDir, isDirWritable } from "../platform/directories.ts";
+import { appendLineDurable, rewriteLinesDurable } from "../platform/durable_lines.ts";
+import { writeRefusal } from "../platform/file_info.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
+import type { CallerIdentity, ServiceContext } from "../core/context.ts";
 import { type RememberInput, rememberInTransaction } from "./remember.ts";
 import { isStorageFailure, type MemoryRecord, type Store } from "../store/mod.ts";
 import { CHAIN_READS_MAX, CONFLICT_NOTICE_PREVIEW_CHARS } from "./backup_constants.ts";

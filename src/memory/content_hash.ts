@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
- * import { contentSha } from "./src/memory/content_hash.ts";
- * contentSha("hello").startsWith("2cf24dba"); // true
+ * import assert from "node:assert/strict";
+ * import { contentSha } from "./content_hash.ts";
+ *
+ * assert.ok(contentSha("hello").startsWith("2cf24dba"));
  * ```
  * @module
  */

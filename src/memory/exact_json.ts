@@ -8,8 +8,12 @@
  *
  * @example
  * ```ts
- * import { InexactNumber, parseJsonExact } from "./src/memory/exact_json.ts";
- * parseJsonExact('{"a": 0.1, "b": 9007199254740993}').b instanceof InexactNumber; // true
+ * import assert from "node:assert/strict";
+ * import { InexactNumber, parseJsonExact } from "./exact_json.ts";
+ *
+ * const parsed = parseJsonExact('{"a": 0.1, "b": 9007199254740993}') as Record<string, unknown>;
+ * assert.equal(parsed.a, 0.1); // a float gives 0.1 back as written
+ * assert.ok(parsed.b instanceof InexactNumber); // …but not 9007199254740993
  * ```
  * @module
  */

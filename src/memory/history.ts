@@ -3,17 +3,43 @@
  *
  * @example
  * ```ts
- * import { memoryHistory } from "./src/memory/history.ts";
- * // (await memoryHistory(ctx, { memoryId: 3, fromVersion: 1, toVersion: 3 })).diff
+ * import assert from "node:assert/strict";
+ * import { memoryHistory } from "./history.ts";
+ * import { rememberMemory } from "./remember.ts";
+ * import { updateMemory } from "./update.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await updateMemory(ctx, {
+ *   memoryId,
+ *   edit: { kind: "replace_text", oldText: "Fridays", newText: "Mondays" },
+ * });
+ * const history = await memoryHistory(ctx, { memoryId, fromVersion: 1, toVersion: 2 });
+ * assert.match(history.diff!.unified, /\+Deploys run on Mondays\./);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
 import { unifiedDiff } from "../text/unified_diff.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { visible } from "../workspaces/access.ts";
 
 /** One version as the history view shows it. */

@@ -1,14 +1,14 @@
 /**
- * Size limits on what an agent may store or ask for (SPEC §5, §14). Each is
+ * Size limits on what an agent may store or ask for (docs/SPEC.md §5, §14). Each is
  * enforced by the service, so every transport gets the same answer.
  * @module
  */
 
-/** Largest content, in UTF-8 bytes (2 MiB, SPEC §3). */
+/** Largest content, in UTF-8 bytes (2 MiB, docs/SPEC.md §3). */
 export const CONTENT_MAX_BYTES = 2 * 1024 * 1024;
 /** Longest subject, in characters: a one-line title, not a second body. */
 export const SUBJECT_MAX_CHARS = 512;
-/** Most tags stored on one memory (SPEC §3). */
+/** Most tags stored on one memory (docs/SPEC.md §3). */
 export const TAGS_MAX_PER_MEMORY = 32;
 /** Most tags accepted in one call (add + remove + new). */
 export const TAGS_MAX_PER_CALL = 100;

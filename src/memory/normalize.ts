@@ -4,10 +4,13 @@
  *
  * @example
  * ```ts
- * import { checkVerbatimValue, normalizeTags, normalizeTime } from "./src/memory/normalize.ts";
- * normalizeTags(["Todo", " todo ", "Project X"], "tags"); // ["todo", "project x"]
- * normalizeTime("2025-03-01", "event_time"); // "2025-03-01T00:00:00.000Z"
- * checkVerbatimValue({ origin: "chat" }, "metadata"); // fine; "a\u0000b" would throw
+ * import assert from "node:assert/strict";
+ * import { checkVerbatimValue, normalizeTags, normalizeTime } from "./normalize.ts";
+ *
+ * assert.deepEqual(normalizeTags(["Todo", " todo ", "Project X"], "tags"), ["todo", "project x"]);
+ * assert.equal(normalizeTime("2025-03-01", "event_time"), "2025-03-01T00:00:00.000Z");
+ * checkVerbatimValue({ origin: "chat" }, "metadata"); // fine
+ * assert.throws(() => checkVerbatimValue({ origin: "a\u0000b" }, "metadata"));
  * ```
  * @module
  */

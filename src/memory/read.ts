@@ -3,14 +3,35 @@
  *
  * @example
  * ```ts
- * import { readMemory } from "./src/memory/read.ts";
- * // await readMemory(ctx, { memoryId: 7, span: { start: 0, end: 40 } });
+ * import assert from "node:assert/strict";
+ * import { readMemory } from "./read.ts";
+ * import { rememberMemory } from "./remember.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const read = await readMemory(ctx, { memoryId, span: { start: 0, end: 7 } });
+ * assert.equal(read.content, "Deploys");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { visible } from "../workspaces/access.ts";
 import { widenToCodePoints } from "../text/code_points.ts";
 

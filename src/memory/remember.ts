@@ -3,18 +3,37 @@
  *
  * @example
  * ```ts
- * import { rememberMemory } from "./src/memory/remember.ts";
- * // const { memoryId } = await rememberMemory(ctx, { content: "Deploys run on Fridays", subject: "deploy day", workspace: "infra" });
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/mod.ts";
+ * import { rememberMemory } from "./remember.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId, version } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * assert.ok(memoryId > 0);
+ * assert.equal(version, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
-import { requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { requireAuthorization } from "../core/authorization.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
-import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../workspaces/canonical.ts";
+import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";
 import {
   admitWorkspace,
@@ -22,7 +41,7 @@ import {
   registerPendingWorkspace,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import {
   BATCH_REMEMBER_MAX,
   METADATA_MAX_BYTES,
@@ -312,7 +331,7 @@ function prepareRemember(
         `This stores "${subject}" as user_confirmed: the most trusted level, locked against later changes without approval. Ask the user to confirm the fact, then repeat the call with authorized: true (or store it as agent_generated).`,
     });
   }
-  // SPEC §3: what the user confirmed is locked, whatever level the caller asked for.
+  // docs/SPEC.md §3: what the user confirmed is locked, whatever level the caller asked for.
   const protectionLevel = sourceType === "user_confirmed"
     ? "locked"
     : input.protectionLevel ?? "normal";
@@ -366,7 +385,9 @@ function prepareRemember(
       updatedAt: now,
     });
     await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
-    if (status === "active") await scheduleConflictCheck(ctx.store, memoryId, 1);
+    if (status === "active") {
+      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1 });
+    }
     return {
       memoryId,
       version: 1,

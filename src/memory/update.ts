@@ -6,19 +6,42 @@
  *
  * @example
  * ```ts
- * import { updateMemory } from "./src/memory/update.ts";
- * // await updateMemory(ctx, { memoryId: 7, edit: { kind: "replace_text", oldText: "Friday", newText: "Monday" } });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "./remember.ts";
+ * import { updateMemory } from "./update.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const updated = await updateMemory(ctx, {
+ *   memoryId,
+ *   edit: { kind: "replace_text", oldText: "Fridays", newText: "Mondays" },
+ * });
+ * assert.equal(updated.version, 2);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { scheduleConflictCheck } from "../conflicts/schedule.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
-import { describeGuard, requireAuthorization } from "../govern/authorization.ts";
-import { nowIso } from "../platform/mod.ts";
+import { describeGuard, requireAuthorization } from "../core/authorization.ts";
+import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
-import type { ServiceContext } from "./context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
 import { checkContentSize, normalizeTags } from "./normalize.ts";
 import { checkSubject } from "./remember.ts";
@@ -30,7 +53,7 @@ export interface TextPatch {
   newText: string;
 }
 
-/** The four update modes of SPEC §5. */
+/** The four update modes of docs/SPEC.md §5. */
 export type MemoryEdit =
   | { kind: "new_content"; content: string }
   | { kind: "replace_text"; oldText: string; newText: string }
@@ -328,7 +351,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     if (content !== current.content && current.status === "active") {
-      await scheduleConflictCheck(ctx.store, current.id, version);
+      await ctx.events.announceWritten(ctx.store, { memoryId: current.id, version });
     }
     return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
   };

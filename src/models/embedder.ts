@@ -1,7 +1,7 @@
 /**
  * The lazy text embedder: a transformers.js `feature-extraction` pipeline over a local model
- * directory, loaded on the first `embed` call and never before (SPEC §7: models load lazily,
- * never during the MCP handshake).
+ * directory, loaded on the first `embed` call and never before (docs/SPEC.md §7: models load
+ * lazily, never during the MCP handshake).
  *
  * Traps this module handles:
  * - `@huggingface/transformers` loads onnxruntime's native addon when imported, so it is
@@ -21,8 +21,9 @@
  *   which sqlite-vec reports as a NULL distance, i.e. "similarity 1").
  *
  * @example
- * ```ts
- * import { createEmbedder } from "./src/models/embedder.ts";
+ * Not run by `deno test --doc`: it needs the embedding model built or installed by `mema setup`.
+ * ```ts ignore
+ * import { createEmbedder } from "./embedder.ts";
  * const embedder = createEmbedder({
  *   modelDir: "/home/me/.cache/mema/models/static-wink-100d",
  *   dim: 100,
@@ -30,12 +31,13 @@
  *   normalize: true,
  * });
  * const [vector] = await embedder.embed(["car broke down"], "query");
+ * vector.length; // 100
  * await embedder.unload();
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { pathExists } from "../platform/mod.ts";
+import { pathExists } from "../platform/paths.ts";
 import { importTransformers } from "./transformers_runtime.ts";
 import { MIN_VECTOR_NORM } from "./vectors.ts";
 
@@ -168,7 +170,10 @@ export function poolBatch(
  *
  * @example
  * ```ts
- * import { createEmbedder } from "./src/models/embedder.ts";
+ * import assert from "node:assert/strict";
+ * import { createEmbedder } from "./embedder.ts";
+ *
+ * // Options are checked now; the model is read at the first embed().
  * const embedder = createEmbedder({
  *   modelDir: "/models/multilingual-e5-small",
  *   dim: 384,
@@ -178,6 +183,8 @@ export function poolBatch(
  *   passagePrefix: "passage: ",
  *   dtype: "q8",
  * });
+ * await embedder.unload();
+ * assert.equal(typeof embedder.embed, "function");
  * ```
  */
 export function createEmbedder(options: EmbedderOptions): Embedder {

@@ -4,14 +4,24 @@
  *
  * @example
  * ```ts
- * import { locateEmbeddingModel } from "./src/models/embedding_model.ts";
- * // const located = locateEmbeddingModel({ modelId: "static-wink-100d", modelsDir: "/tmp/models" });
+ * import assert from "node:assert/strict";
+ * import { locateEmbeddingModel } from "./embedding_model.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const located = locateEmbeddingModel({
+ *   modelId: "static-wink-100d",
+ *   modelsDir: dir,
+ * });
+ * assert.equal(located.entry.dim, 100);
+ * assert.equal(located.available, true); // built-in: it can be built here
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { createHash } from "node:crypto";
 import { MemaError } from "../errors/mod.ts";
-import { pathExists, readBytes, readTextIfExists } from "../platform/mod.ts";
+import { readBytes, readTextIfExists } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 import { createEmbedder, type Embedder, type EmbedDtype } from "./embedder.ts";
 import { readInstallRecord } from "./install.ts";
 import { findModel, loadManifest, type ModelEntry } from "./manifest.ts";

@@ -1,5 +1,5 @@
 /**
- * Installs a model from the manifest (SPEC §7, `mema setup --install`): every
+ * Installs a model from the manifest (docs/SPEC.md §7, `mema setup --install`): every
  * file is downloaded into `<modelsDir>/<id>.partial/`, resumed with HTTP Range
  * after an interruption, fetched from the next mirror when a source fails, and
  * checked against its size and sha256. Only when every file verifies does the
@@ -7,9 +7,10 @@
  * nothing. Offline, the error's hint lists the exact manual steps.
  *
  * @example
- * ```ts
- * import { defaultModelsDir, installModel } from "./src/models/install.ts";
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
+ * Not run by `deno test --doc`: it downloads the model from the hub.
+ * ```ts ignore
+ * import { defaultModelsDir, installModel } from "./install.ts";
+ * import { findModel, loadManifest } from "./manifest.ts";
  * const model = findModel(loadManifest(), "multilingual-e5-small");
  * const result = await installModel(model, { modelsDir: defaultModelsDir() });
  * console.error(result.status, result.dir);
@@ -21,13 +22,9 @@ import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { cacheDir } from "../config/paths.ts";
 import { type ErrorCode, isMemaError, MemaError } from "../errors/mod.ts";
-import {
-  dirName,
-  nowIso,
-  pathExists,
-  readTextIfExists,
-  writeBytesAtomic,
-} from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { readTextIfExists, writeBytesAtomic } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import type { ModelEntry, ModelFile } from "./manifest.ts";
 import type { DownloadProgress } from "./progress.ts";
 
@@ -139,8 +136,10 @@ interface FetchedFile {
  *
  * @example
  * ```ts
- * import { defaultModelsDir } from "./src/models/install.ts";
- * defaultModelsDir(); // "/home/me/.cache/mema/models"
+ * import assert from "node:assert/strict";
+ * import { defaultModelsDir } from "./install.ts";
+ *
+ * assert.ok(defaultModelsDir().endsWith("/mema/models")); // ~/.cache/mema/models
  * ```
  */
 export function defaultModelsDir(): string {
@@ -152,9 +151,13 @@ export function defaultModelsDir(): string {
  *
  * @example
  * ```ts
- * import { defaultModelsDir, readInstallRecord } from "./src/models/install.ts";
- * const record = readInstallRecord(defaultModelsDir(), "multilingual-e5-small");
- * console.error(record?.installed_at ?? "not installed");
+ * import assert from "node:assert/strict";
+ * import { readInstallRecord } from "./install.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * // Nothing installed in this folder yet.
+ * assert.equal(readInstallRecord(dir, "multilingual-e5-small"), undefined);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  */
 export function readInstallRecord(modelsDir: string, id: string): InstallRecord | undefined {
@@ -183,9 +186,10 @@ function recordMatchesManifest(record: InstallRecord, model: ModelEntry): boolea
  * install is left alone (`status: "already_installed"`).
  *
  * @example
- * ```ts
- * import { installModel } from "./src/models/install.ts";
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
+ * ```ts ignore
+ * // Ignored: it downloads the model from the hub.
+ * import { installModel } from "./install.ts";
+ * import { findModel, loadManifest } from "./manifest.ts";
  * const model = findModel(loadManifest(), "multilingual-e5-small");
  * await installModel(model, { modelsDir: "/tmp/models", onProgress: (p) => console.error(p) });
  * ```

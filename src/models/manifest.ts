@@ -1,18 +1,19 @@
 /**
- * The model manifest (`models.manifest.json`, SPEC §7): which models mema can
+ * The model manifest (`models.manifest.json`, docs/SPEC.md §7): which models mema can
  * use, where their files come from and how to check them.
  *
  * @example
  * ```ts
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
- * const model = findModel(loadManifest(), "multilingual-e5-small");
- * console.error(model.dim); // 384
+ * import assert from "node:assert/strict";
+ * import { findModel, loadManifest } from "./manifest.ts";
+ *
+ * assert.equal(findModel(loadManifest(), "multilingual-e5-small").dim, 384);
  * ```
  * @module
  */
 import { z } from "zod";
 import { MemaError } from "../errors/mod.ts";
-import { readTextIfExists } from "../platform/mod.ts";
+import { readTextIfExists } from "../platform/files.ts";
 import { closestName } from "../text/closest_name.ts";
 // A static JSON import puts the manifest into the module graph, so a `deno compile`
 // binary carries it without `--include` and without reading next to the executable.
@@ -21,7 +22,7 @@ import bundledManifest from "../../models.manifest.json" with { type: "json" };
 /** What a model is for. */
 export type ModelTask = "embedding" | "nli";
 
-/** How an NLI class maps onto the conflict vocabulary (SPEC §8). */
+/** How an NLI class maps onto the conflict vocabulary (docs/SPEC.md §8). */
 export type NliVerdict = "conflict" | "no_conflict" | "possible_conflict";
 
 /** One output class of an NLI model, in logit order. */
@@ -86,7 +87,7 @@ export interface ModelEntry {
   max_length?: number;
   /**
    * Cosine below which a memory found only by this model is not relevant
-   * (SPEC §6 relevance floor). Each model has its own baseline: static word
+   * (docs/SPEC.md §6 relevance floor). Each model has its own baseline: static word
    * vectors put unrelated sentences near 0.7, e5 near 0.75.
    */
   similarity_floor?: number;
@@ -261,8 +262,13 @@ function modelIdAt(raw: unknown, path: readonly PropertyKey[]): string | undefin
  *
  * @example
  * ```ts
- * import { parseManifest } from "./src/models/manifest.ts";
- * parseManifest({ schema_version: 1, models: [] }, "test"); // { schema_version: 1, models: [] }
+ * import assert from "node:assert/strict";
+ * import { parseManifest } from "./manifest.ts";
+ *
+ * assert.deepEqual(parseManifest({ schema_version: 1, models: [] }, "test"), {
+ *   schema_version: 1,
+ *   models: [],
+ * });
  * ```
  */
 export function parseManifest(raw: unknown, origin: string): Manifest {
@@ -305,8 +311,11 @@ export function parseManifest(raw: unknown, origin: string): Manifest {
  *
  * @example
  * ```ts
- * import { loadManifest } from "./src/models/manifest.ts";
+ * import assert from "node:assert/strict";
+ * import { loadManifest } from "./manifest.ts";
+ *
  * const ids = loadManifest().models.map((model) => model.id);
+ * assert.ok(ids.includes("static-wink-100d"));
  * ```
  */
 export function loadManifest(path?: string): Manifest {
@@ -334,8 +343,13 @@ export function loadManifest(path?: string): Manifest {
  *
  * @example
  * ```ts
- * import { findModel, loadManifest } from "./src/models/manifest.ts";
- * findModel(loadManifest(), "multilingual-e5-smal"); // throws: did you mean "multilingual-e5-small"?
+ * import assert from "node:assert/strict";
+ * import { findModel, loadManifest } from "./manifest.ts";
+ *
+ * assert.throws(
+ *   () => findModel(loadManifest(), "multilingual-e5-smal"),
+ *   /multilingual-e5-small/, // did you mean
+ * );
  * ```
  */
 export function findModel(manifest: Manifest, id: string): ModelEntry {

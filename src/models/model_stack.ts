@@ -14,8 +14,10 @@
  * binary embeds the installed stack (scripts/compile.ts installs it first).
  *
  * @example
- * ```ts
- * import { ensureModelStackPart, importTransformersModule } from "./src/models/model_stack.ts";
+ * Not run by `deno test --doc`: the first call installs npm packages (transformers.js,
+ * onnxruntime).
+ * ```ts ignore
+ * import { ensureModelStackPart, importTransformersModule } from "./model_stack.ts";
  * await ensureModelStackPart("transformers"); // installs once, prints what it does
  * const transformers = await importTransformersModule();
  * ```
@@ -23,15 +25,11 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemaError } from "../errors/mod.ts";
-import {
-  copyFile,
-  ensureDir,
-  executablePath,
-  isCompiledBinary,
-  logInfo,
-  pathExists,
-  runProcess,
-} from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { copyFile } from "../platform/files.ts";
+import { logInfo } from "../platform/log.ts";
+import { pathExists } from "../platform/paths.ts";
+import { executablePath, isCompiledBinary, runProcess } from "../platform/processes.ts";
 
 /** A separately installed part of the model stack. */
 export interface ModelStackPart {

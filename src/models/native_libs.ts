@@ -7,7 +7,7 @@
  * temp directory before dlopen, so the dynamic linker cannot find the library beside it and
  * importing transformers fails ("libonnxruntime.so.1: cannot open shared object file").
  * `--self-extracting` would fix that by unpacking everything, but it unpacks next to the
- * executable whenever that directory is writable, which SPEC §2 rules out.
+ * executable whenever that directory is writable, which docs/SPEC.md §2 rules out.
  *
  * So each such library is copied to `<cache>/native/<file>-<sha256-16>/` (as vec0.so is)
  * and loaded first; the linker then resolves the addon's DT_NEEDED entry by soname to the
@@ -15,24 +15,24 @@
  *
  * @example
  * ```ts
- * import { prepareModelRuntime } from "./src/models/native_libs.ts";
- * prepareModelRuntime({ cacheDir: "/home/me/.cache/mema" });
+ * import assert from "node:assert/strict";
+ * import { prepareModelRuntime } from "./native_libs.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * // Under `deno run` the libraries load from node_modules: nothing to copy out.
+ * assert.deepEqual(prepareModelRuntime({ cacheDir: dir }), []);
  * // then import transformers.js (src/models/transformers_runtime.ts)
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import process from "node:process";
-import {
-  ensureDir,
-  isCompiledBinary,
-  listDir,
-  pathExists,
-  preloadSharedLibrary,
-  readBytes,
-  writeBytesAtomic,
-} from "../platform/mod.ts";
+import { ensureDir, listDir } from "../platform/directories.ts";
+import { readBytes, writeBytesAtomic } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
+import { isCompiledBinary, preloadSharedLibrary } from "../platform/processes.ts";
 import { modelStackFile } from "./model_stack.ts";
 
 /** Real paths of the libraries loaded so far, by their path in the package tree. */

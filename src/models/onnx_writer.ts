@@ -8,7 +8,9 @@
  *
  * @example
  * ```ts
- * import { encodeOnnxModel, OnnxDataType } from "./src/models/onnx_writer.ts";
+ * import assert from "node:assert/strict";
+ * import { encodeOnnxModel, OnnxDataType } from "./onnx_writer.ts";
+ *
  * const bytes = encodeOnnxModel({
  *   irVersion: 8,
  *   opsetVersion: 13,
@@ -20,7 +22,8 @@
  *     outputs: [{ name: "y", elemType: OnnxDataType.FLOAT, shape: ["batch"] }],
  *   },
  * });
- * console.error(bytes.length);
+ * assert.equal(bytes[0], 0x08); // field 1 (ir_version), a varint
+ * assert.equal(bytes[1], 8);
  * ```
  * @module
  */
@@ -229,7 +232,9 @@ function encodeGraph(graph: OnnxGraph): ProtoMessage {
  *
  * @example
  * ```ts
- * import { encodeOnnxModel, OnnxDataType } from "./src/models/onnx_writer.ts";
+ * import assert from "node:assert/strict";
+ * import { encodeOnnxModel, OnnxDataType } from "./onnx_writer.ts";
+ *
  * const table = new Float32Array([0, 0, 1, 1]);
  * const bytes = encodeOnnxModel({
  *   irVersion: 8,
@@ -247,6 +252,7 @@ function encodeGraph(graph: OnnxGraph): ProtoMessage {
  *     outputs: [{ name: "out", elemType: OnnxDataType.FLOAT, shape: ["n", 2] }],
  *   },
  * });
+ * assert.ok(bytes.length > table.byteLength); // the table's bytes are in the model
  * ```
  */
 export function encodeOnnxModel(model: OnnxModel): Uint8Array {

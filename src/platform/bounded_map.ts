@@ -5,10 +5,12 @@
  *
  * @example
  * ```ts
- * import { BoundedMap } from "./src/platform/bounded_map.ts";
+ * import assert from "node:assert/strict";
+ * import { BoundedMap } from "./bounded_map.ts";
+ *
  * const stems = new BoundedMap<string, string>(2);
  * stems.set("a", "1").set("b", "2").set("c", "3");
- * [...stems.keys()]; // ["b", "c"]
+ * assert.deepEqual([...stems.keys()], ["b", "c"]);
  * ```
  * @module
  */

@@ -4,8 +4,11 @@
  *
  * @example
  * ```ts
- * import { settlesWithin } from "./src/platform/deadline.ts";
- * await settlesWithin(new Promise(() => {}), 10); // false, after 10 ms
+ * import assert from "node:assert/strict";
+ * import { settlesWithin } from "./deadline.ts";
+ *
+ * assert.equal(await settlesWithin(new Promise(() => {}), 10), false); // after 10 ms
+ * assert.equal(await settlesWithin(Promise.resolve(), 10), true);
  * ```
  * @module
  */

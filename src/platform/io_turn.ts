@@ -8,8 +8,13 @@
  *
  * @example
  * ```ts
- * import { ioTurn } from "./src/platform/io_turn.ts";
- * await ioTurn(); // pending requests have had their turn
+ * import assert from "node:assert/strict";
+ * import { ioTurn } from "./io_turn.ts";
+ *
+ * let answered = false;
+ * setTimeout(() => answered = true, 0);
+ * await ioTurn(); // pending requests and timers have had their turn
+ * assert.equal(answered, true);
  * ```
  * @module
  */

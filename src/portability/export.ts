@@ -5,16 +5,38 @@
  *
  * @example
  * ```ts
- * import { exportPage } from "./src/portability/export.ts";
- * // await exportPage(store, { afterId: 0, limit: 100 }) → { memories: [...], hasMore: false, total: 12 }
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { exportPage } from "./export.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await exportPage(store, { afterId: 0, limit: 100 });
+ * assert.deepEqual(page.memories.map((memory) => memory.id), [memoryId]);
+ * assert.equal(page.hasMore, false);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { VERSION } from "../version.ts";
 import type { MemoryStatus, Store } from "../store/mod.ts";
 import { SCHEMA_GENERATION } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
-import { nowIso } from "../platform/mod.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
+import { nowIso } from "../platform/clock.ts";
 import { renderFrontmatter } from "./frontmatter.ts";
 import { headingSlug } from "./markdown.ts";
 import { EXPORT_FORMAT, type PortableMemory, portableMemory } from "./record.ts";
@@ -29,7 +51,7 @@ import {
 import { MemaError } from "../errors/mod.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { utf8Bytes } from "../memory/normalize.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 
 /** The statuses an export carries: the facts in force, not retired or superseded ones. */

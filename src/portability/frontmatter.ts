@@ -7,10 +7,15 @@
  *
  * @example
  * ```ts
- * import { parseFrontmatter, renderFrontmatter } from "./src/portability/frontmatter.ts";
+ * import assert from "node:assert/strict";
+ * import { parseFrontmatter, renderFrontmatter } from "./frontmatter.ts";
+ *
  * const text = renderFrontmatter({ title: "Deploys", tags: ["ops", "friday"] });
- * // '---\ntitle: "Deploys"\ntags: ["ops", "friday"]\n---\n'
- * parseFrontmatter(text + "body").fields; // { title: "Deploys", tags: ["ops", "friday"] }
+ * assert.equal(text, '---\ntitle: "Deploys"\ntags: ["ops", "friday"]\n---\n');
+ * assert.deepEqual(parseFrontmatter(text + "body").fields, {
+ *   title: "Deploys",
+ *   tags: ["ops", "friday"],
+ * });
  * ```
  * @module
  */

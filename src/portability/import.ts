@@ -14,21 +14,42 @@
  *
  * @example
  * ```ts
- * import { importUnits } from "./src/portability/import.ts";
- * // const report = await importUnits(ctx, units, { defaultWorkspace: "notes" });
- * // report.created → 120, report.skipped → [{ path: "a.md", line: 3, reason: "…" }]
+ * import assert from "node:assert/strict";
+ * import { importUnits } from "./import.ts";
+ * import { markdownUnit } from "./sources.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const unit = markdownUnit("# Deploys\nFridays.\n", {
+ *   path: "notes/ops.md",
+ *   sourceRef: "ops.md",
+ *   fileTitle: "ops",
+ *   split: "file",
+ * });
+ * const report = await importUnits(ctx, [unit], { defaultWorkspace: "notes" });
+ * assert.equal(report.created, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { AuthorizationRequired } from "../govern/authorization.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { AuthorizationRequired } from "../core/authorization.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { rememberInTransaction } from "../memory/remember.ts";
 import { type MemoryEdit, updateInTransaction } from "../memory/update.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { MemoryRecord, SourceType } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
 

@@ -6,9 +6,12 @@
  *
  * @example
  * ```ts
- * import { headingSlug, readNoteSections } from "./src/portability/markdown.ts";
- * headingSlug("Deploy: Friday's window!"); // "deploy-fridays-window"
- * readNoteSections("# Ops\n\n## Deploys\nFridays.\n## Backups\nNightly.\n").sections.length; // 2
+ * import assert from "node:assert/strict";
+ * import { headingSlug, readNoteSections } from "./markdown.ts";
+ *
+ * assert.equal(headingSlug("Deploy: Friday's window!"), "deploy-fridays-window");
+ * const note = readNoteSections("# Ops\n\n## Deploys\nFridays.\n## Backups\nNightly.\n");
+ * assert.equal(note.sections.length, 2);
  * ```
  * @module
  */

@@ -5,8 +5,30 @@
  *
  * @example
  * ```ts
- * import { portableMemory } from "./src/portability/record.ts";
- * // portableMemory((await store.getMemory(7))!) → { id: 7, subject: "…", workspace: "infra", … }
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { portableMemory } from "./record.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const portable = portableMemory((await store.getMemory(memoryId))!);
+ * assert.equal(portable.workspace, "infra");
+ * assert.equal(portable.content, "Deploys run on Fridays.");
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -4,11 +4,16 @@
  *
  * @example
  * ```ts
- * import { markdownUnit } from "./src/portability/sources.ts";
+ * import assert from "node:assert/strict";
+ * import { markdownUnit } from "./sources.ts";
+ *
  * const unit = markdownUnit("---\ntags: [ops]\n---\n# Deploys\nFridays.\n", {
- *   path: "notes/ops.md", sourceRef: "ops.md", fileTitle: "ops", split: "file",
+ *   path: "notes/ops.md",
+ *   sourceRef: "ops.md",
+ *   fileTitle: "ops",
+ *   split: "file",
  * });
- * unit.items[0].subject; // "Deploys"
+ * assert.equal(unit.items[0].subject, "Deploys");
  * ```
  * @module
  */

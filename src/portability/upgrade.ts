@@ -16,8 +16,15 @@
  *
  * @example
  * ```ts
- * import { planUpgrade } from "./src/portability/upgrade.ts";
- * // planUpgrade("/home/me/.local/share/mema/mema.sqlite3") → { action: "convert", target: "…gen9.sqlite3", … }
+ * import assert from "node:assert/strict";
+ * import { planUpgrade } from "./upgrade.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * store.close(); // a current database: nothing to upgrade
+ * assert.equal(planUpgrade(`${dir}/mema.sqlite3`).action, "none");
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -26,7 +33,9 @@ import { contentSha } from "../memory/content_hash.ts";
 import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
 import { normalizeTag } from "../memory/normalize.ts";
 import { prefixByUnits } from "../text/code_points.ts";
-import { dirName, nowIso, pathExists, removeFileIfExists } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
+import { removeFileIfExists } from "../platform/files.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import {
   type ContentFingerprints,
   type DatabaseKind,
@@ -44,7 +53,7 @@ import {
   type Store,
   UpgradeSource,
 } from "../store/mod.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 
 /** What `mema upgrade` would do with a database. */
 export interface UpgradePlan {

@@ -6,14 +6,15 @@
  *
  * @example
  * ```ts
- * import { bm25Scores } from "./src/recall/bm25.ts";
- * import { countTokens } from "./src/recall/bm25.ts";
+ * import assert from "node:assert/strict";
+ * import { bm25Scores, countTokens } from "./bm25.ts";
+ *
  * const tokens = countTokens(["carolin", "paint", "sunset"]);
  * const scores = bm25Scores(["paint"], [{ id: 1, tokens }], {
  *   frequencies: new Map([["paint", 3]]),
  *   documents: 100,
  * });
- * scores.get(1)! > 0; // true
+ * assert.ok(scores.get(1)! > 0);
  * ```
  * @module
  */
@@ -31,7 +32,7 @@ export function bm25Idf(df: number, documents: number): number {
 /**
  * A text's index tokens counted: its distinct tokens sorted (exact and prefix lookups by binary
  * search), how often each occurs, and how many tokens it has in all. Plain arrays: the token
- * cache keeps one per memory (src/recall/memory_tokens.ts), and a Map each, kept beside the token
+ * cache keeps one per memory (src/recall/memory_terms.ts), and a Map each, kept beside the token
  * list, doubled the process's memory at 100k memories.
  */
 export interface TokenCounts {

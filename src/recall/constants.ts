@@ -4,7 +4,7 @@
  * @module
  */
 
-/** Outline entries in a preview (SPEC §6). */
+/** Outline entries in a preview (docs/SPEC.md §6). */
 export const OUTLINE_MAX_ENTRIES = 8;
 /** Characters of each outline head (memory-arbiter used 40; agents read it fine). */
 export const OUTLINE_HEAD_MAX_CHARS = 40;
@@ -118,7 +118,7 @@ export const RANK_WEIGHTS = {
  */
 export const INSIDE_WORD_MATCH = 0.5;
 
-/** Trust nudges (SPEC §4 order). Small: trust orders near-ties, it never beats relevance. */
+/** Trust nudges (docs/SPEC.md §4 order). Small: trust orders near-ties, never beats relevance. */
 export const TRUST_BOOST = {
   user_confirmed: 0.15,
   document_extracted: 0.08,
@@ -337,12 +337,12 @@ export const SPELLING_SCAN_MAX = 5_000;
 
 /**
  * Hit spans covering at least this share of a short content (see HITS_FULL_MAX_CHARS) become
- * the whole content (SPEC §6): one text is cheaper than several spans with their offsets.
+ * the whole content (docs/SPEC.md §6): one text is cheaper than several spans with their offsets.
  */
 export const HITS_FULL_COVERAGE = 0.5;
 /**
- * Longest content `hits` may return whole, in characters (~500 tokens). SPEC §6's coverage rule
- * alone returned whole documents: a 32,821-character README whose matching rows covered half
+ * Longest content `hits` may return whole, in characters (~500 tokens). docs/SPEC.md §6's coverage
+ * rule alone returned whole documents: a 32,821-character README whose matching rows covered half
  * of it came back entire, and a 3-result page of the npm README corpus cost 46,677
  * characters. Below this bound the whole text costs about what two or three spans with their
  * offsets cost; above it, hits are hits.
@@ -365,9 +365,9 @@ export const HIT_WINDOW_DEFAULT = 0;
 /** Most neighbouring rows an agent may ask for. */
 export const HIT_WINDOW_MAX = 5;
 
-/** The tag that marks an open item (SPEC §6 linked_open_items). */
+/** The tag that marks an open item (docs/SPEC.md §6 linked_open_items). */
 export const TODO_TAG = "todo";
-/** Most linked open items on one page (SPEC §6). */
+/** Most linked open items on one page (docs/SPEC.md §6). */
 export const LINKED_OPEN_ITEMS_MAX = 5;
 
 /**

@@ -6,9 +6,12 @@
  *
  * @example
  * ```ts
- * import { queryDates } from "./src/recall/dates.ts";
- * queryDates("What did John do on 7 July, 2023?", Date.UTC(2026, 0, 1));
- * // [{ start: Date.UTC(2023, 6, 7), end: Date.UTC(2023, 6, 8), words: ["7", "july", "2023"] }]
+ * import assert from "node:assert/strict";
+ * import { queryDates } from "./dates.ts";
+ *
+ * assert.deepEqual(queryDates("What did John do on 7 July, 2023?", Date.UTC(2026, 0, 1)), [
+ *   { start: Date.UTC(2023, 6, 7), end: Date.UTC(2023, 6, 8), words: ["7", "july", "2023"] },
+ * ]);
  * ```
  * @module
  */

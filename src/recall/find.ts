@@ -3,13 +3,34 @@
  *
  * @example
  * ```ts
- * import { findMemories } from "./src/recall/find.ts";
- * // const page = await findMemories(ctx, { query: "deploy day", limit: 5 });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { findMemories } from "./find.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await findMemories(ctx, { query: "deploy day", limit: 5 });
+ * assert.equal(page.items[0].memory.id, memoryId);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
@@ -23,9 +44,9 @@ import { demoteStaleClaims } from "./stale.ts";
 import { vectorCandidates, type VectorHit } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
 import { bm25Scores } from "./bm25.ts";
-import { memoryTokens } from "./memory_tokens.ts";
+import { memoryTokens } from "./memory_terms.ts";
 import { priorBoost, rankCandidates, type RankedMemory, type TermForm } from "./rank.ts";
-import { queryTerms, textTokens } from "./tokens.ts";
+import { queryTerms, textTokens } from "./query_terms.ts";
 import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";

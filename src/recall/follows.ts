@@ -6,8 +6,35 @@
  *
  * @example
  * ```ts
- * import { carryToFollowers } from "./src/recall/follows.ts";
- * // ranked = await carryToFollowers(store, ranked, filters);
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { carryToFollowers } from "./follows.ts";
+ * import { recallTuning } from "./tuning.ts";
+ * import { findMemories } from "./find.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await findMemories(ctx, { query: "Fridays" });
+ * // Nothing follows this memory: the ranking stays as it was.
+ * const filters = { statuses: ["active" as const] };
+ * const carried = await carryToFollowers(store, page.items, filters, recallTuning());
+ * assert.equal(carried.added, 0);
+ * assert.deepEqual(carried.ranked.map((item) => item.memory.id), [memoryId]);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -9,8 +9,31 @@
  *
  * @example
  * ```ts
- * import { hitViewsFor } from "./src/recall/hits.ts";
- * // hitViewsFor(store, rankedItems, { window: 1 }).get(memoryId)
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { findMemories } from "./find.ts";
+ * import { hitViewsFor } from "./hits.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await findMemories(ctx, { query: "Fridays" });
+ * const views = await hitViewsFor(store, page.items, { window: 1 });
+ * assert.ok(views.has(memoryId));
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

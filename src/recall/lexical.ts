@@ -8,8 +8,14 @@
  *
  * @example
  * ```ts
- * import { pruneTerms } from "./src/recall/lexical.ts";
- * pruneTerms([{ token: "carolin", frequency: 2 }, { token: "the", frequency: 0 }]).kept;
+ * import assert from "node:assert/strict";
+ * import { pruneTerms } from "./lexical.ts";
+ *
+ * const { kept } = pruneTerms([
+ *   { token: "carolin", frequency: 2 },
+ *   { token: "the", frequency: 0 },
+ * ]);
+ * assert.ok(kept.some((term) => term.token === "carolin"));
  * ```
  * @module
  */
@@ -24,7 +30,7 @@ import {
   WORD_POOL_MAX_POSTINGS,
 } from "./constants.ts";
 import { spellingVariants } from "./spelling.ts";
-import { queryTerms, textTokens } from "./tokens.ts";
+import { queryTerms, textTokens } from "./query_terms.ts";
 
 /** Candidate ids with the full-text score of those the index found. */
 export interface LexicalCandidates {

@@ -4,8 +4,11 @@
  *
  * @example
  * ```ts
- * import { buildOutline } from "./src/recall/outline.ts";
- * buildOutline("# Setup\nRun it.\n# Usage\nCall it.").entries.map((e) => e.head); // ["Setup", "Usage"]
+ * import assert from "node:assert/strict";
+ * import { buildOutline } from "./outline.ts";
+ *
+ * const outline = buildOutline("# Setup\nRun it.\n# Usage\nCall it.");
+ * assert.deepEqual(outline.entries.map((e) => e.head), ["Setup", "Usage"]);
  * ```
  * @module
  */

@@ -11,9 +11,30 @@
  *
  * @example
  * ```ts
- * import { queryWords } from "./src/recall/query_weights.ts";
- * // await queryWords(store, "What does Melanie paint?")
- * // → [{ word: "what", weight: 1 }, …, { word: "melanie", weight: 3.9 }, { word: "paint", weight: 2.7 }]
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { queryWords } from "./query_weights.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * for (let day = 1; day <= 9; day++) {
+ *   await rememberMemory(ctx, { content: `Rain on day ${day}.`, subject: "rain", workspace: "l" });
+ * }
+ * await rememberMemory(ctx, { content: "Melanie paints.", subject: "art", workspace: "l" });
+ * const words = await queryWords(store, "What does Melanie paint?");
+ * const weight = (word: string) => words.find((w) => w.word === word)!.weight;
+ * assert.equal(weight("what"), 1); // a function word
+ * assert.ok(weight("melanie") > 1.5); // one memory of ten holds it: the question is about her
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -4,8 +4,30 @@
  *
  * @example
  * ```ts
- * import { rankCandidates } from "./src/recall/rank.ts";
- * // rankCandidates(records, { terms: ["deploy"], text: new Map(), now: Date.now() });
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { rankCandidates } from "./rank.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const record = (await store.getMemory(memoryId))!;
+ * const ranked = rankCandidates([record], { terms: ["deploy"], text: new Map(), now: Date.now() });
+ * assert.equal(ranked[0].memory.id, memoryId);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -18,7 +40,7 @@ import {
   SUPERSEDED_PENALTY,
   TRUST_BOOST,
 } from "./constants.ts";
-import { isCjk, textTokens } from "./tokens.ts";
+import { isCjk, textTokens } from "./query_terms.ts";
 
 /** Another form a query term is searched in, and the share of a match of the term it earns. */
 export interface TermForm {

@@ -4,8 +4,10 @@
  *
  * @example
  * ```ts
- * import { estimateTokens } from "./src/recall/size.ts";
- * estimateTokens("hello world"); // 3
+ * import assert from "node:assert/strict";
+ * import { estimateTokens } from "./size.ts";
+ *
+ * assert.equal(estimateTokens("hello world"), 3);
  * ```
  * @module
  */
@@ -22,7 +24,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(wide + (text.length - wide) / CHARS_PER_TOKEN_LATIN);
 }
 
-/** The size block of SPEC §6. */
+/** The size block of docs/SPEC.md §6. */
 export interface RecallSize {
   returned_chars: number;
   returned_count: number;

@@ -9,9 +9,29 @@
  *
  * @example
  * ```ts
- * import { spellingVariants } from "./src/recall/spelling.ts";
- * // await spellingVariants(store, [{ token: "fesetiv", frequency: 0 }])
- * //   → Map { "fesetiv" → [{ token: "festiv", frequency: 12 }] }
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { spellingVariants } from "./spelling.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * await rememberMemory(ctx, {
+ *   content: "The festival starts at noon.",
+ *   subject: "festival",
+ *   workspace: "events",
+ * });
+ * const variants = await spellingVariants(store, [{ token: "fesetiv", frequency: 0 }]);
+ * assert.deepEqual(variants.get("fesetiv")?.map((v) => v.token), ["festiv"]);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

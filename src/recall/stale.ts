@@ -6,8 +6,34 @@
  *
  * @example
  * ```ts
- * import { demoteStaleClaims } from "./src/recall/stale.ts";
- * // ranked = (await demoteStaleClaims(store, ranked, filters)).ranked;
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { findMemories } from "./find.ts";
+ * import { demoteStaleClaims } from "./stale.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const page = await findMemories(ctx, { query: "Fridays" });
+ * const { ranked, added } = await demoteStaleClaims(store, page.items, {
+ *   statuses: ["active"],
+ * });
+ * assert.equal(added, 0); // no stale claim among these
+ * assert.equal(ranked[0].memory.id, memoryId);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -6,8 +6,10 @@
  *
  * @example
  * ```ts
- * import { stemTerm } from "./src/recall/stem.ts";
- * stemTerm("stories"); // "stor"
+ * import assert from "node:assert/strict";
+ * import { stemTerm } from "./stem.ts";
+ *
+ * assert.equal(stemTerm("stories"), "stor");
  * ```
  * @module
  */

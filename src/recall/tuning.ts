@@ -5,8 +5,10 @@
  *
  * @example
  * ```ts
- * import { recallTuning } from "./src/recall/tuning.ts";
- * recallTuning({ followsCarry: 0 }).followsCarry; // 0
+ * import assert from "node:assert/strict";
+ * import { recallTuning } from "./tuning.ts";
+ *
+ * assert.equal(recallTuning({ followsCarry: 0 }).followsCarry, 0);
  * ```
  * @module
  */

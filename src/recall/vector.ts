@@ -5,8 +5,20 @@
  *
  * @example
  * ```ts
- * import { vectorCandidates } from "./src/recall/vector.ts";
- * // await vectorCandidates(store, queryVector, { filters, floor: 0.8 })
+ * import assert from "node:assert/strict";
+ * import { vectorCandidates } from "./vector.ts";
+ * import { openStore } from "../store/mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * // An empty library (or one without vectors) has no neighbours.
+ * const hits = await vectorCandidates(store, new Float32Array(100).fill(0.1), {
+ *   filters: { statuses: ["active"] },
+ *   floor: 0.8,
+ * });
+ * assert.deepEqual(hits, []);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

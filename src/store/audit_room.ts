@@ -4,7 +4,8 @@
  *
  * @module
  */
-import * as govern from "./govern_sql.ts";
+import * as audit from "./audit_sql.ts";
+import * as replayLog from "./replay_log_sql.ts";
 import * as memories from "./memories_sql.ts";
 import * as purge from "./purge_sql.ts";
 import { getMeta, setMeta } from "./schema.ts";
@@ -16,8 +17,8 @@ export function sqliteAudit(core: SqliteCore): Sync<AuditRepository> {
   const db = core.connection.db;
   return {
     appendAudit: (entry) => memories.insertAudit(db, entry),
-    recordCoalescedAudit: (entry, window) => govern.recordCoalescedAudit(db, entry, window),
-    listAudit: (query) => govern.selectAudit(db, query),
+    recordCoalescedAudit: (entry, window) => audit.recordCoalescedAudit(db, entry, window),
+    listAudit: (query) => audit.selectAudit(db, query),
     auditMentioning: (memoryId, conflictIds) =>
       purge.selectAuditMentioning(db, memoryId, conflictIds),
     scrubAuditRow: (auditId, change) => purge.updateAuditText(db, auditId, change),
@@ -28,8 +29,8 @@ export function sqliteAudit(core: SqliteCore): Sync<AuditRepository> {
 export function sqliteReplayLog(core: SqliteCore): Sync<ReplayLogRepository> {
   const db = core.connection.db;
   return {
-    replayOutcome: (entryId) => govern.selectReplay(db, entryId),
-    logReplay: (entry) => govern.insertReplay(db, entry),
+    replayOutcome: (entryId) => replayLog.selectReplay(db, entryId),
+    logReplay: (entry) => replayLog.insertReplay(db, entry),
   };
 }
 

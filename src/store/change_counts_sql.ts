@@ -7,8 +7,17 @@
  *
  * @example
  * ```ts
- * import { selectMemoryChanges } from "./src/store/change_counts_sql.ts";
- * // selectMemoryChanges(db) → 42, or undefined before generation 11
+ * import assert from "node:assert/strict";
+ * import { openStore } from "./mod.ts";
+ * import { openConnection } from "./sqlite_connection.ts";
+ * import { selectMemoryChanges } from "./change_counts_sql.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * (await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` })).close();
+ * const connection = openConnection(`${dir}/mema.sqlite3`, { readOnly: true });
+ * assert.equal(selectMemoryChanges(connection.db), 0); // no memory written yet
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

@@ -8,7 +8,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 type Row = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
-/** Lifecycle of a conflict group (SPEC §8). */
+/** Lifecycle of a conflict group (docs/SPEC.md §8). */
 export type ConflictStatus = "open" | "applying" | "resolved" | "not_a_conflict";
 
 /** One member of a group: a memory at a version, and the row that disagrees. */

@@ -5,9 +5,16 @@
  *
  * @example
  * ```ts
- * import { GroupSync } from "./src/store/group_sync.ts";
- * const group = new GroupSync(() => Promise.resolve());
- * await group.sync(); // a flush that began after this call has finished
+ * import assert from "node:assert/strict";
+ * import { GroupSync } from "./group_sync.ts";
+ *
+ * let flushes = 0;
+ * const group = new GroupSync(() => {
+ *   flushes++;
+ *   return Promise.resolve();
+ * });
+ * await Promise.all([group.sync(), group.sync()]); // each waits for a flush begun after its call
+ * assert.ok(flushes >= 1 && flushes <= 2);
  * ```
  * @module
  */

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import * as govern from "./govern_sql.ts";
+import * as memoryLinks from "./memory_links_sql.ts";
+import * as memoryState from "./memory_state_sql.ts";
+import * as overview from "./overview_sql.ts";
 import * as memories from "./memories_sql.ts";
 import * as portability from "./portability_sql.ts";
 import * as terms from "./terms_sql.ts";
@@ -41,12 +43,12 @@ export function sqliteMemories(core: SqliteCore): Sync<MemoriesRepository> {
       const after = before ? memories.selectMemory(db, id) : undefined;
       if (before && after) terms.indexMemoryTerms(db, id, after, before);
     },
-    setStatus: (id, change) => govern.updateStatus(db, id, change),
-    setTrust: (id, change) => govern.updateTrust(db, id, change),
-    setMetadata: (id, metadata) => govern.updateMetadata(db, id, metadata),
+    setStatus: (id, change) => memoryState.updateStatus(db, id, change),
+    setTrust: (id, change) => memoryState.updateTrust(db, id, change),
+    setMetadata: (id, metadata) => memoryState.updateMetadata(db, id, metadata),
     countByStatus: () => memories.countByStatus(db),
-    overviewCounts: (workspace) => govern.selectOverviewCounts(db, workspace),
-    supersededBy: (memoryId) => govern.selectSupersededBy(db, memoryId),
+    overviewCounts: (workspace) => overview.selectOverviewCounts(db, workspace),
+    supersededBy: (memoryId) => memoryLinks.selectSupersededBy(db, memoryId),
   };
 }
 
@@ -57,7 +59,7 @@ export function sqliteHistory(core: SqliteCore): Sync<HistoryRepository> {
     appendHistory: (entry) => memories.insertHistory(db, entry),
     listHistory: (memoryId) => memories.selectHistory(db, memoryId),
     countHistory: () => memories.countHistory(db),
-    deleteHistory: (memoryId, versions) => govern.deleteHistory(db, memoryId, versions),
+    deleteHistory: (memoryId, versions) => memoryState.deleteHistory(db, memoryId, versions),
     historyOf: (memoryIds) => portability.selectHistoryOf(db, memoryIds),
   };
 }

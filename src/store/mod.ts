@@ -7,16 +7,24 @@
  *
  * @example
  * ```ts
- * import { openStore } from "./src/store/mod.ts";
- * const store = await openStore("/tmp/demo.sqlite3", { cacheDir: "/tmp/mema-cache" });
- * const id = await store.write(async (tx) => tx.countHistory());
- * console.error(store.capabilities, id);
+ * import assert from "node:assert/strict";
+ * import { openStore } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/demo.sqlite3`, { cacheDir: `${dir}/cache` });
+ * await store.write(async (tx) => await tx.setMeta("demo", "1"));
+ * assert.equal(await store.read(async () => await store.getMeta("demo")), "1");
+ * assert.equal(store.capabilities.fts, true);
  * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, ensureDir, logWarn, pathExists, writeRefusal } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { writeRefusal } from "../platform/file_info.ts";
+import { logWarn } from "../platform/log.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { FTS_WORDS, getMeta, prepareSchema, repairFtsIfNeeded } from "./schema.ts";
 import { isReadOnlyFailure, openReadOnly, readOnlySchema } from "./read_only.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
@@ -48,7 +56,7 @@ export type * from "./repositories.ts";
 export type { WriteOptions } from "./sqlite_connection.ts";
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
-export type { AuditQuery, AuditRecord, CoalesceWindow } from "./govern_sql.ts";
+export type { AuditQuery, AuditRecord, CoalesceWindow } from "./audit_sql.ts";
 export type {
   ConflictChange,
   ConflictMember,

@@ -8,12 +8,14 @@
  *
  * @example
  * ```ts
- * import { OpenUnit } from "./src/store/open_unit.ts";
+ * import assert from "node:assert/strict";
+ * import { OpenUnit } from "./open_unit.ts";
+ *
  * const gate = new OpenUnit();
  * await gate.run(async () => {
- *   if (!gate.inside()) throw new Error("the body runs inside its unit");
+ *   assert.ok(gate.inside()); // the body runs inside its unit
  * });
- * if (!gate.admits()) throw new Error("no unit is open now");
+ * assert.ok(gate.admits()); // no unit is open now
  * ```
  * @module
  */

@@ -13,7 +13,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { replaceRows } from "./evidence_sql.ts";
-import { type AuditRecord, toAuditRecord } from "./govern_sql.ts";
+import { type AuditRecord, toAuditRecord } from "./audit_sql.ts";
 import { type IndexedFields, unindexMemoryTerms } from "./terms_sql.ts";
 
 type Row = Record<string, unknown>;

@@ -14,13 +14,17 @@
  *
  * @example
  * ```ts
- * import { isReadOnlyFailure } from "./src/store/read_only.ts";
- * isReadOnlyFailure(new Error("attempt to write a readonly database")); // true
+ * import assert from "node:assert/strict";
+ * import { isReadOnlyFailure } from "./read_only.ts";
+ *
+ * assert.equal(isReadOnlyFailure(new Error("attempt to write a readonly database")), true);
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { dirName, fileSize, isDirWritable, pathExists, writeRefusal } from "../platform/mod.ts";
+import { isDirWritable } from "../platform/directories.ts";
+import { fileSize, writeRefusal } from "../platform/file_info.ts";
+import { dirName, pathExists } from "../platform/paths.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
 import { notAMemaDatabase, readGeneration, type SchemaState } from "./schema.ts";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";

@@ -13,8 +13,12 @@
  *
  * @example
  * ```ts
- * import { RecordCache } from "./src/store/record_cache.ts";
+ * import assert from "node:assert/strict";
+ * import { RecordCache } from "./record_cache.ts";
+ *
+ * // Up to 100 records, over a library of 1,000 memories.
  * const cache = new RecordCache(100, () => 1000);
+ * assert.ok(cache instanceof RecordCache);
  * // cache.read(connection.changeStamp(), [1, 2], (missing) => selectMemories(db, missing));
  * ```
  * @module

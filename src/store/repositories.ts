@@ -11,7 +11,10 @@
  */
 import type * as conflicts from "./conflicts_sql.ts";
 import type * as evidence from "./evidence_sql.ts";
-import type * as govern from "./govern_sql.ts";
+import type * as audit from "./audit_sql.ts";
+import type * as memoryLinks from "./memory_links_sql.ts";
+import type * as overview from "./overview_sql.ts";
+import type * as replayLog from "./replay_log_sql.ts";
 import type * as jobs from "./jobs_sql.ts";
 import type * as notices from "./notices_sql.ts";
 import type * as portability from "./portability_sql.ts";
@@ -57,7 +60,7 @@ export interface MemoriesRepository {
   setMetadata(id: number, metadata: Record<string, unknown>): Promise<void>;
   countByStatus(): Promise<Record<string, number>>;
   /** Counts by status, source, workspace and protection (of one workspace, when given). */
-  overviewCounts(workspace?: string): Promise<ReturnType<typeof govern.selectOverviewCounts>>;
+  overviewCounts(workspace?: string): Promise<ReturnType<typeof overview.selectOverviewCounts>>;
   supersededBy(memoryId: number): Promise<number[]>;
 }
 
@@ -98,7 +101,7 @@ export interface WordIndexRepository {
   likeHits(terms: readonly string[], filters: RecallFilters, limit: number): Promise<number[]>;
   /** Active todos sharing tags with a memory, most shared first. */
   linkedTodos(
-    options: Omit<Parameters<typeof govern.selectLinkedTodos>[1], "todoMatch">,
+    options: Omit<Parameters<typeof memoryLinks.selectLinkedTodos>[1], "todoMatch">,
   ): Promise<{ id: number; shared: number }[]>;
 }
 
@@ -252,11 +255,11 @@ export interface AuditRepository {
   /** Appends an audit row or counts it in a like one of the same window (a refusal flood). */
   recordCoalescedAudit(
     entry: AuditEntry,
-    window: govern.CoalesceWindow,
+    window: audit.CoalesceWindow,
   ): Promise<"added" | "counted">;
-  listAudit(query: govern.AuditQuery): Promise<{ rows: govern.AuditRecord[]; total: number }>;
+  listAudit(query: audit.AuditQuery): Promise<{ rows: audit.AuditRecord[]; total: number }>;
   /** Audit rows about a memory or about one of the conflict groups it was in. */
-  auditMentioning(memoryId: number, conflictIds: readonly number[]): Promise<govern.AuditRecord[]>;
+  auditMentioning(memoryId: number, conflictIds: readonly number[]): Promise<audit.AuditRecord[]>;
   /** Replaces an audit row's reason and detail (only the purge scrubs audit rows). */
   scrubAuditRow(
     auditId: number,
@@ -267,7 +270,7 @@ export interface AuditRepository {
 /** Which entries of the JSONL backup were replayed into the database, and how. */
 export interface ReplayLogRepository {
   replayOutcome(entryId: string): Promise<string | undefined>;
-  logReplay(entry: Parameters<typeof govern.insertReplay>[1]): Promise<void>;
+  logReplay(entry: Parameters<typeof replayLog.insertReplay>[1]): Promise<void>;
 }
 
 /** Small named values of the database (schema facts, scan rounds, settings). */

@@ -6,13 +6,21 @@
  *
  * @example
  * ```ts
- * import { prepareSchema } from "./src/store/schema.ts";
- * // prepareSchema(connection) → { generation: 1, created: true }
+ * import assert from "node:assert/strict";
+ * import { prepareSchema } from "./schema.ts";
+ * import { openConnection } from "./sqlite_connection.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const connection = openConnection(`${dir}/new.sqlite3`);
+ * const state = prepareSchema(connection); // a new, empty file becomes a mema database
+ * assert.equal(state.created, true);
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { nowIso } from "../platform/mod.ts";
+import { nowIso } from "../platform/clock.ts";
 import { SCHEMA_GENERATION } from "./constants.ts";
 import { WORKSPACES_TABLE } from "./workspaces_sql.ts";
 import type { SqliteConnection } from "./sqlite_connection.ts";
@@ -128,7 +136,7 @@ END;
 // Trigram makes CJK and substring matches work without a language-specific tokenizer.
 const FTS_TABLES = ftsIndexSql("memories_fts", "trigram remove_diacritics 1");
 
-// Derived evidence rows (SPEC §3) and the durable job queue (SPEC §7). Rows are
+// Derived evidence rows (docs/SPEC.md §3) and the durable job queue (docs/SPEC.md §7). Rows are
 // rebuilt from `memories`; the vec0 table over their embeddings is created when
 // an embedding model is configured, since its dimension comes from the model.
 const EVIDENCE_AND_JOBS = `
@@ -254,7 +262,7 @@ CREATE TABLE scan_queue (
 CREATE INDEX scan_queue_pending ON scan_queue(status, score DESC, id);
 `;
 
-// Sequences (SPEC §6 episode context): a memory may name the memory it follows, a
+// Sequences (docs/SPEC.md §6 episode context): a memory may name the memory it follows, a
 // conversation turn the one it answers, a document section the one before it.
 const SEQUENCES = `
 ALTER TABLE memories ADD COLUMN follows INTEGER REFERENCES memories(id);

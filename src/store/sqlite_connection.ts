@@ -4,9 +4,16 @@
  *
  * @example
  * ```ts
- * import { openConnection } from "./src/store/sqlite_connection.ts";
- * const connection = openConnection("/tmp/x.sqlite3", { busyTimeoutMs: 5000 });
- * await connection.write(async () => connection.db.exec("select 1"));
+ * import assert from "node:assert/strict";
+ * import { openConnection } from "./sqlite_connection.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const path = `${dir}/x.sqlite3`;
+ * const connection = openConnection(path, { busyTimeoutMs: 5000 });
+ * await connection.write(async () => connection.db.exec("CREATE TABLE t (x)"));
+ * assert.equal(connection.db.prepare("SELECT count(*) AS n FROM t").get()?.n, 0);
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -14,7 +21,9 @@ import { BoundedMap } from "../platform/bounded_map.ts";
 import { keepsMemoryChanges, selectMemoryChanges } from "./change_counts_sql.ts";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { MemaError } from "../errors/mod.ts";
-import { type DataSyncHandle, logWarn, openDataSync, sleepSync } from "../platform/mod.ts";
+import { sleepSync } from "../platform/clock.ts";
+import { type DataSyncHandle, openDataSync } from "../platform/data_sync.ts";
+import { logWarn } from "../platform/log.ts";
 import { GroupSync } from "./group_sync.ts";
 import { OpenUnit } from "./open_unit.ts";
 import { BUSY_RETRY_BASE_MS, BUSY_RETRY_MAX_MS, WRITE_LOCK_WAIT_MS } from "./constants.ts";

@@ -6,10 +6,15 @@
  *
  * @example
  * ```ts
- * import { openStore } from "./src/store/mod.ts";
- * const store = await openStore("/tmp/demo.sqlite3", { cacheDir: "/tmp/mema-cache" });
- * await store.write(async (tx) => tx.setMeta("demo", "1"));
+ * import assert from "node:assert/strict";
+ * import { openStore } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/demo.sqlite3`, { cacheDir: `${dir}/cache` });
+ * await store.write(async (tx) => await tx.setMeta("demo", "1"));
+ * assert.equal(await store.getMeta("demo"), "1");
  * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -140,6 +145,8 @@ export class SqliteCore {
         // An in-memory flag, so the hot path pays one comparison for it.
         if (this.capabilities.unwritable !== undefined) this.capabilities.unwritable = undefined;
         if (journal) this.#followInserts(journal);
+        // The caller's own work after the commit runs too, after the caches caught up.
+        options.afterCommit?.();
       },
     }).catch((error) => {
       // Every answer says so until a write commits again (src/capabilities/mod.ts).

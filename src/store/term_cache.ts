@@ -14,10 +14,13 @@
  *
  * @example
  * ```ts
- * import { TermCache } from "./src/store/term_cache.ts";
+ * import assert from "node:assert/strict";
+ * import { TermCache } from "./term_cache.ts";
+ *
  * const cache = new TermCache();
  * cache.postings("1:5:0", "kayak", () => new Int32Array([3, 9])); // read once
- * cache.postings("1:5:0", "kayak", () => new Int32Array()); // Int32Array [3, 9]
+ * const again = cache.postings("1:5:0", "kayak", () => new Int32Array()); // same stamp: cached
+ * assert.deepEqual([...again], [3, 9]);
  * ```
  * @module
  */

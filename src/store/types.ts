@@ -1,6 +1,6 @@
 /**
  * The records the store reads and writes. Domain code sees only these shapes,
- * never SQL rows, so another backend (SPEC §15) can produce the same values.
+ * never SQL rows, so another backend (docs/SPEC.md §15) can produce the same values.
  * @module
  */
 

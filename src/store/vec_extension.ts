@@ -6,14 +6,25 @@
  *
  * @example
  * ```ts
- * import { loadVecExtension } from "./src/store/vec_extension.ts";
- * // const result = loadVecExtension(db, { cacheDir: "/tmp/mema-cache" });
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import { loadVecExtension } from "./vec_extension.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const db = new DatabaseSync(":memory:", { allowExtension: true });
+ * const result = await loadVecExtension(db, { cacheDir: dir });
+ * // loaded: false, with the error, where sqlite-vec is missing.
+ * assert.equal(typeof result.loaded, "boolean");
+ * db.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
 import * as sqliteVec from "sqlite-vec";
-import { ensureDir, pathExists, readBytes, writeBytesAtomic } from "../platform/mod.ts";
+import { ensureDir } from "../platform/directories.ts";
+import { readBytes, writeBytesAtomic } from "../platform/files.ts";
+import { pathExists } from "../platform/paths.ts";
 
 /** What happened when loading sqlite-vec. */
 export type VecLoadResult = { loaded: true; version: string; path: string } | {

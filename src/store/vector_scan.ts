@@ -10,8 +10,11 @@
  *
  * @example
  * ```ts
- * import { createDotKernel } from "./src/store/vector_scan.ts";
+ * import assert from "node:assert/strict";
+ * import { createDotKernel } from "./vector_scan.ts";
+ *
  * const kernel = createDotKernel(); // undefined where WebAssembly SIMD is missing
+ * assert.ok(kernel === undefined || typeof kernel === "object");
  * ```
  * @module
  */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as govern from "./govern_sql.ts";
+import * as memoryLinks from "./memory_links_sql.ts";
 import * as recall from "./recall_sql.ts";
 import * as terms from "./terms_sql.ts";
 import { indexTokens } from "../text/index_terms.ts";
@@ -67,7 +67,7 @@ export function sqliteWordIndex(core: SqliteCore): Sync<WordIndexRepository> {
         const frequencies = core.tokenFrequencies(tokens);
         if (tokens.some((token) => !frequencies.get(token))) return [];
       }
-      return govern.selectLinkedTodos(db, { ...options, todoMatch });
+      return memoryLinks.selectLinkedTodos(db, { ...options, todoMatch });
     },
   };
 }

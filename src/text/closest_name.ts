@@ -3,8 +3,10 @@
  *
  * @example
  * ```ts
- * import { closestName } from "./src/text/closest_name.ts";
- * closestName("memoryId", ["memory_id", "span"]); // "memory_id"
+ * import assert from "node:assert/strict";
+ * import { closestName } from "./closest_name.ts";
+ *
+ * assert.equal(closestName("memoryId", ["memory_id", "span"]), "memory_id");
  * ```
  * @module
  */

@@ -4,9 +4,11 @@
  *
  * @example
  * ```ts
- * import { prefixByUnits, widenToCodePoints } from "./src/text/code_points.ts";
- * widenToCodePoints("a😀b", 0, 2); // { start: 0, end: 3 }
- * prefixByUnits("a😀b", 2); // "a"
+ * import assert from "node:assert/strict";
+ * import { prefixByUnits, widenToCodePoints } from "./code_points.ts";
+ *
+ * assert.deepEqual(widenToCodePoints("a😀b", 0, 2), { start: 0, end: 3 });
+ * assert.equal(prefixByUnits("a😀b", 2), "a");
  * ```
  * @module
  */

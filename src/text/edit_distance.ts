@@ -7,10 +7,12 @@
  *
  * @example
  * ```ts
- * import { editDistanceWithin } from "./src/text/edit_distance.ts";
- * editDistanceWithin("recieve", "receive", 2); // 1
- * editDistanceWithin("pottery", "battery", 1); // 2 (more than the bound: stops early)
- * editDistance("edn", "end"); // 1
+ * import assert from "node:assert/strict";
+ * import { editDistance, editDistanceWithin } from "./edit_distance.ts";
+ *
+ * assert.equal(editDistanceWithin("recieve", "receive", 2), 1);
+ * assert.equal(editDistanceWithin("pottery", "battery", 1), 2); // more than the bound: stops early
+ * assert.equal(editDistance("edn", "end"), 1);
  * ```
  * @module
  */

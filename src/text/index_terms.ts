@@ -16,14 +16,16 @@
  *
  * @example
  * ```ts
- * import { indexText } from "./src/text/index_terms.ts";
- * indexText("Caroline's painting of 北京大学"); // "carolin paint 北京 京大 大学"
+ * import assert from "node:assert/strict";
+ * import { indexText } from "./index_terms.ts";
+ *
+ * assert.equal(indexText("Caroline's painting of 北京大学"), "carolin paint 北京 京大 大学");
  * ```
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
 import { stemmer } from "stemmer";
-import { isCjk, isStopword, textTokens } from "./tokens.ts";
+import { isCjk, isStopword, textTokens } from "./words.ts";
 
 /**
  * Longest token indexed, in code points: a pasted 2,000-character token would

@@ -11,9 +11,11 @@
  *
  * @example
  * ```ts
- * import { verbForms } from "./src/text/irregular.ts";
- * verbForms("choose"); // ["choose", "chose", "chosen"]
- * verbForms("chose"); // []
+ * import assert from "node:assert/strict";
+ * import { verbForms } from "./irregular.ts";
+ *
+ * assert.deepEqual(verbForms("choose"), ["choose", "chose", "chosen"]);
+ * assert.deepEqual(verbForms("chose"), []);
  * ```
  * @module
  */

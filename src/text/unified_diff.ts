@@ -4,9 +4,13 @@
  *
  * @example
  * ```ts
- * import { unifiedDiff } from "./src/text/unified_diff.ts";
- * unifiedDiff("a\nb\n", "a\nc\n", { fromLabel: "v1", toLabel: "v2" });
- * // "--- v1\n+++ v2\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+ * import assert from "node:assert/strict";
+ * import { unifiedDiff } from "./unified_diff.ts";
+ *
+ * assert.equal(
+ *   unifiedDiff("a\nb\n", "a\nc\n", { fromLabel: "v1", toLabel: "v2" }),
+ *   "--- v1\n+++ v2\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
+ * );
  * ```
  * @module
  */

@@ -3,12 +3,35 @@
  *
  * @example
  * ```ts
- * import { auditView } from "./src/views/audit.ts";
- * // (await auditView(ctx, { memoryId: 12 })).entries
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { retireMemory } from "../govern/lifecycle.ts";
+ * import { auditView } from "./audit.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await retireMemory(ctx, { memoryId, reason: "deploys moved", authorized: true });
+ * const audit = await auditView(ctx, { memoryId });
+ * assert.equal(audit.entries.length, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { AuditRecord } from "../store/mod.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 

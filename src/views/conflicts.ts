@@ -4,13 +4,36 @@
  *
  * @example
  * ```ts
- * import { conflictDetail } from "./src/views/conflicts.ts";
- * // (await conflictDetail(ctx, 4)).nextStep === "judge"
+ * import assert from "node:assert/strict";
+ * import { detectConflicts } from "../conflicts/detect.ts";
+ * import { defaultStages } from "../conflicts/stages.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { conflictDetail } from "./conflicts.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * for (const content of ["The Atlas deadline is Friday.", "The Atlas deadline moved to Monday."]) {
+ *   await rememberMemory(ctx, { content, subject: "atlas deadline", workspace: "atlas" });
+ * }
+ * const [groupId] = (await detectConflicts(ctx, 2, defaultStages())).recorded;
+ * const detail = await conflictDetail(ctx, groupId);
+ * assert.equal(detail.nextStep, "judge"); // an open group waits for a verdict
+ * assert.equal(detail.members.length, 2);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import { type Suggestion, suggestResolution } from "../conflicts/lifecycle.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import { type Suggestion, suggestResolution } from "../conflicts/resolution_plan.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ConflictStatus, MemoryRecord } from "../store/mod.ts";
 import { conflictListScope, conflictNotFound, conflictVisible } from "../conflicts/visibility.ts";
 

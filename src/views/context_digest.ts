@@ -7,19 +7,40 @@
  *
  * @example
  * ```ts
- * import { contextDigest } from "./src/views/context_digest.ts";
- * // (await contextDigest(ctx, { workspace: "alpha" })).text
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { contextDigest } from "./context_digest.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const digest = await contextDigest(ctx, { workspace: "infra" });
+ * assert.match(digest.text, /Deploys run on Fridays\./);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { TODO_TAG } from "../recall/constants.ts";
 import { estimateTokens } from "../recall/size.ts";
 import type { MemoryRecord, RecallFilters } from "../store/mod.ts";
 import { isStrict, outsideOwnWorkspace, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
-import { canonicalWorkspace } from "../workspaces/canonical.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { prefixByUnits } from "../text/code_points.ts";
 
 /**

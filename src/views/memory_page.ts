@@ -5,12 +5,38 @@
  *
  * @example
  * ```ts
- * import { memoryPage } from "./src/views/memory_page.ts";
- * // memoryPage(ctx, { memoryId: 12, fromVersion: 1, toVersion: 3 }).history.diff
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { updateMemory } from "../memory/update.ts";
+ * import { memoryPage } from "./memory_page.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * await updateMemory(ctx, {
+ *   memoryId,
+ *   edit: { kind: "replace_text", oldText: "Fridays", newText: "Mondays" },
+ * });
+ * const view = await memoryPage(ctx, { memoryId, fromVersion: 1, toVersion: 2 });
+ * assert.match(view.history.diff!.unified, /-Deploys run on Fridays\./);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { type HistoryView, memoryHistory } from "../memory/history.ts";
 import type { AuditRecord } from "../store/mod.ts";
 import { auditView } from "./audit.ts";

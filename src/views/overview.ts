@@ -4,14 +4,35 @@
  *
  * @example
  * ```ts
- * import { overviewView } from "./src/views/overview.ts";
- * // (await overviewView(ctx)).memories.byStatus
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { overviewView } from "./overview.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const overview = await overviewView(ctx);
+ * assert.equal(overview.memories.byStatus.active, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { type CapabilityState, unwritableReason } from "../capabilities/mod.ts";
 import { readBackup } from "../memory/backup.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { AuditRecord, Store } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { capabilityState } from "./status.ts";

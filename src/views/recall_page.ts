@@ -1,16 +1,37 @@
 /**
  * A page of recall as users see it: the ranked memories plus what each answer carries besides
- * them — hit spans, conflict signals (SPEC §6), linked open items (SPEC §6), and a warning when
- * the semantic channel failed for this call.
+ * them — hit spans, conflict signals (docs/SPEC.md §6), linked open items (docs/SPEC.md §6), and a
+ * warning when the semantic channel failed for this call.
  *
  * @example
  * ```ts
- * import { findPage } from "./src/views/recall_page.ts";
- * // (await findPage(ctx, { query: "office address" })).page.items
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { findPage } from "./recall_page.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const { page } = await findPage(ctx, { query: "when do deploys run" });
+ * assert.equal(page.items[0].memory.id, memoryId);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { HIT_WINDOW_DEFAULT, LINKED_OPEN_ITEMS_MAX, TODO_TAG } from "../recall/constants.ts";
 import {
   batchFindMemories,
@@ -139,7 +160,7 @@ export async function batchFindPage(
   return { page, ...(await extras(ctx, page.items, options, warnings)) };
 }
 
-/** Linked open items (SPEC §6): todo memories sharing meaningful tags with the page. */
+/** Linked open items (docs/SPEC.md §6): todo memories sharing meaningful tags with the page. */
 export async function linkedOpenItems(
   ctx: ServiceContext,
   items: readonly RankedMemory[],

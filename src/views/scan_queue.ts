@@ -4,14 +4,29 @@
  *
  * @example
  * ```ts
- * import { scanQueueView } from "./src/views/scan_queue.ts";
- * // (await scanQueueView(ctx, { pageSize: 20 })).items
+ * import assert from "node:assert/strict";
+ * import { scanQueueView } from "./scan_queue.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const view = await scanQueueView(ctx, { pageSize: 20 });
+ * assert.deepEqual(view.items, []); // nothing scanned yet
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import { scanQueuePage } from "../conflicts/scan.ts";
-import type { ServiceContext } from "../memory/context.ts";
-import { DEFAULT_WORKSPACE } from "../workspaces/canonical.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 
 /** One side of a suspect pair. */
 export interface ScanQueueSide {

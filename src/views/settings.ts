@@ -4,13 +4,31 @@
  *
  * @example
  * ```ts
- * import { settingsView } from "./src/views/settings.ts";
- * // settingsView(ctx, loadConfig()).groups[0].settings
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { settingsView } from "./settings.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const config = loadConfig({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * assert.ok(settingsView(ctx, config).groups[0].settings.length > 0);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
 import type { MemaConfig, SettingKey, SettingSource } from "../config/mod.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 
 /** One setting as shown. */
 export interface SettingView {

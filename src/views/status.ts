@@ -3,8 +3,28 @@
  *
  * @example
  * ```ts
- * import { statusView } from "./src/views/status.ts";
- * // (await statusView(ctx)).memories.active
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { statusView } from "./status.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * assert.equal((await statusView(ctx)).memories.active, 1);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
@@ -14,7 +34,7 @@ import {
   unwritableReason,
 } from "../capabilities/mod.ts";
 import type { JudgeReport } from "../conflicts/judge_state.ts";
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";

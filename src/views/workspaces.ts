@@ -5,12 +5,33 @@
  *
  * @example
  * ```ts
- * import { workspacesView } from "./src/views/workspaces.ts";
- * // (await workspacesView(ctx)).workspaces.map((w) => w.canonical)
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { workspacesView } from "./workspaces.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { composeMemoryEvents } from "../app/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * const { memoryId } = await rememberMemory(ctx, {
+ *   content: "Deploys run on Fridays.",
+ *   subject: "deploy day",
+ *   workspace: "infra",
+ * });
+ * const view = await workspacesView(ctx);
+ * assert.ok(view.workspaces.some((workspace) => workspace.canonical === "infra"));
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
+import type { ServiceContext } from "../core/context.ts";
 import type { WorkspaceSummary } from "../store/mod.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";

@@ -1,5 +1,5 @@
 /**
- * What a caller may see and change, by workspace (SPEC §9, issue 13).
+ * What a caller may see and change, by workspace (docs/SPEC.md §9, issue 13).
  *
  * - `none`: no access control. An explicit workspace scopes a query to it and the `default`
  *   pool; an unscoped query spans the library minus the recall blacklist.
@@ -9,17 +9,19 @@
  *
  * @example
  * ```ts
- * import { canSeeWorkspace } from "./src/workspaces/access.ts";
+ * import assert from "node:assert/strict";
+ * import { canSeeWorkspace } from "./access.ts";
+ *
  * const caller = { client: "cli", agentId: "a", workspace: "alpha" };
  * const ctx = { caller, settings: { workspaceIsolation: "strict" as const } };
- * canSeeWorkspace(ctx, "alpha"); // true
- * canSeeWorkspace(ctx, "default"); // false
+ * assert.equal(canSeeWorkspace(ctx, "alpha"), true);
+ * assert.equal(canSeeWorkspace(ctx, "default"), false);
  * ```
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import type { CallerIdentity, ServiceSettings } from "../memory/context.ts";
-import { canonicalWorkspace, DEFAULT_WORKSPACE } from "./canonical.ts";
+import type { CallerIdentity, ServiceSettings } from "../core/context.ts";
+import { canonicalWorkspace, DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 
 /** The part of a service context access decisions read. */
 export interface AccessContext {

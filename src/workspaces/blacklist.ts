@@ -1,6 +1,6 @@
 /**
  * `recall_blacklist.jsonl` beside the database: workspaces an unscoped query
- * leaves out (SPEC §9) — a scratch pool, an archive, another team's notes. One
+ * leaves out (docs/SPEC.md §9) — a scratch pool, an archive, another team's notes. One
  * workspace per line, as a JSON string (`"archive"`), a JSON object
  * (`{"workspace": "archive"}`) or a bare name; blank lines and `#` comments are
  * ignored. No file means nothing is left out. Changes apply to the next query.
@@ -10,14 +10,21 @@
  *
  * @example
  * ```ts
- * import { parseRecallBlacklist } from "./src/workspaces/blacklist.ts";
- * parseRecallBlacklist('"Archive"\n# old\n{"workspace": "scratch"}\nlab notes\n');
- * // ["archive", "scratch", "lab-notes"]
+ * import assert from "node:assert/strict";
+ * import { parseRecallBlacklist } from "./blacklist.ts";
+ *
+ * assert.deepEqual(
+ *   parseRecallBlacklist('"Archive"\n# old\n{"workspace": "scratch"}\nlab notes\n'),
+ *   ["archive", "scratch", "lab-notes"],
+ * );
  * ```
  * @module
  */
-import { dirName, fileSize, logWarn, modifiedAt, readTextIfExists } from "../platform/mod.ts";
-import { canonicalWorkspace } from "./canonical.ts";
+import { fileSize, modifiedAt } from "../platform/file_info.ts";
+import { readTextIfExists } from "../platform/files.ts";
+import { logWarn } from "../platform/log.ts";
+import { dirName } from "../platform/paths.ts";
+import { canonicalWorkspace } from "../core/workspace_names.ts";
 
 /** The blacklist's file name, beside the database. */
 export const RECALL_BLACKLIST_FILE = "recall_blacklist.jsonl";

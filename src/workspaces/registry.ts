@@ -6,13 +6,15 @@
  *
  * @example
  * ```ts
- * import { nearWorkspaceName } from "./src/workspaces/registry.ts";
- * nearWorkspaceName("alpah", ["alpha", "billing"]); // "alpha"
+ * import assert from "node:assert/strict";
+ * import { nearWorkspaceName } from "./registry.ts";
+ *
+ * assert.equal(nearWorkspaceName("alpah", ["alpha", "billing"]), "alpha");
  * ```
  * @module
  */
-import type { ServiceContext } from "../memory/context.ts";
-import { nowIso } from "../platform/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { nowIso } from "../platform/clock.ts";
 import { editDistance } from "../text/edit_distance.ts";
 import { isStrict } from "./access.ts";
 import { NEAR_NAME_MAX_DISTANCE } from "./constants.ts";

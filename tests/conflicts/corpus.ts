@@ -14,11 +14,13 @@
  *
  * @example
  * ```ts
- * import { loadCorpus, scoreCorpus } from "./tests/conflicts/corpus.ts";
- * import { assessPair } from "./src/conflicts/rules.ts";
+ * import assert from "node:assert/strict";
+ * import { assessPair } from "../../src/conflicts/rules.ts";
+ * import { loadCorpus, scoreCorpus } from "./corpus.ts";
+ *
  * const corpus = await loadCorpus();
  * const held = scoreCorpus(corpus.filter((pair) => pair.half === "held"), assessPair);
- * held.overall.precision;
+ * assert.ok(held.overall.precision >= 0 && held.overall.precision <= 1);
  * ```
  * @module
  */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { addToGroups, groupValues, sameStatedValue } from "../../src/conflicts/events.ts";
-import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
+import { judgeConflict } from "../../src/conflicts/workflow.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { retireMemory } from "../../src/govern/lifecycle.ts";
 import { assessPair } from "../../src/conflicts/rules.ts";

@@ -7,6 +7,7 @@ import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
 import { makeTempHome } from "../helpers/server.ts";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
 const CHROMIUM = requireChromium();
 
@@ -22,6 +23,7 @@ Deno.test({
         store,
         caller: { client: "cursor", agentId: "cursor-main" },
         settings: { workspaceIsolation: "none", includeSize: true },
+        events: composeMemoryEvents(),
       }, {
         // 279 units, then 😀 across the 280-unit preview cut.
         content: `zebrafinch ${"z".repeat(268)}😀 and more text after the preview ends.`,

@@ -8,7 +8,7 @@ import { envelopeOf, startHttpServer } from "../helpers/http_server.ts";
 import { makeTempHome } from "../helpers/server.ts";
 
 /**
- * The mcp-remote release the README's snippet names; a third-party
+ * The mcp-remote release the snippet in docs/http.md names; a third-party
  * stdio↔streamable-HTTP bridge, run exactly as a stdio-only client runs it.
  */
 const MCP_REMOTE = "mcp-remote@0.15.1";

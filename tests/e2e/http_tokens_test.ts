@@ -4,7 +4,7 @@
  * without a restart, and refusals land in the audit view without the token.
  */
 import assert from "node:assert/strict";
-import { sha256Hex } from "../../src/http/tokens.ts";
+import { sha256Hex } from "../../src/http/access_tokens.ts";
 import {
   connectHttp,
   envelopeOf,

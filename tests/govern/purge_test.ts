@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { recordConflict } from "../../src/conflicts/scan.ts";
-import { judgeConflict } from "../../src/conflicts/lifecycle.ts";
+import { judgeConflict } from "../../src/conflicts/workflow.ts";
 import { MemaError } from "../../src/errors/mod.ts";
-import { AuthorizationRequired } from "../../src/govern/authorization.ts";
+import { AuthorizationRequired } from "../../src/core/authorization.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { contentSha } from "../../src/memory/content_hash.ts";
 import { readBackup, replayBackup } from "../../src/memory/backup.ts";
@@ -12,7 +12,7 @@ import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { MEMORY_STATUSES } from "../../src/store/types.ts";
-import { appendLineDurable } from "../../src/platform/mod.ts";
+import { appendLineDurable } from "../../src/platform/durable_lines.ts";
 import { openTestContext, snapshotDatabase, type TestContext } from "../helpers/context.ts";
 
 const SECRET = "zqxvaultcode";

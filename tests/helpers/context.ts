@@ -4,8 +4,9 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { SemanticIndex } from "../../src/evidence/semantic.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
 /** An open test store with its context. */
 export interface TestContext {
@@ -27,6 +28,7 @@ export async function openTestContext(
     store,
     caller: { client: "unit", agentId: options.agentId ?? "unit-agent" },
     settings: { workspaceIsolation: "none", includeSize: true },
+    events: composeMemoryEvents(),
   };
   return {
     ctx,

@@ -4,8 +4,24 @@
  *
  * @example
  * ```ts
- * import { indexCounts } from "./tests/helpers/index_counts.ts";
- * // indexCounts(dbPath).get("kiln") → the memories whose index row holds "kiln"
+ * import assert from "node:assert/strict";
+ * import { rememberMemory } from "../../src/memory/remember.ts";
+ * import { openStore } from "../../src/store/mod.ts";
+ * import { composeMemoryEvents } from "../../src/app/memory_events.ts";
+ * import { indexCounts } from "./index_counts.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: composeMemoryEvents(),
+ * };
+ * await rememberMemory(ctx, { content: "The kiln fires at noon.", subject: "kiln", workspace: "a" });
+ * store.close();
+ * assert.equal(indexCounts(`${dir}/mema.sqlite3`).get("kiln"), 1); // one memory holds "kiln"
+ * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */

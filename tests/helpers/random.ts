@@ -4,9 +4,12 @@
  *
  * @example
  * ```ts
- * import { seededRandom } from "./tests/helpers/random.ts";
- * const random = seededRandom(7);
- * random(); // the same number every run, in [0, 1)
+ * import assert from "node:assert/strict";
+ * import { seededRandom } from "./random.ts";
+ *
+ * const first = seededRandom(7)();
+ * assert.equal(seededRandom(7)(), first); // the same number every run
+ * assert.ok(first >= 0 && first < 1);
  * ```
  * @module
  */

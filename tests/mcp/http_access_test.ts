@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { checkBindPolicy, createMcpHttpHandler, HTTP_SERVER_CALLER } from "../../src/mcp/http.ts";
 import { createRuntime } from "../../src/mcp/runtime.ts";
 import { MemaError } from "../../src/errors/mod.ts";
-import { sha256Hex } from "../../src/http/tokens.ts";
+import { sha256Hex } from "../../src/http/access_tokens.ts";
 import { openTestContext, snapshotDatabase } from "../helpers/context.ts";
 
 const PORT = 8124;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
-import { AuthorizationRequired } from "../../src/govern/authorization.ts";
+import { AuthorizationRequired } from "../../src/core/authorization.ts";
 import { contentSha } from "../../src/memory/content_hash.ts";
 import { replayBackup } from "../../src/memory/backup.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";

@@ -4,7 +4,7 @@
  * an earlier crash never swallows the next line (issue 12 item 5).
  */
 import assert from "node:assert/strict";
-import { appendLineDurable } from "../../src/platform/mod.ts";
+import { appendLineDurable } from "../../src/platform/durable_lines.ts";
 import { canMountTmpfs, fillDisk, mountTmpfs, unmount } from "../helpers/tmpfs.ts";
 
 Deno.test("appendLineDurable starts a fresh line after a torn tail", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendLineDurable, rewriteLinesDurable } from "../../src/platform/mod.ts";
+import { appendLineDurable, rewriteLinesDurable } from "../../src/platform/durable_lines.ts";
 
 Deno.test("rewriteLinesDurable drops lines atomically and later appends land in the new file", () => {
   const dir = Deno.makeTempDirSync({ prefix: "mema-rewrite-" });

@@ -5,6 +5,7 @@ import { updateMemory } from "../../src/memory/update.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { snapshotDatabase } from "../helpers/context.ts";
 import { makeTempHome, runCli, type TempHome } from "../helpers/server.ts";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
 type Row = Record<string, unknown>;
 
@@ -16,6 +17,7 @@ async function seedLibrary(home: TempHome): Promise<void> {
     store,
     caller: { client, agentId },
     settings: { workspaceIsolation: "none" as const, includeSize: true },
+    events: composeMemoryEvents(),
   });
   try {
     const cursor = as("cursor", "cursor-main");

@@ -1,6 +1,6 @@
 /**
- * The single-binary build (SPEC §2): the shipping plan of `scripts/compile.ts`, and without a
- * base runtime the script must explain the failed download in one message with the fix, not
+ * The single-binary build (docs/SPEC.md §2): the shipping plan of `scripts/compile.ts`, and without
+ * a base runtime the script must explain the failed download in one message with the fix, not
  * Deno's error chain. The build itself (`--check-only`: module graph, embedded native files,
  * payload size; ~55 s) is a step of `deno task check` (scripts/check.ts), not a test.
  * @module

@@ -113,17 +113,15 @@ Deno.test("after an npx install, mema runs in a new shell without deno on PATH",
   }
 });
 
-/** The README's cron line without its five schedule fields. */
+/** The cron line of the docs (the scheduled scan, in docs/conflicts.md) without its schedule. */
 function readmeCronCommand(): string {
-  const readme = [`${ROOT}/README.md`]
-    .map((path) => Deno.readTextFileSync(path))
-    .join("\n");
-  const block = readme.match(/```cron\n([^\n]+)\n```/);
-  assert.ok(block, "the README has a cron block");
+  const page = Deno.readTextFileSync(`${ROOT}/docs/conflicts.md`);
+  const block = page.match(/```cron\n([^\n]+)\n```/);
+  assert.ok(block, "docs/conflicts.md has a cron block");
   return block[1].trim().split(/\s+/).slice(5).join(" ");
 }
 
-Deno.test("the README's cron line runs the installed mema silently; client entries use it", async () => {
+Deno.test("the documented cron line runs the installed mema silently; client entries use it", async () => {
   // A user's home: `task install` puts mema in ~/.local, the cron line names $HOME/.local/bin.
   const home = Deno.makeTempDirSync({ prefix: "mema-cron-home-" });
   const userPath = basicPath();

@@ -10,16 +10,18 @@ import assert from "node:assert/strict";
 import { ROOT } from "../helpers/server.ts";
 import { VERSION } from "../../src/version.ts";
 
+/** Docs pages for contributors (the architecture notes, the design of record): they run nothing. */
+const CONTRIBUTOR_PAGES = new Set(["ARCHITECTURE.md", "SPEC.md"]);
+
 /**
- * The README and the user documentation it links (docs/*.md; the architecture notes are for
- * contributors and run nothing), read as one text: commands moved out of the README are still
- * checked where they now live.
+ * The README and the user documentation it links (docs/*.md but {@linkcode CONTRIBUTOR_PAGES}),
+ * read as one text: commands moved out of the README are still checked where they now live.
  */
 const README = [
   `${ROOT}/README.md`,
   ...[...Deno.readDirSync(`${ROOT}/docs`)]
     .filter((entry) =>
-      entry.isFile && entry.name.endsWith(".md") && entry.name !== "ARCHITECTURE.md"
+      entry.isFile && entry.name.endsWith(".md") && !CONTRIBUTOR_PAGES.has(entry.name)
     )
     .map((entry) => `${ROOT}/docs/${entry.name}`)
     .sort(),

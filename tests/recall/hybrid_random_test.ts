@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { SemanticIndex } from "../../src/evidence/semantic.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { retireMemory } from "../../src/govern/lifecycle.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { openStore } from "../../src/store/mod.ts";

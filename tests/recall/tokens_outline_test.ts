@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildOutline } from "../../src/recall/outline.ts";
 import { estimateTokens } from "../../src/recall/size.ts";
-import { queryTerms } from "../../src/recall/tokens.ts";
+import { queryTerms } from "../../src/recall/query_terms.ts";
 
 Deno.test("query terms drop function words and keep CJK runs", () => {
   assert.deepEqual(queryTerms("What is the deploy day of Ada's team?"), [

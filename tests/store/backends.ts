@@ -1,7 +1,7 @@
 /**
- * The store backends the contract tests run on: the SQLite file and PostgreSQL (SPEC §15). Each
- * opens a fresh, empty store; `backendTest` registers one test per backend, so the same checks
- * hold for both.
+ * The store backends the contract tests run on: the SQLite file and PostgreSQL
+ * (docs/SPEC.md §15). Each opens a fresh, empty store; `backendTest` registers one test per
+ * backend, so the same checks hold for both.
  *
  * PostgreSQL comes from `MEMA_TEST_PG_URL`, which the test command sets (scripts/test_postgres.ts
  * starts a throwaway cluster). Without it the PostgreSQL tests fail saying how to get it, unless

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { mergeMemories, retireMemory } from "../../src/govern/lifecycle.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberInTransaction, rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { importUnits } from "../../src/portability/import.ts";

@@ -8,11 +8,12 @@
 import assert from "node:assert/strict";
 import { MemaError } from "../../src/errors/mod.ts";
 import { isUnwritableError } from "../../src/memory/backup.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { readMemories } from "../../src/memory/read.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { canMountTmpfs, mountTmpfs, remount, unmount } from "../helpers/tmpfs.ts";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
 const mountable = canMountTmpfs();
 
@@ -21,6 +22,7 @@ function contextOf(store: ServiceContext["store"]): ServiceContext {
     store,
     caller: { client: "unit", agentId: "unit-agent" },
     settings: { workspaceIsolation: "none", includeSize: true },
+    events: composeMemoryEvents(),
   };
 }
 

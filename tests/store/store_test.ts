@@ -7,6 +7,7 @@ import { openStore, SCHEMA_GENERATION } from "../../src/store/mod.ts";
 import { MIGRATIONS, setMeta } from "../../src/store/schema.ts";
 import { openConnection } from "../../src/store/sqlite_connection.ts";
 import { openTestContext } from "../helpers/context.ts";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
 function tempDir(): string {
   return Deno.makeTempDirSync({ prefix: "mema-store-" });
@@ -107,6 +108,7 @@ Deno.test("an out-of-step full-text index is rebuilt at open", async () => {
       store,
       caller: { client: "c", agentId: "a" },
       settings: { workspaceIsolation: "none" as const, includeSize: true },
+      events: composeMemoryEvents(),
     };
     await rememberMemory(ctx, { content: "walrus facts", subject: "s", workspace: "w" });
     store.close();

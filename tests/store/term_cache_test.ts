@@ -7,7 +7,7 @@ import { openConnection } from "../../src/store/sqlite_connection.ts";
 import { DatabaseSync } from "node:sqlite";
 import { TermCache } from "../../src/store/term_cache.ts";
 import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
 
 /** A fresh context holding one memory about a kiln, with its id. */

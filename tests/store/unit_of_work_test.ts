@@ -226,3 +226,26 @@ Deno.test("a write's asynchronous whileSyncing work is done when the write resol
     }
   }
 });
+
+Deno.test("a write's afterCommit runs once after the commit, and not when the write rolls back", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "mema-unit-after-" });
+  const store = await openStore(`${dir}/m.sqlite3`, { cacheDir: `${dir}/cache`, skipVec: true });
+  try {
+    const seen: (string | undefined)[] = [];
+    await store.write(async (tx) => await tx.insertMemory(newMemory("Committed fact")), {
+      afterCommit: () => seen.push("after"),
+    });
+    assert.deepEqual(seen, ["after"]);
+    await assert.rejects(
+      store.write(async (tx) => {
+        await tx.insertMemory(newMemory("Rolled back fact"));
+        throw new Error("body failed");
+      }, { afterCommit: () => seen.push("after a rollback") }),
+      /body failed/,
+    );
+    assert.deepEqual(seen, ["after"]);
+  } finally {
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

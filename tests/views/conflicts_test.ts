@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import type { ServiceContext } from "../../src/memory/context.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
 import { openConflictsOf } from "../../src/views/conflicts.ts";
 import { openTestContext } from "../helpers/context.ts";
 

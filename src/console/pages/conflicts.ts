@@ -3,7 +3,7 @@
  * the suggested plan — with judge, apply, replan and resolve forms.
  * @module
  */
-import { PLAN_ACTIONS } from "../../conflicts/lifecycle.ts";
+import { PLAN_ACTIONS } from "../../conflicts/resolution_plan.ts";
 import type { ConflictRecord, PlanStep } from "../../store/mod.ts";
 import {
   conflictDetail,

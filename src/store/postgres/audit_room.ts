@@ -1,7 +1,7 @@
 /**
  * The audit trail and the backup replay log on PostgreSQL: {@linkcode AuditRepository} and
- * {@linkcode ReplayLogRepository}, answering as the SQLite rooms do (src/store/govern_sql.ts and
- * src/store/purge_sql.ts document each operation).
+ * {@linkcode ReplayLogRepository}, answering as the SQLite rooms do (src/store/audit_sql.ts,
+ * src/store/replay_log_sql.ts and src/store/purge_sql.ts document each operation).
  *
  * `detail` is stored as `json` (its text as written); where a row's detail changes, the new
  * object is computed here and written whole, so its keys keep their order.
@@ -10,7 +10,7 @@
  */
 import type { PgCore, PgQuery } from "./core.ts";
 import type { AuditRepository, ReplayLogRepository } from "../repositories.ts";
-import type { AuditRecord } from "../govern_sql.ts";
+import type { AuditRecord } from "../audit_sql.ts";
 import type { AuditEntry } from "../types.ts";
 
 type Row = Record<string, unknown>;

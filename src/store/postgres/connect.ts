@@ -4,9 +4,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { driverUrl } from "./connect.ts";
+ *
  * const url = driverUrl("postgres://u@localhost:5433/mema?host=/run/postgresql");
- * if (!url.endsWith("port=5433")) throw new Error("the socket's port was lost");
+ * assert.ok(url.endsWith("port=5433"), "the socket's port is kept");
  * ```
  * @module
  */

@@ -8,15 +8,23 @@
  * to end unless it writes.
  *
  * @example
- * ```ts
+ * Not run by `deno test --doc`: it needs a PostgreSQL server (the test command starts one for
+ * tests/store/, scripts/test_postgres.ts).
+ * ```ts ignore
+ * import assert from "node:assert/strict";
+ * import { connectPostgres } from "./connect.ts";
  * import { PgCore } from "./core.ts";
- * // const core = new PgCore(sql); await core.write(async () => core.q()`SELECT 1`);
+ *
+ * const core = new PgCore(await connectPostgres(Deno.env.get("MEMA_TEST_PG_URL")!, { max: 2 }));
+ * const [row] = await core.write(async () => await core.q()`SELECT 1 AS one`);
+ * assert.equal(row.one, 1);
+ * await core.close();
  * ```
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Sql, TransactionSql } from "postgres";
-import { logWarn } from "../../platform/mod.ts";
+import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_WRITE_LOCK } from "./constants.ts";
 

@@ -1,7 +1,7 @@
 /**
  * The memories, their history and export pages on PostgreSQL: {@linkcode MemoriesRepository},
  * {@linkcode HistoryRepository} and {@linkcode PortabilityRepository}, answering exactly as the SQLite rooms do
- * (tests/store/rooms_contract.ts runs the same checks on both).
+ * (tests/store/rooms_contract_test.ts runs the same checks on both).
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store (SPEC §15, issue 33): {@linkcode openPostgresStore} connects to a
+ * The PostgreSQL store (docs/SPEC.md §15, issue 33): {@linkcode openPostgresStore} connects to a
  * `postgres://` URL, brings the schema to this build's version (migrations.ts) and serves every
  * room of the store ({@linkcode PostgresRepositories}) behind the same units of work as SQLite.
  *
@@ -8,8 +8,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PG_MISSING } from "./mod.ts";
- * if (PG_MISSING.length === 0) throw new Error("nothing is missing: drop the refusal");
+ *
+ * // While something is missing, a postgres db_url is refused; with nothing, drop the refusal.
+ * assert.ok(PG_MISSING.length > 0);
  * ```
  * @module
  */

@@ -4,10 +4,15 @@
  * The role must hold `CREATEDB` (scripts/test_postgres.ts makes it so).
  *
  * @example
- * ```ts
+ * Not run by `deno test --doc`: it needs a PostgreSQL server (the test command starts one for
+ * tests/store/, scripts/test_postgres.ts).
+ * ```ts ignore
+ * import assert from "node:assert/strict";
  * import { createScratchDatabase } from "./scratch.ts";
- * // const scratch = await createScratchDatabase(Deno.env.get("MEMA_TEST_PG_URL")!);
- * // ... openPostgresStore(scratch.url) ...; await scratch.drop();
+ *
+ * const scratch = await createScratchDatabase(Deno.env.get("MEMA_TEST_PG_URL")!);
+ * assert.notEqual(scratch.url, Deno.env.get("MEMA_TEST_PG_URL"));
+ * await scratch.drop();
  * ```
  * @module
  */

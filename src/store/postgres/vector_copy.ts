@@ -6,10 +6,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { cosineNearest } from "./vector_copy.ts";
+ *
  * const vectors = new Map([[1, new Float32Array([1, 0])], [2, new Float32Array([0, 1])]]);
  * const [best] = cosineNearest(vectors, new Float32Array([1, 0.1]), 1);
- * if (best.rowId !== 1) throw new Error("nearest is the closest direction");
+ * assert.equal(best.rowId, 1, "nearest is the closest direction");
  * ```
  * @module
  */

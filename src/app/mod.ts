@@ -1,0 +1,186 @@
+/**
+ * The composition root: from a resolved configuration to an open database, the context every
+ * service verb runs with, the conflict stages and the background jobs, and back down through one
+ * shutdown. `serve`, `console`, `import`, `scan` and `export` open the database here, so they
+ * open it the same way; nothing but `src/cli/` imports this folder.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadConfig } from "../config/mod.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { openApp } from "./mod.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const config = loadConfig({
+ *   flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/config.json` },
+ * });
+ * const app = await openApp(config, { caller: { client: "cli", agentId: "me" }, skipVec: true });
+ * const { memoryId } = await rememberMemory(app.ctx, {
+ *   subject: "deploy day",
+ *   content: "Deploys run on Fridays.",
+ *   workspace: "infra",
+ * });
+ * assert.equal((await app.store.getMemory(memoryId))?.content, "Deploys run on Fridays.");
+ * await app.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ * @module
+ */
+import type { MemaConfig } from "../config/mod.ts";
+import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+import { detectConflicts } from "../conflicts/detect.ts";
+import { semanticNeighbours } from "../conflicts/neighbours.ts";
+import { defaultStages, openJudge } from "../conflicts/stages.ts";
+import type { DetectionStages } from "../conflicts/detect.ts";
+import type { JudgeHandle } from "../conflicts/judge_state.ts";
+import type { CallerIdentity, ServiceContext, ServiceSettings } from "../core/context.ts";
+import { SemanticIndex } from "../evidence/semantic.ts";
+import { startEvidenceWorker } from "../evidence/worker.ts";
+import { finishOwedScrub } from "../govern/purge.ts";
+import type { JobWorker } from "../jobs/worker.ts";
+import { settlesWithin } from "../platform/deadline.ts";
+import { logWarn } from "../platform/log.ts";
+import { openStore, type Store } from "../store/mod.ts";
+import { composeMemoryEvents } from "./memory_events.ts";
+import { serviceSettings } from "./service_settings.ts";
+import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./shutdown_constants.ts";
+import { exitIfStillRunningAfter, type StopRequest } from "./stop_signal.ts";
+
+/** How to open the database: the config's file unless another is named. */
+export interface DatabaseOptions {
+  /** Another file than `config.dbPath` (an import's dry run opens a scratch copy). */
+  path?: string;
+  /** Open without sqlite-vec (commands that embed nothing). */
+  skipVec?: boolean;
+}
+
+/** What a command opens the application with. */
+export interface AppOptions extends DatabaseOptions {
+  /** Whom the context acts as. */
+  caller: CallerIdentity;
+  /** The services' settings; by default the serving ones (src/app/service_settings.ts). */
+  settings?: ServiceSettings;
+  /**
+   * A process that serves callers (`serve`, `console`): an owed purge scrub is finished first,
+   * and the semantic index, the judge and the conflict stages that use them are opened.
+   */
+  serving?: {
+    /** Let the semantic index recount its rows after calls (`serve`). */
+    recountAfterCalls?: boolean;
+  };
+}
+
+/** The open application: one database, one context, and what stops them. */
+export interface App {
+  readonly config: MemaConfig;
+  readonly store: Store;
+  readonly ctx: ServiceContext;
+  /** Conflict detection's stages: the judge and vector neighbours when serving, else rules. */
+  readonly stages: DetectionStages;
+  /**
+   * Starts the background jobs (evidence rows and vectors, queued conflict checks) of a serving
+   * app, unless the database is read-only (background jobs only write); tells them to stop when
+   * `stop` is requested.
+   */
+  startBackgroundJobs(stop: StopRequest): Promise<void>;
+  /** Stops the jobs (bounded) and closes the database; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database named by the configuration, with its timeouts and durability. A `db_url`
+ * (a `postgres://` database) is passed on to the store, which refuses it while the PostgreSQL
+ * store is not complete (src/store/postgres/readiness.ts).
+ */
+export async function openDatabase(
+  config: MemaConfig,
+  options: DatabaseOptions = {},
+): Promise<Store> {
+  return await openStore(options.path ?? config.dbPath, {
+    cacheDir: config.cacheDir,
+    dbUrl: config.dbUrl,
+    busyTimeoutMs: config.busyTimeoutMs,
+    durability: config.durability,
+    skipVec: options.skipVec,
+  });
+}
+
+/** Opens the database and composes the services over it; closes it again if composing fails. */
+export async function openApp(config: MemaConfig, options: AppOptions): Promise<App> {
+  const store = await openDatabase(config, options);
+  try {
+    return await composeApp(config, store, options);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+async function composeApp(config: MemaConfig, store: Store, options: AppOptions): Promise<App> {
+  let semantic: SemanticIndex | undefined;
+  let judge: JudgeHandle | undefined;
+  if (options.serving) {
+    // A purge whose process died before its scrub (or whose WAL a reader held) is finished
+    // before anything is served.
+    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
+    semantic = new SemanticIndex(store, {
+      modelId: config.embeddingModel,
+      modelsDir: config.modelsDir,
+      manifestPath: config.manifestPath,
+      recountAfterCalls: options.serving.recountAfterCalls,
+    });
+    judge = openJudge(config);
+  }
+  const ctx: ServiceContext = {
+    store,
+    ...(semantic ? { semantic } : {}),
+    ...(judge ? { judge } : {}),
+    caller: options.caller,
+    settings: options.settings ?? serviceSettings(config),
+    events: composeMemoryEvents(),
+  };
+  const stages = semantic
+    ? defaultStages({ judge, vectors: semanticNeighbours(store, semantic) })
+    : defaultStages();
+  let worker: JobWorker | undefined;
+  let closed = false;
+  return {
+    config,
+    store,
+    ctx,
+    stages,
+    async startBackgroundJobs(stop: StopRequest): Promise<void> {
+      if (semantic === undefined || store.capabilities.readOnly !== undefined) return;
+      const started = await startEvidenceWorker(store, semantic, {
+        [DETECT_JOB_KIND]: async (job) => {
+          await detectConflicts(ctx, Number(job.payload.memory_id), stages);
+        },
+      });
+      worker = started;
+      // The job in progress gets the transport's grace period to finish; no new one starts.
+      void stop.requested.then(() => started.stop());
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
+        logWarn(
+          "stopping without the background job in progress; it runs again on the next start",
+        );
+      }
+      store.close();
+    },
+  };
+}
+
+/**
+ * The one way a serving process ends, once its transport has stopped: stop listening for
+ * signals, stop the background job (bounded), close the database, and end the process if
+ * anything still holds it after `SERVE_EXIT_LINGER_MS` (src/app/shutdown_constants.ts).
+ */
+export async function shutDown(stop: StopRequest, app: App | undefined): Promise<void> {
+  stop.dispose();
+  await app?.close();
+  exitIfStillRunningAfter(SERVE_EXIT_LINGER_MS);
+}

@@ -1,0 +1,57 @@
+/**
+ * What the write path announces: "a memory's content was written". `memory/` announces it inside
+ * the write's unit of work; other folders (conflicts) subscribe once, where the services are
+ * composed (`src/app/`), so the write path never imports the services that react to it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/mod.ts";
+ * import { MemoryEvents } from "./memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const events = new MemoryEvents();
+ * const seen: number[] = [];
+ * events.onWritten(async (_store, fact) => {
+ *   seen.push(fact.memoryId);
+ * });
+ * // The write path announces inside its unit of work: store.write(...) in memory/.
+ * await store.write(async () => await events.announceWritten(store, { memoryId: 7, version: 1 }));
+ * assert.deepEqual(seen, [7]);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ * @module
+ */
+import type { Store } from "../store/repositories.ts";
+
+/** An active memory whose content is new: its first version, or a changed text. */
+export interface MemoryWritten {
+  memoryId: number;
+  version: number;
+}
+
+/**
+ * Reacts to a written memory inside the same unit of work (so a queued job commits or rolls
+ * back with the write). It may touch only the store, like any unit body: the body may run again.
+ */
+export type MemoryWrittenListener = (store: Store, fact: MemoryWritten) => Promise<void>;
+
+/** The announcements of the write path and who listens to them. */
+export class MemoryEvents {
+  readonly #written: MemoryWrittenListener[] = [];
+
+  /** Adds a listener; listeners run in the order they were added. */
+  onWritten(listener: MemoryWrittenListener): void {
+    this.#written.push(listener);
+  }
+
+  /**
+   * Runs every listener in turn, each awaited before the next, so the write resolves only
+   * after all of them and they act in a fixed order.
+   */
+  async announceWritten(store: Store, fact: MemoryWritten): Promise<void> {
+    for (const listener of this.#written) await listener(store, fact);
+  }
+}

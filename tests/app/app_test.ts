@@ -1,0 +1,81 @@
+/**
+ * The composition root opens the same application for every command: a memory written through
+ * its context queues its conflict check, and one close stops everything and keeps what was
+ * written.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { openApp } from "../../src/app/mod.ts";
+import { loadConfig, type MemaConfig } from "../../src/config/mod.ts";
+import { DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+
+const CALLER = { client: "unit", agentId: "unit-agent" };
+
+function withConfig(run: (config: MemaConfig) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "mema-app-" });
+    try {
+      await run(loadConfig({
+        flags: { dbPath: `${dir}/mema.sqlite3`, configPath: `${dir}/absent.json` },
+      }));
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  };
+}
+
+Deno.test(
+  "a memory remembered through the composed context queues its conflict check",
+  withConfig(async (config) => {
+    const app = await openApp(config, { caller: CALLER, skipVec: true });
+    try {
+      await rememberMemory(app.ctx, {
+        subject: "deploy day",
+        content: "Deploys run on Fridays.",
+        workspace: "infra",
+      });
+      const jobs = await app.store.countJobs();
+      assert.equal(jobs[DETECT_JOB_KIND]?.pending, 1);
+    } finally {
+      await app.close();
+    }
+  }),
+);
+
+Deno.test(
+  "a serving app closes once, however often it is asked, and keeps what was written",
+  withConfig(async (config) => {
+    const first = await openApp(config, { caller: CALLER, skipVec: true, serving: {} });
+    const { memoryId } = await rememberMemory(first.ctx, {
+      subject: "editor",
+      content: "The team uses Helix.",
+      workspace: "tools",
+    });
+    await first.close();
+    await first.close();
+    const second = await openApp(config, { caller: CALLER, skipVec: true });
+    try {
+      const stored = await second.store.getMemory(memoryId);
+      assert.equal(stored?.content, "The team uses Helix.");
+    } finally {
+      await second.close();
+    }
+  }),
+);
+
+Deno.test(
+  "a postgres db_url reaches the store through the root and is refused, with no file created",
+  withConfig(async (config) => {
+    const url = "postgres://team:s3cret@db.example:5432/mema";
+    await assert.rejects(
+      openApp({ ...config, dbUrl: url }, { caller: CALLER, skipVec: true }),
+      (error: Error) => {
+        assert.match(error.message, /not complete in this version/);
+        assert.ok(!error.message.includes("s3cret"), "no password in the refusal");
+        return true;
+      },
+    );
+    assert.throws(() => Deno.statSync(config.dbPath), Deno.errors.NotFound);
+  }),
+);

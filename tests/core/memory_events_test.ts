@@ -1,0 +1,63 @@
+/**
+ * The write path's announcements: listeners run in the order they subscribed, each awaited, inside
+ * the write's unit of work, so a write and what its listeners queue commit or roll back together.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { MemoryEvents } from "../../src/core/memory_events.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import { updateMemory } from "../../src/memory/update.ts";
+import { openTestContext } from "../helpers/context.ts";
+
+Deno.test("listeners run one after another, in the order they subscribed", async () => {
+  const { ctx, cleanup } = await openTestContext({ skipVec: true });
+  try {
+    const seen: string[] = [];
+    const events = new MemoryEvents();
+    events.onWritten(async (_store, fact) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(`first ${fact.memoryId}@${fact.version}`);
+    });
+    events.onWritten((_store, fact) => {
+      seen.push(`second ${fact.memoryId}@${fact.version}`);
+      return Promise.resolve();
+    });
+    const writer = { ...ctx, events };
+    const { memoryId } = await rememberMemory(writer, {
+      subject: "deploy day",
+      content: "Deploys run on Fridays.",
+      workspace: "infra",
+    });
+    await updateMemory(writer, {
+      memoryId,
+      edit: { kind: "new_content", content: "Deploys run on Mondays." },
+    });
+    assert.deepEqual(seen, [
+      `first ${memoryId}@1`,
+      `second ${memoryId}@1`,
+      `first ${memoryId}@2`,
+      `second ${memoryId}@2`,
+    ]);
+  } finally {
+    cleanup();
+  }
+});
+
+Deno.test("a listener that fails takes the write back with it", async () => {
+  const { ctx, store, cleanup } = await openTestContext({ skipVec: true });
+  try {
+    const events = new MemoryEvents();
+    events.onWritten(() => Promise.reject(new Error("the listener broke")));
+    await assert.rejects(
+      rememberMemory({ ...ctx, events }, {
+        subject: "editor",
+        content: "The team uses Helix.",
+        workspace: "tools",
+      }),
+      /the listener broke/,
+    );
+    assert.equal(await store.getMemory(1), undefined);
+  } finally {
+    cleanup();
+  }
+});
