@@ -90,8 +90,7 @@ export interface App {
 
 /**
  * Opens the database named by the configuration, with its timeouts and durability. A `db_url`
- * (a `postgres://` database) is passed on to the store, which refuses it while the PostgreSQL
- * store is not complete (src/store/postgres/readiness.ts).
+ * (a `postgres://` database) is opened instead of the file, and `path` is then not used.
  */
 export async function openDatabase(
   config: MemaConfig,
@@ -112,7 +111,7 @@ export async function openApp(config: MemaConfig, options: AppOptions): Promise<
   try {
     return await composeApp(config, store, options);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
 }
@@ -169,7 +168,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
           "stopping without the background job in progress; it runs again on the next start",
         );
       }
-      store.close();
+      await store.close();
     },
   };
 }

@@ -13,6 +13,7 @@ import { startConsole } from "../console/server.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
 import { MemaError } from "../errors/mod.ts";
+import { postgresUnsupported } from "../store/mod.ts";
 import { openInBrowser } from "../platform/browser.ts";
 import { osUserName } from "../platform/env.ts";
 import { logInfo, logWarn } from "../platform/log.ts";
@@ -72,6 +73,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
   try {
     const flags = { dbPath: parsed.string("db"), configPath: parsed.string("config") };
     const config = loadConfig({ flags });
+    if (config.dbUrl !== undefined) throw postgresUnsupported("`mema console`", config.dbUrl);
     app = await openApp(config, { caller: consoleCaller(), serving: {} });
     const { ctx } = app;
     if (app.store.capabilities.readOnly === undefined) {

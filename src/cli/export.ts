@@ -212,6 +212,6 @@ export async function exportCommand(args: string[]): Promise<number> {
   } catch (error) {
     return reportFailure(error);
   } finally {
-    store?.close();
+    await store?.close();
   }
 }

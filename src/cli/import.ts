@@ -369,7 +369,7 @@ export async function importCommand(args: string[]): Promise<number> {
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
     // A dry run against a database that does not exist yet compares with an empty library in a
     // scratch folder, removed afterwards: it leaves no file behind where the database would be.
-    if (values["dry-run"] && !pathExists(config.dbPath)) {
+    if (values["dry-run"] && config.dbUrl === undefined && !pathExists(config.dbPath)) {
       scratch = makeTempDirIn(undefined, DRY_RUN_PREFIX);
     }
     app = await openApp(config, {

@@ -18,6 +18,7 @@ import { createMcpServer } from "../mcp/server.ts";
 import { LineStdioTransport } from "../mcp/stdio.ts";
 import { backupRefusal } from "../memory/backup.ts";
 import { logInfo, logWarn } from "../platform/log.ts";
+import type { Store } from "../store/mod.ts";
 import { type CommandSpec, parseCommandArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
@@ -115,10 +116,11 @@ export async function serveCommand(args: string[]): Promise<number> {
       await app.startBackgroundJobs(stop);
     }
     const { mode } = await runtime.capabilities();
+    const served = describeServedDatabase(app.store);
     if (http) {
       await serveHttpUntil(runtime, {
         ...http,
-        describe: (url) => `serving ${config.dbPath} over streamable HTTP at ${url} (${mode})`,
+        describe: (url) => `serving ${served} over streamable HTTP at ${url} (${mode})`,
       }, stop.requested);
       return 0;
     }
@@ -131,7 +133,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     process.stdin.on("end", () => void server.close());
     await server.connect(transport);
     logInfo(
-      `serving ${config.dbPath} over stdio as ${caller.client}/${caller.agentId}${
+      `serving ${served} over stdio as ${caller.client}/${caller.agentId}${
         caller.workspace === undefined ? "" : ` in workspace ${caller.workspace}`
       } (${config.workspaceIsolation} isolation, ${mode})`,
     );
@@ -143,6 +145,16 @@ export async function serveCommand(args: string[]): Promise<number> {
   } finally {
     await shutDown(stop, app);
   }
+}
+
+/**
+ * The database a server serves, for its start-up line: the SQLite file, or the PostgreSQL
+ * database (password redacted), its schema version and the vector path in use.
+ */
+function describeServedDatabase(store: Store): string {
+  const backend = store.backend;
+  if (backend === undefined) return store.path;
+  return `postgresql ${backend.database} (PostgreSQL ${backend.serverVersion}, schema version ${backend.schemaVersion}; vectors: ${backend.vectorPath})`;
 }
 
 /** Says at start-up that the database is read-only and where writes will go. */

@@ -8,6 +8,7 @@
 import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
 import { MemaError } from "../errors/mod.ts";
+import { postgresUnsupported } from "../store/mod.ts";
 import { absolutePath } from "../platform/paths.ts";
 import { confirmOnTerminal, stdinIsTerminal } from "../platform/terminal.ts";
 import { planUpgrade, runUpgrade } from "../portability/upgrade.ts";
@@ -71,6 +72,7 @@ export async function upgradeCommand(args: string[]): Promise<number> {
   try {
     const configPath = flags.string("config");
     const config = loadConfig({ flags: { dbPath: flags.string("db"), configPath } });
+    if (config.dbUrl !== undefined) throw postgresUnsupported("`mema upgrade`", config.dbUrl);
     const source = absolutePath(config.dbPath);
     const plan = planUpgrade(source);
     console.log(`database: ${source}`);

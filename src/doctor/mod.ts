@@ -30,10 +30,11 @@ import { lastScanTime } from "../conflicts/scan_log.ts";
 import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts";
 import { httpTokenFindings } from "./access_tokens_check.ts";
 import { judgeFindings } from "./judge_check.ts";
+import { backlogFindings } from "./backlog_check.ts";
+import { postgresFindings } from "./postgres_check.ts";
 import {
   type DatabaseProbe,
   inspectDatabase,
-  postgresNotComplete,
   probeDatabase,
   probeVecExtension,
   SCHEMA_GENERATION,
@@ -122,19 +123,6 @@ function checkDatabase(
   deep: boolean,
   findings: Finding[],
 ): DatabaseProbe | undefined {
-  // A PostgreSQL db_url is refused by every command that opens the store: say so, and check
-  // nothing on a SQLite file the user did not choose.
-  if (config.dbUrl !== undefined) {
-    const refusal = postgresNotComplete(config.dbUrl);
-    findings.push({
-      check_id: "database.backend",
-      severity: "critical",
-      title: "PostgreSQL backend: not complete in this version",
-      detail: refusal.message,
-      fix_hint: refusal.hint,
-    });
-    return;
-  }
   const path = config.dbPath;
   if (!pathExists(path)) {
     const dir = dirName(path);
@@ -405,39 +393,7 @@ function checkConflicts(
 ): void {
   const backlog = probe?.conflicts;
   if (!backlog) return;
-  const limits: [string, number, string, string][] = [
-    [
-      "conflicts.backlog",
-      backlog.openConflicts,
-      "open conflicts",
-      'review them with memory_review {"view": "conflicts"} and decide each with memory judge (a chosen value, or verdict not_a_conflict)',
-    ],
-    [
-      "notices.backlog",
-      backlog.pendingNotices,
-      "undismissed notices",
-      'list them with memory_repair {"task": "notice", "data": {"action": "list"}}; clear them in one call with memory_repair {"task": "notice", "data": {"action": "dismiss", "all": true, "dry_run": false}} (or a filter instead of all, e.g. "workspace" and "agent_id": "mema-import" for one import)',
-    ],
-    [
-      "conflicts.scan_queue_backlog",
-      backlog.scanQueuePending,
-      "scan queue items",
-      'decide them with memory_repair {"task": "scan_queue", "data": {"action": "page"}} then submit',
-    ],
-  ];
-  for (const [id, count, what, fix] of limits) {
-    const over = count >= BACKLOG_WARN;
-    findings.push({
-      check_id: id,
-      severity: over ? "warning" : "info",
-      title: `${count} ${what}`,
-      detail: over
-        ? `at least ${BACKLOG_WARN} are waiting for a decision (a backlog: fails the exit code only with --strict)`
-        : "within limits",
-      fix_hint: over ? fix : undefined,
-      ...(over ? { backlog: true } : {}),
-    });
-  }
+  findings.push(...backlogFindings(backlog));
   if (backlog.applyingConflicts > 0) {
     findings.push({
       check_id: "conflicts.applying",
@@ -472,9 +428,6 @@ function checkConflicts(
   });
 }
 
-/** Backlog size from which doctor warns (memory-arbiter used 100). */
-const BACKLOG_WARN = 100;
-
 /** Runs every check and computes the exit code. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const findings: Finding[] = [];
@@ -498,10 +451,16 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     detail: config.configPath,
   });
   checkIdentity(config, findings);
-  const probe = checkDatabase(config, options.deep ?? false, findings);
-  await checkVec(config, findings);
-  checkVectorChain(config, probe, findings);
-  checkConflicts(config, probe, findings);
+  if (config.dbUrl !== undefined) {
+    // PostgreSQL: the server, its schema and extensions, the backlog; no SQLite file to check.
+    findings.push(...await postgresFindings(config.dbUrl));
+    checkVectorChain(config, undefined, findings);
+  } else {
+    const probe = checkDatabase(config, options.deep ?? false, findings);
+    await checkVec(config, findings);
+    checkVectorChain(config, probe, findings);
+    checkConflicts(config, probe, findings);
+  }
   findings.push(...judgeFindings(config));
   findings.push(...httpTokenFindings(config.http));
   // A backlog is work for the user, not a broken install: CI fails on it only when asked.

@@ -606,6 +606,16 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       version: view.version,
       database: view.database,
       schema_generation: view.schemaGeneration,
+      ...(view.backend === undefined ? {} : {
+        backend: {
+          kind: view.backend.kind,
+          database: view.backend.database,
+          server_version: view.backend.serverVersion,
+          schema_version: view.backend.schemaVersion,
+          vector_path: view.backend.vectorPath,
+          extensions: view.backend.extensions,
+        },
+      }),
       started_at: runtime.startedAt,
       identity: { client: view.identity.client, agent_id: view.identity.agentId },
       memories: view.memories,
@@ -617,9 +627,12 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
           ? {}
           : { unwritable_reason: view.unwritableReason }),
         fts: caps.fts,
-        sqlite_vec: caps.vec
-          ? { loaded: true, version: caps.vecVersion }
-          : { loaded: false, error: caps.vecError },
+        // On PostgreSQL no sqlite-vec is loaded: `backend.vector_path` says which search runs.
+        ...(view.backend !== undefined ? {} : {
+          sqlite_vec: caps.vec
+            ? { loaded: true, version: caps.vecVersion }
+            : { loaded: false, error: caps.vecError },
+        }),
         embedding_model: view.vector.modelId,
         vector_state: view.vector.state,
         embedding_space: view.vector.space,

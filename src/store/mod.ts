@@ -44,7 +44,7 @@ import { sqliteWorkspaces } from "./workspaces_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
 import { sqliteMaintenance, sqliteUpgrade } from "./maintenance_room.ts";
-import { postgresNotComplete } from "./postgres/readiness.ts";
+import type { PostgresProbe } from "./postgres/facts.ts";
 import type {
   ConflictTables,
   Store,
@@ -81,7 +81,8 @@ export type {
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 export { isStorageFailure } from "./read_only.ts";
-export { postgresNotComplete } from "./postgres/readiness.ts";
+export { PG_UNSUPPORTED, postgresUnsupported } from "./postgres/readiness.ts";
+export type { PostgresProbe } from "./postgres/facts.ts";
 export {
   type DatabaseProbe,
   inspectDatabase,
@@ -99,21 +100,34 @@ export interface OpenStoreOptions {
   /** Skip loading sqlite-vec (tests of the degraded path). */
   skipVec?: boolean;
   /**
-   * `db_url`: a `postgres://` database instead of the file at `path`. Refused while the
-   * PostgreSQL store is not complete (src/store/postgres/readiness.ts), never half-served.
+   * `db_url`: a `postgres://` database instead of the file at `path` (src/store/postgres/,
+   * loaded only then).
    */
   dbUrl?: string;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
 
+/** Reads a PostgreSQL database for `mema doctor` without changing it (postgres/probe.ts). */
+export async function probePostgresDatabase(
+  url: string,
+): Promise<PostgresProbe> {
+  const { probePostgres } = await import("./postgres/probe.ts");
+  return await probePostgres(url);
+}
+
 /**
  * Opens (creating when missing) the database at `path`, brings its schema to
  * this build's generation, and loads sqlite-vec. A missing sqlite-vec is
- * recorded in `capabilities`, never thrown.
+ * recorded in `capabilities`, never thrown. With `dbUrl`, opens that PostgreSQL database
+ * instead (migrating it to this build's schema version).
  */
 export async function openStore(path: string, options: OpenStoreOptions): Promise<Store> {
-  if (options.dbUrl !== undefined) throw postgresNotComplete(options.dbUrl);
+  if (options.dbUrl !== undefined) {
+    // A dynamic import: neither the PostgreSQL store nor its driver is read on a SQLite start.
+    const { openPostgresAsStore } = await import("./postgres/app_store.ts");
+    return await openPostgresAsStore(options.dbUrl);
+  }
   const dir = dirName(path);
   if (!pathExists(dir)) {
     try {

@@ -420,10 +420,32 @@ export interface StoreCapabilities {
   unwritable?: string;
 }
 
+/**
+ * A database that is not the SQLite file: what `status`, `doctor` and the start-up line say
+ * about it (docs/SPEC.md §15). Never holds a password.
+ */
+export interface StoreBackend {
+  kind: "postgresql";
+  /** The URL with its password replaced by `***`. */
+  database: string;
+  /** The server's version, as it reports it. */
+  serverVersion: string;
+  /** The schema version the database is at (its `schema_version` table). */
+  schemaVersion: number;
+  /** Which vector search is active, in words (the per-server copy, or why not pgvector). */
+  vectorPath: string;
+  /** Installed versions of the extensions mema looks for (`null` when not installed). */
+  extensions: { pg_trgm: string | null; vector: string | null };
+}
+
 /** An open mema database: the repositories, units of work, and what the database can do. */
 export interface Store extends StoreRepositories, UnitOfWork {
+  /** The SQLite file, or a database's URL without its password. */
   readonly path: string;
   readonly capabilities: StoreCapabilities;
   readonly schema: SchemaState;
-  close(): void;
+  /** Set when the database is not the SQLite file (PostgreSQL). */
+  readonly backend?: StoreBackend;
+  /** Closes the database; on PostgreSQL the promise settles once the pool has ended. */
+  close(): void | Promise<void>;
 }

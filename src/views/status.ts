@@ -35,7 +35,7 @@ import {
 } from "../capabilities/mod.ts";
 import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { ServiceContext } from "../core/context.ts";
-import { SCHEMA_GENERATION, type StoreCapabilities } from "../store/mod.ts";
+import { SCHEMA_GENERATION, type StoreBackend, type StoreCapabilities } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
@@ -55,8 +55,14 @@ export interface VectorSummary {
 /** The status view. */
 export interface StatusView {
   version: string;
+  /** The SQLite file, or the PostgreSQL URL without its password. */
   database: string;
   schemaGeneration: number;
+  /**
+   * On PostgreSQL: the server's version, the schema version and the vector path in use
+   * (absent on the SQLite file).
+   */
+  backend?: StoreBackend;
   identity: { client: string; agentId: string };
   memories: Record<string, number>;
   historyVersions: number;
@@ -106,6 +112,7 @@ export async function statusView(ctx: ServiceContext): Promise<StatusView> {
     version: VERSION,
     database: store.path,
     schemaGeneration: SCHEMA_GENERATION,
+    ...(store.backend === undefined ? {} : { backend: store.backend }),
     identity: { client: ctx.caller.client, agentId: ctx.caller.agentId },
     memories: counts.byStatus,
     historyVersions: counts.history,

@@ -62,6 +62,8 @@ export interface ServerSession {
   repair(task: string, data?: unknown): Promise<Envelope>;
   callRaw(args: Record<string, unknown>, tool?: string): Promise<Envelope & { isError?: boolean }>;
   stderr(): string;
+  /** The server process's id (a test may kill it). */
+  pid(): number | null;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startServer(
     call: (action, data, tool) => callRaw({ action, data }, tool),
     repair: (task, data) => callRaw({ task, data }, "memory_repair"),
     stderr: () => stderr,
+    pid: () => transport.pid,
     close: () => client.close(),
   };
 }

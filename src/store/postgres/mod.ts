@@ -9,10 +9,10 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { PG_MISSING } from "./mod.ts";
+ * import { PG_UNSUPPORTED } from "./mod.ts";
  *
- * // While something is missing, a postgres db_url is refused; with nothing, drop the refusal.
- * assert.ok(PG_MISSING.length > 0);
+ * // What this version does not do on PostgreSQL is named, and refused when asked for.
+ * assert.ok(PG_UNSUPPORTED.includes("`mema console`"));
  * ```
  * @module
  */
@@ -37,12 +37,11 @@ import { pgUpgrade } from "./upgrade_room.ts";
 import { pgConflictGroups, pgNotices, pgPendingNotices } from "./conflicts_room.ts";
 import { pgScanQueue } from "./scan_queue_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
+import { type PgExtensions, readExtensions } from "./extensions.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
 
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
-export { postgresNotComplete } from "./readiness.ts";
-import { PG_MISSING } from "./readiness.ts";
-export { PG_MISSING };
+export { PG_UNSUPPORTED, postgresUnsupported } from "./readiness.ts";
 
 /** Every room of the store, on PostgreSQL: the SQLite store's interface, whole. */
 export type PostgresRepositories = StoreRepositories;
@@ -54,6 +53,8 @@ export interface PostgresStore extends PostgresRepositories {
   readonly schema: PgSchemaState;
   /** The server's version, as it reports it (`server_version`). */
   readonly serverVersion: string;
+  /** The extensions mema looks for, read when the store opened. */
+  readonly extensions: PgExtensions;
   write<T>(
     body: (tx: PostgresRepositories) => Promise<T>,
     options?: WriteOptions<T>,
@@ -98,6 +99,7 @@ export async function openPostgresStore(
   });
   let schema: PgSchemaState;
   let serverVersion: string;
+  let extensions: PgExtensions;
   try {
     const [row] = await sql`SHOW server_version`;
     serverVersion = String(row.server_version);
@@ -111,6 +113,12 @@ export async function openPostgresStore(
     await sql.end({ timeout: 1 }).catch(() => {});
     if (error instanceof MemaError) throw error;
     throw fail("migrate the schema of", error);
+  }
+  try {
+    extensions = await readExtensions(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw fail("read the extensions of", error);
   }
   const core = new PgCore<PostgresRepositories>(sql);
   const vectors = new VectorCopy();
@@ -139,6 +147,7 @@ export async function openPostgresStore(
     description,
     schema,
     serverVersion,
+    extensions,
     write: (body, writeOptions) => core.write(body, writeOptions),
     writeBlocking: (body) => core.writeBlocking(body),
     read: (body) => core.read(body),

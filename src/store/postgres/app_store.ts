@@ -1,0 +1,51 @@
+/**
+ * The PostgreSQL store as the services see every store: {@linkcode openPostgresAsStore} opens
+ * it (postgres/mod.ts) and gives it the `Store` face the SQLite file has, with a
+ * {@linkcode StoreBackend} that names the server, the schema version and the vector path for
+ * `status`, `doctor` and the start-up line, never the password.
+ *
+ * @example
+ * Not run by `deno test --doc`: it needs a PostgreSQL server (the test command starts one,
+ * scripts/test_postgres.ts).
+ * ```ts ignore
+ * import assert from "node:assert/strict";
+ * import { openPostgresAsStore } from "./app_store.ts";
+ *
+ * const store = await openPostgresAsStore(Deno.env.get("MEMA_TEST_PG_URL")!);
+ * assert.equal(store.backend?.kind, "postgresql");
+ * await store.close();
+ * ```
+ * @module
+ */
+import { SCHEMA_GENERATION } from "../constants.ts";
+import type { Store, StoreBackend } from "../repositories.ts";
+import { describeVectorPath } from "./extensions.ts";
+import { openPostgresStore } from "./mod.ts";
+
+/** Opens the PostgreSQL database at `url` (migrating it) as a `Store`. */
+export async function openPostgresAsStore(url: string): Promise<Store> {
+  const pg = await openPostgresStore(url);
+  const backend: StoreBackend = {
+    kind: "postgresql",
+    database: pg.description,
+    serverVersion: pg.serverVersion,
+    schemaVersion: pg.schema.version,
+    vectorPath: describeVectorPath(pg.extensions),
+    extensions: { pg_trgm: pg.extensions.pg_trgm, vector: pg.extensions.vector },
+  };
+  return {
+    ...pg,
+    path: pg.description,
+    // Full-text search is the tsvector index; vectors are searched in each server's copy, which
+    // needs no extension.
+    capabilities: { fts: true, vec: true },
+    // The SQLite generation's features are all there (the migrations carry them); which steps
+    // this open applied is the PostgreSQL schema's own record.
+    schema: {
+      generation: SCHEMA_GENERATION,
+      created: pg.schema.applied.includes(1),
+      migrated: pg.schema.applied,
+    },
+    backend,
+  };
+}

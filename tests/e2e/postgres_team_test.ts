@@ -1,0 +1,260 @@
+/**
+ * Team memory end to end (docs/SPEC.md §15, issue 33): real `mema serve` processes, stdio and
+ * HTTP, on ONE PostgreSQL database, driven through the MCP SDK client the way agents drive them.
+ * Each test makes its own scratch database (src/store/postgres/scratch.ts) and drops it.
+ *
+ * The test cluster's URL carries a password (scripts/test_postgres.ts): every test checks that
+ * it appears in no server's stderr, no `status` and no `doctor` output.
+ */
+import assert from "node:assert/strict";
+import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
+import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
+import {
+  makeTempHome,
+  runCli,
+  type ServerSession,
+  startServer,
+  type TempHome,
+} from "../helpers/server.ts";
+
+const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+
+/** The password in `url`, which no output may show. */
+function passwordOf(url: string): string {
+  const password = decodeURIComponent(new URL(url).password);
+  assert.ok(password.length > 0, "the test URL carries a password to look for");
+  return password;
+}
+
+/** One scratch database and the homes of the servers on it. */
+interface Team {
+  url: string;
+  password: string;
+  scratch: ScratchDatabase;
+  home(): TempHome;
+}
+
+/** Runs `fn` with a fresh database; drops it and the homes afterwards. */
+function teamTest(name: string, fn: (team: Team) => Promise<void>): void {
+  Deno.test({
+    name: `postgres e2e: ${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
+    ignore: SKIP_POSTGRES,
+    // The scratch database's admin pool keeps idle timers until it is dropped, after the body.
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const scratch = await createScratchDatabase(testPostgresUrl());
+      const homes: TempHome[] = [];
+      try {
+        await fn({
+          url: scratch.url,
+          password: passwordOf(scratch.url),
+          scratch,
+          home() {
+            const home = makeTempHome();
+            homes.push(home);
+            return home;
+          },
+        });
+      } finally {
+        for (const home of homes) home.cleanup();
+        await scratch.drop();
+      }
+    },
+  });
+}
+
+/** A stdio server on the team's database, as agent `agentId`. */
+function serverOn(team: Team, agentId: string): Promise<ServerSession> {
+  return startServer(team.home(), {
+    env: { MEMA_DB_URL: team.url, MEMA_AGENT_ID: agentId, MEMA_CLIENT: `client-${agentId}` },
+  });
+}
+
+async function remember(
+  server: ServerSession,
+  content: string,
+  subject: string,
+): Promise<number> {
+  const response = await server.call("remember", { content, subject, workspace: "team" });
+  assert.equal(response.ok, true, JSON.stringify(response.data));
+  return response.data.memory_id;
+}
+
+async function foundIds(server: ServerSession, query: string): Promise<number[]> {
+  const response = await server.call("find", { query, workspace: "team" });
+  assert.equal(response.ok, true, JSON.stringify(response.data));
+  return response.data.results.map((hit: { memory_id: number }) => hit.memory_id);
+}
+
+/** Polls `check` every 100 ms until it returns a value (10 s at most). */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const value = await check();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+teamTest("a memory remembered on one server is found and read on another", async (team) => {
+  const a = await serverOn(team, "alice");
+  const b = await serverOn(team, "bob");
+  try {
+    const id = await remember(a, "The staging cluster runs in eu-west-3.", "staging region");
+    assert.deepEqual(await foundIds(b, "staging cluster region"), [id]);
+    const read = await b.call("read", { memory_id: id });
+    assert.equal(read.ok, true, JSON.stringify(read.data));
+    assert.equal(read.data.content, "The staging cluster runs in eu-west-3.");
+
+    // An edit on B is what A reads next, and A's stale edit is refused.
+    const updated = await b.call("update", {
+      memory_id: id,
+      new_content: "The staging cluster runs in eu-central-1.",
+      expected_version: 1,
+    });
+    assert.equal(updated.ok, true, JSON.stringify(updated.data));
+    const stale = await a.call("update", {
+      memory_id: id,
+      new_content: "The staging cluster runs in us-east-1.",
+      expected_version: 1,
+    });
+    assert.equal(stale.ok, false, "a stale expected_version is refused on the other server");
+    assert.equal(stale.data.error, "version_conflict");
+    const again = await a.call("read", { memory_id: id });
+    assert.equal(again.data.content, "The staging cluster runs in eu-central-1.");
+
+    // Status names the backend, never the password.
+    const status = await a.call("status");
+    assert.equal(status.ok, true, JSON.stringify(status.data));
+    assert.equal(status.data.backend.kind, "postgresql");
+    assert.ok(status.data.backend.schema_version > 0);
+    assert.match(status.data.backend.vector_path, /in-process copy/);
+    assert.match(status.data.database, /^postgres(ql)?:\/\/[^:]+:\*\*\*@/);
+    assert.equal(status.data.capabilities.sqlite_vec, undefined);
+    for (const text of [JSON.stringify(status), a.stderr(), b.stderr()]) {
+      assert.ok(!text.includes(team.password), `the password shows in: ${text}`);
+    }
+    assert.match(a.stderr(), /serving postgresql postgres/);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+teamTest(
+  "a contradiction written on one server opens one conflict, seen from the other",
+  async (team) => {
+    const a = await serverOn(team, "alice");
+    const b = await serverOn(team, "bob");
+    try {
+      const first = await remember(
+        a,
+        "The v2 release deadline is Friday, March 14.",
+        "release deadline",
+      );
+      const second = await remember(
+        b,
+        "The v2 release deadline moved to Monday, March 17.",
+        "release deadline",
+      );
+      const listed = await eventually("a conflict seen from A", async () => {
+        const response = await a.callRaw({ view: "conflicts", data: {} }, "memory_review");
+        assert.equal(response.ok, true, JSON.stringify(response.data));
+        const conflicts = response.data.conflicts as {
+          conflict_id: number;
+          member_ids: number[];
+        }[];
+        return conflicts.length > 0 ? conflicts : undefined;
+      });
+      // Both servers run background jobs on the one queue: the check runs once, so one group
+      // and one notice, not one per server.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const after = await a.callRaw({ view: "conflicts", data: {} }, "memory_review");
+      assert.equal(after.data.conflicts.length, 1, JSON.stringify(after.data.conflicts));
+      assert.deepEqual(listed[0].member_ids.sort(), [first, second].sort());
+      const notices = await a.repair("notice", { action: "list" });
+      assert.equal(notices.ok, true, JSON.stringify(notices.data));
+      const forConflict = (notices.data.notices as { conflict_id?: number }[])
+        .filter((notice) => notice.conflict_id === listed[0].conflict_id);
+      assert.equal(forConflict.length, 1, JSON.stringify(notices.data.notices));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
+);
+
+teamTest("kill -9 of a server loses no write it acknowledged", async (team) => {
+  const a = await serverOn(team, "alice");
+  const b = await serverOn(team, "bob");
+  try {
+    const acknowledged: number[] = [];
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      a.call("remember", {
+        content: `Runbook step ${i}: restart worker pool ${i} after the deploy.`,
+        subject: `runbook step ${i}`,
+        workspace: "team",
+      }).then((response) => {
+        if (response.ok) acknowledged.push(response.data.memory_id);
+      }, () => {}));
+    // Kill A once some writes are acknowledged and others are still in flight.
+    await eventually(
+      "a few acknowledged writes",
+      () => Promise.resolve(acknowledged.length >= 5 ? true : undefined),
+    );
+    const pid = a.pid();
+    assert.ok(pid !== null);
+    Deno.kill(pid, "SIGKILL");
+    await Promise.allSettled(writes);
+    assert.ok(acknowledged.length >= 5);
+    for (const id of acknowledged) {
+      const read = await b.call("read", { memory_id: id });
+      assert.equal(
+        read.ok,
+        true,
+        `acknowledged memory ${id} is lost: ${JSON.stringify(read.data)}`,
+      );
+      assert.match(read.data.content, /^Runbook step \d+: restart worker pool/);
+    }
+  } finally {
+    await a.close().catch(() => {});
+    await b.close();
+  }
+});
+
+teamTest("an HTTP server on PostgreSQL answers find; doctor names the backend", async (team) => {
+  const stdio = await serverOn(team, "alice");
+  const home = team.home();
+  const http = await startHttpServer(home, { env: { MEMA_DB_URL: team.url } });
+  try {
+    const id = await remember(stdio, "Incident reviews happen every Thursday.", "incident review");
+    const session = await connectHttp(http.url, identityHeaders("web", "carol"));
+    try {
+      const found = await session.call("find", { query: "incident reviews", workspace: "team" });
+      assert.equal(found.ok, true, JSON.stringify(found.data));
+      assert.deepEqual(found.data.results.map((hit: { memory_id: number }) => hit.memory_id), [id]);
+    } finally {
+      await session.close();
+    }
+    assert.match(http.stderr(), /serving postgresql postgres.* over streamable HTTP/);
+    assert.ok(!http.stderr().includes(team.password), http.stderr());
+
+    const doctor = await runCli(home, ["doctor", "--json"], { MEMA_DB_URL: team.url });
+    assert.ok(!(doctor.stdout + doctor.stderr).includes(team.password), doctor.stdout);
+    const report = JSON.parse(doctor.stdout);
+    const finding = (id: string) =>
+      report.findings.find((f: { check_id: string }) => f.check_id === id);
+    assert.equal(finding("database.connection").severity, "info");
+    assert.match(finding("database.connection").detail, /^postgresql postgres/);
+    assert.equal(finding("database.schema_version").severity, "info");
+    assert.equal(finding("database.pg_trgm").severity, "info");
+    assert.match(finding("vector.path").detail, /in-process copy/);
+    assert.equal(finding("conflicts.backlog").severity, "info");
+    assert.equal(finding("database.exists"), undefined, "no SQLite file checks");
+  } finally {
+    await stdio.close();
+    await http.stop();
+  }
+});
