@@ -21,10 +21,15 @@ import { SCHEMA_GENERATION } from "../constants.ts";
 import type { Store, StoreBackend } from "../repositories.ts";
 import { describeVectorPath } from "./extensions.ts";
 import { openPostgresStore } from "./mod.ts";
+import { isUnreachable, unreachableError } from "./unreachable.ts";
 
 /** Opens the PostgreSQL database at `url` (migrating it) as a `Store`. */
 export async function openPostgresAsStore(url: string): Promise<Store> {
   const pg = await openPostgresStore(url);
+  // A unit that fails because the database went away says so clearly (unreachable.ts).
+  const clearly = (unit: "read" | "write") => (error: unknown): never => {
+    throw isUnreachable(error) ? unreachableError(error, url, unit) : error;
+  };
   const backend: StoreBackend = {
     kind: "postgresql",
     database: pg.description,
@@ -47,5 +52,8 @@ export async function openPostgresAsStore(url: string): Promise<Store> {
       migrated: pg.schema.applied,
     },
     backend,
+    write: (body, options) => pg.write(body, options).catch(clearly("write")),
+    writeBlocking: (body) => pg.writeBlocking(body).catch(clearly("write")),
+    read: (body) => pg.read(body).catch(clearly("read")),
   };
 }
