@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
 import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
+import { startPostgresProxy } from "../helpers/pg_proxy.ts";
 import {
   makeTempHome,
   runCli,
@@ -258,3 +259,48 @@ teamTest("an HTTP server on PostgreSQL answers find; doctor names the backend", 
     await http.stop();
   }
 });
+
+teamTest(
+  "PostgreSQL unreachable: calls fail clearly within the connect timeout; back, it serves again",
+  async (team) => {
+    const proxy = startPostgresProxy(team.url);
+    const a = await startServer(team.home(), {
+      env: { MEMA_DB_URL: proxy.url, MEMA_AGENT_ID: "alice", MEMA_CLIENT: "client-alice" },
+    });
+    try {
+      const kept = await remember(a, "The on-call rota changes on Mondays.", "on-call rota");
+      proxy.cut();
+      const started = Date.now();
+      const write = await a.call("remember", {
+        content: "The on-call rota is kept in the wiki.",
+        subject: "on-call wiki",
+        workspace: "team",
+      });
+      assert.equal(write.ok, false, "no write is acknowledged while the database is away");
+      assert.equal(write.data.error, "storage_error", JSON.stringify(write.data));
+      assert.match(
+        write.data.reason,
+        /PostgreSQL at postgres:\/\/[^:]+:\*\*\*@127\.0\.0\.1:\d+\/\S+ cannot be reached/,
+      );
+      assert.match(write.data.reason, /nothing was written/);
+      const find = await a.call("find", { query: "on-call rota", workspace: "team" });
+      assert.equal(find.ok, false);
+      assert.match(find.data.reason, /cannot be reached/);
+      // PG_CONNECT_TIMEOUT_S bounds each call; both together stay well inside it twice over.
+      assert.ok(Date.now() - started < 25_000, `took ${Date.now() - started} ms`);
+
+      proxy.restore();
+      const back = await eventually("a read once the database is back", async () => {
+        const response = await a.call("read", { memory_id: kept });
+        return response.ok ? response : undefined;
+      });
+      assert.equal(back.data.content, "The on-call rota changes on Mondays.");
+      for (const text of [JSON.stringify(write), JSON.stringify(find), a.stderr()]) {
+        assert.ok(!text.includes(team.password), text);
+      }
+    } finally {
+      await a.close();
+      proxy.close();
+    }
+  },
+);
