@@ -12,6 +12,9 @@
  *   deno run -A bench/locomo_recall.ts [--data PATH] [--conversations N] [--label NAME]
  *     [--no-follows] [--env KEY=VALUE ...]
  *
+ * `--env MEMA_DB_URL=postgres://…` runs the server on that PostgreSQL database instead of a
+ * scratch SQLite file (give it an empty database: the workspaces are the conversation ids).
+ *
  * @module
  */
 import { parseArgs } from "node:util";

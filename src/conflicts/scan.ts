@@ -34,7 +34,9 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/clock.ts";
+import { ensureDir } from "../platform/directories.ts";
 import { appendLineDurable } from "../platform/durable_lines.ts";
+import { dirName } from "../platform/paths.ts";
 import type { MemoryRecord, ScanItem } from "../store/mod.ts";
 import { bestPair, neighboursOf, pairKey, recordSuspectPair, rowsOf } from "./detect.ts";
 import {
@@ -156,6 +158,8 @@ export async function kickScan(
       }
     });
     if (full) {
+      // On PostgreSQL no database file makes the log's directory (it lives where db_path would).
+      ensureDir(dirName(options.logPath));
       appendLineDurable(
         options.logPath,
         JSON.stringify({

@@ -161,6 +161,14 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
         ...largestWorkspaces(view.memories.byWorkspace),
       },
       history_versions: view.historyVersions,
+      ...(view.backend === undefined ? {} : {
+        backend: {
+          kind: view.backend.kind,
+          database: view.backend.database,
+          schema_version: view.backend.schemaVersion,
+          vector_path: view.backend.vectorPath,
+        },
+      }),
       conflicts: {
         open_conflicts: view.conflicts.openConflicts,
         applying_conflicts: view.conflicts.applyingConflicts,

@@ -33,7 +33,7 @@
 import { type CapabilityState, unwritableReason } from "../capabilities/mod.ts";
 import { readBackup } from "../memory/backup.ts";
 import type { ServiceContext } from "../core/context.ts";
-import type { AuditRecord, Store } from "../store/mod.ts";
+import type { AuditRecord, Store, StoreBackend } from "../store/mod.ts";
 import { VERSION } from "../version.ts";
 import { capabilityState } from "./status.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
@@ -51,6 +51,8 @@ export interface OverviewView {
     byWorkspace: Record<string, number>;
   };
   historyVersions: number;
+  /** On PostgreSQL: what the database is (absent on the SQLite file). */
+  backend?: StoreBackend;
   /** Conflict groups by status. */
   conflicts: Awaited<ReturnType<Store["conflicts"]["backlog"]>>;
   capabilities: CapabilityState & {
@@ -97,6 +99,7 @@ export async function overviewView(ctx: ServiceContext): Promise<OverviewView> {
       byWorkspace: counts.overview.byWorkspace,
     },
     historyVersions: counts.history,
+    ...(store.backend === undefined ? {} : { backend: store.backend }),
     conflicts: counts.backlog,
     capabilities: {
       ...state,

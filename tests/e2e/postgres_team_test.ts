@@ -89,6 +89,17 @@ async function foundIds(server: ServerSession, query: string): Promise<number[]>
   return response.data.results.map((hit: { memory_id: number }) => hit.memory_id);
 }
 
+/** The text of every file under `dir`, however deep. */
+function textsUnder(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].flatMap((entry) =>
+    entry.isDirectory
+      ? textsUnder(`${dir}/${entry.name}`)
+      : entry.isFile
+      ? [Deno.readTextFileSync(`${dir}/${entry.name}`)]
+      : []
+  );
+}
+
 /** Polls `check` every 100 ms until it returns a value (10 s at most). */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -134,7 +145,11 @@ teamTest("a memory remembered on one server is found and read on another", async
     assert.match(status.data.backend.vector_path, /in-process copy/);
     assert.match(status.data.database, /^postgres(ql)?:\/\/[^:]+:\*\*\*@/);
     assert.equal(status.data.capabilities.sqlite_vec, undefined);
-    for (const text of [JSON.stringify(status), a.stderr(), b.stderr()]) {
+    const overview = await b.callRaw({ view: "overview", data: {} }, "memory_review");
+    assert.equal(overview.ok, true, JSON.stringify(overview.data));
+    assert.equal(overview.data.backend.kind, "postgresql");
+    assert.match(overview.data.backend.vector_path, /pgvector/);
+    for (const text of [JSON.stringify(status), JSON.stringify(overview), a.stderr(), b.stderr()]) {
       assert.ok(!text.includes(team.password), `the password shows in: ${text}`);
     }
     assert.match(a.stderr(), /serving postgresql postgres/);
@@ -304,3 +319,37 @@ teamTest(
     }
   },
 );
+
+teamTest("import, export and scan run on the database the servers share", async (team) => {
+  const home = team.home();
+  const env = { MEMA_DB_URL: team.url };
+  Deno.mkdirSync(`${home.dir}/notes`);
+  Deno.writeTextFileSync(
+    `${home.dir}/notes/backups.md`,
+    "# Backups\n\nThe nightly pg_dump runs at 02:00 UTC and is kept for 30 days.\n",
+  );
+  const imported = await runCli(home, ["import", `${home.dir}/notes`, "--workspace", "team"], env);
+  assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+
+  const b = await serverOn(team, "bob");
+  try {
+    const [id] = await foundIds(b, "nightly pg_dump");
+    assert.ok(id !== undefined, "the imported note is found by a server on the database");
+  } finally {
+    await b.close();
+  }
+
+  const exported = await runCli(home, ["export", `${home.dir}/out`, "--workspace", "team"], env);
+  assert.equal(exported.code, 0, exported.stdout + exported.stderr);
+  assert.ok(
+    textsUnder(`${home.dir}/out`).some((text) => text.includes("The nightly pg_dump runs at")),
+    "the export holds the imported fact",
+  );
+
+  const scan = await runCli(home, ["scan", "--json"], env);
+  assert.equal(scan.code, 0, scan.stdout + scan.stderr);
+  for (const output of [imported, exported, scan]) {
+    assert.ok(!(output.stdout + output.stderr).includes(team.password));
+  }
+  assert.throws(() => Deno.statSync(home.dbPath), Deno.errors.NotFound, "no SQLite file made");
+});
