@@ -11,6 +11,7 @@ import { createScratchDatabase, type ScratchDatabase } from "../../src/store/pos
 import { testPostgresUrl } from "../store/backends.ts";
 import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
 import { startPostgresProxy } from "../helpers/pg_proxy.ts";
+import { rememberConfirmed } from "../helpers/workspaces.ts";
 import {
   makeTempHome,
   runCli,
@@ -352,4 +353,51 @@ teamTest("import, export and scan run on the database the servers share", async 
     assert.ok(!(output.stdout + output.stderr).includes(team.password));
   }
   assert.throws(() => Deno.statSync(home.dbPath), Deno.errors.NotFound, "no SQLite file made");
+});
+
+teamTest("strict workspaces hold across servers: each sees only its own", async (team) => {
+  const strict = (agentId: string, workspace: string) =>
+    startServer(team.home(), {
+      env: {
+        MEMA_DB_URL: team.url,
+        MEMA_AGENT_ID: agentId,
+        MEMA_CLIENT: `client-${agentId}`,
+        MEMA_WORKSPACE_ISOLATION: "strict",
+        MEMA_WORKSPACE: workspace,
+      },
+    });
+  const alpha = await strict("alice", "Alpha");
+  const beta = await strict("bob", "Beta");
+  try {
+    const alphaId = await rememberConfirmed(alpha, {
+      content: "Project alpha deploys on Tuesdays.",
+      subject: "deploy day",
+    });
+    const betaId = await rememberConfirmed(beta, {
+      content: "Project beta deploys on Thursdays.",
+      subject: "deploy day",
+    });
+    const alphaFinds = await alpha.call("find", { query: "deploys" });
+    assert.deepEqual(
+      alphaFinds.data.results.map((hit: { memory_id: number }) => hit.memory_id),
+      [alphaId],
+    );
+    const betaFinds = await beta.call("find", { query: "deploys" });
+    assert.deepEqual(
+      betaFinds.data.results.map((hit: { memory_id: number }) => hit.memory_id),
+      [betaId],
+    );
+    const crossRead = await beta.call("read", { memory_id: alphaId });
+    assert.equal(crossRead.data.error, "not_found", "another server's workspace stays hidden");
+    const crossUpdate = await alpha.call("update", {
+      memory_id: betaId,
+      new_content: "Project beta deploys on Fridays.",
+    });
+    assert.equal(crossUpdate.data.error, "not_found");
+    const kept = await beta.call("read", { memory_id: betaId });
+    assert.equal(kept.data.content, "Project beta deploys on Thursdays.");
+  } finally {
+    await alpha.close();
+    await beta.close();
+  }
 });
