@@ -22,12 +22,13 @@ import type { ServiceSettings } from "../core/context.ts";
 import { dirName } from "../platform/paths.ts";
 import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
 
-/** Isolation, size block, backup file and the recall blacklist beside the database. */
+/** Isolation, size block, backup file, time zone and the recall blacklist beside the database. */
 export function serviceSettings(config: MemaConfig): ServiceSettings {
   return {
     workspaceIsolation: config.workspaceIsolation,
     includeSize: config.includeSize,
     backupPath: config.backupPath,
+    timeZone: config.timeZone,
     recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
   };
 }

@@ -28,6 +28,7 @@ import { envVar } from "../platform/env.ts";
 import { readTextIfExists } from "../platform/files.ts";
 import { dirName } from "../platform/paths.ts";
 import { closestName } from "../text/closest_name.ts";
+import { isTimeZone } from "../text/time_phrases.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 import { checkDbUrl } from "./db_url.ts";
@@ -76,6 +77,7 @@ const configFileSchema = z.object({
   backup_jsonl: z.string().min(1).optional(),
   notice_sync_wait_ms: z.number().int().min(0).max(60_000).optional(),
   judge_model: z.string().min(1).nullable().optional(),
+  time_zone: z.string().min(1).max(64).optional(),
   judge_thresholds: z.object({
     conflict: z.number().min(0).max(1),
     possible: z.number().min(0).max(1),
@@ -142,6 +144,11 @@ export interface MemaConfig {
   backupPath: string;
   /** How long a write response waits for conflict detection (0 = never). */
   noticeSyncWaitMs: number;
+  /**
+   * The IANA time zone `find` reads time phrases in ("yesterday", "last week"): `time_zone`,
+   * `MEMA_TIME_ZONE`, else the system's.
+   */
+  timeZone: string;
   /** Manifest id of the NLI judge, or undefined for rules only. */
   judgeModel?: string;
   judgeThresholds?: { conflict: number; possible: number };
@@ -171,6 +178,7 @@ export type SettingKey =
   | "noticeSyncWaitMs"
   | "judgeModel"
   | "judgeThresholds"
+  | "timeZone"
   | "dbUrl";
 
 /** Values given on the command line. */
@@ -214,6 +222,7 @@ const ENV_NAMES = {
   judgeModel: ["MEMA_JUDGE_MODEL"],
   noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
   durability: ["MEMA_DURABILITY"],
+  timeZone: ["MEMA_TIME_ZONE"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -349,6 +358,26 @@ function noticeWait(
   if (!Number.isInteger(value) || value < 0 || value > 60_000) {
     throw new MemaError("config_invalid", `${env.name} must be an integer from 0 to 60000 (ms)`, {
       field: env.name,
+    });
+  }
+  return value;
+}
+
+/**
+ * The zone time phrases are read in: the environment's, else the file's, else the system's
+ * (what `Intl` resolves for this process: the `TZ` variable or the machine's setting).
+ */
+function timeZoneSetting(
+  env: { name: string; value: string } | undefined,
+  file: string | undefined,
+): string {
+  const value = env?.value ?? file;
+  if (value === undefined) return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!isTimeZone(value)) {
+    const field = env?.name ?? "time_zone";
+    throw new MemaError("config_invalid", `${field} is not a time zone: "${value}"`, {
+      field,
+      hint: 'use an IANA name such as "Europe/Berlin", "Asia/Shanghai" or "UTC"',
     });
   }
   return value;
@@ -511,6 +540,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     noticeSyncWaitMs: origin(ENV_NAMES.noticeSyncWaitMs, file.notice_sync_wait_ms),
     judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),
     judgeThresholds: origin(undefined, file.judge_thresholds),
+    timeZone: origin(ENV_NAMES.timeZone, file.time_zone),
     dbUrl: origin(ENV_NAMES.dbUrl, file.db_url, flags.dbUrl),
   };
   return {
@@ -522,6 +552,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     noticeSyncWaitMs: noticeWait(fromEnv(ENV_NAMES.noticeSyncWaitMs), file.notice_sync_wait_ms),
     judgeModel: judgeModelSetting === "none" ? undefined : judgeModelSetting,
     judgeThresholds: file.judge_thresholds,
+    timeZone: timeZoneSetting(fromEnv(ENV_NAMES.timeZone), file.time_zone),
     backupPath: expandHome(
       fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
     ),

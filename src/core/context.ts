@@ -27,6 +27,8 @@ export interface ServiceSettings {
   recallBlacklistPath?: string;
   /** The JSONL file writes go to when the database cannot be written. */
   backupPath?: string;
+  /** The IANA zone `find` reads time phrases in; absent: the system's. */
+  timeZone?: string;
 }
 
 /** The context passed to every service verb. */

@@ -131,6 +131,9 @@ export const MEMORY_ACTIONS = {
     schema: z.object({
       query: z.string().max(QUERY_MAX_CHARS).optional(),
       ...recallFilters,
+      time: z.string().max(64).optional().describe(
+        'a time phrase to filter on ("last week", "上周"), or "off" to ignore one in the query',
+      ),
       limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional().describe(
         "page size, default 10",
       ),

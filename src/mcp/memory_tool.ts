@@ -19,7 +19,8 @@ import {
   type RememberResult,
 } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
-import type { BatchItem, FindInput } from "../recall/find.ts";
+import type { BatchItem, FindInput, FindPage } from "../recall/find.ts";
+import { TIME_FILTER_FIELD } from "../recall/time_filter.ts";
 import type { RankedMemory } from "../recall/rank.ts";
 import type { SourceType } from "../store/mod.ts";
 import { type OpenConflictRef, openConflictsOf } from "../views/conflicts.ts";
@@ -170,6 +171,18 @@ function presentReplacedClaim(
     current_value: claim.currentValue,
     held_by: claim.holderIds,
     hint: "a resolved conflict replaced a claim of this memory; prefer the memories in held_by",
+  };
+}
+
+/** `time_filter`: the phrase, its interval, the field compared and where the phrase came from. */
+function presentTimeFilter(filter: NonNullable<FindPage["timeFilter"]>): Record<string, unknown> {
+  return {
+    phrase: filter.phrase,
+    from: new Date(filter.start).toISOString(),
+    to: new Date(filter.end).toISOString(),
+    field: TIME_FILTER_FIELD,
+    source: filter.source,
+    ...(filter.applied ? {} : { applied: false }),
   };
 }
 
@@ -377,6 +390,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { page, hits, conflicts, warnings } = await findPage(runtime.ctx, {
       ...findInput(data),
       query: data.query,
+      time: data.time,
+      timeFromQuery: true,
       limit: data.limit,
       offset: data.offset,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
@@ -396,6 +411,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       ...presentPaging(page, data.offset ?? 0, !whole),
     };
     if (page.hint) response.hint = page.hint;
+    if (page.timeFilter) response.time_filter = presentTimeFilter(page.timeFilter);
     if (data.include_linked_open_items !== false) {
       const linked = await linkedOpenItems(runtime.ctx, page.items);
       if (linked.length > 0) response.linked_open_items = presentLinked(linked);

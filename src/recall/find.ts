@@ -50,6 +50,7 @@ import { queryTerms, textTokens } from "./query_terms.ts";
 import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
+import { chooseTimeFilter, queryWithoutPhrase, type TimeFilter } from "./time_filter.ts";
 
 /** What an agent may ask of find. */
 export interface FindInput {
@@ -60,6 +61,10 @@ export interface FindInput {
   tagsFilter?: string[];
   afterTime?: string;
   beforeTime?: string;
+  /** A time phrase to filter on ("last week", "上周"), or "off" (src/recall/time_filter.ts). */
+  time?: string;
+  /** Without `time`, filter on a time phrase found inside the query (`find` over MCP). */
+  timeFromQuery?: boolean;
   sourceType?: SourceType[];
   status?: MemoryStatus | "any";
   /** Overrides `status` with an explicit list (the expired view). */
@@ -85,6 +90,11 @@ export interface FindPage {
   retrievalMode: RetrievalMode;
   terms: string[];
   hint?: string;
+  /**
+   * The time phrase the call named or its query held. `applied: false`: a phrase found in the
+   * query matched nothing, so the page is the unfiltered one.
+   */
+  timeFilter?: TimeFilter & { applied: boolean };
 }
 
 /**
@@ -120,21 +130,82 @@ export function buildFilters(input: FindInput, scope?: ReadScope): RecallFilters
   return filters;
 }
 
-/** Finds memories for a query (ranked) or, with no query, browses newest first. */
+/**
+ * Finds memories for a query (ranked) or, with no query, browses newest first; a time phrase
+ * (the `time` argument, or one found in the query) narrows either to its interval.
+ */
 export async function findMemories(ctx: ServiceContext, input: FindInput): Promise<FindPage> {
+  const now = Date.now();
+  const query = input.query?.trim() ?? "";
+  const searched = query !== "";
+  const time = input.time !== undefined || input.timeFromQuery
+    ? chooseTimeFilter(
+      { time: input.time, query: input.timeFromQuery ? query : undefined },
+      { now, timeZone: ctx.settings.timeZone ?? systemTimeZone() },
+    )
+    : undefined;
+  if (!time) return await searchMemories(ctx, input, { now, searched });
+  // The phrase's own words are no search words once it is a filter; a query that was only
+  // the phrase ("what happened yesterday") browses the interval.
+  const rest = queryWithoutPhrase(query, time);
+  const narrowed = await searchMemories(
+    ctx,
+    { ...input, query: queryTerms(rest).length > 0 ? rest : "" },
+    { now, searched, window: time },
+  );
+  if (narrowed.items.length > 0 || narrowed.totalEstimate > 0) {
+    return { ...narrowed, timeFilter: { ...time, applied: true } };
+  }
+  if (time.source === "query" && searched) {
+    // A question about old conversations must not come back empty because of its words.
+    const wide = await searchMemories(ctx, input, { now, searched });
+    return { ...wide, timeFilter: { ...time, applied: false } };
+  }
+  const from = new Date(time.start).toISOString();
+  const to = new Date(time.end).toISOString();
+  return {
+    ...narrowed,
+    timeFilter: { ...time, applied: true },
+    hint: `nothing matched inside "${time.phrase}" (${from} to ${to}); ` +
+      'widen the time, or pass time: "off"',
+  };
+}
+
+/** The zone of this process (the `TZ` variable or the machine's setting). */
+function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** An answer with nothing in it, when the filters leave no instant to search. */
+function emptyPage(): FindPage {
+  return { items: [], hasMore: false, totalEstimate: 0, retrievalMode: "empty", terms: [] };
+}
+
+async function searchMemories(
+  ctx: ServiceContext,
+  input: FindInput,
+  options: { now: number; searched: boolean; window?: { start: number; end: number } },
+): Promise<FindPage> {
   const query = input.query?.trim() ?? "";
   // The blacklist leaves workspaces out of unscoped searches only, not browsing or expired.
-  const blacklist = query !== "" && input.statuses === undefined
+  const blacklist = options.searched && input.statuses === undefined
     ? recallBlacklist(ctx.settings.recallBlacklistPath)
     : [];
   const filters = buildFilters(
     input,
     readScope(ctx, input.workspace, { workspaceOnly: input.workspaceOnly, blacklist }),
   );
+  if (options.window) {
+    const from = new Date(options.window.start).toISOString();
+    const to = new Date(options.window.end).toISOString();
+    if (filters.after === undefined || from > filters.after) filters.after = from;
+    if (filters.before === undefined || to < filters.before) filters.before = to;
+    if (filters.after >= filters.before) return emptyPage();
+  }
   const preferred = nudgedWorkspace(ctx);
   const limit = input.limit ?? FIND_LIMIT_DEFAULT;
   const offset = input.offset ?? 0;
-  const now = Date.now();
+  const now = options.now;
   const tuning = recallTuning(input.tuning);
 
   return await ctx.store.read(async (): Promise<FindPage> => {

@@ -136,6 +136,14 @@ export async function findPage(
     queryVector: vectors?.[0],
     similarityFloor: ctx.semantic?.similarityFloor,
   });
+  const time = page.timeFilter;
+  if (time && !time.applied) {
+    warnings.push(
+      `nothing matched inside "${time.phrase}" (${new Date(time.start).toISOString()} to ` +
+        `${new Date(time.end).toISOString()}), so these results are from any time; ` +
+        'pass time: "off" to search without the phrase',
+    );
+  }
   return { page, ...(await extras(ctx, page.items, options, warnings)) };
 }
 

@@ -85,6 +85,7 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
           row("models_dir", "modelsDir", config.modelsDir),
           row("manifest_path", "manifestPath", config.manifestPath),
           row("include_size", "includeSize", config.includeSize),
+          row("time_zone", "timeZone", config.timeZone, "the zone find reads time phrases in"),
         ],
       },
       {
