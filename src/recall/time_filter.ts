@@ -2,6 +2,13 @@
  * Which time phrase a `find` call filters on: the `time` argument when given ("off" turns the
  * filter off), else a phrase recognized inside the query (src/text/time_phrases.ts).
  *
+ * Inside a query only phrases relative to now filter ("last week", "昨天"). A calendar date a
+ * query names ("in March 2023", "Q3 2023", "2024年3月") does not: people mention an event in a
+ * later conversation ("last week I…" said in April about March), so a hard month filter lost
+ * those turns (LoCoMo dev R@10 0.778 → 0.770, 23 of its 383 questions name a month); dates in
+ * the query still rank memories from that time higher (src/recall/dates.ts). As the `time`
+ * argument every phrase filters.
+ *
  * The interval is compared with the memory's time: its `event_time`, else when it was stored
  * (`ingest_time`), the same field `after_time`/`before_time` filter on. A validity window
  * (`valid_from`/`valid_to`, issue 34) will take that field's place here: {@linkcode
@@ -64,7 +71,9 @@ export function chooseTimeFilter(
     }
     return { ...read, source: "argument" };
   }
-  const found = input.query ? findTimePhrase(input.query, options) : undefined;
+  const found = input.query
+    ? findTimePhrase(input.query, { ...options, relativeOnly: true })
+    : undefined;
   return found ? { ...found, source: "query" } : undefined;
 }
 

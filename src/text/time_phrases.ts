@@ -49,6 +49,11 @@ export interface TimePhraseOptions {
   now: number;
   /** An IANA time zone name ("Europe/Berlin", "Asia/Shanghai", "UTC"). */
   timeZone: string;
+  /**
+   * Read only phrases relative to `now` ("last week", "昨天"), not calendar dates ("March 2024",
+   * "Q3 2023", "2024年"): see {@linkcode ABSOLUTE_RULES}.
+   */
+  relativeOnly?: boolean;
 }
 
 /** A local calendar date (month 1–12). */
@@ -304,7 +309,9 @@ const RULES: { rule: string; pattern: string; read: Reader }[] = [
   },
   {
     rule: "month",
-    pattern: `\\b(?:in\\s+)?${MONTH_WORD}\\s*,?\\s+${YEAR}\\b`,
+    // "7 July, 2023" names a day, not the month: a number before the month name rules it out.
+    pattern:
+      `(?<!\\d(?:st|nd|rd|th)?\\s+(?:of\\s+)?)\\b(?:in\\s+)?${MONTH_WORD}\\s*,?\\s+${YEAR}\\b`,
     read: (m, clock) => monthInterval(clock, Number(m[2]), monthNumber(m[1])),
   },
   {
@@ -383,8 +390,12 @@ const RULES: { rule: string; pattern: string; read: Reader }[] = [
   },
 ];
 
+/** The rules that name a calendar month, quarter or year rather than a time relative to now. */
+export const ABSOLUTE_RULES: readonly string[] = ["month", "quarter", "year"];
+
 const COMPILED = RULES.map((entry) => ({
   ...entry,
+  absolute: ABSOLUTE_RULES.includes(entry.rule),
   regex: new RegExp(entry.pattern, "giu"),
 }));
 
@@ -396,6 +407,7 @@ export function findTimePhrase(text: string, options: TimePhraseOptions): TimePh
   const clock = new Clock(options.now, options.timeZone);
   let best: { index: number; order: number; found: TimePhrase } | undefined;
   for (const [order, entry] of COMPILED.entries()) {
+    if (options.relativeOnly && entry.absolute) continue;
     entry.regex.lastIndex = 0;
     for (let m = entry.regex.exec(text); m !== null; m = entry.regex.exec(text)) {
       if (best && (m.index > best.index || (m.index === best.index && order > best.order))) break;

@@ -94,6 +94,16 @@ Deno.test("a phrase inside longer text is found and quoted as written", () => {
   assert.equal(findTimePhrase("2024年3月5日", UTC)?.rule, "month");
 });
 
+Deno.test("relativeOnly leaves calendar dates out; a day is not its month", () => {
+  const relative = { ...UTC, relativeOnly: true };
+  assert.equal(findTimePhrase("what did John attend in March 2023?", relative), undefined);
+  assert.equal(findTimePhrase("Q3 2023 上周 2024年3月", relative)?.phrase, "上周");
+  assert.equal(findTimePhrase("2024年 的计划", relative), undefined);
+  assert.equal(findTimePhrase("a camping trip last year", relative)?.rule, "last_year");
+  assert.equal(findTimePhrase("What did Gina find on 1 February, 2023?", UTC), undefined);
+  assert.equal(findTimePhrase("on the 7th of July 2023", UTC), undefined);
+});
+
 Deno.test("the time argument must be a phrase and nothing else", () => {
   assert.equal(readTimePhrase("  last week ", UTC)?.rule, "last_week");
   assert.equal(readTimePhrase("昨天？", UTC)?.rule, "yesterday");
