@@ -146,3 +146,30 @@ Deno.test("find filters on time phrases from the query and the time argument", a
     home.cleanup();
   }
 });
+
+Deno.test("find reads phrases in the configured time_zone", async () => {
+  const home = makeTempHome();
+  // UTC+14 all year: its days never start at a UTC midnight.
+  const server = await startServer(home, { env: { MEMA_TIME_ZONE: "Pacific/Kiritimati" } });
+  try {
+    const written = await server.call("remember", {
+      subject: "release note",
+      content: "The release branch was cut.",
+      workspace: "ops",
+    });
+    assert.ok(written.ok, JSON.stringify(written.data));
+    const answer = await server.call("find", { workspace: "ops", time: "today" });
+    assert.ok(answer.ok, JSON.stringify(answer.data));
+    assert.deepEqual(answer.data.results.map((r: { memory_id: number }) => r.memory_id), [
+      written.data.memory_id,
+    ]);
+    const local = new Date(Date.now() + 14 * 3600_000);
+    const start = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate()) -
+      14 * 3600_000;
+    assert.equal(answer.data.time_filter.from, iso(start));
+    assert.equal(answer.data.time_filter.to, iso(start + DAY));
+  } finally {
+    await server.close();
+    home.cleanup();
+  }
+});
