@@ -40,6 +40,7 @@ import { startEvidenceWorker } from "../evidence/worker.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { settlesWithin } from "../platform/deadline.ts";
+import { type BackupReplayer, startBackupReplayer } from "../memory/backup_replayer.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
@@ -143,6 +144,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     ? defaultStages({ judge, vectors: semanticNeighbours(store, semantic) })
     : defaultStages();
   let worker: JobWorker | undefined;
+  let replayer: BackupReplayer | undefined;
   let closed = false;
   return {
     config,
@@ -150,6 +152,13 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     ctx,
     stages,
     async startBackgroundJobs(stop: StopRequest): Promise<void> {
+      // On a shared database server, this server replays the writes it saved to its local
+      // backup while the database could not be reached (memory/backup_replayer.ts).
+      if (store.backend?.kind === "postgresql" && replayer === undefined) {
+        const started = startBackupReplayer(ctx);
+        replayer = started;
+        void stop.requested.then(() => started.stop());
+      }
       if (semantic === undefined || store.capabilities.readOnly !== undefined) return;
       const started = await startEvidenceWorker(store, semantic, {
         [DETECT_JOB_KIND]: async (job) => {
@@ -163,6 +172,9 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      if (replayer && !(await settlesWithin(replayer.stop(), SERVE_WORKER_STOP_MS))) {
+        logWarn("stopping during a replay of the local backup; the next start replays it");
+      }
       if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn(
           "stopping without the background job in progress; it runs again on the next start",

@@ -72,6 +72,10 @@ export function describeCapabilities(
     warnings.push(
       `the database is read-only (${store.readOnly}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail. Make it writable, restart mema, then run memory_repair {"task": "replay_backup"}`,
     );
+  } else if (store.unreachable) {
+    warnings.push(
+      `the database cannot be reached (${store.unreachable}): find and read fail; remember and update are saved to the local JSONL backup (mode "jsonl_backup") and other changes fail. This server replays the saved writes by itself once the database answers again`,
+    );
   } else if (store.unwritable) {
     warnings.push(
       `the database cannot be written (${store.unwritable}): find and read work; remember and update are saved to the JSONL backup (mode "jsonl_backup") and other changes fail, until a write succeeds again. Free disk space or make the file system writable, then run memory_repair {"task": "replay_backup"}`,
@@ -124,9 +128,9 @@ export function describeCapabilities(
 }
 
 /**
- * Why the database cannot take writes now (opened read-only, or the last write failed for a
- * storage reason), or undefined when it can.
+ * Why the database cannot take writes now (opened read-only, a database server that cannot be
+ * reached, or the last write failed for a storage reason), or undefined when it can.
  */
 export function unwritableReason(store: StoreCapabilities): string | undefined {
-  return store.readOnly ?? store.unwritable;
+  return store.readOnly ?? store.unreachable ?? store.unwritable;
 }

@@ -69,6 +69,18 @@ export class MemaError extends Error {
   }
 }
 
+/**
+ * A `storage_error` for a database that cannot be reached (PostgreSQL), thrown by a unit of work
+ * that certainly wrote nothing: the write path saves a `remember` or `update` to the local JSONL
+ * backup instead, as it does for a SQLite file that cannot be written (store/read_only.ts).
+ */
+export class DatabaseUnreachable extends MemaError {
+  constructor(reason: string, options: MemaErrorOptions = {}) {
+    super("storage_error", reason, options);
+    this.name = "DatabaseUnreachable";
+  }
+}
+
 /** True when `error` is a MemaError. */
 export function isMemaError(error: unknown): error is MemaError {
   return error instanceof MemaError;

@@ -18,3 +18,12 @@ export const CONFLICT_NOTICE_PREVIEW_CHARS = 1000;
  * and the update fails as an unwritable database would.
  */
 export const CHAIN_READS_MAX = 5;
+
+/**
+ * How often a server on PostgreSQL looks at its backup file and, when it holds writes not
+ * replayed yet (or the database was unreachable), tries to replay them, in milliseconds. One
+ * `stat` per tick while nothing is owed; while the database is away, one failed connection
+ * attempt per tick. A second keeps "saved while down" to "in the database" within about a
+ * second of the database answering, which the team tests wait for.
+ */
+export const BACKUP_REPLAY_TICK_MS = 1000;

@@ -21,7 +21,7 @@
  * ```
  * @module
  */
-import { MemaError } from "../errors/mod.ts";
+import { DatabaseUnreachable, MemaError } from "../errors/mod.ts";
 import { isDirWritable } from "../platform/directories.ts";
 import { fileSize, writeRefusal } from "../platform/file_info.ts";
 import { dirName, pathExists } from "../platform/paths.ts";
@@ -51,6 +51,9 @@ const STORAGE_FAILURE = /database or disk is full|disk I\/O error|no space left/
 
 /** True when a write failed because the database cannot be written now. */
 export function isStorageFailure(error: unknown): boolean {
+  // A PostgreSQL database that cannot be reached, for a write that certainly did not commit
+  // (postgres/unreachable.ts): the write goes to the backup as it would for this file.
+  if (error instanceof DatabaseUnreachable) return true;
   return isReadOnlyFailure(error) ||
     (error instanceof Error && !(error instanceof MemaError) &&
       STORAGE_FAILURE.test(error.message));

@@ -418,6 +418,12 @@ export interface StoreCapabilities {
    * write that commits clears it.
    */
   unwritable?: string;
+  /**
+   * Set while a database server (PostgreSQL) cannot be reached: why, in words, without the
+   * password. Reads fail meanwhile; `remember` and `update` go to the local backup. The next
+   * unit of work that succeeds clears it.
+   */
+  unreachable?: string;
 }
 
 /**

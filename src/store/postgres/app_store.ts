@@ -18,7 +18,8 @@
  * @module
  */
 import { SCHEMA_GENERATION } from "../constants.ts";
-import type { Store, StoreBackend } from "../repositories.ts";
+import { redactDbSecrets } from "../../config/db_url.ts";
+import type { Store, StoreBackend, StoreCapabilities } from "../repositories.ts";
 import { describeVectorPath } from "./extensions.ts";
 import { openPostgresStore } from "./mod.ts";
 import { isUnreachable, unreachableError } from "./unreachable.ts";
@@ -26,9 +27,22 @@ import { isUnreachable, unreachableError } from "./unreachable.ts";
 /** Opens the PostgreSQL database at `url` (migrating it) as a `Store`. */
 export async function openPostgresAsStore(url: string): Promise<Store> {
   const pg = await openPostgresStore(url);
-  // A unit that fails because the database went away says so clearly (unreachable.ts).
+  const capabilities: StoreCapabilities = { fts: true, vec: true };
+  // A unit that fails because the database went away says so clearly (unreachable.ts), and
+  // every answer says so until a unit succeeds again (src/capabilities/mod.ts): an in-memory
+  // flag, as `unwritable` is for the SQLite file, so the hot path pays no statement for it.
   const clearly = (unit: "read" | "write") => (error: unknown): never => {
-    throw isUnreachable(error) ? unreachableError(error, url, unit) : error;
+    if (!isUnreachable(error)) throw error;
+    const clear = unreachableError(error, url, unit);
+    capabilities.unreachable = redactDbSecrets(
+      error instanceof Error ? error.message : String(error),
+      url,
+    );
+    throw clear;
+  };
+  const answered = <T>(value: T): T => {
+    if (capabilities.unreachable !== undefined) capabilities.unreachable = undefined;
+    return value;
   };
   const backend: StoreBackend = {
     kind: "postgresql",
@@ -43,7 +57,7 @@ export async function openPostgresAsStore(url: string): Promise<Store> {
     path: pg.description,
     // Full-text search is the tsvector index; vectors are searched in each server's copy, which
     // needs no extension.
-    capabilities: { fts: true, vec: true },
+    capabilities,
     // The SQLite generation's features are all there (the migrations carry them); which steps
     // this open applied is the PostgreSQL schema's own record.
     schema: {
@@ -52,8 +66,8 @@ export async function openPostgresAsStore(url: string): Promise<Store> {
       migrated: pg.schema.applied,
     },
     backend,
-    write: (body, options) => pg.write(body, options).catch(clearly("write")),
-    writeBlocking: (body) => pg.writeBlocking(body).catch(clearly("write")),
-    read: (body) => pg.read(body).catch(clearly("read")),
+    write: (body, options) => pg.write(body, options).then(answered, clearly("write")),
+    writeBlocking: (body) => pg.writeBlocking(body).then(answered, clearly("write")),
+    read: (body) => pg.read(body).then(answered, clearly("read")),
   };
 }

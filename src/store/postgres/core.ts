@@ -27,6 +27,7 @@ import type { Sql, TransactionSql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_WRITE_LOCK } from "./constants.ts";
+import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
 export type PgQuery = Sql | TransactionSql;
@@ -70,10 +71,17 @@ export class PgCore<R> {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
     }
+    // Set once the body returned: a connection lost after it may have lost it during COMMIT,
+    // and then nobody knows whether the write committed (unreachable.ts, `commitInDoubt`).
+    let committing = false;
     const value = await this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK})`;
       if (options.durable === false) await tx`SET LOCAL synchronous_commit = off`;
-      return await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
+      const done = await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
+      committing = true;
+      return done;
+    }).catch((error: unknown) => {
+      throw committing ? markCommitInDoubt(error) : error;
     }) as T;
     try {
       options.afterCommit?.();
