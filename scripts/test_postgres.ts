@@ -23,7 +23,7 @@ const TEST_DATABASE = "mema_test";
 const TEST_PASSWORD = "mema-test-secret";
 
 /** The folder of `initdb` and `pg_ctl`, newest version first; undefined when not installed. */
-function serverBinDir(): string | undefined {
+export function serverBinDir(): string | undefined {
   try {
     const versions = [...Deno.readDirSync(DEBIAN_PG_ROOT)]
       .filter((entry) => entry.isDirectory && /^\d+$/.test(entry.name))
