@@ -128,6 +128,13 @@ teamTest("cut off: five facts saved to the backup, replayed once when it answers
     assert.equal(read.ok, false, "reads fail clearly while the database is away");
     assert.match(read.data.reason, /cannot be reached.*saved to the local backup/);
 
+    const down = await a.call("status");
+    assert.match(
+      JSON.stringify(down.ok ? down.warnings : down.data.reason),
+      /cannot be reached.*saved to the local/,
+      "status says the database is away and writes are saved locally",
+    );
+
     proxy.restore();
     await untilFound(b, "freeze rule deploy Fridays", facts);
     assert.match(a.stderr(), /replayed the local backup .*: 5 applied/);
