@@ -25,7 +25,6 @@ export const PG_UNSUPPORTED: readonly string[] = [
   "`mema console`",
   "`mema upgrade`",
   "`mema copy`",
-  "saving writes to the local JSONL backup while the database is unreachable",
   "pgvector (HNSW) search",
 ];
 
