@@ -13,7 +13,6 @@ import { startConsole } from "../console/server.ts";
 import type { CallerIdentity } from "../core/context.ts";
 import { type DoctorReport, runDoctor } from "../doctor/mod.ts";
 import { MemaError } from "../errors/mod.ts";
-import { postgresUnsupported } from "../store/mod.ts";
 import { openInBrowser } from "../platform/browser.ts";
 import { osUserName } from "../platform/env.ts";
 import { logInfo, logWarn } from "../platform/log.ts";
@@ -73,14 +72,13 @@ export async function consoleCommand(args: string[]): Promise<number> {
   try {
     const flags = { dbPath: parsed.string("db"), configPath: parsed.string("config") };
     const config = loadConfig({ flags });
-    if (config.dbUrl !== undefined) throw postgresUnsupported("`mema console`", config.dbUrl);
     app = await openApp(config, { caller: consoleCaller(), serving: {} });
     const { ctx } = app;
     if (app.store.capabilities.readOnly === undefined) {
       // Changes made in the console queue evidence and conflict checks like any write.
       await app.startBackgroundJobs(stop);
     } else {
-      logWarn(`the database ${config.dbPath} is read-only: the console can show, not change`);
+      logWarn(`the database ${app.store.path} is read-only: the console can show, not change`);
     }
     let doctor: { at: number; report: Promise<DoctorReport> } | undefined;
     const env: ConsoleEnv = {
@@ -104,7 +102,7 @@ export async function consoleCommand(args: string[]): Promise<number> {
     }
     console.log(`mema console: ${server.url}`);
     logInfo(
-      `console for ${config.dbPath} as ${ctx.caller.client}/${ctx.caller.agentId}; Ctrl-C stops it`,
+      `console for ${app.store.path} as ${ctx.caller.client}/${ctx.caller.agentId}; Ctrl-C stops it`,
     );
     if (parsed.boolean("open")) {
       const failed = await openInBrowser(server.url);

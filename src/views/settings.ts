@@ -27,6 +27,7 @@
  * ```
  * @module
  */
+import { redactDbUrl } from "../config/db_url.ts";
 import type { MemaConfig, SettingKey, SettingSource } from "../config/mod.ts";
 import type { ServiceContext } from "../core/context.ts";
 
@@ -68,6 +69,10 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
         title: "Storage",
         settings: [
           row("db_path", "dbPath", config.dbPath),
+          // A team database is shown without its password (config/db_url.ts), and only when set.
+          ...(config.dbUrl === undefined
+            ? []
+            : [row("db_url", "dbUrl", redactDbUrl(config.dbUrl), "used instead of db_path")]),
           row("backup_jsonl", "backupPath", config.backupPath),
           row("busy_timeout_ms", "busyTimeoutMs", config.busyTimeoutMs),
           row("durability", "durability", config.durability),
