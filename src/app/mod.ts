@@ -43,6 +43,7 @@ import { settlesWithin } from "../platform/deadline.ts";
 import { type BackupReplayer, startBackupReplayer } from "../memory/backup_replayer.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
+import { refuseIncompleteCopy } from "../portability/copy.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
 import { serviceSettings } from "./service_settings.ts";
 import { SERVE_EXIT_LINGER_MS, SERVE_WORKER_STOP_MS } from "./shutdown_constants.ts";
@@ -97,13 +98,21 @@ export async function openDatabase(
   config: MemaConfig,
   options: DatabaseOptions = {},
 ): Promise<Store> {
-  return await openStore(options.path ?? config.dbPath, {
+  const store = await openStore(options.path ?? config.dbPath, {
     cacheDir: config.cacheDir,
     dbUrl: config.dbUrl,
     busyTimeoutMs: config.busyTimeoutMs,
     durability: config.durability,
     skipVec: options.skipVec,
   });
+  // A library a `mema copy` left half written is never served as if it were whole.
+  try {
+    await refuseIncompleteCopy(store, store.backend?.database ?? store.path);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
 }
 
 /** Opens the database and composes the services over it; closes it again if composing fails. */

@@ -20,6 +20,7 @@
  */
 import { clientSpec } from "./client.ts";
 import { consoleSpec } from "./console.ts";
+import { copySpec } from "./copy.ts";
 import { closestCommand, type CommandSpec, renderCommandHelp, UsageError } from "./command.ts";
 import { doctorSpec } from "./doctor.ts";
 import { exportSpec } from "./export.ts";
@@ -44,6 +45,7 @@ const COMMANDS: CommandSpec[] = [
   importSpec,
   exportSpec,
   upgradeSpec,
+  copySpec,
   consoleSpec,
   clientSpec,
   tokenSpec,

@@ -71,7 +71,8 @@ export type { ScanItem } from "./scan_queue_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
-export type { ContentFingerprints, DatabaseKind } from "./upgrade_sql.ts";
+export type { ContentFingerprints, CopySource, DatabaseKind } from "./upgrade_sql.ts";
+export type { PostgresCopySource } from "./postgres/copy_source.ts";
 export type { FreedSpaceScrub, OwedScrub, PurgedContent } from "./purge_sql.ts";
 export type {
   MoveOutcome,
@@ -114,6 +115,14 @@ export async function probePostgresDatabase(
 ): Promise<PostgresProbe> {
   const { probePostgres } = await import("./postgres/probe.ts");
   return await probePostgres(url);
+}
+
+/** Opens a PostgreSQL database read-only as the source of `mema copy` (postgres/copy_source.ts). */
+export async function openPostgresCopySource(
+  url: string,
+): Promise<import("./postgres/copy_source.ts").PostgresCopySource> {
+  const { PostgresCopySource } = await import("./postgres/copy_source.ts");
+  return await PostgresCopySource.open(url);
 }
 
 /**

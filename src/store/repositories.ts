@@ -312,10 +312,10 @@ export interface PortabilityRepository {
   ): Promise<MemoryRecord | undefined>;
 }
 
-/** Copying an older database into this one (`mema upgrade`); SQLite files are the source. */
+/** Copying a database into this one (`mema upgrade`, `mema copy`). */
 export interface UpgradeRepository {
-  tablesToCopyFrom(source: upgrade.UpgradeSource): Promise<{ table: string; columns: string[] }[]>;
-  copyTableFrom(source: upgrade.UpgradeSource, table: string, columns: string[]): Promise<number>;
+  tablesToCopyFrom(source: upgrade.CopySource): Promise<{ table: string; columns: string[] }[]>;
+  copyTableFrom(source: upgrade.CopySource, table: string, columns: string[]): Promise<number>;
   restoreMemory(memory: MemoryRecord): Promise<void>;
   restoreWorkspace(row: Parameters<typeof upgrade.upsertWorkspace>[1]): Promise<void>;
   registerMemoryWorkspaces(): Promise<void>;

@@ -77,8 +77,17 @@ function seedLabel(db: DatabaseSync, tables: readonly string[]): string | undefi
     : "a memory-arbiter 0.8 / mema 0.17 database";
 }
 
+/**
+ * What a copy reads from (`mema upgrade`, `mema copy`): the source's tables with their columns,
+ * and a table's rows as arrays in the order of `columns`.
+ */
+export interface CopySource {
+  schema(): Map<string, string[]>;
+  iterate(table: string, columns: readonly string[]): Iterable<unknown[]>;
+}
+
 /** A SQLite file opened read-only for an upgrade. */
-export class UpgradeSource {
+export class UpgradeSource implements CopySource {
   readonly path: string;
   readonly #connection: SqliteConnection;
 
@@ -124,6 +133,11 @@ export class UpgradeSource {
       counts[table] = Number(row.n);
     }
     return counts;
+  }
+
+  /** A named value of a mema source's `meta` table, if it has one. */
+  meta(key: string): string | undefined {
+    return getMeta(this.#connection, key);
   }
 
   /** The created-at stamp of a mema source, if it has one. */

@@ -77,6 +77,7 @@ Deno.test("cli: a bad command line exits 2 in every command, with the help point
         "import",
         "export",
         "upgrade",
+        "copy",
         "console",
         "client",
         "token",

@@ -1,0 +1,128 @@
+/**
+ * A PostgreSQL database read as the source of `mema copy`: one `REPEATABLE READ READ ONLY`
+ * transaction (one snapshot, nothing written, no migration run), whose tables are read whole into
+ * memory as SQLite takes their values (a flag as 0/1, JSON as its text), so a SQLite unit of work
+ * can copy them without awaiting the network inside it.
+ *
+ * @module
+ */
+import type { Sql } from "postgres";
+import { connectPostgres } from "./connect.ts";
+import { type ContentFingerprints, type CopySource, fingerprintRows } from "../upgrade_sql.ts";
+
+/** A value as a SQLite column holds it. */
+function sqliteValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === "object") return JSON.stringify(value);
+  return value;
+}
+
+/** An open snapshot of a PostgreSQL database; {@linkcode PostgresCopySource.load} the tables. */
+export class PostgresCopySource implements CopySource {
+  readonly #sql: Sql;
+  readonly #schema: Map<string, string[]>;
+  readonly #rows = new Map<string, unknown[][]>();
+  readonly #fingerprints: ContentFingerprints;
+  readonly #meta: Map<string, string>;
+
+  private constructor(
+    sql: Sql,
+    read: { schema: Map<string, string[]>; fingerprints: ContentFingerprints },
+    meta: Map<string, string>,
+  ) {
+    this.#sql = sql;
+    this.#schema = read.schema;
+    this.#fingerprints = read.fingerprints;
+    this.#meta = meta;
+  }
+
+  /** Connects to `url` and reads its schema and fingerprints; throws when it is no mema database. */
+  static async open(url: string): Promise<PostgresCopySource> {
+    const sql = await connectPostgres(url, { max: 1 });
+    try {
+      const read = await sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+        const columns = await tx`SELECT table_name, column_name FROM information_schema.columns
+          WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`;
+        const schema = new Map<string, string[]>();
+        for (const row of columns) {
+          const table = String(row.table_name);
+          schema.set(table, [...(schema.get(table) ?? []), String(row.column_name)]);
+        }
+        if (!schema.has("memories") || !schema.has("memory_history")) {
+          return { schema, fingerprints: undefined, meta: new Map<string, string>() };
+        }
+        const memories = await tx`SELECT id, content FROM memories ORDER BY id`;
+        const history = await tx`SELECT memory_id, version, content FROM memory_history
+          ORDER BY memory_id, version`;
+        const meta = await tx`SELECT key, value FROM meta`;
+        return {
+          schema,
+          meta: new Map(meta.map((row) => [String(row.key), String(row.value)])),
+          fingerprints: {
+            memories: fingerprintRows(
+              memories.map((row) => ({ key: String(row.id), content: String(row.content) })),
+            ),
+            history: fingerprintRows(history.map((row) => ({
+              key: `${row.memory_id}.${row.version}`,
+              content: String(row.content),
+            }))),
+          },
+        };
+      });
+      if (read.fingerprints === undefined) {
+        throw new Error("it holds no mema library (no memories table)");
+      }
+      return new PostgresCopySource(
+        sql,
+        { schema: read.schema, fingerprints: read.fingerprints },
+        read.meta,
+      );
+    } catch (error) {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Reads the rows of `tables` (in one snapshot) so {@linkcode iterate} can hand them out. */
+  async load(tables: readonly { table: string; columns: string[] }[]): Promise<void> {
+    await this.#sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+      for (const { table, columns } of tables) {
+        const rows = await tx`SELECT ${tx(columns)} FROM ${tx(table)}`;
+        this.#rows.set(
+          table,
+          rows.map((row) => columns.map((column) => sqliteValue(row[column]))),
+        );
+      }
+    });
+  }
+
+  schema(): Map<string, string[]> {
+    return this.#schema;
+  }
+
+  iterate(table: string, _columns: readonly string[]): Iterable<unknown[]> {
+    const rows = this.#rows.get(table);
+    if (rows === undefined) throw new Error(`table ${table} was not loaded before the copy`);
+    return rows;
+  }
+
+  /** Rows of a loaded table. */
+  rowCount(table: string): number {
+    return this.#rows.get(table)?.length ?? 0;
+  }
+
+  fingerprints(): ContentFingerprints {
+    return this.#fingerprints;
+  }
+
+  /** A named value of the source's `meta` table. */
+  meta(key: string): string | undefined {
+    return this.#meta.get(key);
+  }
+
+  async close(): Promise<void> {
+    await this.#sql.end({ timeout: 1 }).catch(() => {});
+  }
+}
