@@ -69,6 +69,8 @@ interface OpenedSource {
   mark: string | undefined;
   /** Rows of a table in the source. */
   count(table: string): number;
+  /** Runs `fn` on one snapshot of the source (a SQLite file's read transaction). */
+  snapshot<T>(fn: () => Promise<T>): Promise<T>;
   /** Reads the tables' rows before the copy, where the source needs it. */
   load(tables: { table: string; columns: string[] }[]): Promise<void>;
   close(): Promise<void>;
@@ -89,6 +91,8 @@ async function openSource(name: string, description: string): Promise<OpenedSour
       fingerprints: () => pg.fingerprints(),
       mark: pg.meta(COPY_INCOMPLETE_KEY),
       count: (table) => pg.rowCount(table),
+      // load() reads the rows and the fingerprints in one snapshot of its own.
+      snapshot: (fn) => fn(),
       load: (tables) => pg.load(tables),
       close: () => pg.close(),
     };
@@ -106,12 +110,14 @@ async function openSource(name: string, description: string): Promise<OpenedSour
       hint: kind.kind === "seed" ? "use `mema upgrade` for older databases" : undefined,
     });
   }
-  const counts = file.counts();
+  // Counted on first use, inside the snapshot the copy reads.
+  let counts: Record<string, number> | undefined;
   return {
     source: file,
-    count: (table) => counts[table] ?? 0,
+    count: (table) => (counts ??= file.counts())[table] ?? 0,
     fingerprints: () => file.fingerprints(),
     mark: file.meta(COPY_INCOMPLETE_KEY),
+    snapshot: (fn) => file.read(fn),
     load: () => Promise.resolve(),
     close: () => Promise.resolve(file.close()),
   };
@@ -153,7 +159,7 @@ export async function copyLibrary(
     }
     const into = await openTarget(targetName, options.cacheDir);
     try {
-      return await copyInto(from, into, { ...options, log, source, target });
+      return await from.snapshot(() => copyInto(from, into, { ...options, log, source, target }));
     } finally {
       await into.close();
     }

@@ -24,21 +24,16 @@ export class PostgresCopySource implements CopySource {
   readonly #sql: Sql;
   readonly #schema: Map<string, string[]>;
   readonly #rows = new Map<string, unknown[][]>();
-  readonly #fingerprints: ContentFingerprints;
+  #fingerprints?: ContentFingerprints;
   readonly #meta: Map<string, string>;
 
-  private constructor(
-    sql: Sql,
-    read: { schema: Map<string, string[]>; fingerprints: ContentFingerprints },
-    meta: Map<string, string>,
-  ) {
+  private constructor(sql: Sql, schema: Map<string, string[]>, meta: Map<string, string>) {
     this.#sql = sql;
-    this.#schema = read.schema;
-    this.#fingerprints = read.fingerprints;
+    this.#schema = schema;
     this.#meta = meta;
   }
 
-  /** Connects to `url` and reads its schema and fingerprints; throws when it is no mema database. */
+  /** Connects to `url` and reads its schema; throws when it holds no mema library. */
   static async open(url: string): Promise<PostgresCopySource> {
     const sql = await connectPostgres(url, { max: 1 });
     try {
@@ -50,44 +45,38 @@ export class PostgresCopySource implements CopySource {
           const table = String(row.table_name);
           schema.set(table, [...(schema.get(table) ?? []), String(row.column_name)]);
         }
-        if (!schema.has("memories") || !schema.has("memory_history")) {
-          return { schema, fingerprints: undefined, meta: new Map<string, string>() };
+        if (!schema.has("memories") || !schema.has("memory_history") || !schema.has("meta")) {
+          return undefined;
         }
-        const memories = await tx`SELECT id, content FROM memories ORDER BY id`;
-        const history = await tx`SELECT memory_id, version, content FROM memory_history
-          ORDER BY memory_id, version`;
         const meta = await tx`SELECT key, value FROM meta`;
-        return {
-          schema,
-          meta: new Map(meta.map((row) => [String(row.key), String(row.value)])),
-          fingerprints: {
-            memories: fingerprintRows(
-              memories.map((row) => ({ key: String(row.id), content: String(row.content) })),
-            ),
-            history: fingerprintRows(history.map((row) => ({
-              key: `${row.memory_id}.${row.version}`,
-              content: String(row.content),
-            }))),
-          },
-        };
+        return { schema, meta: new Map(meta.map((row) => [String(row.key), String(row.value)])) };
       });
-      if (read.fingerprints === undefined) {
-        throw new Error("it holds no mema library (no memories table)");
-      }
-      return new PostgresCopySource(
-        sql,
-        { schema: read.schema, fingerprints: read.fingerprints },
-        read.meta,
-      );
+      if (read === undefined) throw new Error("it holds no mema library (no memories table)");
+      return new PostgresCopySource(sql, read.schema, read.meta);
     } catch (error) {
       await sql.end({ timeout: 1 }).catch(() => {});
       throw error;
     }
   }
 
-  /** Reads the rows of `tables` (in one snapshot) so {@linkcode iterate} can hand them out. */
+  /**
+   * Reads the rows of `tables` and the content fingerprints in one snapshot (servers may go on
+   * writing meanwhile), so {@linkcode iterate} can hand them out.
+   */
   async load(tables: readonly { table: string; columns: string[] }[]): Promise<void> {
     await this.#sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+      const memories = await tx`SELECT id, content FROM memories ORDER BY id`;
+      const history = await tx`SELECT memory_id, version, content FROM memory_history
+        ORDER BY memory_id, version`;
+      this.#fingerprints = {
+        memories: fingerprintRows(
+          memories.map((row) => ({ key: String(row.id), content: String(row.content) })),
+        ),
+        history: fingerprintRows(history.map((row) => ({
+          key: `${row.memory_id}.${row.version}`,
+          content: String(row.content),
+        }))),
+      };
       for (const { table, columns } of tables) {
         const rows = await tx`SELECT ${tx(columns)} FROM ${tx(table)}`;
         this.#rows.set(
@@ -113,7 +102,9 @@ export class PostgresCopySource implements CopySource {
     return this.#rows.get(table)?.length ?? 0;
   }
 
+  /** The fingerprints of the snapshot {@linkcode load} read. */
   fingerprints(): ContentFingerprints {
+    if (this.#fingerprints === undefined) throw new Error("the source was not loaded");
     return this.#fingerprints;
   }
 
