@@ -61,7 +61,12 @@ function printResult(result: CopyResult): void {
       `${part}: ${source.count} rows, sha256 ${source.sha256} (source) = ${target.sha256} (target)`,
     );
   }
-  console.log("verified; evidence rows and vectors are rebuilt by `mema serve` in the background");
+  console.log(
+    "space" in result.vectors
+      ? `vectors: ${result.vectors.rows} embedded rows (${result.vectors.space})`
+      : `vectors: none copied (${result.vectors.skipped}); \`mema serve\` embeds the rows again`,
+  );
+  console.log("verified");
 }
 
 /** Runs `mema copy`. */

@@ -16,6 +16,7 @@ import { MemaError } from "../errors/mod.ts";
 import { isPostgresUrl, redactDbUrl } from "../config/db_url.ts";
 import {
   type ContentFingerprints,
+  type CopiedVectors,
   type CopySource,
   openPostgresCopySource,
   openStore,
@@ -27,6 +28,18 @@ import { absolutePath, pathExists } from "../platform/paths.ts";
 /** The meta key that marks a target whose copy has not finished. */
 export const COPY_INCOMPLETE_KEY = "copy_incomplete";
 
+/** The meta key of the embedding space the vectors belong to (src/evidence/semantic.ts). */
+const EMBEDDING_SPACE_KEY = "embedding_space";
+
+/** Vectors written per store call: bounds one call's argument, not the unit. */
+const VECTOR_BATCH = 500;
+
+/** The dimension in a space id (`model:dim:fingerprint`, src/evidence/semantic.ts). */
+function spaceDimension(space: string): number | undefined {
+  const dim = Number(space.split(":").at(-2));
+  return Number.isInteger(dim) && dim > 0 ? dim : undefined;
+}
+
 /** What a copy did, for the report (`--json` prints it as it is). */
 export interface CopyResult {
   source: string;
@@ -35,6 +48,11 @@ export interface CopyResult {
   copied: Record<string, number>;
   /** Memories indexed in the target's word index. */
   indexed: number;
+  /**
+   * Embedded evidence rows copied with their vectors (and the space), or why none were: the
+   * target's `mema serve` then embeds the rows again.
+   */
+  vectors: { space: string; rows: number } | { skipped: string };
   /** Fingerprints of the source and of the target after the copy (equal, or the copy failed). */
   fingerprints: { source: ContentFingerprints; target: ContentFingerprints };
 }
@@ -71,12 +89,18 @@ interface OpenedSource {
   count(table: string): number;
   /** Runs `fn` on one snapshot of the source (a SQLite file's read transaction). */
   snapshot<T>(fn: () => Promise<T>): Promise<T>;
+  /** The source's vectors (after `load`), if it has any it can read. */
+  vectors(): CopiedVectors | undefined;
   /** Reads the tables' rows before the copy, where the source needs it. */
   load(tables: { table: string; columns: string[] }[]): Promise<void>;
   close(): Promise<void>;
 }
 
-async function openSource(name: string, description: string): Promise<OpenedSource> {
+async function openSource(
+  name: string,
+  description: string,
+  cacheDir: string,
+): Promise<OpenedSource> {
   if (isPostgresUrl(name)) {
     const pg = await openPostgresCopySource(name).catch((error) => {
       throw new MemaError(
@@ -93,6 +117,7 @@ async function openSource(name: string, description: string): Promise<OpenedSour
       count: (table) => pg.rowCount(table),
       // load() reads the rows and the fingerprints in one snapshot of its own.
       snapshot: (fn) => fn(),
+      vectors: () => pg.vectors(),
       load: (tables) => pg.load(tables),
       close: () => pg.close(),
     };
@@ -112,12 +137,15 @@ async function openSource(name: string, description: string): Promise<OpenedSour
   }
   // Counted on first use, inside the snapshot the copy reads.
   let counts: Record<string, number> | undefined;
+  // Without sqlite-vec the vectors cannot be read; the target then embeds the rows again.
+  const vecLoaded = await file.loadVec(cacheDir).catch(() => false);
   return {
     source: file,
     count: (table) => (counts ??= file.counts())[table] ?? 0,
     fingerprints: () => file.fingerprints(),
     mark: file.meta(COPY_INCOMPLETE_KEY),
     snapshot: (fn) => file.read(fn),
+    vectors: () => vecLoaded ? file.vectors() : undefined,
     load: () => Promise.resolve(),
     close: () => Promise.resolve(file.close()),
   };
@@ -131,7 +159,7 @@ function redactError(error: unknown, url: string): string {
 async function openTarget(name: string, cacheDir: string): Promise<Store> {
   return isPostgresUrl(name)
     ? await openStore("", { cacheDir, dbUrl: name })
-    : await openStore(absolutePath(name), { cacheDir, skipVec: true });
+    : await openStore(absolutePath(name), { cacheDir });
 }
 
 function sameFingerprints(a: ContentFingerprints, b: ContentFingerprints): boolean {
@@ -150,7 +178,7 @@ export async function copyLibrary(
   if (source === target) {
     throw new MemaError("invalid_input", "the source and the target are the same database");
   }
-  const from = await openSource(sourceName, source);
+  const from = await openSource(sourceName, source, options.cacheDir);
   try {
     if (from.mark) {
       throw new MemaError("invalid_input", `the source ${source} holds an unfinished copy`, {
@@ -188,9 +216,23 @@ async function copyInto(
   } else {
     options.log(`the target holds an unfinished copy (started ${mark}); starting over`);
   }
-  const tables = await into.tablesToCopyFrom(from.source);
+  const tables = await into.tablesToCopyFrom(from.source, { evidence: true });
   options.log(`reading ${options.source}`);
   await from.load(tables);
+  const found = from.vectors();
+  const vectors = found === undefined
+    ? undefined
+    : into.capabilities.vec && spaceDimension(found.space) !== undefined
+    ? found
+    : undefined;
+  if (vectors === undefined) {
+    // Rows not marked embedded are embedded again by the target's server.
+    for (const entry of tables) {
+      if (entry.table === "memory_rows") {
+        entry.columns = entry.columns.filter((column) => column !== "embedding_space");
+      }
+    }
+  }
   await into.write(async (tx) => await tx.setMeta(COPY_INCOMPLETE_KEY, new Date().toISOString()));
   const copied: Record<string, number> = {};
   const indexed = await into.writeBlocking(async (tx) => {
@@ -205,6 +247,24 @@ async function copyInto(
         );
       }
       options.afterTable?.(table);
+    }
+    if (vectors !== undefined) {
+      options.log(`copying ${vectors.rows.length} vectors (${vectors.space})`);
+      await tx.recreateVecTable(spaceDimension(vectors.space)!);
+      await tx.setMeta(EMBEDDING_SPACE_KEY, vectors.space);
+      let written = 0;
+      for (let at = 0; at < vectors.rows.length; at += VECTOR_BATCH) {
+        written += await tx.writeRowVectors(
+          vectors.space,
+          vectors.rows.slice(at, at + VECTOR_BATCH),
+        );
+      }
+      if (written !== vectors.rows.length) {
+        throw new MemaError(
+          "storage_error",
+          `verification failed: ${written} of ${vectors.rows.length} vectors were copied`,
+        );
+      }
     }
     await tx.registerMemoryWorkspaces();
     return await tx.rebuildWordIndex();
@@ -222,5 +282,16 @@ async function copyInto(
     );
   }
   await into.write(async (tx) => await tx.setMeta(COPY_INCOMPLETE_KEY, ""));
-  return { source: options.source, target: options.target, copied, indexed, fingerprints };
+  return {
+    source: options.source,
+    target: options.target,
+    copied,
+    indexed,
+    vectors: vectors !== undefined ? { space: vectors.space, rows: vectors.rows.length } : {
+      skipped: found === undefined
+        ? "the source has no vectors it can be read for"
+        : "the target cannot hold vectors (sqlite-vec did not load)",
+    },
+    fingerprints,
+  };
 }

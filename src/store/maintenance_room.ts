@@ -37,7 +37,7 @@ export function sqliteMaintenance(core: SqliteCore): Sync<MaintenanceRepository>
 export function sqliteUpgrade(core: SqliteCore): Sync<UpgradeRepository> {
   const db = core.connection.db;
   return {
-    tablesToCopyFrom: (source) => upgrade.tablesToCopy(db, source.schema()),
+    tablesToCopyFrom: (source, options) => upgrade.tablesToCopy(db, source.schema(), options),
     copyTableFrom: (source, table, columns) =>
       upgrade.copyRows(db, table, columns, source.iterate(table, columns)),
     restoreMemory: (memory) => upgrade.insertRestoredMemory(db, memory),

@@ -71,7 +71,12 @@ export type { ScanItem } from "./scan_queue_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
-export type { ContentFingerprints, CopySource, DatabaseKind } from "./upgrade_sql.ts";
+export type {
+  ContentFingerprints,
+  CopiedVectors,
+  CopySource,
+  DatabaseKind,
+} from "./upgrade_sql.ts";
 export type { PostgresCopySource } from "./postgres/copy_source.ts";
 export type { FreedSpaceScrub, OwedScrub, PurgedContent } from "./purge_sql.ts";
 export type {

@@ -314,7 +314,11 @@ export interface PortabilityRepository {
 
 /** Copying a database into this one (`mema upgrade`, `mema copy`). */
 export interface UpgradeRepository {
-  tablesToCopyFrom(source: upgrade.CopySource): Promise<{ table: string; columns: string[] }[]>;
+  /** The tables to copy (`evidence`: evidence rows too, which `mema copy` carries). */
+  tablesToCopyFrom(
+    source: upgrade.CopySource,
+    options?: { evidence?: boolean },
+  ): Promise<{ table: string; columns: string[] }[]>;
   copyTableFrom(source: upgrade.CopySource, table: string, columns: string[]): Promise<number>;
   restoreMemory(memory: MemoryRecord): Promise<void>;
   restoreWorkspace(row: Parameters<typeof upgrade.upsertWorkspace>[1]): Promise<void>;

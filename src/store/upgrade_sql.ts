@@ -23,6 +23,7 @@ import { createHash } from "node:crypto";
 import type { DatabaseSync } from "node:sqlite";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 import { getMeta, readGeneration } from "./schema.ts";
+import { loadVecExtension } from "./vec_extension.ts";
 import type { MemoryRecord } from "./types.ts";
 
 type Row = Record<string, unknown>;
@@ -86,6 +87,23 @@ export interface CopySource {
   iterate(table: string, columns: readonly string[]): Iterable<unknown[]>;
 }
 
+/**
+ * The embedded evidence rows of a library: its embedding space and, per row embedded in it, the
+ * vector (`null`: embedded without a direction, never a neighbour).
+ */
+export interface CopiedVectors {
+  space: string;
+  rows: { rowId: number; vector: Float32Array | null }[];
+}
+
+/** A vector as sqlite-vec stores it (little-endian float32) read into a `Float32Array`. */
+function vectorOfBlob(value: unknown): Float32Array | null {
+  if (!(value instanceof Uint8Array)) return null;
+  return new Float32Array(
+    value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength),
+  );
+}
+
 /** A SQLite file opened read-only for an upgrade. */
 export class UpgradeSource implements CopySource {
   readonly path: string;
@@ -133,6 +151,35 @@ export class UpgradeSource implements CopySource {
       counts[table] = Number(row.n);
     }
     return counts;
+  }
+
+  /**
+   * The vectors of the rows embedded in the source's embedding space; `undefined` when nothing is
+   * embedded or the vector table cannot be read (sqlite-vec not loaded: call
+   * {@linkcode UpgradeSource.loadVec} first).
+   */
+  vectors(): CopiedVectors | undefined {
+    const db = this.#connection.db;
+    const space = getMeta(this.#connection, "embedding_space");
+    if (space === undefined) return undefined;
+    try {
+      const rows = db.prepare(
+        `SELECT r.id AS id, v.embedding AS embedding FROM memory_rows r
+         LEFT JOIN memory_row_vec v ON v.rowid = r.id
+         WHERE r.embedding_space = ? ORDER BY r.id`,
+      ).all(space) as { id: number; embedding: unknown }[];
+      return {
+        space,
+        rows: rows.map((row) => ({ rowId: Number(row.id), vector: vectorOfBlob(row.embedding) })),
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Loads sqlite-vec into the read-only connection; resolves with whether it loaded. */
+  async loadVec(cacheDir: string): Promise<boolean> {
+    return (await loadVecExtension(this.#connection.db, { cacheDir })).loaded;
   }
 
   /** A named value of a mema source's `meta` table, if it has one. */
@@ -223,10 +270,12 @@ function contentFingerprints(db: DatabaseSync, historyTable: string): ContentFin
 export function tablesToCopy(
   target: DatabaseSync,
   source: Map<string, string[]>,
+  options: { evidence?: boolean } = {},
 ): { table: string; columns: string[] }[] {
   const order = ["memories", "memory_history"];
   const names = tableNames(target).filter((table) =>
-    !DERIVED_TABLES.has(table) && !DERIVED_PREFIXES.some((prefix) => table.startsWith(prefix)) &&
+    (!DERIVED_TABLES.has(table) || (options.evidence === true && table === "memory_rows")) &&
+    !DERIVED_PREFIXES.some((prefix) => table.startsWith(prefix)) &&
     source.has(table)
   ).sort((a, b) => {
     const [ia, ib] = [order.indexOf(a), order.indexOf(b)];

@@ -8,7 +8,12 @@
  */
 import type { Sql } from "postgres";
 import { connectPostgres } from "./connect.ts";
-import { type ContentFingerprints, type CopySource, fingerprintRows } from "../upgrade_sql.ts";
+import {
+  type ContentFingerprints,
+  type CopiedVectors,
+  type CopySource,
+  fingerprintRows,
+} from "../upgrade_sql.ts";
 
 /** A value as a SQLite column holds it. */
 function sqliteValue(value: unknown): unknown {
@@ -23,8 +28,9 @@ function sqliteValue(value: unknown): unknown {
 export class PostgresCopySource implements CopySource {
   readonly #sql: Sql;
   readonly #schema: Map<string, string[]>;
-  readonly #rows = new Map<string, unknown[][]>();
+  readonly #rows = new Map<string, { columns: string[]; rows: unknown[][] }>();
   #fingerprints?: ContentFingerprints;
+  #vectors?: CopiedVectors;
   readonly #meta: Map<string, string>;
 
   private constructor(sql: Sql, schema: Map<string, string[]>, meta: Map<string, string>) {
@@ -77,12 +83,27 @@ export class PostgresCopySource implements CopySource {
           content: String(row.content),
         }))),
       };
+      const space = this.#meta.get("embedding_space");
+      if (space !== undefined && this.#schema.has("memory_row_vectors")) {
+        const rows = await tx`SELECT r.id, v.embedding FROM memory_rows r
+          LEFT JOIN memory_row_vectors v ON v.row_id = r.id
+          WHERE r.embedding_space = ${space} ORDER BY r.id`;
+        this.#vectors = {
+          space,
+          rows: rows.map((row) => ({
+            rowId: Number(row.id),
+            vector: Array.isArray(row.embedding)
+              ? Float32Array.from(row.embedding as unknown[], Number)
+              : null,
+          })),
+        };
+      }
       for (const { table, columns } of tables) {
         const rows = await tx`SELECT ${tx(columns)} FROM ${tx(table)}`;
-        this.#rows.set(
-          table,
-          rows.map((row) => columns.map((column) => sqliteValue(row[column]))),
-        );
+        this.#rows.set(table, {
+          columns,
+          rows: rows.map((row) => columns.map((column) => sqliteValue(row[column]))),
+        });
       }
     });
   }
@@ -91,21 +112,29 @@ export class PostgresCopySource implements CopySource {
     return this.#schema;
   }
 
-  iterate(table: string, _columns: readonly string[]): Iterable<unknown[]> {
-    const rows = this.#rows.get(table);
-    if (rows === undefined) throw new Error(`table ${table} was not loaded before the copy`);
-    return rows;
+  /** A loaded table's rows, with `columns` (a subset of those loaded) in their order. */
+  iterate(table: string, columns: readonly string[]): Iterable<unknown[]> {
+    const loaded = this.#rows.get(table);
+    if (loaded === undefined) throw new Error(`table ${table} was not loaded before the copy`);
+    const at = columns.map((column) => loaded.columns.indexOf(column));
+    if (at.some((index) => index < 0)) throw new Error(`columns of ${table} were not loaded`);
+    return loaded.rows.map((row) => at.map((index) => row[index]));
   }
 
   /** Rows of a loaded table. */
   rowCount(table: string): number {
-    return this.#rows.get(table)?.length ?? 0;
+    return this.#rows.get(table)?.rows.length ?? 0;
   }
 
   /** The fingerprints of the snapshot {@linkcode load} read. */
   fingerprints(): ContentFingerprints {
     if (this.#fingerprints === undefined) throw new Error("the source was not loaded");
     return this.#fingerprints;
+  }
+
+  /** The vectors of the rows embedded in the source's space, read by {@linkcode load}. */
+  vectors(): CopiedVectors | undefined {
+    return this.#vectors;
   }
 
   /** A named value of the source's `meta` table. */

@@ -53,11 +53,12 @@ function convert(value: unknown, type: string): string | number | boolean | null
 /** The upgrade room over `core`'s pool. */
 export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
   return {
-    async tablesToCopyFrom(source) {
+    async tablesToCopyFrom(source, options = {}) {
       const schema = source.schema();
       const target = await targetColumns(core.q());
       const names = [...target.keys()].filter((table) =>
-        !DERIVED_TABLES.has(table) && schema.has(table)
+        (!DERIVED_TABLES.has(table) || (options.evidence === true && table === "memory_rows")) &&
+        schema.has(table)
       ).sort((a, b) => {
         const [ia, ib] = [COPY_FIRST.indexOf(a), COPY_FIRST.indexOf(b)];
         const rank = (i: number) => i < 0 ? COPY_FIRST.length : i;
