@@ -1,7 +1,8 @@
 /**
  * `mema copy SOURCE TARGET`: a whole library copied between a SQLite file and a PostgreSQL
  * database, either way (or file to file), through the store's copy room (`tablesToCopyFrom`,
- * `copyTableFrom`), then verified by row counts and content fingerprints.
+ * `copyTableFrom`, evidence rows included, then `writeRowVectors` for their vectors), then
+ * verified by row counts and content fingerprints.
  *
  * The source is opened read-only (a SQLite file in read-only mode; a PostgreSQL database in a
  * `READ ONLY` snapshot, no migration run) and never changed. The target must hold no memories.

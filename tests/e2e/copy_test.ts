@@ -9,7 +9,14 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
-import { makeTempHome, runCli, startServer, type TempHome } from "../helpers/server.ts";
+import { openStore } from "../../src/store/mod.ts";
+import {
+  makeTempHome,
+  runCli,
+  startServer,
+  type TempHome,
+  waitForVectorState,
+} from "../helpers/server.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
@@ -176,6 +183,73 @@ copyTest("a copy killed half way leaves a marked target, refused until re-run", 
       await findOn(home, env, "staging cluster"),
       await findOn(home, {}, "staging cluster"),
     );
+  }
+});
+
+/** Embedded rows of a copy, and those still waiting, read from its store. */
+async function embeddedRows(home: TempHome, target: { dbUrl?: string; path?: string }) {
+  const store = await openStore(target.path ?? "", {
+    cacheDir: `${home.dir}/cache`,
+    dbUrl: target.dbUrl,
+  });
+  try {
+    const space = await store.read(async (tx) => await tx.getMeta("embedding_space"));
+    const counts = await store.read(async (tx) => await tx.countRowsToEmbed(space));
+    const near = await store.read(async (tx) =>
+      await tx.nearestRows(new Float32Array(100).fill(1), 3)
+    );
+    return { space, ...counts, neighbours: near.length };
+  } finally {
+    await store.close();
+  }
+}
+
+copyTest("evidence rows and their vectors travel both ways", 1, async (home, [database]) => {
+  const model = { MEMA_EMBEDDING_MODEL: "static-wink-100d", MEMA_MODELS_DIR: `${home.dir}/models` };
+  const server = await startServer(home, { env: model });
+  let car: number;
+  try {
+    const stored = await server.call("remember", {
+      content: "My car broke down on the highway, so I was late.",
+      subject: "commute trouble",
+      workspace: "team",
+    });
+    car = stored.data.memory_id;
+    await server.call("remember", {
+      content: "The quarterly tax filing is due on April 15.",
+      subject: "taxes",
+      workspace: "team",
+    });
+    await waitForVectorState(server, "ready");
+  } finally {
+    await server.close();
+  }
+  const there = await runCli(home, ["copy", home.dbPath, database.url, "--json"]);
+  assert.equal(there.code, 0, there.stderr + there.stdout);
+  const report = JSON.parse(there.stdout);
+  assert.ok(report.copied.memory_rows > 0, there.stdout);
+  assert.match(report.vectors.space, /^static-wink-100d:100:/);
+  assert.ok(report.vectors.rows > 0);
+  const back = `${home.dir}/back.sqlite3`;
+  const again = await runCli(home, ["copy", database.url, back, "--json"]);
+  assert.equal(again.code, 0, again.stderr + again.stdout);
+  assert.deepEqual(JSON.parse(again.stdout).vectors, report.vectors);
+  for (const target of [{ dbUrl: database.url }, { path: back }]) {
+    const rows = await embeddedRows(home, target);
+    assert.equal(rows.space, report.vectors.space);
+    assert.equal(rows.pending, 0, "every row arrived embedded");
+    assert.ok(rows.neighbours > 0, "the vectors are searched");
+  }
+  const targets: Record<string, string>[] = [{ MEMA_DB_URL: database.url }, { MEMA_DB_PATH: back }];
+  for (const env of targets) {
+    const copy = await startServer(home, { env: { ...model, ...env } });
+    try {
+      const found = await copy.call("find", { query: "automobile stopped working" });
+      assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+      assert.equal(found.data.results[0]?.memory_id, car!);
+    } finally {
+      await copy.close();
+    }
   }
 });
 
