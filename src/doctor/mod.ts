@@ -31,6 +31,7 @@ import { locateEmbeddingModel, onnxFileFor } from "../models/embedding_model.ts"
 import { httpTokenFindings } from "./access_tokens_check.ts";
 import { judgeFindings } from "./judge_check.ts";
 import { backlogFindings } from "./backlog_check.ts";
+import { copyIncompleteFinding } from "./copy_check.ts";
 import { postgresFindings } from "./postgres_check.ts";
 import {
   type DatabaseProbe,
@@ -206,6 +207,9 @@ function checkDatabase(
       title: `schema generation ${probe.generation}`,
       detail: `memories by status: ${JSON.stringify(probe.counts)}`,
     });
+  }
+  if (probe.copyIncomplete !== undefined) {
+    findings.push(copyIncompleteFinding(probe.copyIncomplete));
   }
   const total = Object.values(probe.counts).reduce((a, b) => a + b, 0);
   if (probe.fts !== "trigram" && probe.fts !== "words") {

@@ -20,6 +20,7 @@
 import { isMemaError } from "../errors/mod.ts";
 import { type PostgresProbe, probePostgresDatabase } from "../store/mod.ts";
 import { backlogFindings } from "./backlog_check.ts";
+import { copyIncompleteFinding } from "./copy_check.ts";
 import type { Finding } from "./mod.ts";
 
 /** Every PostgreSQL finding for the database at `url`. */
@@ -61,6 +62,9 @@ export async function postgresFindings(url: string): Promise<Finding[]> {
           : "start `mema serve` once: it migrates the schema",
       },
   );
+  if (probe.copyIncomplete !== undefined) {
+    findings.push(copyIncompleteFinding(probe.copyIncomplete));
+  }
   findings.push(
     probe.extensions.pg_trgm !== null
       ? {

@@ -53,6 +53,8 @@ export interface DatabaseProbe {
   conflicts?: ReturnType<typeof conflicts.countConflictBacklog>;
   /** When the schema was first prepared (ISO 8601); absent in older databases. */
   createdAt?: string;
+  /** When an unfinished `mema copy` into this database started, if one did. */
+  copyIncomplete?: string;
 }
 
 /** Opens `path` read-only and reads the facts doctor checks. Throws when it cannot be opened. */
@@ -112,6 +114,7 @@ export function probeDatabase(path: string, options: { deep?: boolean } = {}): D
       evidence: evidenceFacts,
       conflicts: backlog,
       createdAt: getMeta(connection, "created_at"),
+      copyIncomplete: getMeta(connection, "copy_incomplete") || undefined,
     };
   } finally {
     connection.close();

@@ -176,6 +176,9 @@ copyTest("a copy killed half way leaves a marked target, refused until re-run", 
       assert.ok(!refused.stderr.includes(passwordOf(database.url)));
     }
     await assert.rejects(() => findOn(home, env, "staging"));
+    const doctor = await runCli(home, ["doctor", "--json"], env);
+    assert.equal(doctor.code, 2, doctor.stderr); // a critical finding
+    assert.match(doctor.stdout, /"check_id":\s*"database.copy_incomplete"/);
     const rerun = await runCli(home, ["copy", home.dbPath, target]);
     assert.equal(rerun.code, 0, rerun.stderr);
     assert.match(rerun.stderr, /unfinished copy .*starting over/);

@@ -34,6 +34,8 @@ export interface PostgresProbe {
   vectorPath: string;
   /** Memories by status; set when the schema is this build's. */
   counts?: Record<string, number>;
+  /** When an unfinished `mema copy` into this database started, if one did. */
+  copyIncomplete?: string;
   /** Decisions waiting; set when the schema is this build's. */
   backlog?: {
     openConflicts: number;

@@ -53,8 +53,10 @@ export async function probePostgres(url: string): Promise<PostgresProbe> {
         vectorPath: describeVectorPath(extensions),
       };
       if (schemaVersion !== PG_SCHEMA_VERSION) return probe;
+      const [mark] = await q`SELECT value FROM meta WHERE key = 'copy_incomplete'`;
       return {
         ...probe,
+        copyIncomplete: mark && String(mark.value) !== "" ? String(mark.value) : undefined,
         counts: await pgMemories(core).countByStatus(),
         backlog: await pgConflictGroups(core).backlog(),
       };
