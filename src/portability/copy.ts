@@ -21,6 +21,7 @@ import {
   type CopySource,
   openPostgresCopySource,
   openStore,
+  SCHEMA_GENERATION,
   type Store,
   UpgradeSource,
 } from "../store/mod.ts";
@@ -130,6 +131,18 @@ async function openSource(
   }
   const file = new UpgradeSource(name);
   const kind = file.inspect();
+  if (kind.kind === "mema" && kind.generation !== SCHEMA_GENERATION) {
+    file.close();
+    throw new MemaError(
+      "invalid_input",
+      `the source ${description} is of schema generation ${kind.generation}; this mema copies generation ${SCHEMA_GENERATION}`,
+      {
+        hint: kind.generation < SCHEMA_GENERATION
+          ? "bring it to this generation first (`mema upgrade --db <file>`), then copy the new file"
+          : "use the newer mema that wrote it",
+      },
+    );
+  }
   if (kind.kind !== "mema") {
     file.close();
     throw new MemaError("invalid_input", `the source ${description} is no mema library`, {
