@@ -23,7 +23,6 @@ import { MemaError } from "../../errors/mod.ts";
  */
 export const PG_UNSUPPORTED: readonly string[] = [
   "`mema upgrade`",
-  "`mema copy`",
   "pgvector (HNSW) search",
 ];
 
