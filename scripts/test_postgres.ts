@@ -102,7 +102,11 @@ async function startCluster(bin: string): Promise<TestCluster> {
     // The client tools rather than SQL text (SQL lives only in src/store/). Tests make a database
     // per store, so the role may create databases.
     const connect = ["-h", dir, "-p", String(port), "-U", "postgres"];
-    await runTool([`${bin}/createuser`, ...connect, "--createdb", TEST_ROLE], asPostgres);
+    // pg_signal_backend: a scratch database's DROP ... WITH (FORCE) may meet an autovacuum worker.
+    await runTool(
+      [`${bin}/createuser`, ...connect, "--createdb", "--role=pg_signal_backend", TEST_ROLE],
+      asPostgres,
+    );
     await runTool([`${bin}/createdb`, ...connect, "-O", TEST_ROLE, TEST_DATABASE], asPostgres);
   } catch (error) {
     await stop();

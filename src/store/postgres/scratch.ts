@@ -18,6 +18,12 @@
  */
 import { connectPostgres } from "./connect.ts";
 
+/** PostgreSQL's SQLSTATE for a privilege the role lacks (here: ending another role's session). */
+const INSUFFICIENT_PRIVILEGE = "42501";
+/** How often, and how far apart, a drop that met an autovacuum worker asks again (about 5 s). */
+const DROP_ATTEMPTS = 50;
+const DROP_RETRY_MS = 100;
+
 /** A scratch database: its URL, how to cut its connections, and how to drop it. */
 export interface ScratchDatabase {
   url: string;
@@ -47,7 +53,19 @@ export async function createScratchDatabase(url: string): Promise<ScratchDatabas
     },
     async drop() {
       try {
-        await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`;
+        // FORCE ends the database's other sessions. An autovacuum worker on it may be ended only
+        // by a role in pg_signal_backend (the test cluster's role is); any other role waits for
+        // the worker to finish and asks again.
+        for (let attempt = 0;; attempt++) {
+          try {
+            await admin`DROP DATABASE IF EXISTS ${admin(name)} WITH (FORCE)`;
+            return;
+          } catch (error) {
+            const denied = (error as { code?: string }).code === INSUFFICIENT_PRIVILEGE;
+            if (!denied || attempt >= DROP_ATTEMPTS) throw error;
+            await new Promise((resolve) => setTimeout(resolve, DROP_RETRY_MS));
+          }
+        }
       } finally {
         await admin.end({ timeout: 1 });
       }
