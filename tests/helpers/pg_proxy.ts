@@ -45,8 +45,13 @@ export function startPostgresProxy(url: string): PostgresProxy {
     (async () => {
       try {
         for await (const client of current) {
-          const server = await Deno.connect(address as Deno.ConnectOptions);
           open.add(client);
+          const server = await Deno.connect(address as Deno.ConnectOptions);
+          // A cut while the server was being dialled: this connection must not outlive it.
+          if (listener !== current) {
+            server.close();
+            continue;
+          }
           open.add(server);
           void pipe(client, server);
           void pipe(server, client);
