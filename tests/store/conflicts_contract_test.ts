@@ -7,33 +7,13 @@
 import assert from "node:assert/strict";
 import type { ConflictMember, NewMemory, NoticeFilter } from "../../src/store/mod.ts";
 import { backendTest, type RoomsStore } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
 const LATER = "2026-03-02T00:00:00.000Z";
 
 function memory(content: string, overrides: Partial<NewMemory> = {}): NewMemory {
-  return {
-    subject: content,
-    content,
-    contentSha: content,
-    tags: [],
-    workspace: "w",
-    workspaceCanonical: "w",
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-    ...overrides,
-  };
+  return testMemory(content, overrides);
 }
 
 function member(id: number, text: string): ConflictMember {

@@ -6,31 +6,12 @@
 import assert from "node:assert/strict";
 import type { NewEvidenceRow, NewMemory } from "../../src/store/mod.ts";
 import { backendTest } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
 
 function memory(content: string): NewMemory {
-  return {
-    subject: "subject",
-    content,
-    contentSha: content,
-    tags: [],
-    workspace: "w",
-    workspaceCanonical: "w",
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return testMemory(content, { subject: "subject" });
 }
 
 function rowsOf(content: string): NewEvidenceRow[] {

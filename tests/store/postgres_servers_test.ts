@@ -10,10 +10,9 @@ import type { NewMemory } from "../../src/store/mod.ts";
 import { openPostgresStore } from "../../src/store/postgres/mod.ts";
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-const AT = "2026-03-01T00:00:00.000Z";
-
 function postgresTest(name: string, fn: () => Promise<void>): void {
   Deno.test({
     name: `${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
@@ -25,27 +24,7 @@ function postgresTest(name: string, fn: () => Promise<void>): void {
 }
 
 function memory(content: string): NewMemory {
-  return {
-    subject: "s",
-    content,
-    contentSha: content,
-    tags: [],
-    workspace: "team",
-    workspaceCanonical: "team",
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return testMemory(content, { subject: "s", workspace: "team", workspaceCanonical: "team" });
 }
 
 postgresTest("four servers remembering the same facts at once store each once", async () => {

@@ -8,33 +8,19 @@ import assert from "node:assert/strict";
 import type { NewMemory } from "../../src/store/mod.ts";
 import { indexTokens } from "../../src/text/index_terms.ts";
 import { backendTest } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
 const LATER = "2026-03-02T00:00:00.000Z";
 
 function memory(content: string, overrides: Partial<NewMemory> = {}): NewMemory {
-  return {
+  return testMemory(content, {
     subject: `subject ${content}`,
-    content,
-    contentSha: content,
     tags: ["secret-tag"],
-    workspace: "w",
-    workspaceCanonical: "w",
-    sourceType: "agent_generated",
     sourceRef: "notes.md",
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
     metadata: { private: true },
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
     ...overrides,
-  };
+  });
 }
 
 backendTest(

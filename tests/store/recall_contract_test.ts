@@ -6,32 +6,10 @@
 import assert from "node:assert/strict";
 import type { NewMemory, RecallFilters } from "../../src/store/mod.ts";
 import { backendTest, type RoomsStore } from "./backends.ts";
-
-const AT = "2026-03-01T00:00:00.000Z";
+import { testMemory } from "./memory_rows.ts";
 
 function memory(content: string, overrides: Partial<NewMemory>): NewMemory {
-  return {
-    subject: content,
-    content,
-    contentSha: content,
-    tags: [],
-    workspace: "a",
-    workspaceCanonical: "a",
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-    ...overrides,
-  };
+  return testMemory(content, { workspace: "a", workspaceCanonical: "a", ...overrides });
 }
 
 /** A small library; resolves with each memory's id by its content. */

@@ -8,32 +8,22 @@ import assert from "node:assert/strict";
 import { type NewMemory, openStore, UpgradeSource } from "../../src/store/mod.ts";
 import { indexTokens } from "../../src/text/index_terms.ts";
 import { backendTest } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
 
 function memory(content: string, overrides: Partial<NewMemory> = {}): NewMemory {
-  return {
+  return testMemory(content, {
     subject: `about ${content}`,
-    content,
-    contentSha: content,
     tags: ["copied"],
     workspace: "Team",
     workspaceCanonical: "team",
     sourceType: "user_confirmed",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
     confidence: 0.75,
     protectionLevel: "locked",
-    status: "active",
-    agentId: "agent",
-    client: "client",
     metadata: { z: 1, a: [1, 2] },
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
     ...overrides,
-  };
+  });
 }
 
 /** A SQLite library with a bit of every copied table; resolves with its path and memory ids. */

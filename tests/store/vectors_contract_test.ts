@@ -8,35 +8,15 @@ import assert from "node:assert/strict";
 import { type NewMemory, openStore, type Store } from "../../src/store/mod.ts";
 import { openPostgresStore } from "../../src/store/postgres/mod.ts";
 import { openScratchPostgres, type RoomsStore } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
-const AT = "2026-03-01T00:00:00.000Z";
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 const SPACE = "test-space:3";
 
 type VectorStore = RoomsStore & Pick<Store, "recreateVecTable" | "vecTableExists">;
 
 function memory(content: string, workspace = "w"): NewMemory {
-  return {
-    subject: content,
-    content,
-    contentSha: content,
-    tags: [],
-    workspace,
-    workspaceCanonical: workspace,
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return testMemory(content, { workspace, workspaceCanonical: workspace });
 }
 
 const DIRECTIONS: [string, string, number[] | null][] = [

@@ -7,34 +7,14 @@ import assert from "node:assert/strict";
 import type { NewMemory, RecallFilters } from "../../src/store/mod.ts";
 import { indexTokens } from "../../src/text/index_terms.ts";
 import { BACKENDS, backendTest, type RoomsStore } from "./backends.ts";
+import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
 const ACTIVE: RecallFilters = { statuses: ["active"] };
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
 function memory(subject: string, content: string, overrides: Partial<NewMemory> = {}): NewMemory {
-  return {
-    subject,
-    content,
-    contentSha: `${subject}|${content}`,
-    tags: [],
-    workspace: "w",
-    workspaceCanonical: "w",
-    sourceType: "agent_generated",
-    sourceRef: null,
-    eventTime: null,
-    ingestTime: AT,
-    confidence: 0.5,
-    protectionLevel: "normal",
-    status: "active",
-    agentId: "agent",
-    client: "client",
-    metadata: {},
-    follows: null,
-    createdAt: AT,
-    updatedAt: AT,
-    ...overrides,
-  };
+  return testMemory(content, { subject, contentSha: `${subject}|${content}`, ...overrides });
 }
 
 /** A library whose term counts, lengths and columns vary, so BM25's every part matters. */
