@@ -7,51 +7,10 @@
  * PostgreSQL itself is restarted with tests/helpers/pg_cluster.ts.
  */
 import assert from "node:assert/strict";
-import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
+import { eventually as eventuallyWithin, teamTest } from "../helpers/postgres_team.ts";
 import { restartTestCluster, testClusterDataDir } from "../helpers/pg_cluster.ts";
 import { startPostgresProxy } from "../helpers/pg_proxy.ts";
-import { makeTempHome, type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
-
-const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-/** One scratch database and a way to make homes for the servers on it. */
-interface Team {
-  url: string;
-  home(): TempHome;
-}
-
-/** Runs `fn` with a fresh database; drops it and the homes afterwards. */
-function teamTest(
-  name: string,
-  fn: (team: Team) => Promise<void>,
-  options: { ignore?: boolean } = {},
-): void {
-  Deno.test({
-    name: `postgres e2e: ${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
-    ignore: SKIP_POSTGRES || options.ignore === true,
-    // The scratch database's admin pool keeps idle timers until it is dropped, after the body.
-    sanitizeOps: false,
-    sanitizeResources: false,
-    async fn() {
-      const scratch: ScratchDatabase = await createScratchDatabase(testPostgresUrl());
-      const homes: TempHome[] = [];
-      try {
-        await fn({
-          url: scratch.url,
-          home() {
-            const home = makeTempHome();
-            homes.push(home);
-            return home;
-          },
-        });
-      } finally {
-        for (const home of homes) home.cleanup();
-        await scratch.drop();
-      }
-    },
-  });
-}
+import { type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
 
 function serverAt(home: TempHome, url: string, agentId: string): Promise<ServerSession> {
   return startServer(home, {
@@ -59,14 +18,9 @@ function serverAt(home: TempHome, url: string, agentId: string): Promise<ServerS
   });
 }
 
-/** Polls `check` every 100 ms until it returns a value (20 s at most). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never happened: ${what}`);
+/** Polls `check` until it returns a value (20 s at most: a replay waits for the next tick). */
+function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  return eventuallyWithin(what, check, 20);
 }
 
 /** The contents `find` returns for `query` in workspace "team", one per memory. */

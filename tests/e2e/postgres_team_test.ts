@@ -7,65 +7,11 @@
  * it appears in no server's stderr, no `status` and no `doctor` output.
  */
 import assert from "node:assert/strict";
-import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
+import { eventually, type Team, teamTest } from "../helpers/postgres_team.ts";
 import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
 import { startPostgresProxy } from "../helpers/pg_proxy.ts";
 import { rememberConfirmed } from "../helpers/workspaces.ts";
-import {
-  makeTempHome,
-  runCli,
-  type ServerSession,
-  startServer,
-  type TempHome,
-} from "../helpers/server.ts";
-
-const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-/** The password in `url`, which no output may show. */
-function passwordOf(url: string): string {
-  const password = decodeURIComponent(new URL(url).password);
-  assert.ok(password.length > 0, "the test URL carries a password to look for");
-  return password;
-}
-
-/** One scratch database and the homes of the servers on it. */
-interface Team {
-  url: string;
-  password: string;
-  scratch: ScratchDatabase;
-  home(): TempHome;
-}
-
-/** Runs `fn` with a fresh database; drops it and the homes afterwards. */
-function teamTest(name: string, fn: (team: Team) => Promise<void>): void {
-  Deno.test({
-    name: `postgres e2e: ${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
-    ignore: SKIP_POSTGRES,
-    // The scratch database's admin pool keeps idle timers until it is dropped, after the body.
-    sanitizeOps: false,
-    sanitizeResources: false,
-    async fn() {
-      const scratch = await createScratchDatabase(testPostgresUrl());
-      const homes: TempHome[] = [];
-      try {
-        await fn({
-          url: scratch.url,
-          password: passwordOf(scratch.url),
-          scratch,
-          home() {
-            const home = makeTempHome();
-            homes.push(home);
-            return home;
-          },
-        });
-      } finally {
-        for (const home of homes) home.cleanup();
-        await scratch.drop();
-      }
-    },
-  });
-}
+import { runCli, type ServerSession, startServer } from "../helpers/server.ts";
 
 /** A stdio server on the team's database, as agent `agentId`. */
 function serverOn(team: Team, agentId: string): Promise<ServerSession> {
@@ -99,16 +45,6 @@ function textsUnder(dir: string): string[] {
       ? [Deno.readTextFileSync(`${dir}/${entry.name}`)]
       : []
   );
-}
-
-/** Polls `check` every 100 ms until it returns a value (10 s at most). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`never happened: ${what}`);
 }
 
 teamTest("a memory remembered on one server is found and read on another", async (team) => {
