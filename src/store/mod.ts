@@ -41,6 +41,7 @@ import {
   sqliteScanQueue,
 } from "./conflicts_room.ts";
 import { sqliteWorkspaces } from "./workspaces_room.ts";
+import { sqliteEntities } from "./entities_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
 import { sqliteMaintenance, sqliteUpgrade } from "./maintenance_room.ts";
@@ -70,6 +71,15 @@ export type { NoticeFilter, NoticeRecord, NoticeStatus } from "./notices_sql.ts"
 export type { ScanItem } from "./scan_queue_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
+export type {
+  EntityListQuery,
+  EntityPage,
+  EntityRecord,
+  EntitySummary,
+  MemoryGraph,
+  RelationOrigin,
+  RelationRecord,
+} from "./entities_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
 export type {
   ContentFingerprints,
@@ -240,6 +250,7 @@ function sqliteStore(core: SqliteCore): Store {
     ...asyncRoom(connection, sqlitePortability(core)),
     ...asyncRoom(connection, sqliteUpgrade(core)),
     ...asyncRoom(connection, sqliteMaintenance(core)),
+    ...asyncRoom(connection, sqliteEntities(core)),
   };
   const store: Store = {
     ...repositories,

@@ -32,6 +32,7 @@ import {
   TERMS_TABLES,
 } from "./terms_sql.ts";
 import { CHANGE_COUNTS } from "./change_counts_sql.ts";
+import { ENTITY_TABLES } from "./entities_sql.ts";
 
 /** One step from generation N-1 to N. */
 export interface Migration {
@@ -438,6 +439,15 @@ export const MIGRATIONS: readonly Migration[] = [
     apply(connection) {
       // Starts empty: every count so far is in memories_terms_df.
       if (getMeta(connection, "fts") === FTS_WORDS) createPendingCounts(connection.db);
+    },
+  },
+  {
+    generation: 13,
+    kind: "additive",
+    description: "entities, the words memories name them by, and the relations between them",
+    apply(connection) {
+      // Starts empty: memories written before are read for entities when next written.
+      connection.db.exec(ENTITY_TABLES);
     },
   },
 ];

@@ -39,6 +39,7 @@ import { pgScanQueue } from "./scan_queue_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { type PgExtensions, readExtensions } from "./extensions.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
+import { pgEntities } from "./entities_room.ts";
 
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./readiness.ts";
@@ -139,6 +140,7 @@ export async function openPostgresStore(
     ...pgPendingNotices(core),
     ...pgPurge(core),
     ...pgUpgrade(core),
+    ...pgEntities(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;
