@@ -99,6 +99,8 @@ export async function retireMemory(
     });
     const now = nowIso();
     await ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
+    // A retired fact no longer says who or what anything is (issue 35).
+    await ctx.store.dropMemoryGraph(memory.id);
     await ctx.store.appendAudit({
       at: now,
       action: "retire",
@@ -178,6 +180,7 @@ export async function mergeMemories(
     const now = nowIso();
     for (const loser of records) {
       await ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
+      await ctx.store.dropMemoryGraph(loser.id);
     }
     const previous = Array.isArray(survivor.metadata.merged_from)
       ? survivor.metadata.merged_from as number[]

@@ -16,6 +16,7 @@ import {
   TAGS_MAX_PER_CALL,
 } from "../memory/limits.ts";
 import { HIT_WINDOW_MAX } from "../recall/constants.ts";
+import { NAMED_ENTITIES_MAX } from "../entities/constants.ts";
 import { MEMORY_STATUSES, PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 
 const memoryId = z.number().int().positive().describe("a memory id from remember or find");
@@ -66,6 +67,20 @@ const recallFilters = {
   ),
 };
 
+/** Caller-named entities and relations (issue 35); extraction finds most without them. */
+const namedGraph = {
+  entities: z.array(
+    z.union([z.string(), z.object({ name: z.string(), kind: z.string().optional() }).strict()]),
+  ).max(NAMED_ENTITIES_MAX).optional().describe(
+    "names this fact is about, beyond those read from its text",
+  ),
+  relations: z.array(
+    z.object({ from: z.string(), type: z.string(), to: z.string() }).strict(),
+  ).max(NAMED_ENTITIES_MAX).optional().describe(
+    'e.g. {from:"Billing",type:"depends_on",to:"Postgres"}',
+  ),
+};
+
 /** The fields of one fact to remember. */
 const rememberFields = {
   content: z.string().describe("the fact, verbatim (≤ 2 MiB)"),
@@ -87,6 +102,7 @@ const rememberFields = {
   authorized: z.boolean().optional().describe(
     "the user approved (needed for source_type user_confirmed)",
   ),
+  ...namedGraph,
 };
 
 /** Schemas per action. */
@@ -200,6 +216,7 @@ export const MEMORY_ACTIONS = {
       expected_content_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a hex SHA-256")
         .optional(),
       authorized: z.boolean().optional().describe("the user approved this change"),
+      ...namedGraph,
     }),
     example: {
       memory_id: 12,

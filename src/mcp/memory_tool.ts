@@ -136,10 +136,14 @@ function editFrom(data: Data<"update">): MemoryEdit {
     }
     return { kind: "tags_only", addTags: data.add_tags ?? [], removeTags: data.remove_tags ?? [] };
   }
-  if (data.new_subject === undefined && data.new_tags === undefined) {
+  if (
+    data.new_subject === undefined && data.new_tags === undefined &&
+    data.entities === undefined && data.relations === undefined
+  ) {
     throw new MemaError("invalid_input", "update needs a change", {
       field: "new_content",
-      hint: "pass new_content, old_text+new_text, patches, tags_only, new_subject or new_tags",
+      hint:
+        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags, entities or relations",
     });
   }
   return { kind: "metadata_only" };
@@ -280,6 +284,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       metadata: data.metadata,
       follows: data.follows,
       authorized: data.authorized,
+      entities: data.entities,
+      relations: data.relations,
     };
     // The duplicate hint is read while the write's disk sync runs (it only reads).
     let duplicate: PossibleDuplicate | undefined;
@@ -356,6 +362,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       metadata: item.metadata,
       follows: item.follows,
       followsItem: item.follows_item,
+      entities: item.entities,
+      relations: item.relations,
       authorized: item.authorized,
     }));
     let results;
@@ -532,6 +540,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       expectedVersion: data.expected_version,
       expectedContentHash: data.expected_content_hash,
       authorized: data.authorized,
+      entities: data.entities,
+      relations: data.relations,
     };
     const outcome = await writeOrBackup(
       runtime.ctx,

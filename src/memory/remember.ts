@@ -41,6 +41,7 @@ import {
   registerPendingWorkspace,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
+import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import type { ServiceContext } from "../core/context.ts";
 import {
   BATCH_REMEMBER_MAX,
@@ -78,6 +79,10 @@ export interface RememberInput {
   follows?: number;
   /** The user approved (required to store a fact as user_confirmed). */
   authorized?: boolean;
+  /** Entities the caller names for this fact (issue 35). */
+  entities?: NamedGraphInput["entities"];
+  /** Relations the caller states with this fact. */
+  relations?: NamedGraphInput["relations"];
 }
 
 /** What remember answers. */
@@ -297,6 +302,7 @@ function prepareRemember(
   const requested = writeWorkspace(ctx, input.workspace).trim();
   const requestedCanonical = checkWorkspace(requested);
   const tags = normalizeTags(input.tags ?? [], "tags");
+  const named = checkNamedGraph(input);
   const eventTime = input.eventTime === undefined
     ? null
     : normalizeTime(input.eventTime, "event_time");
@@ -386,7 +392,7 @@ function prepareRemember(
     });
     await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     if (status === "active") {
-      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1 });
+      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1, named });
     }
     return {
       memoryId,
