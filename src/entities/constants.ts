@@ -44,3 +44,9 @@ export const ENTITY_VIEW_FACT_CHARS = 200;
 /** `memory_review` view `entities`: default and largest page. */
 export const ENTITY_PAGE_DEFAULT = 50;
 export const ENTITY_PAGE_MAX = 200;
+
+/**
+ * Facts `find` with `entity` considers (newest first). An entity named by more facts than
+ * this is a topic, not a thing; its oldest facts are still reached by words.
+ */
+export const ENTITY_FACTS_MAX = 2_000;

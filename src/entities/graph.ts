@@ -36,7 +36,7 @@
  * ```
  * @module
  */
-import type { MemoryEvents, MemoryWritten } from "../core/memory_events.ts";
+import type { MemoryEvents, MemoryWritten, NamedGraph } from "../core/memory_events.ts";
 import type { Store } from "../store/repositories.ts";
 import type { MemoryGraph, RelationOrigin } from "../store/entities_sql.ts";
 import { nowIso } from "../platform/clock.ts";
@@ -131,7 +131,8 @@ export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promi
   const { mentions, aliases } = extractMentions(text);
   const { relations: read, phrases } = readRelations(text, mentions);
   const clusters = new NameClusters();
-  const named = fact.named ?? { entities: [], relations: [] };
+  // Read again without the caller's names (an edit): the names stated before still hold.
+  const named = fact.named ?? await statedBefore(store, memory.id);
   for (const entity of named.entities) {
     clusters.add(entity.name, entity.kind ?? "name", entity.kind !== undefined);
   }
@@ -149,6 +150,10 @@ export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promi
     memory.workspaceCanonical,
     [...new Set(clusters.keys().flatMap((key) => aliasKeys(key)))],
   );
+  const statedKeys = new Set([
+    ...named.entities.map((e) => nameKey(e.name)),
+    ...named.relations.flatMap((r) => [nameKey(r.from), nameKey(r.to)]),
+  ]);
   const entityOf = new Map<string, number>();
   const graph: MemoryGraph = { mentions: [], relations: [] };
   const at = nowIso();
@@ -165,7 +170,8 @@ export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promi
     });
     for (const words of cluster.words) {
       entityOf.set(nameKey(words), id);
-      graph.mentions.push({ entityId: id, words, key: nameKey(words) });
+      const key = nameKey(words);
+      graph.mentions.push({ entityId: id, words, key, stated: statedKeys.has(key) });
     }
   }
   const relate = (from: string, type: string, to: string, origin: RelationOrigin) => {
@@ -186,6 +192,29 @@ export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promi
     }
   }
   await store.replaceMemoryGraph({ id: memory.id, workspace: memory.workspaceCanonical }, graph);
+}
+
+/** The entities and relations the caller named for a memory before, from its graph. */
+async function statedBefore(store: Store, memoryId: number): Promise<NamedGraph> {
+  const mentions = ((await store.memoryMentions([memoryId])).get(memoryId) ?? [])
+    .filter((mention) => mention.stated);
+  if (mentions.length === 0) return { entities: [], relations: [] };
+  const ids = [...new Set(mentions.map((mention) => mention.entityId))];
+  const entities = await store.getEntities(ids);
+  const wordsOf = new Map(mentions.map((mention) => [mention.entityId, mention.words]));
+  const relations = (await store.relationsOf(ids, ENTITY_RELATIONS_MAX * 4)).filter((relation) =>
+    relation.memoryId === memoryId && relation.origin === "stated"
+  );
+  return {
+    entities: mentions.map((mention) => ({
+      name: mention.words,
+      kind: entities.get(mention.entityId)?.kind,
+    })),
+    relations: relations.flatMap((relation) => {
+      const [from, to] = [wordsOf.get(relation.fromId), wordsOf.get(relation.toId)];
+      return from === undefined || to === undefined ? [] : [{ from, type: relation.type, to }];
+    }),
+  };
 }
 
 /** The kinds extraction gives, for documentation and the views' filters. */

@@ -16,7 +16,7 @@ import {
   TAGS_MAX_PER_CALL,
 } from "../memory/limits.ts";
 import { HIT_WINDOW_MAX } from "../recall/constants.ts";
-import { NAMED_ENTITIES_MAX } from "../entities/constants.ts";
+import { ENTITY_NAME_MAX_CHARS, NAMED_ENTITIES_MAX } from "../entities/constants.ts";
 import { MEMORY_STATUSES, PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 
 const memoryId = z.number().int().positive().describe("a memory id from remember or find");
@@ -45,6 +45,9 @@ const recallFilters = {
   workspace_only: z.boolean().optional().describe("leave the default pool out of the scope"),
   tags_filter: z.array(z.string()).max(TAGS_MAX_PER_CALL).optional().describe(
     "every listed tag must be present",
+  ),
+  entity: z.string().min(1).max(ENTITY_NAME_MAX_CHARS).optional().describe(
+    "only facts about this entity (name or alias)",
   ),
   after_time: isoTime.optional().describe("event time at or after this instant"),
   before_time: isoTime.optional().describe("event time before this instant"),

@@ -78,6 +78,7 @@ function findInput(data: Data<"find"> | Data<"batch_find">): FindInput {
     beforeTime: data.before_time,
     sourceType,
     status: data.status,
+    entity: data.entity,
   };
 }
 

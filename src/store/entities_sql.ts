@@ -47,7 +47,8 @@ export interface RelationRecord {
 
 /** One memory's part of the graph: the entities it names (by which words) and its relations. */
 export interface MemoryGraph {
-  mentions: { entityId: number; words: string; key: string }[];
+  /** `stated`: the caller named it (kept when the text is read again without the names). */
+  mentions: { entityId: number; words: string; key: string; stated?: boolean }[];
   relations: { fromId: number; type: string; toId: number; origin: RelationOrigin }[];
 }
 
@@ -111,6 +112,7 @@ CREATE TABLE entity_mentions (
   memory_id INTEGER NOT NULL REFERENCES memories(id),
   words TEXT NOT NULL,
   word_key TEXT NOT NULL,
+  stated INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (entity_id, memory_id, words)
 );
 CREATE INDEX entity_mentions_memory ON entity_mentions(memory_id);
@@ -214,15 +216,15 @@ export function replaceMemoryGraph(
 ): number[] {
   const touched = dropGraphRows(db, memory.id);
   const mention = db.prepare(
-    `INSERT INTO entity_mentions (entity_id, memory_id, words, word_key) VALUES (?, ?, ?, ?)
-     ON CONFLICT DO NOTHING`,
+    `INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET stated = max(stated, excluded.stated)`,
   );
   const alias = db.prepare(
     `INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id) VALUES (?, ?, ?)
      ON CONFLICT DO NOTHING`,
   );
   for (const item of graph.mentions) {
-    mention.run(item.entityId, memory.id, item.words, item.key);
+    mention.run(item.entityId, memory.id, item.words, item.key, item.stated ? 1 : 0);
     alias.run(memory.workspace, item.key, item.entityId);
   }
   const relation = db.prepare(
@@ -309,19 +311,30 @@ export function selectEntityMemoryIds(
   return rows.map((row) => Number(row.memory_id));
 }
 
+/** One memory's mention of an entity. */
+export interface MentionRecord {
+  entityId: number;
+  words: string;
+  stated: boolean;
+}
+
 /** The entities each memory mentions, with their words. */
 export function selectMemoryMentions(
   db: DatabaseSync,
   memoryIds: readonly number[],
-): Map<number, { entityId: number; words: string }[]> {
+): Map<number, MentionRecord[]> {
   const rows = db.prepare(
-    `SELECT memory_id, entity_id, words FROM entity_mentions
+    `SELECT memory_id, entity_id, words, stated FROM entity_mentions
      WHERE memory_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id, entity_id, words`,
   ).all(JSON.stringify(memoryIds)) as Row[];
-  const out = new Map<number, { entityId: number; words: string }[]>();
+  const out = new Map<number, MentionRecord[]>();
   for (const row of rows) {
     const list = out.get(Number(row.memory_id)) ?? [];
-    list.push({ entityId: Number(row.entity_id), words: String(row.words) });
+    list.push({
+      entityId: Number(row.entity_id),
+      words: String(row.words),
+      stated: Number(row.stated) === 1,
+    });
     out.set(Number(row.memory_id), list);
   }
   return out;
@@ -400,8 +413,8 @@ export function selectEntityPage(db: DatabaseSync, query: EntityListQuery): Enti
  */
 export function mergeEntities(db: DatabaseSync, fromId: number, intoId: number): void {
   db.prepare(
-    `INSERT INTO entity_mentions (entity_id, memory_id, words, word_key)
-       SELECT ?, memory_id, words, word_key FROM entity_mentions WHERE entity_id = ?
+    `INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+       SELECT ?, memory_id, words, word_key, stated FROM entity_mentions WHERE entity_id = ?
      ON CONFLICT DO NOTHING`,
   ).run(intoId, fromId);
   db.prepare("DELETE FROM entity_mentions WHERE entity_id = ?").run(fromId);

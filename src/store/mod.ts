@@ -77,6 +77,7 @@ export type {
   EntityRecord,
   EntitySummary,
   MemoryGraph,
+  MentionRecord,
   RelationOrigin,
   RelationRecord,
 } from "./entities_sql.ts";
@@ -97,6 +98,7 @@ export type {
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 export { isStorageFailure } from "./read_only.ts";
+export { recordPassesFilters } from "./recall_sql.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./postgres/readiness.ts";
 export type { PostgresProbe } from "./postgres/facts.ts";
 export {

@@ -381,9 +381,7 @@ export interface EntitiesRepository {
   /** Memories that mention any of `entityIds`, newest first. */
   entityMemoryIds(entityIds: readonly number[], limit: number): Promise<number[]>;
   /** The entities each memory mentions, with the words. */
-  memoryMentions(
-    memoryIds: readonly number[],
-  ): Promise<Map<number, { entityId: number; words: string }[]>>;
+  memoryMentions(memoryIds: readonly number[]): Promise<Map<number, entities.MentionRecord[]>>;
   /** Relations with an end among `entityIds`, oldest first. */
   relationsOf(entityIds: readonly number[], limit: number): Promise<entities.RelationRecord[]>;
   /** Every relation in id order after `afterId` (export). */

@@ -9,6 +9,7 @@ import { updateMemory } from "../../src/memory/update.ts";
 import { retireMemory } from "../../src/govern/lifecycle.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { entitiesView, entityView } from "../../src/views/entities.ts";
+import { findMemories } from "../../src/recall/find.ts";
 import { MemaError } from "../../src/errors/mod.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
 
@@ -73,6 +74,15 @@ Deno.test("caller-named entities and relations are kept, stated, beside what the
       "Export Job depends_on S3",
     ]);
     await assert.rejects(() => entityView(t.ctx, { name: "Data Team" }), /no entity/);
+    // An edit of the text reads it again; what the caller named still holds.
+    await updateMemory(t.ctx, {
+      memoryId: id,
+      edit: { kind: "new_content", content: "the nightly export job is flaky on Mondays" },
+    });
+    const edited = await entityView(t.ctx, { name: "Export Job", depth: 1 });
+    assert.deepEqual(edited.relations.map((r) => `${r.from} ${r.type} ${r.to} ${r.origin}`), [
+      "Export Job depends_on S3 stated",
+    ]);
   } finally {
     t.cleanup();
   }
@@ -140,6 +150,31 @@ Deno.test("the entity walk stays within its token budget and says when it stoppe
     assert.ok(large.relations.length >= 40);
     assert.ok(large.usedTokens > small.usedTokens);
     await assert.rejects(() => entityView(t.ctx, { name: "Core Platform", depth: 4 }), /depth/);
+  } finally {
+    t.cleanup();
+  }
+});
+
+Deno.test("find with entity narrows to the facts about it, by name or alias", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const a = await remember(t, "The Billing API depends on PostgreSQL for invoices.");
+    const b = await remember(t, "Nightly backups of PG run at 02:00.");
+    await remember(t, "The Billing API sends invoices by email.");
+    await remember(t, "Redis holds the invoices cache.");
+    const byQuery = await findMemories(t.ctx, { query: "invoices", entity: "Postgres" });
+    assert.deepEqual(byQuery.items.map((i) => i.memory.id), [a, b], "matches first, then the rest");
+    const browsed = await findMemories(t.ctx, { entity: "pg" });
+    assert.deepEqual(browsed.items.map((i) => i.memory.id).sort(), [a, b].sort());
+    const unknown = await findMemories(t.ctx, { query: "invoices", entity: "Oracle" });
+    assert.equal(unknown.items.length, 0);
+    assert.match(unknown.hint ?? "", /no entity is named "Oracle"/);
+    const elsewhere = await findMemories(t.ctx, {
+      entity: "Postgres",
+      workspace: "other",
+      workspaceOnly: true,
+    });
+    assert.equal(elsewhere.items.length, 0, "the workspace scope applies to entities too");
   } finally {
     t.cleanup();
   }

@@ -80,7 +80,7 @@ backendTest("replacing a memory's graph drops what it no longer names", async (s
   );
   const gone = await store.write(async (tx) =>
     await tx.replaceMemoryGraph({ id, workspace: "w" }, {
-      mentions: [{ entityId: alice, words: "Alice", key: "alice" }],
+      mentions: [{ entityId: alice, words: "Alice", key: "alice", stated: true }],
       relations: [],
     })
   );
@@ -89,6 +89,7 @@ backendTest("replacing a memory's graph drops what it no longer names", async (s
   assert.deepEqual([...(await store.memoryMentions([id])).get(id)!], [{
     entityId: alice,
     words: "Alice",
+    stated: true,
   }]);
 });
 

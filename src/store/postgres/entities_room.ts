@@ -7,7 +7,12 @@
  */
 import type { PgCore, PgQuery } from "./core.ts";
 import type { EntitiesRepository } from "../repositories.ts";
-import type { EntityRecord, RelationOrigin, RelationRecord } from "../entities_sql.ts";
+import type {
+  EntityRecord,
+  MentionRecord,
+  RelationOrigin,
+  RelationRecord,
+} from "../entities_sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -127,9 +132,11 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       const sql = core.q();
       const touched = await dropGraphRows(sql, memory.id);
       for (const item of graph.mentions) {
-        await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key)
-          VALUES (${item.entityId}, ${memory.id}, ${item.words}, ${item.key})
-          ON CONFLICT DO NOTHING`;
+        await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+          VALUES (${item.entityId}, ${memory.id}, ${item.words}, ${item.key},
+            ${item.stated ? 1 : 0})
+          ON CONFLICT (entity_id, memory_id, words)
+          DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`;
         await sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
           VALUES (${memory.workspace}, ${item.key}, ${item.entityId}) ON CONFLICT DO NOTHING`;
       }
@@ -151,13 +158,17 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       return rows.map((row) => Number(row.memory_id));
     },
     async memoryMentions(memoryIds) {
-      const rows = await core.q()`SELECT memory_id, entity_id, words FROM entity_mentions
+      const rows = await core.q()`SELECT memory_id, entity_id, words, stated FROM entity_mentions
         WHERE memory_id = ANY(${ids(memoryIds)}::bigint[])
         ORDER BY memory_id, entity_id, words COLLATE "C"`;
-      const out = new Map<number, { entityId: number; words: string }[]>();
+      const out = new Map<number, MentionRecord[]>();
       for (const row of rows) {
         const list = out.get(Number(row.memory_id)) ?? [];
-        list.push({ entityId: Number(row.entity_id), words: String(row.words) });
+        list.push({
+          entityId: Number(row.entity_id),
+          words: String(row.words),
+          stated: Number(row.stated) === 1,
+        });
         out.set(Number(row.memory_id), list);
       }
       return out;
@@ -207,8 +218,8 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
     },
     async mergeEntities(fromId, intoId) {
       const sql = core.q();
-      await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key)
-        SELECT ${intoId}, memory_id, words, word_key FROM entity_mentions
+      await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+        SELECT ${intoId}, memory_id, words, word_key, stated FROM entity_mentions
         WHERE entity_id = ${fromId} ON CONFLICT DO NOTHING`;
       await sql`DELETE FROM entity_mentions WHERE entity_id = ${fromId}`;
       await sql`UPDATE entity_aliases SET entity_id = ${intoId} WHERE entity_id = ${fromId}`;

@@ -330,6 +330,7 @@ CREATE TABLE entity_mentions (
   memory_id BIGINT NOT NULL REFERENCES memories(id) DEFERRABLE,
   words TEXT NOT NULL,
   word_key TEXT NOT NULL,
+  stated SMALLINT NOT NULL DEFAULT 0,
   PRIMARY KEY (entity_id, memory_id, words)
 );
 CREATE INDEX entity_mentions_memory ON entity_mentions(memory_id);
