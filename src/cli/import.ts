@@ -21,6 +21,7 @@ import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
 import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { importServerMemoryFiles } from "./server_memory.ts";
 import { type App, openApp } from "../app/mod.ts";
 
 /** One file to read, with how it is named. */
@@ -282,6 +283,7 @@ export const importSpec: CommandSpec = {
   summary: "store Markdown notes and JSONL exports as memories",
   usage: [
     "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--db PATH]",
+    "import FILE... --format server-memory [--workspace W] [--db PATH]",
   ],
   description: [
     "Markdown files and folders (recursively; .md, .markdown) and JSONL exports of mema.",
@@ -293,10 +295,17 @@ export const importSpec: CommandSpec = {
     "becomes a new version of its memory. Bad files are reported as path:line and skipped whole.",
     "Symbolic links are followed only to what lies inside the folder and was not read yet; each",
     "file is imported once, and every link not followed is reported.",
+    "--format server-memory reads the reference MCP memory server's memory.jsonl: each",
+    "observation becomes a fact naming its entity, each relation a fact stating it (again: no-op).",
   ].join("\n"),
   positionals: [{ name: "PATH...", help: "notes, folders of notes, JSONL exports", repeats: true }],
   flags: {
     workspace: { type: "string", value: "W", help: "workspace of notes that name none" },
+    format: {
+      type: "string",
+      value: "server-memory",
+      help: "read FILE as the MCP server-memory's memory.jsonl (entities, relations)",
+    },
     split: {
       type: "string",
       value: "file|headings",
@@ -337,7 +346,11 @@ export async function importCommand(args: string[]): Promise<number> {
     authorized: flags.boolean("authorized"),
     db: flags.string("db"),
     config: flags.string("config"),
+    format: flags.string("format"),
   };
+  if (values.format !== undefined && values.format !== "server-memory") {
+    throw new UsageError(`--format must be server-memory, not "${values.format}"`, "import");
+  }
   if (positionals.length === 0) {
     throw new UsageError(
       "name at least one file or folder (mema import ~/notes MEMORY.md [--split headings])",
@@ -363,6 +376,26 @@ export async function importCommand(args: string[]): Promise<number> {
   }
   let app: App | undefined;
   let scratch: string | undefined;
+  if (values.format === "server-memory") {
+    if (values["dry-run"] || values.split !== "file" || sourceType !== undefined) {
+      throw new UsageError(
+        "--format server-memory takes only --workspace, --db and --config",
+        "import",
+      );
+    }
+    try {
+      const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
+      app = await openApp(config, {
+        caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
+        settings: { workspaceIsolation: "none", includeSize: config.includeSize },
+      });
+      return await importServerMemoryFiles(app.ctx, positionals, { workspace: values.workspace });
+    } catch (error) {
+      return reportFailure(error);
+    } finally {
+      await app?.close();
+    }
+  }
   try {
     const sources = collectSources(positionals);
     const read = readUnits(sources.files, split);
