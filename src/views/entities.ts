@@ -39,7 +39,7 @@ import type { ServiceContext } from "../core/context.ts";
 import type { EntityRecord, RelationRecord } from "../store/mod.ts";
 import { estimateTokens } from "../recall/size.ts";
 import { readScope } from "../workspaces/access.ts";
-import { aliasKeys } from "../entities/names.ts";
+import { entitiesNamed } from "../entities/lookup.ts";
 import {
   ENTITY_PAGE_DEFAULT,
   ENTITY_VIEW_BUDGET_MAX,
@@ -150,17 +150,6 @@ function checkWalk(input: { depth?: number; budgetTokens?: number }): [number, n
     });
   }
   return [depth, budget];
-}
-
-/** The entities a name (or alias) stands for, in the caller's scope. */
-export async function entitiesNamed(
-  ctx: ServiceContext,
-  name: string,
-  workspace?: string,
-): Promise<EntityRecord[]> {
-  const scope = readScope(ctx, workspace);
-  const found = await ctx.store.entitiesNamed(aliasKeys(name), scope.workspaces);
-  return found.filter((entity) => !(scope.excludeWorkspaces ?? []).includes(entity.workspace));
 }
 
 /**
