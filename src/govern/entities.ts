@@ -20,7 +20,7 @@
  *   settings: { workspaceIsolation: "none" as const, includeSize: false },
  *   events: composeMemoryEvents(),
  * };
- * await rememberMemory(ctx, { content: "Payments runs on Fridays.", subject: "payments", workspace: "w" });
+ * await rememberMemory(ctx, { content: "Deploys of Payments run on Fridays.", subject: "deploys", workspace: "w" });
  * await rememberMemory(ctx, { content: "The Payments API is slow.", subject: "api", workspace: "w" });
  * const merged = await mergeEntities(ctx, {
  *   from: "Payments",
