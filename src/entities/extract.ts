@@ -245,6 +245,15 @@ function readCapitalized(
       parts.splice(0, 2);
     }
     words = parts.join("");
+    // A sentence's first word joined on ("Deploys of Payments"): the name is what follows.
+    const opener = /^([A-Z][a-z]+) (?:of|for|and|&) /u.exec(words);
+    if (
+      opener !== null && !KNOWN_PRODUCTS.has(opener[1].toLowerCase()) &&
+      (start === 0 || SENTENCE_START.test(source.slice(Math.max(0, start - 4), start)))
+    ) {
+      start += opener[0].length;
+      words = words.slice(opener[0].length);
+    }
     // A trailing joiner word left by the span ("Alice and") goes too.
     words = words.replace(/ (?:of|&|for|and)$/u, "");
     if (words.length < 2 || !free(start, start + words.length)) continue;
