@@ -5,11 +5,12 @@
 
 /**
  * Characters of a memory read for entities (subject and content together). Extraction is
- * linear in the text; 16,000 characters take ~1 ms on the build machine (bench/entities.ts),
- * and a long imported page names its subjects early. The rest is never read, so the write
- * path's cost does not grow with a memory's size past this.
+ * linear in the text: bench/entities.ts measured ~5 ms for names and relations on 16,000
+ * characters and ~1 ms on 4,000 (about 600 words, loaded build machine), and a long imported
+ * page names its subjects early. The rest is never read, so the write path's cost stops
+ * growing with a memory's size here.
  */
-export const ENTITY_TEXT_MAX_CHARS = 16_000;
+export const ENTITY_TEXT_MAX_CHARS = 4_000;
 /** Entities one memory may name (a list of 500 hostnames is one fact, not 500 entities). */
 export const ENTITY_MENTIONS_MAX = 64;
 /** Relations one memory may give (stated and read together). */
