@@ -5,8 +5,8 @@
  * with and without the entity graph's listener (same run, same machine: the ratio is the figure).
  *
  * ```sh
- * deno run -A bench/entities.ts            # figures; the tune half's mistakes with --tune
- * deno run -A bench/entities.ts --writes 300
+ * deno task bench:entities                 # figures; the tune half's mistakes with --tune
+ * deno task bench:entities --writes 300
  * ```
  *
  * The held half's mistakes are never listed: reading them is how a held set turns into a tuning
