@@ -273,19 +273,19 @@ function readCapitalized(
     // A trailing joiner word left by the span ("Alice and") goes too.
     words = words.replace(/ (?:of|&|for|and)$/u, "");
     if (words.length < 2 || !free(start, start + words.length)) continue;
+    if (COMMON_CAPITALIZED.has(words) || NOT_ENTITIES.has(words)) continue;
+    // "the Search team": the lower-case kind word belongs to the name.
+    const kindWord = KIND_WORD_AFTER.exec(
+      source.slice(start + words.length, start + words.length + 12),
+    );
+    if (kindWord !== null) words += kindWord[0];
     const single = !/[ -]/u.test(words);
-    if (single && (COMMON_CAPITALIZED.has(words) || NOT_ENTITIES.has(words))) continue;
     const known = KNOWN_PRODUCTS.has(words.toLowerCase());
     const shaped = /[A-Z]|\d|\./u.test(words.slice(1)) || /^[a-z]/u.test(words);
     const atStart = SENTENCE_START.test(source.slice(Math.max(0, start - 4), start)) ||
       start === 0;
     // A capitalized word that only opens a sentence is usually an ordinary word ("Deploys").
     if (single && atStart && !known && !shaped) continue;
-    // "the Search team": the lower-case kind word belongs to the name.
-    const kindWord = KIND_WORD_AFTER.exec(
-      source.slice(start + words.length, start + words.length + 12),
-    );
-    if (kindWord !== null) words += kindWord[0];
     const end = start + words.length;
     const mention: Mention = { words, kind: kindOf(words, known), start, end };
     add(mention);

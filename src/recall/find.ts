@@ -43,6 +43,7 @@ import { WEAK_ISOLATION_NUDGE } from "../workspaces/constants.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR } from "./constants.ts";
 import { type DateWindow, insideWindow, queryDates } from "./dates.ts";
 import { carryToFollowers } from "./follows.ts";
+import { expandThroughEntities } from "./entity_expansion.ts";
 import { demoteStaleClaims } from "./stale.ts";
 import { vectorCandidates, type VectorHit } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
@@ -284,6 +285,15 @@ async function searchMemories(
       });
       total += fused.vectorOnly;
       ranked = fused.ranked;
+    }
+    if (tuning.entityExpansion > 0) {
+      const expanded = await expandThroughEntities(ctx.store, ranked, {
+        query,
+        share: tuning.entityExpansion,
+        filters,
+      });
+      ranked = expanded.ranked;
+      total += expanded.added;
     }
     const carried = await carryToFollowers(ctx.store, ranked, filters, tuning);
     ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);

@@ -179,3 +179,25 @@ Deno.test("find with entity narrows to the facts about it, by name or alias", as
     t.cleanup();
   }
 });
+
+Deno.test("a query naming an entity can reach facts one relation away (expansion lever)", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await remember(t, "The Payments API depends on the Ledger service.");
+    const far = await remember(t, "Ledger service invoices stay archived for seven years.");
+    await remember(t, "Unrelated note about the Payments API retries.");
+    const question = "how long does the Payments API keep records";
+    const off = await findMemories(t.ctx, { query: question, tuning: { entityExpansion: 0 } });
+    assert.ok(
+      !off.items.some((i) => i.memory.id === far),
+      "no shared word, no expansion: not found",
+    );
+    const on = await findMemories(t.ctx, { query: question, tuning: { entityExpansion: 0.3 } });
+    assert.ok(
+      on.items.some((i) => i.memory.id === far),
+      "found through Payments API → Ledger service",
+    );
+  } finally {
+    t.cleanup();
+  }
+});
