@@ -51,3 +51,5 @@ export const ENTITY_PAGE_MAX = 200;
  * this is a topic, not a thing; its oldest facts are still reached by words.
  */
 export const ENTITY_FACTS_MAX = 2_000;
+/** Facts listed on the console's entity page (the rest are counted). */
+export const ENTITY_PAGE_FACTS = 50;

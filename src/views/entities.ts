@@ -38,10 +38,11 @@ import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { EntityRecord, RelationRecord } from "../store/mod.ts";
 import { estimateTokens } from "../recall/size.ts";
-import { readScope } from "../workspaces/access.ts";
+import { canSeeWorkspace, readScope } from "../workspaces/access.ts";
 import { entitiesNamed } from "../entities/lookup.ts";
 import {
   ENTITY_PAGE_DEFAULT,
+  ENTITY_PAGE_FACTS,
   ENTITY_VIEW_BUDGET_MAX,
   ENTITY_VIEW_BUDGET_TOKENS,
   ENTITY_VIEW_DEPTH_MAX,
@@ -293,4 +294,68 @@ async function coMentions(
     const entity = entities.get(id);
     return entity === undefined ? [] : [{ name: entity.name, memories }];
   });
+}
+
+/** The console's entity page: one entity, its facts and its one-hop graph. */
+export interface EntityPageView {
+  entity: EntityRecord;
+  aliases: string[];
+  facts: { memoryId: number; subject: string; text: string }[];
+  factsTotal: number;
+  relations: {
+    from: { id: number; name: string };
+    type: string;
+    to: { id: number; name: string };
+    memoryId: number;
+    origin: "stated" | "read";
+  }[];
+}
+
+/** One entity by id, as the caller may see it (a hidden workspace reads as missing). */
+export async function entityPageView(
+  ctx: ServiceContext,
+  entityId: number,
+): Promise<EntityPageView> {
+  return await ctx.store.read(async (tx) => {
+    const entity = (await tx.getEntities([entityId])).get(entityId);
+    if (entity === undefined || !canSeeWorkspace(ctx, entity.workspace)) {
+      throw new MemaError("not_found", `entity ${entityId} does not exist`, { field: "entity" });
+    }
+    const aliases = (await tx.entityAliases([entityId])).get(entityId) ?? [];
+    const ids = await tx.entityMemoryIds([entityId], ENTITY_PAGE_FACTS + 1);
+    const memories = await tx.getMemories(ids.slice(0, ENTITY_PAGE_FACTS));
+    const relations = await tx.relationsOf([entityId], ENTITY_VIEW_RELATIONS_PER_STEP);
+    const ends = await tx.getEntities([...new Set(relations.flatMap((r) => [r.fromId, r.toId]))]);
+    const named = (id: number) => ({ id, name: ends.get(id)?.name ?? "?" });
+    return {
+      entity,
+      aliases: aliases.filter((alias) => alias !== entity.name),
+      facts: [...memories.values()].sort((a, b) => b.id - a.id).map((memory) => ({
+        memoryId: memory.id,
+        subject: memory.subject,
+        text: memory.content.length > ENTITY_VIEW_FACT_CHARS
+          ? `${memory.content.slice(0, ENTITY_VIEW_FACT_CHARS)}…`
+          : memory.content,
+      })),
+      factsTotal: ids.length,
+      relations: relations.map((relation) => ({
+        from: named(relation.fromId),
+        type: relation.type,
+        to: named(relation.toId),
+        memoryId: relation.memoryId,
+        origin: relation.origin,
+      })),
+    };
+  });
+}
+
+/** The entities a memory names, for links from its page. */
+export async function memoryEntities(
+  ctx: ServiceContext,
+  memoryId: number,
+): Promise<{ id: number; name: string; kind: string }[]> {
+  const mentions = (await ctx.store.memoryMentions([memoryId])).get(memoryId) ?? [];
+  const entities = await ctx.store.getEntities([...new Set(mentions.map((m) => m.entityId))]);
+  return [...entities.values()].filter((entity) => canSeeWorkspace(ctx, entity.workspace))
+    .map((entity) => ({ id: entity.id, name: entity.name, kind: entity.kind }));
 }
