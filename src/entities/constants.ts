@@ -53,3 +53,8 @@ export const ENTITY_PAGE_MAX = 200;
 export const ENTITY_FACTS_MAX = 2_000;
 /** Facts listed on the console's entity page (the rest are counted). */
 export const ENTITY_PAGE_FACTS = 50;
+/**
+ * Facts read per slice of the background backfill (src/entities/backfill.ts): at ~0.6 ms a
+ * fact (bench/entities.ts), a slice holds the connection for ~30 ms.
+ */
+export const ENTITY_BACKFILL_BATCH = 50;

@@ -37,7 +37,7 @@
  * @module
  */
 import type { MemoryEvents, MemoryWritten, NamedGraph } from "../core/memory_events.ts";
-import type { Store } from "../store/repositories.ts";
+import type { StoreRepositories } from "../store/repositories.ts";
 import type { MemoryGraph, RelationOrigin } from "../store/entities_sql.ts";
 import { nowIso } from "../platform/clock.ts";
 import { ENTITY_MENTIONS_MAX, ENTITY_RELATIONS_MAX } from "./constants.ts";
@@ -120,7 +120,10 @@ class NameClusters {
  * Replaces the memory's part of the graph with what its text and the caller's names say.
  * A memory that is not active has no part (its mentions and relations go).
  */
-export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promise<void> {
+export async function indexMemoryGraph(
+  store: StoreRepositories,
+  fact: MemoryWritten,
+): Promise<void> {
   const memory = await store.getMemory(fact.memoryId);
   if (memory === undefined) return;
   if (memory.status !== "active") {
@@ -195,7 +198,7 @@ export async function indexMemoryGraph(store: Store, fact: MemoryWritten): Promi
 }
 
 /** The entities and relations the caller named for a memory before, from its graph. */
-async function statedBefore(store: Store, memoryId: number): Promise<NamedGraph> {
+async function statedBefore(store: StoreRepositories, memoryId: number): Promise<NamedGraph> {
   const mentions = ((await store.memoryMentions([memoryId])).get(memoryId) ?? [])
     .filter((mention) => mention.stated);
   if (mentions.length === 0) return { entities: [], relations: [] };
