@@ -133,7 +133,7 @@ const REVIEW_VIEWS = {
   },
   entities: {
     description:
-      "Entities read from the facts (people, teams, services, identifiers…), most mentioned first (paged: offset/limit): kind, workspace, memory and relation counts, and the count of each kind.",
+      "Entities read from the facts (people, teams, services, identifiers…), newest first (paged: offset/limit): kind, workspace, memory and relation counts, and the count of each kind.",
     schema: z.object({
       workspace: z.string().max(256).optional(),
       kind: z.string().max(48).optional().describe("only this kind (person, team, service…)"),

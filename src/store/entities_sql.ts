@@ -366,7 +366,7 @@ export function selectRelationPage(
   return rows.map(toRelation);
 }
 
-/** A page of entities in scope, most mentioned first, with the kinds' counts. */
+/** A page of entities in scope, newest first, with the kinds' counts. */
 export function selectEntityPage(db: DatabaseSync, query: EntityListQuery): EntityPage {
   const scope = `(? IS NULL OR e.workspace_canonical IN (SELECT value FROM json_each(?)))
     AND e.workspace_canonical NOT IN (SELECT value FROM json_each(?))`;
@@ -387,14 +387,16 @@ export function selectEntityPage(db: DatabaseSync, query: EntityListQuery): Enti
       `SELECT count(*) AS n FROM entities e WHERE ${scope} AND (? IS NULL OR e.kind = ?)`,
     ).get(...scopeArgs, ...kindArgs) as Row).n,
   );
+  // Newest first, counted for the page only: ordering by counts would count every entity.
   const rows = db.prepare(
-    `SELECT e.*,
-       (SELECT count(DISTINCT memory_id) FROM entity_mentions m WHERE m.entity_id = e.id)
+    `SELECT p.*,
+       (SELECT count(DISTINCT memory_id) FROM entity_mentions m WHERE m.entity_id = p.id)
          AS mentions,
-       (SELECT count(*) FROM entity_relations r WHERE r.from_id = e.id OR r.to_id = e.id)
+       (SELECT count(*) FROM entity_relations r WHERE r.from_id = p.id OR r.to_id = p.id)
          AS relations
-     FROM entities e WHERE ${scope} AND (? IS NULL OR e.kind = ?)
-     ORDER BY mentions DESC, e.name, e.id LIMIT ? OFFSET ?`,
+     FROM (SELECT e.* FROM entities e WHERE ${scope} AND (? IS NULL OR e.kind = ?)
+       ORDER BY e.id DESC LIMIT ? OFFSET ?) p
+     ORDER BY p.id DESC`,
   ).all(...scopeArgs, ...kindArgs, query.limit, query.offset) as Row[];
   return {
     rows: rows.map((row) => ({

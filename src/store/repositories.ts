@@ -386,7 +386,7 @@ export interface EntitiesRepository {
   relationsOf(entityIds: readonly number[], limit: number): Promise<entities.RelationRecord[]>;
   /** Every relation in id order after `afterId` (export). */
   relationPage(afterId: number, limit: number): Promise<entities.RelationRecord[]>;
-  /** A page of entities in scope, most mentioned first, with counts by kind. */
+  /** A page of entities in scope, newest first, with counts by kind. */
   entityPage(query: entities.EntityListQuery): Promise<entities.EntityPage>;
   /** Folds one entity into another of the same workspace. */
   mergeEntities(fromId: number, intoId: number): Promise<void>;

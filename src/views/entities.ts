@@ -69,7 +69,7 @@ export interface EntitiesView {
   nextOffset: number | null;
 }
 
-/** The entities the caller may see, most mentioned first. */
+/** The entities the caller may see, newest first. */
 export async function entitiesView(
   ctx: ServiceContext,
   input: { workspace?: string; kind?: string; offset?: number; limit?: number },

@@ -198,14 +198,14 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       ) kinds[String(row.kind)] = Number(row.n);
       const ofKind = query.kind === undefined ? sql`TRUE` : sql`e.kind = ${query.kind}`;
       const [count] = await sql`SELECT count(*) AS n FROM entities e WHERE ${scope} AND ${ofKind}`;
-      const rows = await sql`SELECT e.*,
-          (SELECT count(DISTINCT memory_id) FROM entity_mentions m WHERE m.entity_id = e.id)
+      const rows = await sql`SELECT p.*,
+          (SELECT count(DISTINCT memory_id) FROM entity_mentions m WHERE m.entity_id = p.id)
             AS mentions,
-          (SELECT count(*) FROM entity_relations r WHERE r.from_id = e.id OR r.to_id = e.id)
+          (SELECT count(*) FROM entity_relations r WHERE r.from_id = p.id OR r.to_id = p.id)
             AS relations
-        FROM entities e WHERE ${scope} AND ${ofKind}
-        ORDER BY mentions DESC, e.name COLLATE "C", e.id
-        LIMIT ${query.limit} OFFSET ${query.offset}`;
+        FROM (SELECT e.* FROM entities e WHERE ${scope} AND ${ofKind}
+          ORDER BY e.id DESC LIMIT ${query.limit} OFFSET ${query.offset}) p
+        ORDER BY p.id DESC`;
       return {
         rows: rows.map((row) => ({
           ...toEntity(row),
