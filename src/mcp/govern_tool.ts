@@ -413,12 +413,12 @@ export const GOVERN_VERB_TOOL: VerbTool = {
   title: "Memory govern",
   description:
     `mema changes that need the user's approval. Call {"action": ..., "data": {..., "authorized": true}}; help {topic?} gives every field.
-Without authorized:true nothing changes and the answer says what it would do: ask the user, then repeat.
+Without authorized:true nothing changes; the answer says what would: ask the user, then repeat.
 - retire {memory_id, reason}: leave default recall
 - merge_memories {survivor_id, loser_ids, reason}
-- merge_entities {from, into, reason}, split_entity {entity, alias, reason}: the entity graph
-- confirm {memory_id}: lock as the user's own word
-- apply_conflict_action, replan_conflict, resolve_conflict {conflict_id, expected_revision, ...}: a judged conflict's plan
+- merge_entities {from, into}, split_entity {entity, alias}
+- confirm {memory_id}: lock as the user's word
+- apply_conflict_action, replan_conflict, resolve_conflict {conflict_id, expected_revision, ...}: a judged plan
 - purge {memory_id | memory_ids, reason}: delete for good
 - rename_workspace {from, to, reason}, merge_workspaces {from, into, reason}
 - move_memories {memory_ids | filter, to, reason}

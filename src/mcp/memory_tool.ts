@@ -698,9 +698,9 @@ Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Sch
 - read {memory_id, span?: {start, end}}
 - batch_read {memory_ids}
 - update {memory_id, new_content | old_text+new_text, reason?, expected_version?}
-- judge {conflict_id, expected_revision, chosen_value?}: decide a conflict
+- judge {conflict_id, expected_revision, chosen_value?}
 - status {}
-Protected or locked memories change only with authorized:true, once the user approved.`;
+Protected or locked memories change only with authorized:true (user approved).`;
 
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {

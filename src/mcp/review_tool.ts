@@ -651,12 +651,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
     `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
 - overview {}: counts, capabilities, backlog
 - history {memory_id}: versions with a diff
-- expired {query?}: superseded and retired memories
-- audit {memory_id?}: who changed what, when, why
+- expired {query?}: superseded and retired
+- audit {memory_id?}: who changed what and why
 - conflicts {status?}: conflict groups
-- conflict_detail {conflict_id}: members side by side, suggestion, plan
-- export {format?: md|jsonl, cursor?}: the facts in force, paged
-- workspaces {}: every workspace with counts and state`,
+- conflict_detail {conflict_id}: members, suggestion, plan
+- export {format?: md|jsonl, cursor?}: facts in force, paged
+- workspaces {}: counts and state of each
+- entities {kind?}, entity {name}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
   handlers: handlers as Record<string, VerbHandler>,
