@@ -217,7 +217,8 @@ export function replaceMemoryGraph(
   const touched = dropGraphRows(db, memory.id);
   const mention = db.prepare(
     `INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
-     VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET stated = max(stated, excluded.stated)`,
+     VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (entity_id, memory_id, words) DO UPDATE SET stated = max(stated, excluded.stated)`,
   );
   const alias = db.prepare(
     `INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id) VALUES (?, ?, ?)

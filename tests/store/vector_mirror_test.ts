@@ -182,11 +182,14 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
     // As generation 9 left it: no change log.
     const db = new DatabaseSync(t.dbPath);
     db.exec("DROP TABLE vector_changes");
+    for (const table of ["entity_relations", "entity_mentions", "entity_aliases", "entities"]) {
+      db.exec(`DROP TABLE ${table}`);
+    }
     db.exec("UPDATE meta SET value = '9' WHERE key = 'schema_generation'");
     db.close();
 
     reopened = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
-    assert.deepEqual(reopened.schema.migrated, [10, 11, 12]);
+    assert.deepEqual(reopened.schema.migrated, [10, 11, 12, 13]);
     assert.equal(reopened.schema.generation, SCHEMA_GENERATION);
     assert.deepEqual((await reopened.nearestRows(query, 5)).map((n) => n.rowId), expected);
     const store = reopened;
