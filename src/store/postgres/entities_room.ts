@@ -131,20 +131,41 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
     async replaceMemoryGraph(memory, graph) {
       const sql = core.q();
       const touched = await dropGraphRows(sql, memory.id);
+      // One statement per table (arrays unnested), not one round trip per row. An upsert may
+      // not touch a row twice, so repeated mentions are folded first.
+      const mentions = new Map<
+        string,
+        { entityId: number; words: string; key: string; stated: number }
+      >();
       for (const item of graph.mentions) {
+        const id = JSON.stringify([item.entityId, item.words]);
+        const stated = Math.max(mentions.get(id)?.stated ?? 0, item.stated ? 1 : 0);
+        mentions.set(id, { ...item, stated });
+      }
+      const rows = [...mentions.values()];
+      if (rows.length > 0) {
         await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
-          VALUES (${item.entityId}, ${memory.id}, ${item.words}, ${item.key},
-            ${item.stated ? 1 : 0})
+          SELECT e, ${memory.id}, w, k, s FROM unnest(
+            ${rows.map((r) => r.entityId)}::bigint[], ${rows.map((r) => r.words)}::text[],
+            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.stated)}::smallint[]
+          ) AS t(e, w, k, s)
           ON CONFLICT (entity_id, memory_id, words)
           DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`;
         await sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
-          VALUES (${memory.workspace}, ${item.key}, ${item.entityId}) ON CONFLICT DO NOTHING`;
+          SELECT ${memory.workspace}, k, e FROM unnest(
+            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.entityId)}::bigint[]
+          ) AS t(k, e)
+          ON CONFLICT DO NOTHING`;
       }
-      for (const item of graph.relations) {
+      const relations = graph.relations;
+      if (relations.length > 0) {
         await sql`INSERT INTO entity_relations
             (workspace_canonical, from_id, type, to_id, memory_id, origin)
-          VALUES (${memory.workspace}, ${item.fromId}, ${item.type}, ${item.toId}, ${memory.id},
-            ${item.origin}) ON CONFLICT DO NOTHING`;
+          SELECT ${memory.workspace}, f, ty, t2, ${memory.id}, o FROM unnest(
+            ${relations.map((r) => r.fromId)}::bigint[], ${relations.map((r) => r.type)}::text[],
+            ${relations.map((r) => r.toId)}::bigint[], ${relations.map((r) => r.origin)}::text[]
+          ) AS t(f, ty, t2, o)
+          ON CONFLICT DO NOTHING`;
       }
       return await pruneEntities(sql, touched);
     },
