@@ -1,0 +1,89 @@
+/**
+ * Progress of a long import counted in memories while its files are read as streams: how many
+ * so far, how fast, and (from the bytes read of the bytes to read) how much is left and how
+ * long that takes. Redrawn in place on a terminal; nothing otherwise (a log gets the summary
+ * line). Always stderr.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createStreamProgress } from "./stream_progress.ts";
+ *
+ * let out = "";
+ * let clock = 0;
+ * const progress = createStreamProgress({
+ *   isTty: true,
+ *   label: "importing",
+ *   totalBytes: 1000,
+ *   write: (text) => out += text,
+ *   now: () => clock,
+ * });
+ * clock = 2000;
+ * progress.update({ done: 500, bytes: 250 });
+ * progress.finish();
+ * assert.match(out, /importing 500 memories · 250\/s · 25% · 6s left/);
+ * ```
+ * @module
+ */
+import process from "node:process";
+
+/** What has been done so far. */
+export interface StreamProgressState {
+  /** Memories handled. */
+  done: number;
+  /** Bytes of the sources read. */
+  bytes: number;
+}
+
+/** A stream progress display. */
+export interface StreamProgress {
+  update(state: StreamProgressState): void;
+  finish(): void;
+}
+
+// Two redraws a second: enough to look alive, little enough for a slow SSH link.
+const REDRAW_MS = 500;
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "?";
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${whole}s`;
+  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
+  return `${Math.floor(whole / 3600)}h${String(Math.floor(whole / 60) % 60).padStart(2, "0")}m`;
+}
+
+/** Creates the display; `isTty` false makes every call a no-op. */
+export function createStreamProgress(options: {
+  isTty: boolean;
+  label: string;
+  totalBytes: number;
+  write?: (text: string) => void;
+  now?: () => number;
+}): StreamProgress {
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  const now = options.now ?? Date.now;
+  const started = now();
+  let lastDraw = -Infinity;
+  let width = 0;
+  return {
+    update({ done, bytes }) {
+      if (!options.isTty) return;
+      const at = now();
+      if (at - lastDraw < REDRAW_MS) return;
+      lastDraw = at;
+      const seconds = Math.max((at - started) / 1000, 1e-3);
+      const share = options.totalBytes === 0 ? 1 : Math.min(1, bytes / options.totalBytes);
+      const left = share > 0 ? seconds * (1 - share) / share : Infinity;
+      const text = `${options.label} ${done} memories · ${Math.round(done / seconds)}/s · ${
+        Math.floor(share * 100)
+      }% · ${duration(left)} left`;
+      // Spaces wipe what a longer earlier line left behind.
+      write(`\r${text.padEnd(width)}`);
+      width = text.length;
+    },
+    finish() {
+      if (width > 0) write("\n");
+      width = 0;
+    },
+  };
+}
