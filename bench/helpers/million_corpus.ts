@@ -107,6 +107,11 @@ function* passMemories(
   }
 }
 
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 /** Writes `memories` memories as an export file; returns its size. */
 export async function writeMillionCorpus(
   path: string,
@@ -132,19 +137,34 @@ export async function writeMillionCorpus(
         for (const memory of passMemories(conversation, pass, index, conversations.length)) {
           if (written >= options.memories) break;
           written++;
+          const workspace = `team-${pass % 4}`;
+          const at = new Date(ingest + written * 1000).toISOString();
+          // Every field `mema export --format jsonl` writes, so sizes match a real export.
           pending.push(`${
             JSON.stringify({
               type: "memory",
               id: written,
               subject: memory.subject,
               content: memory.content,
-              workspace: `team-${pass % 4}`,
+              content_sha: await sha256Hex(memory.content),
               tags: ["conversation", `pass-${pass % 16}`],
+              workspace,
+              workspace_canonical: workspace,
               source_type: "document_extracted",
+              source_ref: null,
               event_time: memory.eventTime ?? null,
-              ingest_time: new Date(ingest + written * 1000).toISOString(),
+              ingest_time: at,
+              confidence: 0.5,
+              protection_level: "normal",
+              status: "active",
+              version: 1,
               agent_id: "bench-agent",
               client: "bench",
+              metadata: {},
+              follows: null,
+              superseded_by: null,
+              created_at: at,
+              updated_at: at,
             })
           }\n`);
           if (pending.length >= 2_000) await flush();

@@ -251,11 +251,7 @@ async function* readSources(
     if (source.kind === "jsonl") {
       const lines = readTextLines(source.file, { onBytes: (read) => onBytes(before + read) });
       try {
-        for await (const entry of readJsonlUnits(lines, source.shown)) {
-          yield entry instanceof SourceError
-            ? { path: source.shown, line: entry.line, reason: entry.message }
-            : entry;
-        }
+        yield* readJsonlUnits(lines, source.shown);
       } catch (error) {
         if (error instanceof MemaError) throw error;
         yield { path: source.shown, line: 1, reason: `cannot read: ${readFailure(error)}` };

@@ -20,7 +20,12 @@
 import { PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { FrontmatterError, type FrontmatterValue, parseFrontmatter } from "./frontmatter.ts";
-import { type ImportItem, type ImportUnit, SourceError } from "./import_types.ts";
+import {
+  type ImportItem,
+  type ImportUnit,
+  type SkippedSource,
+  SourceError,
+} from "./import_types.ts";
 import { hasSubstance, noteTitle, readNoteSections, visibleText } from "./markdown.ts";
 import { GENERIC_NOTE_NAMES, IMPORT_SUBJECT_MAX_CHARS } from "./constants.ts";
 import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
@@ -431,16 +436,16 @@ class NewerFormat extends SourceError {}
 /**
  * Reads a JSONL export line by line: a header line (`type: "mema_export"`, optional) then
  * one memory per line. Each line is its own unit, so one bad line skips only itself (it is
- * yielded as a {@linkcode SourceError}, in order). A header of a newer export format stops
+ * yielded as a skipped source, in order: the feed `importUnits` takes). A header of a newer export format stops
  * the reading there. Holds one line at a time: feed it a streaming reader.
  */
 export async function* readJsonlUnits(
   lines: AsyncIterable<SourceLine> | Iterable<SourceLine>,
   path: string,
-): AsyncGenerator<ImportUnit | SourceError> {
+): AsyncGenerator<ImportUnit | SkippedSource> {
   for await (const source of lines) {
     if (source.error !== undefined) {
-      yield new SourceError(source.line, source.error);
+      yield { path, line: source.line, reason: source.error };
       continue;
     }
     let entry: JsonlEntry;
@@ -448,7 +453,7 @@ export async function* readJsonlUnits(
       entry = jsonlEntry(source.text ?? "", source.line, path);
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      yield error;
+      yield { path, line: error.line, reason: error.message };
       if (error instanceof NewerFormat) return;
       continue;
     }
