@@ -173,16 +173,21 @@ export async function exportCommand(args: string[]): Promise<number> {
       } else {
         staging = makeTempDirIn(dir, STAGING_PREFIX);
       }
+      let total: number | undefined;
       for (let afterId = 0;;) {
         const page = await exportPage(store, {
           workspace: values.workspace,
           includeHistory,
           afterId,
           limit: EXPORT_PAGE_MEMORIES,
+          knownTotal: total,
         });
+        total = page.total;
+        // One write per page: a million memories are 2,000 writes, not a million.
+        const lines: string[] = [];
         for (const memory of page.memories) {
           if (writer) {
-            writer.write(`${jsonlLine(memory)}\n`);
+            lines.push(`${jsonlLine(memory)}\n`);
           } else {
             const file = markdownFile(memory);
             const path = `${staging}/${file.path}`;
@@ -192,6 +197,7 @@ export async function exportCommand(args: string[]): Promise<number> {
           memories++;
           versions += memory.history?.length ?? 0;
         }
+        if (writer && lines.length > 0) writer.write(lines.join(""));
         progress.update(memories, page.total);
         if (!page.hasMore) break;
         afterId = page.lastId;
