@@ -26,7 +26,7 @@ import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
 import type { Store } from "../store/mod.ts";
 import { openDatabase } from "../app/mod.ts";
-import { createCountProgress } from "./count_progress.ts";
+import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
@@ -37,7 +37,9 @@ export const JSONL_EXPORT_NAME = "memories.jsonl";
 export const exportSpec: CommandSpec = {
   name: "export",
   summary: "write the facts in force out as Markdown files or one JSONL file",
-  usage: ["export DIR [--format md|jsonl] [--workspace W] [--include-history] [--db PATH]"],
+  usage: [
+    "export DIR [--format md|jsonl] [--workspace W] [--include-history] [--quiet] [--db PATH]",
+  ],
   description: [
     "One Markdown file per memory (DIR/<workspace>/<id>-<subject>.md, with frontmatter), or",
     "with --format jsonl one file, DIR/memories.jsonl (--include-history adds every version).",
@@ -50,6 +52,7 @@ export const exportSpec: CommandSpec = {
     format: { type: "string", value: "md|jsonl", help: "file format (default md)" },
     workspace: { type: "string", value: "W", help: "export one workspace only" },
     "include-history": { type: "boolean", help: "with --format jsonl: every earlier version" },
+    quiet: { type: "boolean", short: "q", help: "no progress display on a terminal" },
     db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
   },
@@ -123,6 +126,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     format: flags.string("format") ?? "md",
     workspace: flags.string("workspace"),
     "include-history": flags.boolean("include-history"),
+    quiet: flags.boolean("quiet"),
     db: flags.string("db"),
     config: flags.string("config"),
   };
@@ -156,7 +160,10 @@ export async function exportCommand(args: string[]): Promise<number> {
       });
     }
     store = await openDatabase(config, { skipVec: true });
-    const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
+    const progress = createStreamProgress({
+      isTty: stderrIsTerminal() && !values.quiet,
+      label: "exporting",
+    });
     const includeHistory = values["include-history"];
     let writer: TextFileWriter | undefined;
     // Markdown files are written into a hidden staging folder inside DIR (same file system,
@@ -198,7 +205,7 @@ export async function exportCommand(args: string[]): Promise<number> {
           versions += memory.history?.length ?? 0;
         }
         if (writer && lines.length > 0) writer.write(lines.join(""));
-        progress.update(memories, page.total);
+        progress.update({ done: memories, share: page.total === 0 ? 1 : memories / page.total });
         if (!page.hasMore) break;
         afterId = page.lastId;
       }

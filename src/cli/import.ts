@@ -407,11 +407,11 @@ export async function importCommand(args: string[]): Promise<number> {
     const progress = createStreamProgress({
       isTty: stderrIsTerminal() && !values.quiet,
       label: "importing",
-      totalBytes: sources.files.reduce((sum, file) => sum + (fileSize(file.file) ?? 0), 0),
     });
-    const state = { done: 0, bytes: 0 };
+    const totalBytes = sources.files.reduce((sum, file) => sum + (fileSize(file.file) ?? 0), 0);
+    const state = { done: 0, share: 0 };
     const feed = readSources(sources.files, split, (bytes) => {
-      state.bytes = bytes;
+      state.share = totalBytes === 0 ? 1 : bytes / totalBytes;
       progress.update(state);
     });
     let report;

@@ -1,7 +1,7 @@
 /**
- * Progress of a long import counted in memories while its files are read as streams: how many
- * so far, how fast, and (from the bytes read of the bytes to read) how much is left and how
- * long that takes. Redrawn in place on a terminal; nothing otherwise (a log gets the summary
+ * Progress of a long import or export counted in memories: how many so far, how fast, and
+ * (from the share done: bytes read of the bytes to read, memories of the total) how long the
+ * rest takes. Redrawn in place on a terminal; nothing otherwise (a log gets the summary
  * line). Always stderr.
  *
  * @example
@@ -14,12 +14,11 @@
  * const progress = createStreamProgress({
  *   isTty: true,
  *   label: "importing",
- *   totalBytes: 1000,
  *   write: (text) => out += text,
  *   now: () => clock,
  * });
  * clock = 2000;
- * progress.update({ done: 500, bytes: 250 });
+ * progress.update({ done: 500, share: 0.25 });
  * progress.finish();
  * assert.match(out, /importing 500 memories · 250\/s · 25% · 6s left/);
  * ```
@@ -31,8 +30,8 @@ import process from "node:process";
 export interface StreamProgressState {
   /** Memories handled. */
   done: number;
-  /** Bytes of the sources read. */
-  bytes: number;
+  /** The share of the work done, 0 to 1. */
+  share: number;
 }
 
 /** A stream progress display. */
@@ -56,7 +55,6 @@ function duration(seconds: number): string {
 export function createStreamProgress(options: {
   isTty: boolean;
   label: string;
-  totalBytes: number;
   write?: (text: string) => void;
   now?: () => number;
 }): StreamProgress {
@@ -66,13 +64,13 @@ export function createStreamProgress(options: {
   let lastDraw = -Infinity;
   let width = 0;
   return {
-    update({ done, bytes }) {
+    update({ done, share: doneShare }) {
       if (!options.isTty) return;
       const at = now();
       if (at - lastDraw < REDRAW_MS) return;
       lastDraw = at;
       const seconds = Math.max((at - started) / 1000, 1e-3);
-      const share = options.totalBytes === 0 ? 1 : Math.min(1, bytes / options.totalBytes);
+      const share = Math.min(1, Math.max(0, doneShare));
       const left = share > 0 ? seconds * (1 - share) / share : Infinity;
       const text = `${options.label} ${done} memories · ${Math.round(done / seconds)}/s · ${
         Math.floor(share * 100)
