@@ -52,6 +52,7 @@ import type { MemoryRecord, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
+import { ImportedIds } from "./imported_ids.ts";
 
 /** How an import runs. */
 export interface ImportOptions {
@@ -186,9 +187,9 @@ interface IdLookup {
  * batch grew with the import, quadratic over a million memories).
  */
 class BatchIds implements IdLookup {
-  readonly #committed: Map<number, number>;
+  readonly #committed: ImportedIds;
   readonly #added = new Map<number, number>();
-  constructor(committed: Map<number, number>) {
+  constructor(committed: ImportedIds) {
     this.#committed = committed;
   }
   get(oldId: number): number | undefined {
@@ -227,7 +228,7 @@ export async function importUnits(
     )
     : undefined;
   // Old id (in the exporting database) → id here, for `follows`.
-  const idMap = new Map<number, number>();
+  const idMap = new ImportedIds();
   let done = 0;
   const tally = (batch: ImportUnit[], results: BatchResults) => {
     for (const entry of results) {
