@@ -50,7 +50,7 @@ const DEFAULT_CHUNK_BYTES = 1024 * 1024;
 /** The longest line held: well above the largest memory (2 MiB of content, JSON-escaped). */
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** The offset of the first byte that breaks UTF-8 (-1 when none does). */
+/** The offset of the first byte that breaks UTF-8 (-1 when none does); messages count from 1. */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   for (let at = 0; at < bytes.length;) {
     const lead = bytes[at];
@@ -119,7 +119,10 @@ export async function* readTextLines(
     } catch {
       const at = firstInvalidUtf8(body);
       const byte = body[at]?.toString(16).toUpperCase().padStart(2, "0") ?? "?";
-      return { line, error: `not UTF-8 text: byte 0x${byte} at byte ${at + start} of the line` };
+      return {
+        line,
+        error: `not UTF-8 text: byte 0x${byte} at byte ${at + start + 1} of the line`,
+      };
     }
   };
   try {
@@ -174,6 +177,9 @@ export function decodeUtf8Text(
       lineStart = k + 1;
     }
     const byte = bytes[at].toString(16).toUpperCase().padStart(2, "0");
-    return { line, error: `not UTF-8 text: byte 0x${byte} at byte ${at - lineStart} of the line` };
+    return {
+      line,
+      error: `not UTF-8 text: byte 0x${byte} at byte ${at - lineStart + 1} of the line`,
+    };
   }
 }

@@ -46,7 +46,7 @@ Deno.test("a byte that is not UTF-8 is named with its line; the lines around it 
     assert.deepEqual(lines, [
       { line: 1, text: "first" },
       { line: 2, text: "second" },
-      { line: 3, error: "not UTF-8 text: byte 0xC3 at byte 6 of the line" },
+      { line: 3, error: "not UTF-8 text: byte 0xC3 at byte 7 of the line" },
       { line: 4, text: "fourth" },
     ]);
   } finally {
@@ -112,7 +112,7 @@ Deno.test("decodeUtf8Text names the line of a bad byte in a whole note", () => {
   const bytes = new Uint8Array([...new TextEncoder().encode("# Title\n\nbody "), 0xff, 0x0a]);
   assert.deepEqual(decodeUtf8Text(bytes), {
     line: 3,
-    error: "not UTF-8 text: byte 0xFF at byte 5 of the line",
+    error: "not UTF-8 text: byte 0xFF at byte 6 of the line",
   });
   assert.deepEqual(decodeUtf8Text(new TextEncoder().encode("fine")), { text: "fine" });
 });

@@ -66,7 +66,7 @@ Deno.test("a JSONL export larger than the read buffer streams in; a bad line and
     assert.match(first.stderr, new RegExp(`export\\.jsonl:${badJson + 1}: not a JSON object`));
     assert.match(
       first.stderr,
-      new RegExp(`export\\.jsonl:${badByte + 1}: not UTF-8 text: byte 0xFF at byte 40`),
+      new RegExp(`export\\.jsonl:${badByte + 1}: not UTF-8 text: byte 0xFF at byte 41`),
     );
     assert.match(first.stdout, new RegExp(`${total - 2} new, 0 updated, 0 unchanged`));
     assert.equal(countActive(home.dbPath), total - 2);
