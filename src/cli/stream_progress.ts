@@ -63,25 +63,36 @@ export function createStreamProgress(options: {
   const started = now();
   let lastDraw = -Infinity;
   let width = 0;
+  // The newest state a redraw skipped: the last frame shows it, not an older one.
+  let skipped: StreamProgressState | undefined;
+  const draw = ({ done, share: doneShare }: StreamProgressState, at: number) => {
+    const seconds = Math.max((at - started) / 1000, 1e-3);
+    const share = Math.min(1, Math.max(0, doneShare));
+    const left = share > 0 ? seconds * (1 - share) / share : Infinity;
+    const text = `${options.label} ${done} memories · ${Math.round(done / seconds)}/s · ${
+      Math.floor(share * 100)
+    }% · ${duration(left)} left`;
+    // Spaces wipe what a longer earlier line left behind.
+    write(`\r${text.padEnd(width)}`);
+    width = text.length;
+    lastDraw = at;
+    skipped = undefined;
+  };
   return {
-    update({ done, share: doneShare }) {
+    update(state) {
       if (!options.isTty) return;
       const at = now();
-      if (at - lastDraw < REDRAW_MS) return;
-      lastDraw = at;
-      const seconds = Math.max((at - started) / 1000, 1e-3);
-      const share = Math.min(1, Math.max(0, doneShare));
-      const left = share > 0 ? seconds * (1 - share) / share : Infinity;
-      const text = `${options.label} ${done} memories · ${Math.round(done / seconds)}/s · ${
-        Math.floor(share * 100)
-      }% · ${duration(left)} left`;
-      // Spaces wipe what a longer earlier line left behind.
-      write(`\r${text.padEnd(width)}`);
-      width = text.length;
+      if (at - lastDraw < REDRAW_MS) {
+        skipped = { ...state };
+        return;
+      }
+      draw(state, at);
     },
     finish() {
+      if (skipped && width > 0) draw(skipped, now());
       if (width > 0) write("\n");
       width = 0;
+      skipped = undefined;
     },
   };
 }

@@ -16,11 +16,15 @@ Deno.test("progress shows count, rate, share and time left, redrawn at most twic
   progress.update({ done: 181_000, share: 0.21 });
   clock = 120_000;
   progress.update({ done: 360_000, share: 0.4 });
+  clock = 120_200;
+  progress.update({ done: 361_000, share: 1 });
   progress.finish();
   const frames = out.split("\r").filter((frame) => frame !== "");
-  assert.equal(frames.length, 2, JSON.stringify(frames));
+  // The state a redraw skipped last is drawn when the work ends.
+  assert.equal(frames.length, 3, JSON.stringify(frames));
+  assert.match(frames[2], /^importing 361000 memories · \d+\/s · 100% · 0s left\s*\n$/);
   assert.match(frames[0], /^importing 180000 memories · 3000\/s · 20% · 4m00s left/);
-  assert.match(frames[1], /^importing 360000 memories · 3000\/s · 40% · 3m00s left\s*\n$/);
+  assert.match(frames[1], /^importing 360000 memories · 3000\/s · 40% · 3m00s left\s*$/);
 });
 
 Deno.test("nothing is drawn when stderr is not a terminal", () => {
