@@ -31,6 +31,13 @@ import {
   openEmbeddingModel,
 } from "../models/embedding_model.ts";
 import type { EvidenceRowRecord, Store } from "../store/mod.ts";
+import type { EmbeddingProviderConfig } from "../config/embedding_provider.ts";
+import {
+  createProviderEmbedder,
+  type ProviderEmbedder,
+  ProviderUnavailable,
+} from "../models/provider_embedder.ts";
+import { openProviderModel, providerLocation, providerModelId } from "../models/provider_model.ts";
 import { embeddingChunks } from "./chunks.ts";
 import { hasDirection } from "../models/vectors.ts";
 import {
@@ -69,6 +76,8 @@ export interface SemanticConfig {
   modelId?: string;
   modelsDir: string;
   manifestPath?: string;
+  /** The user's model server; replaces `modelId` when set. */
+  provider?: EmbeddingProviderConfig;
   /**
    * A serving process: a stale state is answered as it was and recounted on a timer after the
    * call, never on a request's own time (the counts grow with the rows: ~4–20 ms at 100k).
@@ -91,6 +100,9 @@ export class SemanticIndex {
   readonly #config: SemanticConfig;
   #located?: LocatedModel;
   #locateError?: string;
+  /** The model id in force: the manifest's, or `provider:<model>` for a model server. */
+  readonly #modelId?: string;
+  readonly #provider?: ProviderEmbedder;
   #opened?: Promise<OpenedModel>;
   #space?: string;
   #described?: { at: number; report: SemanticReport };
@@ -107,7 +119,12 @@ export class SemanticIndex {
   constructor(store: Store, config: SemanticConfig) {
     this.#store = store;
     this.#config = config;
-    if (config.modelId) {
+    if (config.provider) {
+      this.#provider = createProviderEmbedder(config.provider);
+      this.#located = providerLocation(config.provider);
+      this.#modelId = providerModelId(config.provider);
+    } else if (config.modelId) {
+      this.#modelId = config.modelId;
       try {
         this.#located = locateEmbeddingModel({
           modelId: config.modelId,
@@ -132,6 +149,30 @@ export class SemanticIndex {
    * after the call.
    */
   async describe(): Promise<SemanticReport> {
+    return this.#withOutage(await this.#describeCached());
+  }
+
+  /**
+   * While the model server is out, find cannot embed its query: the vector channel is off
+   * (not `searchable`) and every answer says why, until a call succeeds again. Not cached: it
+   * changes with the server, and reading it costs nothing.
+   */
+  #withOutage(report: SemanticReport): SemanticReport {
+    const outage = this.#provider?.outage;
+    if (!outage || (report.state !== "ready" && report.state !== "indexing")) return report;
+    return {
+      ...report,
+      searchable: false,
+      warning: `the embedding provider ${
+        this.#provider!.endpoint
+      } is unavailable since ${outage.since} (${outage.reason}): find matches words, not meaning, and embedding waits; both resume by themselves when it answers (next try ${
+        new Date(outage.retryAt).toISOString()
+      })`,
+      fix: "start the model server or correct embedding_provider; `mema doctor` checks it",
+    };
+  }
+
+  async #describeCached(): Promise<SemanticReport> {
     const described = this.#described;
     if (described && Date.now() - described.at < this.#describeEvery) return described.report;
     if (described && this.#config.recountAfterCalls) {
@@ -166,7 +207,7 @@ export class SemanticIndex {
   async #describeNow(): Promise<SemanticReport> {
     const store = this.#store;
     const indexedSpace = await store.getMeta(SPACE_KEY);
-    if (!this.#config.modelId) {
+    if (!this.#modelId) {
       // No model: nothing to count (every response reads this state).
       return {
         rows: 0,
@@ -180,7 +221,7 @@ export class SemanticIndex {
           "run `mema setup --model static-wink-100d` (offline) or `mema setup --install` (multilingual-e5-small)",
       };
     }
-    const modelId = this.#config.modelId;
+    const modelId = this.#modelId;
     const toEmbed = await store.countRowsToEmbed(indexedSpace);
     const counts = { rows: toEmbed.rows, embedded: toEmbed.rows - toEmbed.pending };
     const base = {
@@ -197,7 +238,8 @@ export class SemanticIndex {
         warning: `semantic recall is unavailable: ${
           this.#locateError ?? this.#located?.problem?.reason
         }`,
-        fix: this.#located?.problem?.fix ?? "check embedding_model in the config file",
+        fix: this.#located?.problem?.fix ??
+          "check embedding_model or embedding_provider in the config file",
       };
     }
     if (!store.capabilities.vec) {
@@ -211,7 +253,9 @@ export class SemanticIndex {
       };
     }
     const expected = this.#space;
-    const prefix = `${modelId}:${this.#located.entry.dim}:`;
+    // A model server's dimension may be known only from its first answer.
+    const dim = this.#located.entry.dim;
+    const prefix = dim === undefined ? `${modelId}:` : `${modelId}:${dim}:`;
     const matches = indexedSpace !== undefined &&
       (expected ? indexedSpace === expected : indexedSpace.startsWith(prefix));
     if (indexedSpace !== undefined && !matches) {
@@ -269,10 +313,17 @@ export class SemanticIndex {
     if (this.#opened === undefined && this.#located) await untilQuiet(MODEL_LOAD_QUIET_MAX_MS);
   }
 
+  /** Opens the local model, or asks the model server its dimension. */
+  #open(): Promise<OpenedModel> {
+    return this.#provider
+      ? openProviderModel(this.#provider, this.#config.provider!)
+      : openEmbeddingModel(this.#located!);
+  }
+
   /** Loads the model once; the first load also claims an empty index for its space. */
   async #model(): Promise<OpenedModel> {
     if (!this.#located) throw new MemaError("not_found", "no embedding model is configured");
-    this.#opened ??= openEmbeddingModel(this.#located).catch((error) => {
+    this.#opened ??= this.#open().catch((error) => {
       this.#opened = undefined;
       throw error;
     });
@@ -307,11 +358,45 @@ export class SemanticIndex {
     words?: readonly { word: string; weight: number }[],
   ): Promise<Float32Array | undefined> {
     if (!(await this.searchable())) return undefined;
+    if (this.#provider) return await this.#providerQuery(query);
     const model = await this.#model();
     if (!(await this.searchable())) return undefined;
     if (words && words.length > 0 && model.entry.builtin) return await weightedQuery(model, words);
     const [vector] = await model.embedder.embed([query], "query");
     return hasDirection(vector) ? vector : undefined;
+  }
+
+  /**
+   * A model server's query vector within its query timeout: a `find` never waits longer for a
+   * server that is slow or away (what was asked still finishes, and its answer is dropped).
+   */
+  async #providerQuery(query: string): Promise<Float32Array | undefined> {
+    const limitMs = this.#config.provider!.queryTimeoutMs;
+    const work = (async () => {
+      await this.#model();
+      const [vector] = await this.#provider!.embed([query], "query");
+      return vector;
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ProviderUnavailable(
+              `${this.#provider!.endpoint} gave no query vector within ${limitMs} ms`,
+              Date.now(),
+            ),
+          ),
+        limitMs,
+      );
+    });
+    work.catch(() => {}); // a late failure is the outage's to record, not an unhandled rejection
+    try {
+      const vector = await Promise.race([work, late]);
+      return hasDirection(vector) ? vector : undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -388,7 +473,7 @@ export class SemanticIndex {
         complete: before.state === "ready" && missingRows === 0,
       };
     }
-    const model = await this.#opened ?? await openEmbeddingModel(this.#located!);
+    const model = await this.#opened ?? await this.#open();
     const space = spaceId(model);
     this.#space = space;
     if (await this.#store.getMeta(SPACE_KEY) !== space || !await this.#store.vecTableExists()) {
