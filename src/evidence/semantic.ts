@@ -379,16 +379,13 @@ export class SemanticIndex {
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ProviderUnavailable(
-              `${this.#provider!.endpoint} gave no query vector within ${limitMs} ms`,
-              Date.now(),
-            ),
-          ),
-        limitMs,
-      );
+      timer = setTimeout(() => {
+        // Slow is out too: the next finds do not wait for it until the retry time.
+        const outage = this.#provider!.reportFailure(
+          `${this.#provider!.endpoint} gave no query vector within ${limitMs} ms`,
+        );
+        reject(new ProviderUnavailable(outage.reason, outage.retryAt));
+      }, limitMs);
     });
     work.catch(() => {}); // a late failure is the outage's to record, not an unhandled rejection
     try {

@@ -89,6 +89,11 @@ export interface ProviderEmbedder {
   readonly outage: ProviderOutage | undefined;
   /** One vector per text, in order (the zero vector for a blank text). */
   embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]>;
+  /**
+   * Records a failure seen by the caller (a `find` that stopped waiting): the endpoint is out
+   * until the next retry time, as after a failed request.
+   */
+  reportFailure(reason: string): ProviderOutage;
   /** One request now, whatever the outage says; throws what went wrong. */
   probe(): Promise<ProviderProbe>;
   unload(): Promise<void>;
@@ -317,6 +322,9 @@ export function createProviderEmbedder(
         indexes.forEach((index, row) => (vectors[index] = batch[row]));
       }
       return vectors.map((vector) => vector ?? new Float32Array(dim));
+    },
+    reportFailure(reason: string): ProviderOutage {
+      return markDown(redact(reason));
     },
     async probe(): Promise<ProviderProbe> {
       const started = performance.now();

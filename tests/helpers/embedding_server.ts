@@ -42,7 +42,7 @@ const SYNONYMS: string[][] = [
   ["strawberries", "berries", "fruit", "strawberry"],
   ["physics", "quantum", "particles", "subatomic"],
   ["tax", "taxes", "filing", "irs"],
-  ["dog", "puppy", "hound"],
+  ["dog", "puppy", "hound", "barks"],
 ];
 const CONCEPT = new Map<string, string>();
 for (const group of SYNONYMS) for (const word of group) CONCEPT.set(word, group[0]);
