@@ -263,6 +263,13 @@ function parseConfigFile(path: string): z.infer<typeof configFileSchema> {
   const result = configFileSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
+  if (issue.code === "unrecognized_keys" && issue.path.length > 0) {
+    // Inside a block (embedding_provider): name the block's key in full.
+    const key = [...issue.path, issue.keys[0]].join(".");
+    throw new MemaError("config_invalid", `config file ${path}: unknown key "${key}"`, {
+      field: key,
+    });
+  }
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0];
     const suggestion = closestName(key, CONFIG_KEYS);
