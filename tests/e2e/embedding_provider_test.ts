@@ -250,6 +250,54 @@ Deno.test("e2e provider: another model or dimension is a mismatch until rebuild_
   }
 });
 
+Deno.test("e2e provider: a 429 with Retry-After is waited out; wrong dimensions and malformed JSON show in status and embed nothing", async () => {
+  const home = makeTempHome();
+  const fake = startFakeEmbeddingServer();
+  writeConfig(home, providerBlock(fake, { dimensions: 64 }));
+  // The first embedding request is asked to come back in a second.
+  fake.script({ status: 429, retryAfter: "1" });
+  const server = await startServer(home, { env: KEY_ENV });
+  try {
+    await seed(server);
+    await waitForStatus(server, ready, "the index filling after the 429");
+    const first = fake.requests[0].at;
+    assert.ok(fake.requests[1].at - first >= 950, "the retry came after Retry-After");
+
+    fake.breakWith({ wrongDims: 32 });
+    await server.call("remember", {
+      content: "The hound sleeps all day.",
+      subject: "pets",
+      workspace: "life",
+    });
+    const wrong = await waitForStatus(
+      server,
+      (status) => /unavailable/.test(status.data.warning ?? ""),
+      "the wrong dimension showing",
+    );
+    assert.match(wrong.data.warning, /32-dimensional vectors for fake-embed, expected 64/);
+    const coverage = (await server.call("status")).data.evidence.coverage;
+    assert.ok(coverage < 1, `nothing of another length was stored (coverage ${coverage})`);
+
+    fake.breakWith({ malformed: true });
+    const malformed = await waitForStatus(
+      server,
+      (status) => /not JSON/.test(status.data.warning ?? ""),
+      "the malformed answer showing",
+    );
+    assert.match(malformed.data.warning, /unusable answer/);
+    const find = await server.call("find", { query: "hound" });
+    assert.equal(find.ok, true);
+    assert.equal(find.mode, "lexical");
+
+    fake.heal();
+    await waitForStatus(server, ready, "the backlog draining after the server healed");
+  } finally {
+    await server.close();
+    await fake.stop();
+    home.cleanup();
+  }
+});
+
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
   outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
     for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
