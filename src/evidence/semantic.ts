@@ -2,7 +2,9 @@
  * The vector side of evidence: which embedding space the index holds, whether
  * it matches the configured model (docs/SPEC.md §7 `mismatch`), embedding rows that
  * lack vectors (a durable job), rebuilding after a model change, and query
- * embeddings for recall. The model loads lazily, never during the handshake.
+ * embeddings for recall. The model loads lazily, never during the handshake. With an
+ * `embedding_provider` the vectors come from the user's model server instead
+ * (models/provider_embedder.ts); while it is out, the index says so and is not searched.
  *
  * @example
  * ```ts
@@ -374,14 +376,18 @@ export class SemanticIndex {
     const limitMs = this.#config.provider!.queryTimeoutMs;
     const work = (async () => {
       await this.#model();
+      // The first answer may have named another space than the index's (the server's model
+      // now gives another dimension): that is a mismatch, not a search.
+      if (!(await this.searchable())) return undefined;
       const [vector] = await this.#provider!.embed([query], "query");
       return vector;
     })();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        // Slow is out too: the next finds do not wait for it until the retry time.
-        const outage = this.#provider!.reportFailure(
+        // Slow is out too: the next finds do not wait for it until the retry time (a failure
+        // the request itself recorded meanwhile is not counted twice).
+        const outage = this.#provider!.outage ?? this.#provider!.reportFailure(
           `${this.#provider!.endpoint} gave no query vector within ${limitMs} ms`,
         );
         reject(new ProviderUnavailable(outage.reason, outage.retryAt));

@@ -245,6 +245,27 @@ Deno.test("e2e provider: another model or dimension is a mismatch until rebuild_
     assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
   } finally {
     await second.close();
+  }
+  // The server's model now gives 32 dimensions: the first use finds out, and it is a mismatch.
+  fake.breakWith({ wrongDims: 32 });
+  const third = await startServer(home, { env: KEY_ENV });
+  try {
+    const before = await third.call("find", { query: "automobile stopped working" });
+    assert.equal(before.ok, true);
+    const status = await waitForStatus(
+      third,
+      (s) => s.data.state === "mismatch",
+      "the dimension mismatch",
+    );
+    assert.match(status.data.warning, /provider:fake-embed-v2:64:/);
+    const rebuilt = await third.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
+    assert.equal(rebuilt.ok, true, JSON.stringify(rebuilt.data));
+    const after = await waitForStatus(third, ready, "the 32-dimensional index");
+    assert.match(after.data.space, /^provider:fake-embed-v2:32:/);
+    const found = await third.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+  } finally {
+    await third.close();
     await fake.stop();
     home.cleanup();
   }
