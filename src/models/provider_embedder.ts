@@ -248,7 +248,7 @@ export function createProviderEmbedder(
       return {
         reason: timedOut
           ? `${endpoint} did not answer within ${timeoutMs} ms`
-          : `${endpoint} cannot be reached (${redact(String(error))})`,
+          : `${endpoint} cannot be reached (${redact(describeFetchError(error))})`,
         retryable: true,
       };
     }
@@ -343,6 +343,12 @@ export function createProviderEmbedder(
       return Promise.resolve();
     },
   };
+}
+
+/** A failed fetch's message with its cause (the runtime puts "connection refused" there). */
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause === undefined ? String(error) : `${error}: ${cause}`;
 }
 
 /** The vectors of an OpenAI-style answer in input order, or what is wrong with it. */
