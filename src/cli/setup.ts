@@ -180,7 +180,7 @@ export async function setupCommand(args: string[]): Promise<number> {
       console.log(
         "  running servers pick up the model when restarted; existing memories are embedded in the background",
       );
-    } else if (modelId === undefined && !config.embeddingModel) {
+    } else if (modelId === undefined && !config.embeddingModel && !config.embeddingProvider) {
       console.log(
         "  no embedding model: recall is lexical. `mema setup --model static-wink-100d` (offline) or `mema setup --install` enables semantic recall",
       );
