@@ -34,12 +34,14 @@ import {
 } from "../models/embedding_model.ts";
 import type { EvidenceRowRecord, Store } from "../store/mod.ts";
 import type { EmbeddingProviderConfig } from "../config/embedding_provider.ts";
+import { createProviderEmbedder, type ProviderEmbedder } from "../models/provider_embedder.ts";
 import {
-  createProviderEmbedder,
-  type ProviderEmbedder,
-  ProviderUnavailable,
-} from "../models/provider_embedder.ts";
-import { openProviderModel, providerLocation, providerModelId } from "../models/provider_model.ts";
+  openProviderModel,
+  outageWarning,
+  providerLocation,
+  providerModelId,
+  withinQueryTimeout,
+} from "../models/provider_model.ts";
 import { embeddingChunks } from "./chunks.ts";
 import { hasDirection } from "../models/vectors.ts";
 import {
@@ -160,18 +162,9 @@ export class SemanticIndex {
    * changes with the server, and reading it costs nothing.
    */
   #withOutage(report: SemanticReport): SemanticReport {
-    const outage = this.#provider?.outage;
+    const outage = this.#provider ? outageWarning(this.#provider) : undefined;
     if (!outage || (report.state !== "ready" && report.state !== "indexing")) return report;
-    return {
-      ...report,
-      searchable: false,
-      warning: `the embedding provider ${
-        this.#provider!.endpoint
-      } is unavailable since ${outage.since} (${outage.reason}): find matches words, not meaning, and embedding waits; both resume by themselves when it answers (next try ${
-        new Date(outage.retryAt).toISOString()
-      })`,
-      fix: "start the model server or correct embedding_provider; `mema doctor` checks it",
-    };
+    return { ...report, searchable: false, ...outage };
   }
 
   async #describeCached(): Promise<SemanticReport> {
@@ -382,24 +375,8 @@ export class SemanticIndex {
       const [vector] = await this.#provider!.embed([query], "query");
       return vector;
     })();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Slow is out too: the next finds do not wait for it until the retry time (a failure
-        // the request itself recorded meanwhile is not counted twice).
-        const outage = this.#provider!.outage ?? this.#provider!.reportFailure(
-          `${this.#provider!.endpoint} gave no query vector within ${limitMs} ms`,
-        );
-        reject(new ProviderUnavailable(outage.reason, outage.retryAt));
-      }, limitMs);
-    });
-    work.catch(() => {}); // a late failure is the outage's to record, not an unhandled rejection
-    try {
-      const vector = await Promise.race([work, late]);
-      return hasDirection(vector) ? vector : undefined;
-    } finally {
-      clearTimeout(timer);
-    }
+    const vector = await withinQueryTimeout(work, this.#provider!, { limitMs });
+    return hasDirection(vector) ? vector : undefined;
   }
 
   /**

@@ -84,3 +84,46 @@ export async function openProviderModel(
     embedder,
   };
 }
+
+/** The warning and fix every answer carries while the server is out; undefined when it is not. */
+export function outageWarning(
+  embedder: ProviderEmbedder,
+): { warning: string; fix: string } | undefined {
+  const outage = embedder.outage;
+  if (!outage) return undefined;
+  return {
+    warning:
+      `the embedding provider ${embedder.endpoint} is unavailable since ${outage.since} (${outage.reason}): find matches words, not meaning, and embedding waits; both resume by themselves when it answers (next try ${
+        new Date(outage.retryAt).toISOString()
+      })`,
+    fix: "start the model server or correct embedding_provider; `mema doctor` checks it",
+  };
+}
+
+/**
+ * `work`'s result, or `ProviderUnavailable` once `limitMs` pass: a `find` never waits longer
+ * for its query vector. What was asked still finishes and its answer is dropped; the server is
+ * then out until its retry time, so the next finds do not wait either (a failure the request
+ * itself recorded meanwhile is not counted twice).
+ */
+export async function withinQueryTimeout<T>(
+  work: Promise<T>,
+  embedder: ProviderEmbedder,
+  options: { limitMs: number },
+): Promise<T> {
+  const { limitMs } = options;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const outage = embedder.outage ??
+        embedder.reportFailure(`${embedder.endpoint} gave no query vector within ${limitMs} ms`);
+      reject(new ProviderUnavailable(outage.reason, outage.retryAt));
+    }, limitMs);
+  });
+  work.catch(() => {}); // a late failure is the outage's to record, not an unhandled rejection
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
