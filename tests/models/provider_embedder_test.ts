@@ -202,3 +202,22 @@ Deno.test("provider: Retry-After reads seconds and HTTP dates", () => {
   assert.equal(retryAfterMs("Thu, 01 Jan 2026 00:00:05 GMT", now), 5_000);
   assert.equal(retryAfterMs("soon"), undefined);
 });
+
+Deno.test("provider: the key can come from a file's first line; an empty file is said by path", async () => {
+  const server = startFakeEmbeddingServer();
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.writeTextFileSync(`${dir}/key`, `${KEY}\n# a comment line mema does not read\n`);
+    const embedder = createProviderEmbedder(configFor(server.url, { apiKeyFile: `${dir}/key` }));
+    await embedder.embed(["dog"], "passage");
+    assert.equal(server.requests[0].headers.get("authorization"), `Bearer ${KEY}`);
+    Deno.writeTextFileSync(`${dir}/empty`, "\n");
+    const empty = createProviderEmbedder(configFor(server.url, { apiKeyFile: `${dir}/empty` }));
+    const error = await rejection(empty.embed(["dog"], "passage"));
+    assert.match(error.reason, new RegExp(`key file ${dir}/empty .* is missing or empty`));
+    assert.equal(server.requests.length, 1);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+    await server.stop();
+  }
+});
