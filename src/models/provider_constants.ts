@@ -25,3 +25,12 @@ export const PROVIDER_OUTAGE_BASE_MS = 2_000;
 export const PROVIDER_OUTAGE_MAX_MS = 60_000;
 /** How much of a server's error body a message quotes (after the key is cut out). */
 export const PROVIDER_ERROR_BODY_CHARS = 200;
+/**
+ * Longest text sent, in characters (cut at a code point). A refused batch is not retried and
+ * stops embedding until the next try, so one text over a hosted API's input limit (OpenAI:
+ * 8,192 tokens, an error, not a cut) must never be sent: 4,000 characters stay under it even at
+ * two tokens per character (CJK). Local servers cut far shorter themselves (e5 and nomic read
+ * 512 tokens by default, ~2,000 characters), and mema's chunks are ≤ 400 characters unless one
+ * sentence is longer.
+ */
+export const PROVIDER_INPUT_MAX_CHARS = 4_000;

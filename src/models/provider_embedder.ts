@@ -53,6 +53,7 @@ import { readTextIfExists } from "../platform/files.ts";
 import type { EmbedKind } from "./embedder.ts";
 import {
   PROVIDER_ERROR_BODY_CHARS,
+  PROVIDER_INPUT_MAX_CHARS,
   PROVIDER_OUTAGE_BASE_MS,
   PROVIDER_OUTAGE_MAX_MS,
   PROVIDER_RETRIES,
@@ -318,7 +319,10 @@ export function createProviderEmbedder(
       const work = texts.flatMap((text, index) => text.trim() === "" ? [] : [index]);
       for (let start = 0; start < work.length; start += config.batchSize) {
         const indexes = work.slice(start, start + config.batchSize);
-        const batch = await runBatch(indexes.map((index) => prefix + texts[index]), kind);
+        const batch = await runBatch(
+          indexes.map((index) => clip(prefix + texts[index], PROVIDER_INPUT_MAX_CHARS)),
+          kind,
+        );
         indexes.forEach((index, row) => (vectors[index] = batch[row]));
       }
       return vectors.map((vector) => vector ?? new Float32Array(dim));
@@ -343,6 +347,12 @@ export function createProviderEmbedder(
       return Promise.resolve();
     },
   };
+}
+
+/** `text` cut to at most `max` code points (a surrogate pair is never split). */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join("");
 }
 
 /** A failed fetch's message with its cause (the runtime puts "connection refused" there). */

@@ -5,6 +5,7 @@ import {
   ProviderUnavailable,
   retryAfterMs,
 } from "../../src/models/provider_embedder.ts";
+import { PROVIDER_INPUT_MAX_CHARS } from "../../src/models/provider_constants.ts";
 import { FAKE_DIM, fakeVector, startFakeEmbeddingServer } from "../helpers/embedding_server.ts";
 
 const KEY = "sk-test-5ecret-key-never-shown";
@@ -218,6 +219,20 @@ Deno.test("provider: the key can come from a file's first line; an empty file is
     assert.equal(server.requests.length, 1);
   } finally {
     Deno.removeSync(dir, { recursive: true });
+    await server.stop();
+  }
+});
+
+Deno.test("provider: a text longer than a hosted API takes is cut before it is sent", async () => {
+  const server = startFakeEmbeddingServer();
+  try {
+    const embedder = createProviderEmbedder(configFor(server.url));
+    const long = "🚗".repeat(PROVIDER_INPUT_MAX_CHARS + 50);
+    await embedder.embed([long], "passage");
+    const sent = server.requests[0].inputs[0];
+    assert.equal(Array.from(sent).length, PROVIDER_INPUT_MAX_CHARS);
+    assert.ok(sent.endsWith("🚗"), "no half surrogate pair at the end");
+  } finally {
     await server.stop();
   }
 });
