@@ -13,7 +13,7 @@
  *   connections, each beside lexical `find` on the same library in the same run (the ratio is
  *   the figure to read).
  *
- *   deno run -A bench/provider.ts [--size 2000] [--queries 100] [--seed 7]
+ *   deno task bench:provider [--size 2000] [--queries 100] [--seed 7]
  *
  * Writes bench/results/provider.json. Never asserts.
  * @module
