@@ -31,7 +31,8 @@
  *   method: "initialize",
  *   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c" } },
  * });
- * assert.equal((hello as { result: { protocolVersion: string } }).result.protocolVersion, "2025-06-18");
+ * assert.ok(hello !== undefined && "result" in hello);
+ * assert.equal(hello.result.protocolVersion, "2025-06-18");
  * const listed = await server.answer({ jsonrpc: "2.0", id: 2, method: "tools/list" });
  * assert.deepEqual(listed, { jsonrpc: "2.0", id: 2, result: { tools: [] } });
  * ```

@@ -26,7 +26,8 @@
  * };
  * const server = createMcpServer(runtime);
  * const listed = await server.answer({ jsonrpc: "2.0", id: 1, method: "tools/list" });
- * const { tools } = (listed as { result: { tools: { name: string }[] } }).result;
+ * assert.ok(listed !== undefined && "result" in listed);
+ * const tools = listed.result.tools as { name: string }[];
  * assert.ok(tools.some((tool) => tool.name === "memory"));
  * store.close();
  * Deno.removeSync(dir, { recursive: true });
