@@ -47,6 +47,7 @@ import { allowsBatches, BATCH_REFUSAL, type McpServer, refuseBatchMembers } from
 import {
   BATCH_MAX_MESSAGES,
   HTTP_ASSUMED_PROTOCOL_VERSION,
+  QUOTED_NAME_MAX_CHARS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./protocol_constants.ts";
 
@@ -154,7 +155,7 @@ export async function answerMcpPost(
     return refusal(
       400,
       -32000,
-      `bad request: unsupported MCP-Protocol-Version "${named.slice(0, 40)}" ` +
+      `bad request: unsupported MCP-Protocol-Version "${named.slice(0, QUOTED_NAME_MAX_CHARS)}" ` +
         `(supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
     );
   }

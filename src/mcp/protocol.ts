@@ -54,7 +54,7 @@ import {
   BATCH_MAX_MESSAGES,
   BATCH_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
-  QUOTED_METHOD_MAX_CHARS,
+  QUOTED_NAME_MAX_CHARS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "./protocol_constants.ts";
 
@@ -141,8 +141,8 @@ export function refuseBatchMembers(batch: readonly unknown[], reason: string): J
 }
 
 function quoteMethod(method: string): string {
-  return method.length > QUOTED_METHOD_MAX_CHARS
-    ? `${method.slice(0, QUOTED_METHOD_MAX_CHARS)}…`
+  return method.length > QUOTED_NAME_MAX_CHARS
+    ? `${method.slice(0, QUOTED_NAME_MAX_CHARS)}…`
     : method;
 }
 

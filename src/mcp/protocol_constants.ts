@@ -48,5 +48,8 @@ export const BATCH_PROTOCOL_VERSION = "2025-03-26";
  */
 export const BATCH_MAX_MESSAGES = 100;
 
-/** Longest method name quoted back in a "method not found" error (a method may be huge). */
-export const QUOTED_METHOD_MAX_CHARS = 100;
+/**
+ * Longest client-sent name (a method, an `MCP-Protocol-Version` value) quoted back in an error:
+ * the name may be megabytes long.
+ */
+export const QUOTED_NAME_MAX_CHARS = 100;
