@@ -38,6 +38,7 @@
 import {
   errorResponse,
   isRequest,
+  isRequestId,
   JsonRpcErrorCode,
   type JsonRpcMessage,
   type JsonRpcResponse,
@@ -164,10 +165,9 @@ export async function answerMcpPost(
   const message = messages[0];
   if (message === undefined) {
     const id = (body as { id?: unknown } | null)?.id;
-    const known = typeof id === "string" || Number.isSafeInteger(id);
     return jsonBody(
       400,
-      errorResponse(known ? id as string | number : null, {
+      errorResponse(isRequestId(id) ? id : null, {
         code: JsonRpcErrorCode.InvalidRequest,
         message: "invalid request: the body is not a JSON-RPC 2.0 message",
       }),
