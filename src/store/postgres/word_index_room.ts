@@ -84,10 +84,17 @@ export async function indexMemoryTerms(
   const words = [...new Set([...tokens.subject, ...tokens.tags, ...tokens.content])];
   // FTS5 counts the scope column's one token in a document's size too.
   const size = tokens.subject.length + tokens.tags.length + tokens.content.length + 1;
-  await sql`INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
-    VALUES (${id}, ${tokens.subject}::text[], ${tokens.tags}::text[], ${tokens.content}::text[],
-      ${tokens.scope}, ${size}, array_to_tsvector(${words}::text[]))`;
-  await countTerms(sql, { terms: documentTokens(tokens), size }, 1);
+  // One statement, so one round trip inside the write lock: the row, its tokens' document
+  // counts and the index's token total (data-modifying WITH parts always run, on other tables).
+  await sql`WITH indexed AS (
+      INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+      VALUES (${id}, ${tokens.subject}::text[], ${tokens.tags}::text[], ${tokens.content}::text[],
+        ${tokens.scope}, ${size}, array_to_tsvector(${words}::text[]))
+    ), counted AS (
+      INSERT INTO memory_terms_df (term, docs) SELECT unnest(${documentTokens(tokens)}::text[]), 1
+      ON CONFLICT (term) DO UPDATE SET docs = memory_terms_df.docs + excluded.docs
+    )
+    UPDATE memory_terms_size SET tokens = tokens + ${size}`;
 }
 
 /** Removes memory `id` (whose fields were `fields`) from the index. */
