@@ -122,6 +122,18 @@ export async function probePostgresDatabase(
   return await probePostgres(url);
 }
 
+/**
+ * `mema upgrade` on PostgreSQL: applies the pending schema migrations, or with `dryRun` names
+ * them (postgres/schema_upgrade.ts).
+ */
+export async function upgradePostgresDatabase(
+  url: string,
+  options: { dryRun?: boolean },
+): Promise<import("./postgres/schema_upgrade.ts").PostgresSchemaUpgrade> {
+  const { upgradePostgresSchema } = await import("./postgres/schema_upgrade.ts");
+  return await upgradePostgresSchema(url, options);
+}
+
 /** Opens a PostgreSQL database read-only as the source of `mema copy` (postgres/copy_source.ts). */
 export async function openPostgresCopySource(
   url: string,

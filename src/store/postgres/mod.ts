@@ -12,7 +12,7 @@
  * import { PG_UNSUPPORTED } from "./mod.ts";
  *
  * // What this version does not do on PostgreSQL is named, and refused when asked for.
- * assert.ok(PG_UNSUPPORTED.includes("`mema upgrade`"));
+ * assert.ok(PG_UNSUPPORTED.includes("pgvector (HNSW) search"));
  * ```
  * @module
  */
