@@ -110,6 +110,11 @@ export interface OpenStoreOptions {
    * loaded only then).
    */
   dbUrl?: string;
+  /**
+   * With `dbUrl`, for a serving process: start even while the database cannot be reached;
+   * reads fail and writes go to the local backup until it answers (postgres/mod.ts).
+   */
+  waitForDatabase?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -152,7 +157,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   if (options.dbUrl !== undefined) {
     // A dynamic import: neither the PostgreSQL store nor its driver is read on a SQLite start.
     const { openPostgresAsStore } = await import("./postgres/app_store.ts");
-    return await openPostgresAsStore(options.dbUrl);
+    return await openPostgresAsStore(options.dbUrl, { waitForDatabase: options.waitForDatabase });
   }
   const dir = dirName(path);
   if (!pathExists(dir)) {

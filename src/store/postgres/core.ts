@@ -45,8 +45,12 @@ export class PgCore<R> {
   /** The repositories handed to unit bodies (`tx`); set once the rooms are built. */
   repositories!: R;
 
-  constructor(sql: Sql) {
+  /** Resolves once the database is open (migrated); rejects while it cannot be reached. */
+  readonly #whenOpen: () => Promise<void>;
+
+  constructor(sql: Sql, whenOpen: () => Promise<void> = () => Promise.resolve()) {
     this.sql = sql;
+    this.#whenOpen = whenOpen;
   }
 
   /** True when the caller runs inside a unit of work. */
@@ -77,6 +81,7 @@ export class PgCore<R> {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
     }
+    await this.#whenOpen();
     // Set once the body returned: a connection lost after it may have lost it during COMMIT,
     // and then nobody knows whether the write committed (unreachable.ts, `commitInDoubt`).
     let committing = false;
@@ -129,6 +134,7 @@ export class PgCore<R> {
   /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
     if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    await this.#whenOpen();
     return await this.sql.begin(
       "ISOLATION LEVEL REPEATABLE READ READ ONLY",
       (tx) => this.#units.run({ sql: tx, write: false }, () => body(this.repositories)),
