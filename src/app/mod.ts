@@ -77,6 +77,11 @@ export interface AppOptions extends DatabaseOptions {
   serving?: {
     /** Let the semantic index recount its rows after calls (`serve`). */
     recountAfterCalls?: boolean;
+    /**
+     * On PostgreSQL, start even while the database cannot be reached (`serve`): reads fail
+     * clearly and writes go to the local backup until it answers.
+     */
+    waitForDatabase?: boolean;
   };
 }
 
@@ -144,7 +149,7 @@ async function databaseAnswers(store: Store): Promise<boolean> {
 export async function openApp(config: MemaConfig, options: AppOptions): Promise<App> {
   const store = await openDatabase(config, {
     ...options,
-    waitForDatabase: options.serving !== undefined,
+    waitForDatabase: options.serving?.waitForDatabase === true,
   });
   try {
     return await composeApp(config, store, options);

@@ -33,13 +33,15 @@ async function serve(args: string[], env: Record<string, string>, command = ["se
   }
 }
 
-Deno.test("a server whose PostgreSQL does not answer fails clearly, and no password is shown", async () => {
+Deno.test("a server whose PostgreSQL does not answer says so and starts; commands fail clearly; no password shown", async () => {
+  // A server starts anyway (reads fail, writes go to its backup until the database answers):
+  // its stdin is closed here, so it ends at once after saying so.
   const flagged = await serve(["--db-url", "postgres://team:hunter2@127.0.0.1:1/mema"], {});
-  assert.equal(flagged.code, 1, flagged.stderr);
   assert.match(
     flagged.stderr,
-    /cannot connect to PostgreSQL at postgres:\/\/team:\*\*\*@127\.0\.0\.1:1\/mema/,
+    /PostgreSQL at postgres:\/\/team:\*\*\*@127\.0\.0\.1:1\/mema cannot be reached .*starting anyway/,
   );
+  assert.match(flagged.stderr, /serving postgresql .*PostgreSQL not reached yet/);
   assert.doesNotMatch(flagged.stderr + flagged.stdout, /hunter2/);
   assert.equal(flagged.stdout, "");
 
@@ -47,8 +49,7 @@ Deno.test("a server whose PostgreSQL does not answer fails clearly, and no passw
     MEMA_DB_URL: "postgresql://team@127.0.0.1:1/mema",
     PGPASSWORD: "env-hunter3",
   });
-  assert.equal(fromEnv.code, 1, fromEnv.stderr);
-  assert.match(fromEnv.stderr, /cannot connect to PostgreSQL/);
+  assert.match(fromEnv.stderr, /cannot be reached/);
   assert.doesNotMatch(fromEnv.stderr, /env-hunter3/);
 
   // Commands that open the store fail the same way, rather than report an empty SQLite library.
