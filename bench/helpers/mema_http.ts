@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts ignore
- * import { connectHttp, startHttpServer } from "./bench/helpers/mema_http.ts";
+ * import { connectHttp, startHttpServer } from "./mema_http.ts";
  * const server = await startHttpServer({});
  * const client = await connectHttp(server.url);
  * await client.callTool({ name: "memory", arguments: { action: "status" } });

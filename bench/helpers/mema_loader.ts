@@ -5,10 +5,15 @@
  *
  * @example
  * ```ts
- * import { runConcurrently } from "./bench/helpers/mema_loader.ts";
+ * import assert from "node:assert/strict";
+ * import { runConcurrently } from "./mema_loader.ts";
+ *
  * const seen: number[] = [];
- * await runConcurrently([1, 2, 3], 2, async (n) => { seen.push(n); });
- * seen.length; // 3
+ * await runConcurrently([1, 2, 3], 2, (n: number) => {
+ *   seen.push(n);
+ *   return Promise.resolve();
+ * });
+ * assert.deepEqual(seen.sort(), [1, 2, 3]);
  * ```
  * @module
  */
