@@ -16,7 +16,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { connectHttp as connect, startHttpServer } from "./helpers/mema_http.ts";
 

@@ -24,7 +24,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { serverBinDir, startCluster, type TestCluster } from "../scripts/test_postgres.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../src/store/postgres/scratch.ts";
