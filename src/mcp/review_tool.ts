@@ -9,6 +9,7 @@ import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
 import { workspacesView } from "../views/workspaces.ts";
+import { CLUSTERS_K_DEFAULT, CLUSTERS_K_MAX, clustersView } from "../views/clusters.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { exportView } from "../portability/export.ts";
 import { memoryHeader, presentResults } from "./present.ts";
@@ -121,6 +122,17 @@ const REVIEW_VIEWS = {
       ),
     }),
     example: {},
+  },
+  clusters: {
+    description:
+      "The memories as k topics: each labelled with its most telling words, a size and sample ids (newest 3,000 memories when larger; offline, deterministic).",
+    schema: z.object({
+      k: z.number().int().min(2).max(CLUSTERS_K_MAX).optional().describe(
+        `topics, default ${CLUSTERS_K_DEFAULT}`,
+      ),
+      workspace: z.string().max(256).optional(),
+    }),
+    example: { k: 5, workspace: "infra" },
   },
   export: {
     description:
@@ -426,6 +438,25 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       })),
       pending: view.pending,
       unreviewed: view.unreviewed,
+    };
+  },
+
+  async clusters(runtime, data) {
+    const view = await clustersView(runtime.ctx, data);
+    return {
+      workspace: view.workspace,
+      k: view.k,
+      memories: view.memories,
+      clustered: view.clustered,
+      ...(view.sampled ? { sampled: "the newest memories only" } : {}),
+      clusters: view.clusters.map((c) => ({
+        label: c.label,
+        size: c.size,
+        share: c.share,
+        sample_ids: c.samples.map((s) => s.id),
+        sample_subjects: c.samples.map((s) => s.subject),
+      })),
+      unclustered: view.unclustered,
     };
   },
 
