@@ -618,12 +618,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
     `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
 - overview {}: counts, capabilities, backlog
 - history {memory_id}: versions with a diff
-- expired {query?}: superseded and retired memories
-- audit {memory_id?}: who changed what, when, why
+- expired {query?}: superseded, retired memories
+- audit {memory_id?}: who changed what, why
 - conflicts {status?}: conflict groups
-- conflict_detail {conflict_id}: members side by side, suggestion, plan
+- conflict_detail {conflict_id}: members, suggestion, plan
 - export {format?: md|jsonl, cursor?}: the facts in force, paged
-- workspaces {}: every workspace with counts and state`,
+- clusters {k?}: topics
+- workspaces {}: workspaces, counts, state`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
   handlers: handlers as Record<string, VerbHandler>,
