@@ -10,7 +10,7 @@
  * vector weighs each word `(1 + ln tf) × ln(N / df)`, normalised to length 1. k-means++ picks k
  * starting texts with a fixed-seed generator (the same texts in the same order always give the
  * same clusters), then at most {@linkcode KMEANS_ROUNDS} rounds assign each text to the centroid
- * of highest cosine and move the centroids. A cluster's label is the words whose centroid weight
+ * of highest cosine and move the centroids, until fewer than 1 text in 200 changes topic. A cluster's label is the words whose centroid weight
  * most exceeds their mean weight in the other clusters; its samples are the texts nearest its
  * centroid.
  *
@@ -40,6 +40,8 @@ import { isCjk, isStopword, textTokens } from "../text/words.ts";
 
 /** Most assign-and-move rounds; the assignment is usually stable after 5–10. */
 export const KMEANS_ROUNDS = 20;
+/** Rounds stop once at most 1/this of the texts moved. */
+const STABLE_SHARE = 200;
 /** The k-means++ generator's fixed seed: the same input gives the same clusters. */
 const SEED = 0x5eed39;
 /** Label words per cluster. */
@@ -101,15 +103,18 @@ export function topicClusters(texts: readonly ClusterText[], k: number): TopicCl
       similarity[i] = bestSimilarity;
     }
     centroids = moveCentroids(vectors, assignment, centroids, similarity);
-    if (moved === 0) break;
+    // Settled: fewer than 1 text in 200 changed topic (the last few flip between near-equal
+    // topics and do not change what the topics are).
+    if (moved <= n / STABLE_SHARE) break;
   }
   const members: number[][] = centroids.map(() => []);
   for (let i = 0; i < n; i++) members[assignment[i]].push(i);
   const clusters: TopicCluster[] = [];
   for (let c = 0; c < centroids.length; c++) {
     if (members[c].length === 0) continue;
+    const closeness = new Map(members[c].map((i) => [i, dot(vectors[i], centroids[c])]));
     const nearest = [...members[c]].sort((a, b) =>
-      dot(vectors[b], centroids[c]) - dot(vectors[a], centroids[c]) || owners[a] - owners[b]
+      closeness.get(b)! - closeness.get(a)! || owners[a] - owners[b]
     );
     clusters.push({
       words: labelWords(c, centroids, dims).map((term) => vocabulary[term]),
@@ -129,50 +134,76 @@ function topicWords(text: string): string[] {
 }
 
 function vectorize(texts: readonly ClusterText[]) {
-  const stemmed = texts.map(({ text }) => topicWords(text).map((word) => [stemTerm(word), word]));
-  const documentFrequency = new Map<string, number>();
-  // Per stem, how often each spelling occurs: the label shows the commonest.
-  const spellings = new Map<string, Map<string, number>>();
-  for (const words of stemmed) {
-    for (const stem of new Set(words.map(([s]) => s))) {
-      documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
+  // Stems interned as numbers as they come; each spelling counted once per occurrence, so the
+  // label can show the commonest (no string built per word: at 3,000 texts this pass was most
+  // of the time).
+  const stemIds = new Map<string, number>();
+  const stemOfWord = new Map<string, number>();
+  const spellingCount = new Map<string, number>();
+  const documentFrequency: number[] = [];
+  const perText: Int32Array[] = texts.map(({ text }) => {
+    const ids: number[] = [];
+    for (const word of topicWords(text)) {
+      let id = stemOfWord.get(word);
+      if (id === undefined) {
+        const stem = stemTerm(word);
+        id = stemIds.get(stem);
+        if (id === undefined) {
+          id = stemIds.size;
+          stemIds.set(stem, id);
+          documentFrequency.push(0);
+        }
+        stemOfWord.set(word, id);
+      }
+      spellingCount.set(word, (spellingCount.get(word) ?? 0) + 1);
+      ids.push(id);
     }
-    for (const [stem, word] of words) {
-      const forms = spellings.get(stem) ?? new Map<string, number>();
-      forms.set(word, (forms.get(word) ?? 0) + 1);
-      spellings.set(stem, forms);
-    }
+    const distinct = Int32Array.from(new Set(ids));
+    for (const id of distinct) documentFrequency[id]++;
+    return Int32Array.from(ids);
+  });
+  const spelling: (string | undefined)[] = [];
+  for (const [word, id] of stemOfWord) {
+    const best = spelling[id];
+    const count = spellingCount.get(word)!;
+    const bestCount = best === undefined ? -1 : spellingCount.get(best)!;
+    if (count > bestCount || (count === bestCount && word < best!)) spelling[id] = word;
   }
   const total = texts.length;
-  const index = new Map<string, number>();
+  // Kept stems in the order of their names, so the same texts always give the same vectors.
+  const kept = [...stemIds].filter(([, id]) => {
+    const df = documentFrequency[id];
+    return df >= 2 && df <= total / 2;
+  }).sort(([a], [b]) => (a < b ? -1 : 1));
+  const termOf = new Int32Array(stemIds.size).fill(-1);
   const vocabulary: string[] = [];
   const idf: number[] = [];
-  for (const [stem, df] of [...documentFrequency].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (df < 2 || df > total / 2) continue;
-    index.set(stem, vocabulary.length);
-    const forms = [...spellings.get(stem)!].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    vocabulary.push(forms[0][0]);
-    idf.push(Math.log(total / df));
+  for (const [, id] of kept) {
+    termOf[id] = vocabulary.length;
+    vocabulary.push(spelling[id]!);
+    idf.push(Math.log(total / documentFrequency[id]));
   }
   const vectors: Vector[] = [];
   const owners: number[] = [];
   const unclustered: number[] = [];
-  stemmed.forEach((words, at) => {
+  perText.forEach((ids, at) => {
     const counts = new Map<number, number>();
-    for (const [stem] of words) {
-      const term = index.get(stem);
-      if (term !== undefined) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const id of ids) {
+      const term = termOf[id];
+      if (term >= 0) counts.set(term, (counts.get(term) ?? 0) + 1);
     }
     if (counts.size === 0) {
       unclustered.push(texts[at].id);
       return;
     }
     const terms = Int32Array.from([...counts.keys()].sort((a, b) => a - b));
-    const weights = Float64Array.from(
-      terms,
-      (term) => (1 + Math.log(counts.get(term)!)) * idf[term],
-    );
-    const norm = Math.hypot(...weights);
+    const weights = new Float64Array(terms.length);
+    let norm = 0;
+    for (let i = 0; i < terms.length; i++) {
+      weights[i] = (1 + Math.log(counts.get(terms[i])!)) * idf[terms[i]];
+      norm += weights[i] * weights[i];
+    }
+    norm = Math.sqrt(norm);
     for (let i = 0; i < weights.length; i++) weights[i] /= norm;
     vectors.push({ terms, weights });
     owners.push(texts[at].id);
