@@ -260,7 +260,7 @@ async function searchMemories(
       now,
       forms: termForms(query, terms, candidates.variants, tuning),
     });
-    ranked = await nudgeByUse(ctx, ranked, now);
+    ranked = await nudgeByUse(ctx, ranked, { now, pageEnd: offset + limit });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {

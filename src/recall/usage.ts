@@ -70,19 +70,30 @@ export function usageNudge(
 
 /**
  * Adds each candidate's usage nudge and orders them again (unchanged when the nudge is off or
- * no candidate was ever used). Reads the stored counts of the candidates: one lookup by id.
+ * no candidate was ever used). Only candidates that a nudge could carry onto the page (the
+ * first `pageEnd`) are looked up: those within {@linkcode USAGE_WEIGHT} of the page's last
+ * score; one lookup by id.
  */
 export async function nudgeByUse(
   ctx: ServiceContext,
   ranked: RankedMemory[],
-  now: number,
+  options: { now: number; pageEnd: number },
 ): Promise<RankedMemory[]> {
   const ranking = ctx.settings.usageRanking ?? USAGE_RANKING_DEFAULT;
   if (!ranking.enabled || ranked.length === 0) return ranked;
-  const ids = ranked.map((item) => item.memory.id);
+  const { now } = options;
+  const floor = ranked[Math.min(options.pageEnd, ranked.length) - 1].score - USAGE_WEIGHT;
+  const ids: number[] = [];
+  for (const item of ranked) {
+    if (item.score < floor) break; // ranked is in score order
+    ids.push(item.memory.id);
+  }
   const stats = ctx.usage ? await ctx.usage.stats(ids) : await ctx.store.accessStats(ids);
   if (stats.size === 0) return ranked;
-  for (const item of ranked) item.score += usageNudge(stats.get(item.memory.id), now, ranking);
+  for (const item of ranked) {
+    const stat = stats.get(item.memory.id);
+    if (stat) item.score += usageNudge(stat, now, ranking);
+  }
   ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
   return ranked;
 }
