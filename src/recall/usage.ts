@@ -109,6 +109,8 @@ export class UsageLedger {
   #flushing: Promise<void> = Promise.resolve();
   #closed = false;
   #dropped = 0;
+  /** A failed flush was reported and none has succeeded since (one warning per outage). */
+  #warned = false;
 
   constructor(store: Store) {
     this.#store = store;
@@ -142,8 +144,10 @@ export class UsageLedger {
 
   /** Writes every unwritten use now, slice by slice (tests and shutdown). */
   async flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#drain());
-    await this.#flushing;
+    // One flush at a time; one that failed does not stop the next.
+    const run = this.#flushing.catch(() => {}).then(() => this.#drain());
+    this.#flushing = run;
+    await run;
   }
 
   /** Stops the timer and writes what is left, for at most {@linkcode USAGE_CLOSE_FLUSH_MS}. */
@@ -164,8 +168,9 @@ export class UsageLedger {
     if (this.#timer !== undefined || this.#closed) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.flush().catch((error) => {
-        logWarn(`usage counts not written yet (retrying): ${error}`);
+      this.flush().then(() => this.#warned = false, (error) => {
+        if (!this.#warned) logWarn(`usage counts not written yet (retrying every 30 s): ${error}`);
+        this.#warned = true;
         this.#schedule(USAGE_RETRY_DELAY_MS);
       });
     }, delayMs);

@@ -68,3 +68,38 @@ Deno.test("usage ledger: counts at once, writes on flush, a read and find's top 
     t.cleanup();
   }
 });
+
+Deno.test("usage ledger: a failed flush keeps the counts for the next one; nothing is lost or doubled", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const id = (await rememberMemory(t.ctx, {
+      content: "The heron count is on Sunday.",
+      subject: "heron count",
+      workspace: "birds",
+    })).memoryId;
+    let failNext = true;
+    // The store as the ledger sees it, with one write that fails (a database gone away).
+    const flaky = new Proxy(t.store, {
+      get(target, key, receiver) {
+        if (key === "write" && failNext) {
+          return () => {
+            failNext = false;
+            return Promise.reject(new Error("database unreachable"));
+          };
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const usage = new UsageLedger(flaky);
+    usage.record([id]);
+    usage.record([id]);
+    await assert.rejects(() => usage.flush(), /unreachable/);
+    assert.equal(usage.pendingMemories, 1, "the slice went back to the ledger");
+    await usage.flush();
+    assert.equal((await t.store.accessStats([id])).get(id)?.count, 2);
+    await usage.close();
+  } finally {
+    t.cleanup();
+  }
+});
