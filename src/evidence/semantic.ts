@@ -315,6 +315,18 @@ export class SemanticIndex {
   }
 
   /**
+   * Vectors of `texts` as documents, for a whole-library view (topic clusters); undefined when
+   * the index is not searchable or the model is not built in: a downloaded transformer would
+   * take tens of seconds for the thousands of texts such a view reads.
+   */
+  async embedForView(texts: readonly string[]): Promise<Float32Array[] | undefined> {
+    if (!(await this.searchable())) return undefined;
+    const model = await this.#model();
+    if (!model.entry.builtin) return undefined;
+    return await model.embedder.embed([...texts], "passage");
+  }
+
+  /**
    * Embeds up to `maxRows` rows that lack a vector in the current space, in
    * batches each committed on its own (a crash keeps finished batches).
    * Returns how many rows were embedded.

@@ -448,6 +448,7 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
       k: view.k,
       memories: view.memories,
       clustered: view.clustered,
+      basis: view.basis,
       ...(view.sampled ? { sampled: "the newest memories only" } : {}),
       clusters: view.clusters.map((c) => ({
         label: c.label,

@@ -1,8 +1,10 @@
 /**
  * The `memory_review` view `clusters` (issue 39): a bird's-eye view of a workspace (or the
  * library) as k topics, each labelled with its most telling words as the memories spell them,
- * with its size and a few sample memories. Offline and deterministic: the words' tf-idf weights
- * clustered by src/views/topic_clusters.ts. A large library is sampled: the
+ * with its size and a few sample memories. Offline and deterministic: clustered by
+ * src/views/topic_clusters.ts on the built-in embedding model's vectors when it is set up and
+ * ready (a downloaded model would take too long for thousands of texts), else on the words'
+ * tf-idf weights; labels always come from the words. A large library is sampled: the
  * {@linkcode CLUSTER_SAMPLE} newest active memories, and the answer says so.
  *
  * @example
@@ -73,6 +75,8 @@ export interface ClustersView {
   /** Memories clustered: all of them, or the newest {@linkcode CLUSTER_SAMPLE}. */
   clustered: number;
   sampled: boolean;
+  /** What the topics were found on: the built-in model's vectors, or the words' weights. */
+  basis: "vectors" | "words";
   clusters: ClusterView[];
   /** Memories without a word that tells topics apart (too short, or only common words). */
   unclustered: number;
@@ -101,17 +105,20 @@ export async function clustersView(
   // Id order, so the same library always clusters the same way.
   records.sort((a, b) => a.id - b.id);
   const subjects = new Map(records.map((m) => [m.id, m.subject]));
-  const result = topicClusters(
-    records.map((m) => ({
-      id: m.id,
-      text: `${m.subject}\n${m.tags.join(" ")}\n${prefixByUnits(m.content, TEXT_CHARS)}`,
-    })),
-    k,
-  );
+  const texts = records.map((m) => ({
+    id: m.id,
+    text: `${m.subject}\n${m.tags.join(" ")}\n${prefixByUnits(m.content, TEXT_CHARS)}`,
+  }));
+  // A built-in model's vectors when one is set up and ready; the words' weights otherwise.
+  const dense = texts.length > 0
+    ? await ctx.semantic?.embedForView(texts.map((t) => t.text))
+    : undefined;
+  const result = topicClusters(texts, k, { dense });
   const clustered = records.length;
   return {
     workspace: workspace ?? null,
     k,
+    basis: dense ? "vectors" : "words",
     memories: total,
     clustered,
     sampled: clustered < total,

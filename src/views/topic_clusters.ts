@@ -76,14 +76,26 @@ interface Vector {
   weights: Float64Array;
 }
 
-/** Clusters `texts` into at most `k` topics (fewer when there are fewer distinct texts). */
-export function topicClusters(texts: readonly ClusterText[], k: number): TopicClusters {
-  const { vectors, vocabulary, owners, unclustered } = vectorize(texts);
-  const n = vectors.length;
+/**
+ * Clusters `texts` into at most `k` topics (fewer when there are fewer distinct texts). With
+ * `dense` (one embedding per text, in order: a configured model's), the topics are found on
+ * those vectors and only labelled by the words.
+ */
+export function topicClusters(
+  texts: readonly ClusterText[],
+  k: number,
+  options: { dense?: readonly Float32Array[] } = {},
+): TopicClusters {
+  const { vectors: wordVectors, vocabulary, owners, unclustered, kept } = vectorize(texts);
+  const n = wordVectors.length;
   const clusterCount = Math.min(k, n);
   if (clusterCount === 0) return { clusters: [], unclustered };
   const dims = vocabulary.length;
-  let centroids = seedCentroids(vectors, clusterCount, dims);
+  const denseVectors = options.dense ? centred(kept.map((at) => options.dense![at])) : undefined;
+  // The space the topics are found in: the model's vectors when given, else the words'.
+  const vectors = denseVectors ?? wordVectors;
+  const space = denseVectors ? options.dense![0].length : dims;
+  let centroids = seedCentroids(vectors, clusterCount, space);
   const assignment = new Int32Array(n).fill(-1);
   const similarity = new Float64Array(n);
   for (let round = 0; round < KMEANS_ROUNDS; round++) {
@@ -109,6 +121,15 @@ export function topicClusters(texts: readonly ClusterText[], k: number): TopicCl
   }
   const members: number[][] = centroids.map(() => []);
   for (let i = 0; i < n; i++) members[assignment[i]].push(i);
+  // Labels always come from the words: the members' mean word weights.
+  const wordCentroids = denseVectors
+    ? moveCentroids(
+      wordVectors,
+      assignment,
+      centroids.map(() => new Float64Array(dims)),
+      similarity,
+    )
+    : centroids;
   const clusters: TopicCluster[] = [];
   for (let c = 0; c < centroids.length; c++) {
     if (members[c].length === 0) continue;
@@ -117,7 +138,7 @@ export function topicClusters(texts: readonly ClusterText[], k: number): TopicCl
       closeness.get(b)! - closeness.get(a)! || owners[a] - owners[b]
     );
     clusters.push({
-      words: labelWords(c, centroids, dims).map((term) => vocabulary[term]),
+      words: labelWords(c, wordCentroids, dims).map((term) => vocabulary[term]),
       ids: nearest.map((i) => owners[i]),
     });
   }
@@ -186,6 +207,8 @@ function vectorize(texts: readonly ClusterText[]) {
   const vectors: Vector[] = [];
   const owners: number[] = [];
   const unclustered: number[] = [];
+  // Which text each vector is (texts without a telling word have none).
+  const keptTexts: number[] = [];
   perText.forEach((ids, at) => {
     const counts = new Map<number, number>();
     for (const id of ids) {
@@ -207,8 +230,30 @@ function vectorize(texts: readonly ClusterText[]) {
     for (let i = 0; i < weights.length; i++) weights[i] /= norm;
     vectors.push({ terms, weights });
     owners.push(texts[at].id);
+    keptTexts.push(at);
   });
-  return { vectors, vocabulary, owners, unclustered };
+  return { vectors, vocabulary, owners, unclustered, kept: keptTexts };
+}
+
+/**
+ * Dense embeddings with their mean taken out, normalised: averaged word vectors share one large
+ * direction (every text "is English"), which would otherwise make every cosine high and the
+ * topics arbitrary.
+ */
+function centred(values: readonly Float32Array[]): Vector[] {
+  const dims = values[0].length;
+  const mean = new Float64Array(dims);
+  for (const vector of values) for (let i = 0; i < dims; i++) mean[i] += vector[i] / values.length;
+  return values.map((vector) => denseVector(Float64Array.from(vector, (v, i) => v - mean[i])));
+}
+
+/** A dense embedding as a (normalised) vector over its dimensions. */
+function denseVector(weights: Float64Array): Vector {
+  let norm = 0;
+  for (const w of weights) norm += w * w;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < weights.length; i++) weights[i] /= norm;
+  return { terms: Int32Array.from(weights, (_, i) => i), weights };
 }
 
 function dot(vector: Vector, centroid: Float64Array): number {
