@@ -4,7 +4,10 @@
  * the `clusters` view (k 6 and 20) `--reps` times each and prints the median and p95, with the
  * labels of the largest topics so their words can be judged.
  *
- *   deno run -A bench/clusters.ts [--sizes 1000,100000] [--reps 5] [--seed 7]
+ * With `--static-model`, the built-in static model is set up and the rows embedded first, so the
+ * view clusters on its vectors (`basis: vectors`).
+ *
+ *   deno run -A bench/clusters.ts [--sizes 1000,100000] [--reps 5] [--seed 7] [--static-model]
  *
  * @module
  */
@@ -14,6 +17,8 @@ import type { ServiceContext } from "../src/core/context.ts";
 import { rememberMany } from "../src/memory/remember.ts";
 import { openStore } from "../src/store/mod.ts";
 import { clustersView } from "../src/views/clusters.ts";
+import { SemanticIndex } from "../src/evidence/semantic.ts";
+import { ensureStaticModel, STATIC_MODEL_ID } from "./helpers/static_model.ts";
 import { buildLocomoLibrary } from "./helpers/locomo_library.ts";
 import {
   machineFacts,
@@ -23,10 +28,13 @@ import {
   writeResult,
 } from "./helpers/stats.ts";
 
-async function measure(size: number, reps: number, seed: number) {
+async function measure(size: number, reps: number, seed: number, staticModel: boolean) {
   const library = buildLocomoLibrary({ size, extra: 0, seed });
   const dir = Deno.makeTempDirSync({ prefix: "mema-clusters-" });
-  const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache`, skipVec: true });
+  const store = await openStore(`${dir}/mema.sqlite3`, {
+    cacheDir: `${dir}/cache`,
+    skipVec: !staticModel,
+  });
   const ctx: ServiceContext = {
     store,
     caller: { client: "bench", agentId: "bench" },
@@ -36,6 +44,15 @@ async function measure(size: number, reps: number, seed: number) {
   try {
     const all = library.memories.map((m) => ({ ...m, workspace: "locomo" }));
     for (let i = 0; i < size; i += 500) await rememberMany(ctx, all.slice(i, i + 500));
+    if (staticModel) {
+      await ensureStaticModel(`${dir}/models`);
+      const semantic = new SemanticIndex(store, {
+        modelId: STATIC_MODEL_ID,
+        modelsDir: `${dir}/models`,
+      });
+      ctx.semantic = semantic;
+      await semantic.embedPendingRows();
+    }
     const rows: Record<string, unknown>[] = [];
     for (const k of [6, 20]) {
       const times: number[] = [];
@@ -50,6 +67,7 @@ async function measure(size: number, reps: number, seed: number) {
       const summary = summarize(times);
       rows.push({
         memories: size,
+        basis: staticModel ? "vectors" : "words",
         k,
         clustered,
         median_ms: summary.p50,
@@ -59,6 +77,7 @@ async function measure(size: number, reps: number, seed: number) {
     }
     return rows;
   } finally {
+    await ctx.semantic?.unload();
     store.close();
     Deno.removeSync(dir, { recursive: true });
   }
@@ -70,11 +89,14 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "1000,100000" },
     reps: { type: "string", default: "5" },
     seed: { type: "string", default: "7" },
+    "static-model": { type: "boolean", default: false },
   },
 });
 const rows = [];
 for (const size of values.sizes.split(",").map(Number)) {
-  rows.push(...await measure(size, Number(values.reps), Number(values.seed)));
+  rows.push(
+    ...await measure(size, Number(values.reps), Number(values.seed), values["static-model"]),
+  );
 }
 console.log(markdownTable(rows));
 console.log(`results: ${writeResult("clusters", { machine: machineFacts(), rows })}`);

@@ -49,6 +49,12 @@ export const CLUSTERS_K_MAX = 20;
  * 20 topics of a hundred memories each.
  */
 export const CLUSTER_SAMPLE = 3_000;
+/**
+ * Memories clustered on the built-in model's vectors at most: embedding and clustering 100-dimension
+ * vectors cost ~4 s for 3,000 on the loaded test machine (docs/benchmarks.md "Topic clusters"),
+ * too close to the 5-second bound; half as many keep it well inside.
+ */
+export const CLUSTER_SAMPLE_VECTORS = 1_500;
 /** Characters of a memory's text the words are taken from (the head says what it is about). */
 const TEXT_CHARS = 2_000;
 /** Characters of a sample memory's subject shown. */
@@ -105,16 +111,20 @@ export async function clustersView(
   // Id order, so the same library always clusters the same way.
   records.sort((a, b) => a.id - b.id);
   const subjects = new Map(records.map((m) => [m.id, m.subject]));
-  const texts = records.map((m) => ({
+  let texts = records.map((m) => ({
     id: m.id,
     text: `${m.subject}\n${m.tags.join(" ")}\n${prefixByUnits(m.content, TEXT_CHARS)}`,
   }));
-  // A built-in model's vectors when one is set up and ready; the words' weights otherwise.
-  const dense = texts.length > 0
-    ? await ctx.semantic?.embedForView(texts.map((t) => t.text))
-    : undefined;
+  // A built-in model's vectors when one is set up and ready (for the newest
+  // CLUSTER_SAMPLE_VECTORS); the words' weights otherwise.
+  let dense: Float32Array[] | undefined;
+  if (ctx.semantic && texts.length > 0) {
+    const newest = texts.slice(-CLUSTER_SAMPLE_VECTORS);
+    dense = await ctx.semantic.embedForView(newest.map((t) => t.text));
+    if (dense) texts = newest;
+  }
   const result = topicClusters(texts, k, { dense });
-  const clustered = records.length;
+  const clustered = texts.length;
   return {
     workspace: workspace ?? null,
     k,
