@@ -7,8 +7,7 @@
  * module only maps URIs.
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { JsonRpcErrorCode, ProtocolError } from "./jsonrpc.ts";
 import { isMemaError } from "../errors/mod.ts";
 import { CONTEXT_BUDGET_DEFAULT, contextDigest } from "../views/context_digest.ts";
 import { todoList } from "../views/todos.ts";
@@ -77,13 +76,13 @@ export async function readResource(
   try {
     parsed = new URL(uri);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a resource URI`);
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `"${uri}" is not a resource URI`);
   }
   const tokensParam = parsed.searchParams.get("tokens");
   const budget = tokensParam === null ? undefined : Number(tokensParam);
   let workspace: string | undefined;
   if (parsed.protocol !== "memory:") {
-    throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}"`);
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `no resource "${uri}"`);
   }
   const bare = parsed.pathname === "" || parsed.pathname === "/";
   if (parsed.host === "todos" && bare) {
@@ -109,8 +108,8 @@ export async function readResource(
   } else if (parsed.host === "workspace" && parsed.pathname.length > 1) {
     workspace = decodeURIComponent(parsed.pathname.slice(1));
   } else {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      JsonRpcErrorCode.InvalidParams,
       `no resource "${uri}": read ${CURRENT_CONTEXT_URI}, ${TODOS_URI} or memory://workspace/<name>`,
     );
   }
@@ -143,8 +142,8 @@ async function answerOrInvalid(
     return await read();
   } catch (error) {
     if (isMemaError(error)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
         `${error.reason}${error.hint ? ` (${error.hint})` : ""}`,
       );
     }
