@@ -138,6 +138,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
     semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
+      provider: config.embeddingProvider,
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
       recountAfterCalls: options.serving.recountAfterCalls,

@@ -32,6 +32,12 @@ import { isTimeZone } from "../text/time_phrases.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 import { checkDbUrl } from "./db_url.ts";
+import {
+  type EmbeddingProviderConfig,
+  embeddingProviderFileSchema,
+  PROVIDER_ENV,
+  resolveEmbeddingProvider,
+} from "./embedding_provider.ts";
 
 /** Client and agent names: what HTTP headers and stdio config both accept. */
 export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
@@ -65,6 +71,7 @@ const configFileSchema = z.object({
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
   durability: z.enum(["full", "normal"]).optional(),
   embedding_model: z.string().min(1).nullable().optional(),
+  embedding_provider: embeddingProviderFileSchema.optional(),
   models_dir: z.string().min(1).optional(),
   manifest_path: z.string().min(1).optional(),
   transport: z.enum(["stdio", "http"]).optional(),
@@ -123,6 +130,11 @@ export interface MemaConfig {
   cacheDir: string;
   /** Manifest id of the embedding model, or undefined for lexical recall only. */
   embeddingModel?: string;
+  /**
+   * The user's own OpenAI-compatible embedding server; when set it replaces `embeddingModel`
+   * (src/config/embedding_provider.ts). Holds where the API key is, never the key.
+   */
+  embeddingProvider?: EmbeddingProviderConfig;
   modelsDir: string;
   /** A model manifest replacing the bundled one (air-gapped mirrors, tests). */
   manifestPath?: string;
@@ -177,6 +189,7 @@ export type SettingKey =
   | "busyTimeoutMs"
   | "durability"
   | "embeddingModel"
+  | "embeddingProvider"
   | "modelsDir"
   | "manifestPath"
   | "transport"
@@ -262,6 +275,13 @@ function parseConfigFile(path: string): z.infer<typeof configFileSchema> {
   const result = configFileSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
+  if (issue.code === "unrecognized_keys" && issue.path.length > 0) {
+    // Inside a block (embedding_provider): name the block's key in full.
+    const key = [...issue.path, issue.keys[0]].join(".");
+    throw new MemaError("config_invalid", `config file ${path}: unknown key "${key}"`, {
+      field: key,
+    });
+  }
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0];
     const suggestion = closestName(key, CONFIG_KEYS);
@@ -569,6 +589,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     busyTimeoutMs: origin(undefined, file.busy_timeout_ms),
     durability: origin(ENV_NAMES.durability, file.durability),
     embeddingModel: origin(ENV_NAMES.embeddingModel, file.embedding_model),
+    embeddingProvider: origin([PROVIDER_ENV.url, PROVIDER_ENV.model], file.embedding_provider),
     modelsDir: origin(ENV_NAMES.modelsDir, file.models_dir),
     manifestPath: origin(ENV_NAMES.manifestPath, file.manifest_path),
     transport: origin(ENV_NAMES.transport, file.transport, flags.transport),
@@ -588,6 +609,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     configPath,
     configFileFound,
     embeddingModel,
+    embeddingProvider: resolveEmbeddingProvider(file.embedding_provider, envVar),
     modelsDir,
     manifestPath: manifestSetting === undefined ? undefined : expandHome(manifestSetting),
     noticeSyncWaitMs: noticeWait(fromEnv(ENV_NAMES.noticeSyncWaitMs), file.notice_sync_wait_ms),
