@@ -45,6 +45,7 @@ import { BACKUP_REPLAY_TICK_MS } from "../memory/backup_constants.ts";
 import { DatabaseUnreachable } from "../errors/mod.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
+import { UsageLedger } from "../recall/usage.ts";
 import { refuseIncompleteCopy } from "../portability/copy.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
 import { serviceSettings } from "./service_settings.ts";
@@ -82,6 +83,8 @@ export interface AppOptions extends DatabaseOptions {
      * clearly and writes go to the local backup until it answers.
      */
     waitForDatabase?: boolean;
+    /** Count the memories agents are handed, for the usage nudge (`serve`, not the console). */
+    recordUsage?: boolean;
   };
 }
 
@@ -173,15 +176,21 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     }
     semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
+      provider: config.embeddingProvider,
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
       recountAfterCalls: options.serving.recountAfterCalls,
     });
     judge = openJudge(config);
   }
+  // Uses are counted in memory and written in the background; a read-only database counts none.
+  const usage = options.serving?.recordUsage && store.capabilities.readOnly === undefined
+    ? new UsageLedger(store)
+    : undefined;
   const ctx: ServiceContext = {
     store,
     ...(semantic ? { semantic } : {}),
+    ...(usage ? { usage } : {}),
     ...(judge ? { judge } : {}),
     caller: options.caller,
     settings: options.settings ?? serviceSettings(config),
@@ -251,6 +260,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
           "stopping without the background job in progress; it runs again on the next start",
         );
       }
+      await usage?.close();
       await store.close();
     },
   };

@@ -194,6 +194,7 @@ onBothBackends("e2e: batch_find, batch_read, tags_only, status and help", async 
       "batch_read",
       "update",
       "judge",
+      "extract",
       "status",
       "help",
     ]);
