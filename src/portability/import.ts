@@ -200,7 +200,12 @@ export async function importUnits(
             const { item, error } = failure;
             applied.push({
               unit,
-              skipped: { path: unit.path, line: errorLine(item, error), reason: describe(error) },
+              skipped: {
+                path: unit.path,
+                line: errorLine(item, error),
+                at: item.at,
+                reason: describe(error),
+              },
             });
           }
         }

@@ -36,6 +36,8 @@ export interface ImportItem {
   line: number;
   /** Lines of the source fields came from (frontmatter keys), by field name. */
   fieldLines?: Record<string, number>;
+  /** Where in a JSON export the item comes from (`$[2].chat_messages[4]`), reported instead of the line. */
+  at?: string;
 }
 
 /** A file or a JSONL line: stored all or nothing. */
@@ -51,6 +53,8 @@ export interface ImportUnit {
 export interface SkippedSource {
   path: string;
   line: number;
+  /** A JSON path within the file (`$.results[3]`), when the source is a JSON export. */
+  at?: string;
   reason: string;
 }
 
