@@ -36,6 +36,7 @@ import {
   parseExport,
   RecordError,
   recordList,
+  requiredText,
   tagList,
 } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
@@ -47,10 +48,7 @@ function memoryUnit(
   options: FormatOptions,
 ): ImportUnit {
   if (!isRecord(record)) throw new RecordError(at, "a memory must be an object");
-  const content = optionalText(record, "content", at);
-  if (content === undefined || content.trim() === "") {
-    throw new RecordError(`${at}.content`, 'the memory has no "content"');
-  }
+  const content = requiredText(record, "content", at);
   const hash = optionalText(record, "content_hash", at);
   const own = optionalMap(record, "metadata", at);
   const agentId = typeof own.agent_id === "string"

@@ -35,6 +35,7 @@ import {
   parseExport,
   RecordError,
   recordList,
+  requiredText,
   tagList,
 } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
@@ -44,10 +45,7 @@ const KEPT = ["id", "hash", "user_id", "agent_id", "run_id", "app_id", "actor_id
 
 function mem0Unit(record: unknown, at: string, options: FormatOptions): ImportUnit {
   if (!isRecord(record)) throw new RecordError(at, "a memory must be an object");
-  const memory = optionalText(record, "memory", at);
-  if (memory === undefined || memory.trim() === "") {
-    throw new RecordError(`${at}.memory`, 'the memory has no "memory" text');
-  }
+  const memory = requiredText(record, "memory", at);
   const kept: Record<string, string> = {};
   for (const key of KEPT) {
     const value = optionalText(record, key, at);

@@ -77,6 +77,18 @@ export function optionalText(record: JsonRecord, key: string, at: string): strin
   throw new RecordError(`${at}.${key}`, `"${key}" must be text`);
 }
 
+/** A text field that must be there and say something: a RecordError otherwise. */
+export function requiredText(record: JsonRecord, key: string, at: string): string {
+  const value = record[key];
+  if (typeof value !== "string" || value.trim() === "") {
+    const what = value === undefined || value === null || value === ""
+      ? "is missing or empty"
+      : `must be text, not ${Array.isArray(value) ? "an array" : typeof value}`;
+    throw new RecordError(`${at}.${key}`, `"${key}" ${what}`);
+  }
+  return value;
+}
+
 /** A list of tags: an array of texts, or one comma-separated text. */
 export function tagList(record: JsonRecord, key: string, at: string): string[] {
   const value = record[key];
