@@ -242,6 +242,7 @@ async function applyUnit(
 ): Promise<UnitResult> {
   const result: UnitResult = { outcomes: [], versions: 0, lowered: 0, ids: [] };
   let previous: number | undefined;
+  const own = new Set<number>();
   for (const item of unit.items) {
     let applied: Applied;
     try {
@@ -261,7 +262,13 @@ async function applyUnit(
       result.ids.push([item.memaId, applied.memoryId]);
       idMap.set(item.memaId, applied.memoryId);
     }
-    previous = applied.memoryId;
+    // A duplicate stands for a memory of some other source (a bare "Thanks!" said in another
+    // conversation): the next item follows this unit's own previous memory, never into another
+    // note or conversation. A duplicate of this unit's own earlier item is its memory.
+    if (applied.outcome !== "duplicates" || own.has(applied.memoryId)) {
+      previous = applied.memoryId;
+      own.add(applied.memoryId);
+    }
   }
   return result;
 }

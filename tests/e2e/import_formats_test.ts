@@ -203,25 +203,36 @@ Deno.test("import --format claude: turns chained by follows, tool-only and empty
   const home = makeTempHome();
   try {
     await importTwice(home, [`${FIXTURES}claude_conversations.json`, "--format", "claude"], {
-      created: 5,
+      created: 7,
       skippedAt: /\$\[0\]\.chat_messages\[2\]\.sender: the message has no sender/,
     });
     const server = await startServer(home);
     try {
       const found = await rows(server, "claude");
-      const bread = found
-        .filter((row) => row.source_ref?.startsWith("claude:f3d1a2b4"))
-        .sort((a, b) => a.memory_id - b.memory_id);
+      const turns = (conversation: string) =>
+        found
+          .filter((row) => row.source_ref?.startsWith(`claude:${conversation}`))
+          .sort((a, b) => a.memory_id - b.memory_id);
+      const bread = turns("f3d1a2b4");
       assert.deepEqual(bread.map((row) => row.subject), [
         "Sourdough starter schedule (turn 1, user)",
         "Sourdough starter schedule (turn 2, assistant)",
         "Sourdough starter schedule (turn 3, assistant)",
+        "Sourdough starter schedule (turn 4, user)",
       ]);
       // The bad message is skipped; the next turn follows the one before it.
       assert.equal(bread[0].follows, undefined);
-      assert.equal(bread[1].follows, bread[0].memory_id);
-      assert.equal(bread[2].follows, bread[1].memory_id);
+      for (let turn = 1; turn < bread.length; turn++) {
+        assert.equal(bread[turn].follows, bread[turn - 1].memory_id);
+      }
       assert.match(bread[2].content!, /acetone smell means it is hungry/);
+      // A second "Thanks!" in the workspace is the same fact, stored once; the answer after it
+      // follows its own conversation's previous turn, never the other conversation's.
+      const rust = turns("5e6f7a8b");
+      assert.equal(rust.length, 3);
+      assert.equal(rust[1].follows, rust[0].memory_id);
+      assert.match(rust[2].content!, /^You're welcome/);
+      assert.equal(rust[2].follows, rust[1].memory_id);
       const first = await read(server, bread[0].memory_id);
       assert.equal(first.agent_id, "user");
       assert.equal(first.client, "claude.ai");
@@ -234,7 +245,7 @@ Deno.test("import --format claude: turns chained by follows, tool-only and empty
       const answer = await read(server, bread[1].memory_id);
       assert.equal(answer.source_type, "agent_generated");
       assert.equal(answer.agent_id, "claude");
-      assert.equal(found.length, 5, "the empty conversation adds nothing");
+      assert.equal(found.length, 8 - 1, "the empty conversation adds nothing; Thanks! once");
     } finally {
       await server.close();
     }
@@ -254,13 +265,14 @@ Deno.test("import --format claude --workspace-per conversation: one workspace pe
       "--workspace-per",
       "conversation",
     ]);
-    assert.match(imported.stdout, /: 5 new/);
+    // Each conversation its own workspace: both "Thanks!" are stored.
+    assert.match(imported.stdout, /: 8 new, 0 updated, 0 unchanged, 0 duplicate/);
     const server = await startServer(home);
     try {
       const bread = await rows(server, "claude-sourdough-starter-schedule-f3d1a2b4");
-      assert.equal(bread.length, 3);
+      assert.equal(bread.length, 4);
       const rust = await rows(server, "claude-rust-lifetimes-question-5e6f7a8b");
-      assert.equal(rust.length, 2);
+      assert.equal(rust.length, 4);
       assert.equal((await rows(server, "claude")).length, 0);
     } finally {
       await server.close();
