@@ -22,6 +22,7 @@ import { createCountProgress } from "./count_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 import { readFormatSources } from "./import_formats.ts";
+import { closestName } from "../text/closest_name.ts";
 import {
   IMPORT_FORMATS,
   type ImportFormat,
@@ -490,8 +491,11 @@ function checkFormat(
     return undefined;
   }
   if (!IMPORT_FORMATS.includes(format as ImportFormat)) {
+    const near = closestName(format, IMPORT_FORMATS);
     throw new UsageError(
-      `--format must be one of ${IMPORT_FORMATS.join(", ")}, not "${format}"`,
+      `--format must be one of ${IMPORT_FORMATS.join(", ")}, not "${format}"${
+        near ? ` (did you mean ${near}?)` : ""
+      }`,
       "import",
     );
   }

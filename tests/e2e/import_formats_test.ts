@@ -331,6 +331,7 @@ Deno.test("import --format: bad command lines exit 2 before anything is opened",
   try {
     const cases: [string[], RegExp][] = [
       [["--format", "evernote"], /--format must be one of mem0, basic-memory/],
+      [["--format", "chatgtp"], /did you mean chatgpt\?/],
       [["--format", "mem0", "--workspace-per", "conversation"], /--workspace-per applies to/],
       [["--format", "claude", "--workspace-per", "chat"], /project or conversation/],
       [
