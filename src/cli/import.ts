@@ -400,10 +400,11 @@ export async function importCommand(args: string[]): Promise<number> {
         workspace: values.workspace,
         sourceType: sourceType as SourceType | undefined,
         workspacePer: format.workspacePer,
-      }, (path) => {
-        const walked = collectSources([path]);
-        sources.links.push(...walked.links);
-        return { notes: walked.files, skipped: walked.skipped };
+        walkNotes: (path) => {
+          const walked = collectSources([path]);
+          sources.links.push(...walked.links);
+          return { notes: walked.files, skipped: walked.skipped };
+        },
       });
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
     // A dry run against a database that does not exist yet compares with an empty library in a

@@ -53,15 +53,17 @@ function folderName(path: string): string | undefined {
 }
 
 /**
- * Reads every PATH as `format`. `walkNotes` is the folder walk `mema import` uses for notes
- * (hidden entries and links handled the same way).
+ * Reads every PATH as `format`. `options.walkNotes` is the folder walk `mema import` uses for
+ * notes (hidden entries and links handled the same way).
  */
 export function readFormatSources(
   format: ImportFormat,
   paths: readonly string[],
-  options: Omit<FormatOptions, "path">,
-  walkNotes: (path: string) => { notes: WalkedNote[]; skipped: SkippedSource[] },
+  options: Omit<FormatOptions, "path"> & {
+    walkNotes: (path: string) => { notes: WalkedNote[]; skipped: SkippedSource[] };
+  },
 ): FormatSources {
+  const { walkNotes, ...mapping } = options;
   const read: FormatSources = { units: [], skipped: [], files: 0, passedOver: 0 };
   for (const path of paths) {
     const kind = pathKind(path);
@@ -80,8 +82,8 @@ export function readFormatSources(
         if (text === undefined) continue;
         try {
           read.units.push(basicMemoryUnit(text, {
-            ...options,
-            workspace: options.workspace ?? project,
+            ...mapping,
+            workspace: mapping.workspace ?? project,
             path: note.shown,
             ref: note.ref,
           }));
@@ -108,7 +110,7 @@ export function readFormatSources(
     const text = readText(file, file, read.skipped);
     read.files++;
     if (text === undefined) continue;
-    const got = readExport(format, text, { ...options, path: file });
+    const got = readExport(format, text, { ...mapping, path: file });
     read.units.push(...got.units);
     read.skipped.push(...got.skipped);
     read.passedOver += got.passedOver;

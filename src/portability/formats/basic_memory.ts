@@ -30,13 +30,12 @@
  * ```
  * @module
  */
-import { TAGS_MAX_PER_MEMORY } from "../../memory/limits.ts";
+import { SUBJECT_MAX_CHARS, TAGS_MAX_PER_MEMORY } from "../../memory/limits.ts";
 import { FrontmatterError, type FrontmatterValue, parseFrontmatter } from "../frontmatter.ts";
 import { type ImportUnit, SourceError } from "../import_types.ts";
 import { noteTitle } from "../markdown.ts";
 import { shortenSubject } from "../sources.ts";
 import { IMPORT_SUBJECT_MAX_CHARS } from "../constants.ts";
-import { SUBJECT_MAX_CHARS } from "../../memory/limits.ts";
 import { BASIC_MEMORY_RELATIONS_KEPT } from "./constants.ts";
 import type { FormatOptions } from "./types.ts";
 

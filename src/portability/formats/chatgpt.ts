@@ -35,12 +35,12 @@
  */
 import { type ConversationTurn, conversationUnit } from "./conversation.ts";
 import {
-  isoTime,
+  fieldsOf,
   isRecord,
   type JsonRecord,
-  optionalText,
   parseExport,
   RecordError,
+  RecordFields,
   recordList,
 } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
@@ -51,7 +51,8 @@ const TEXT_CONTENT = new Set(["text", "multimodal_text"]);
 /** A turn, or why the message is not one. */
 type Reading = { turn: ConversationTurn } | { passedOver: true };
 
-function readMessage(message: JsonRecord, nodeId: string, where: string): Reading {
+function readMessage(fields: RecordFields, nodeId: string): Reading {
+  const { record: message, at: where } = fields;
   const author = message.author;
   if (!isRecord(author) || typeof author.role !== "string") {
     throw new RecordError(`${where}.author`, "the message has no author role");
@@ -76,10 +77,10 @@ function readMessage(message: JsonRecord, nodeId: string, where: string): Readin
   if (text.trim() === "") return { passedOver: true };
   return {
     turn: {
-      id: optionalText(message, "id", where) ?? nodeId,
+      id: fields.text("id") ?? nodeId,
       role,
       text,
-      time: isoTime(message.create_time, "create_time", where),
+      time: fields.time("create_time"),
       model: typeof metadata.model_slug === "string" ? metadata.model_slug : undefined,
       at: where,
     },
@@ -146,13 +147,12 @@ export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
   list.records.forEach((conversation, index) => {
     const at = `${list.at}[${index}]`;
     try {
-      if (!isRecord(conversation)) throw new RecordError(at, "a conversation must be an object");
-      const id = optionalText(conversation, "id", at) ??
-        optionalText(conversation, "conversation_id", at);
+      const fields = fieldsOf(conversation, at, "a conversation");
+      const id = fields.text("id") ?? fields.text("conversation_id");
       if (!id) throw new RecordError(`${at}.id`, "the conversation has no id");
-      const mapping = conversation.mapping;
+      const mapping = fields.record.mapping;
       if (!isRecord(mapping)) throw new RecordError(`${at}.mapping`, '"mapping" must be an object');
-      const current = optionalText(conversation, "current_node", at) ?? lastLeaf(mapping);
+      const current = fields.text("current_node") ?? lastLeaf(mapping);
       const path = current === undefined ? [] : activePath(mapping, current, at);
       read.passedOver += Object.values(mapping)
         .filter((node) => isRecord(node) && isRecord(node.message)).length;
@@ -163,7 +163,7 @@ export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
         read.passedOver--;
         const where = `${at}.mapping["${nodeId}"].message`;
         try {
-          const reading = readMessage(message, nodeId, where);
+          const reading = readMessage(new RecordFields(message, where), nodeId);
           if ("turn" in reading) turns.push(reading.turn);
           else read.passedOver++;
         } catch (error) {
@@ -174,9 +174,9 @@ export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
       const unit = conversationUnit({
         format: "chatgpt",
         id,
-        title: optionalText(conversation, "title", at) ?? "",
-        time: isoTime(conversation.create_time, "create_time", at),
-        project: projectOf(conversation),
+        title: fields.text("title") ?? "",
+        time: fields.time("create_time"),
+        project: projectOf(fields.record),
         turns,
         at,
       }, options);

@@ -30,12 +30,11 @@
  */
 import { type ConversationTurn, conversationUnit } from "./conversation.ts";
 import {
-  isoTime,
+  fieldsOf,
   isRecord,
-  type JsonRecord,
-  optionalText,
   parseExport,
   RecordError,
+  type RecordFields,
   recordList,
 } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
@@ -43,19 +42,21 @@ import type { FormatOptions, FormatRead } from "./types.ts";
 const SENDERS: Record<string, ConversationTurn["role"]> = { human: "user", assistant: "assistant" };
 
 /** The text a message shows: its text blocks, else its `text` field. */
-function messageText(message: JsonRecord, at: string): string {
-  const content = message.content;
+function messageText(message: RecordFields): string {
+  const content = message.record.content;
   if (Array.isArray(content)) {
     const texts = content
       .filter((block) => isRecord(block) && block.type === "text" && typeof block.text === "string")
       .map((block) => (block as { text: string }).text);
     if (texts.length > 0) return texts.join("\n\n");
   }
-  return optionalText(message, "text", at) ?? "";
+  return message.text("text") ?? "";
 }
 
 /** The project a conversation names, when the export carries one. */
-function projectOf(conversation: JsonRecord): { id: string; name?: string } | undefined {
+function projectOf(
+  conversation: Record<string, unknown>,
+): { id: string; name?: string } | undefined {
   const project = conversation.project;
   if (isRecord(project) && typeof project.uuid === "string") {
     return { id: project.uuid, name: typeof project.name === "string" ? project.name : undefined };
@@ -80,33 +81,33 @@ export function claudeUnits(text: string, options: FormatOptions): FormatRead {
   list.records.forEach((conversation, index) => {
     const at = `${list.at}[${index}]`;
     try {
-      if (!isRecord(conversation)) throw new RecordError(at, "a conversation must be an object");
-      const id = optionalText(conversation, "uuid", at);
+      const fields = fieldsOf(conversation, at, "a conversation");
+      const id = fields.text("uuid");
       if (!id) throw new RecordError(`${at}.uuid`, "the conversation has no uuid");
-      const messages = conversation.chat_messages;
+      const messages = fields.record.chat_messages;
       if (!Array.isArray(messages)) {
         throw new RecordError(`${at}.chat_messages`, '"chat_messages" must be an array');
       }
       const turns: ConversationTurn[] = [];
-      messages.forEach((message, position) => {
+      messages.forEach((raw, position) => {
         const where = `${at}.chat_messages[${position}]`;
         try {
-          if (!isRecord(message)) throw new RecordError(where, "a message must be an object");
-          const sender = optionalText(message, "sender", where);
+          const message = fieldsOf(raw, where, "a message");
+          const sender = message.text("sender");
           if (sender === undefined) {
             throw new RecordError(`${where}.sender`, "the message has no sender");
           }
           const role = SENDERS[sender];
-          const said = messageText(message, where);
+          const said = messageText(message);
           if (role === undefined || said.trim() === "") {
             read.passedOver++;
             return;
           }
           turns.push({
-            id: optionalText(message, "uuid", where) ?? String(position),
+            id: message.text("uuid") ?? String(position),
             role,
             text: said,
-            time: isoTime(message.created_at, "created_at", where),
+            time: message.time("created_at"),
             at: where,
           });
         } catch (error) {
@@ -117,9 +118,9 @@ export function claudeUnits(text: string, options: FormatOptions): FormatRead {
       const unit = conversationUnit({
         format: "claude",
         id,
-        title: optionalText(conversation, "name", at) ?? "",
-        time: isoTime(conversation.created_at, "created_at", at),
-        project: projectOf(conversation),
+        title: fields.text("name") ?? "",
+        time: fields.time("created_at"),
+        project: projectOf(fields.record),
         turns,
         at,
       }, options);

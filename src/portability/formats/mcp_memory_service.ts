@@ -28,17 +28,7 @@
  */
 import type { ImportUnit } from "../import_types.ts";
 import { factSubject } from "./fact_subject.ts";
-import {
-  isoTime,
-  isRecord,
-  optionalMap,
-  optionalText,
-  parseExport,
-  RecordError,
-  recordList,
-  requiredText,
-  tagList,
-} from "./records.ts";
+import { fieldsOf, isRecord, parseExport, RecordError, recordList } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 function memoryUnit(
@@ -47,19 +37,15 @@ function memoryUnit(
   sourceMachine: string | undefined,
   options: FormatOptions,
 ): ImportUnit {
-  if (!isRecord(record)) throw new RecordError(at, "a memory must be an object");
-  const content = requiredText(record, "content", at);
-  const hash = optionalText(record, "content_hash", at);
-  const own = optionalMap(record, "metadata", at);
-  const agentId = typeof own.agent_id === "string"
-    ? own.agent_id
-    : optionalText(record, "agent_id", at);
-  const createdAt = isoTime(record.created_at, "created_at", at) ??
-    isoTime(record.created_at_iso, "created_at_iso", at);
-  const updatedAt = isoTime(record.updated_at, "updated_at", at) ??
-    isoTime(record.updated_at_iso, "updated_at_iso", at);
+  const fields = fieldsOf(record, at, "a memory");
+  const content = fields.requiredText("content");
+  const hash = fields.text("content_hash");
+  const own = fields.map("metadata");
+  const agentId = typeof own.agent_id === "string" ? own.agent_id : fields.text("agent_id");
+  const createdAt = fields.time("created_at") ?? fields.time("created_at_iso");
+  const updatedAt = fields.time("updated_at") ?? fields.time("updated_at_iso");
   const service: Record<string, string> = {};
-  const memoryType = optionalText(record, "memory_type", at);
+  const memoryType = fields.text("memory_type");
   if (memoryType) service.memory_type = memoryType;
   if (hash) service.content_hash = hash;
   if (createdAt) service.created_at = createdAt;
@@ -72,7 +58,7 @@ function memoryUnit(
       subject: factSubject(content),
       content,
       workspace: options.workspace,
-      tags: tagList(record, "tags", at),
+      tags: fields.tags("tags"),
       sourceType: options.sourceType ?? "agent_generated",
       sourceRef: hash ? `mcp-memory-service:${hash}` : undefined,
       eventTime: createdAt,

@@ -27,33 +27,23 @@
  */
 import type { ImportUnit } from "../import_types.ts";
 import { factSubject } from "./fact_subject.ts";
-import {
-  isoTime,
-  isRecord,
-  optionalMap,
-  optionalText,
-  parseExport,
-  RecordError,
-  recordList,
-  requiredText,
-  tagList,
-} from "./records.ts";
+import { fieldsOf, parseExport, RecordError, recordList } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 /** The scope and bookkeeping fields kept in `metadata.mem0`, as mem0 names them. */
 const KEPT = ["id", "hash", "user_id", "agent_id", "run_id", "app_id", "actor_id", "role"];
 
 function mem0Unit(record: unknown, at: string, options: FormatOptions): ImportUnit {
-  if (!isRecord(record)) throw new RecordError(at, "a memory must be an object");
-  const memory = requiredText(record, "memory", at);
+  const fields = fieldsOf(record, at, "a memory");
+  const memory = fields.requiredText("memory");
   const kept: Record<string, string> = {};
   for (const key of KEPT) {
-    const value = optionalText(record, key, at);
+    const value = fields.text(key);
     if (value !== undefined && value !== "") kept[key] = value;
   }
-  const createdAt = isoTime(record.created_at, "created_at", at);
-  const updatedAt = isoTime(record.updated_at, "updated_at", at);
-  const own = optionalMap(record, "metadata", at);
+  const createdAt = fields.time("created_at");
+  const updatedAt = fields.time("updated_at");
+  const own = fields.map("metadata");
   return {
     path: options.path,
     line: 1,
@@ -61,7 +51,7 @@ function mem0Unit(record: unknown, at: string, options: FormatOptions): ImportUn
       subject: factSubject(memory),
       content: memory,
       workspace: options.workspace ?? kept.user_id,
-      tags: tagList(record, "categories", at),
+      tags: fields.tags("categories"),
       sourceType: options.sourceType ?? "agent_generated",
       sourceRef: kept.id ? `mem0:${kept.id}` : kept.hash ? `mem0:hash:${kept.hash}` : undefined,
       eventTime: createdAt,

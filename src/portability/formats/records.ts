@@ -12,7 +12,7 @@
  * const { records, at } = recordList({ results: [{ memory: "Likes tea" }] }, ["results"]);
  * assert.equal(records.length, 1);
  * assert.equal(at, "$.results");
- * assert.equal(isoTime(1700000000, "created_at"), "2023-11-14T22:13:20.000Z");
+ * assert.equal(isoTime(1700000000), "2023-11-14T22:13:20.000Z");
  * ```
  * @module
  */
@@ -68,46 +68,72 @@ export function recordList(
   );
 }
 
-/** A text field: undefined when absent or null; a RecordError when it is something else. */
-export function optionalText(record: JsonRecord, key: string, at: string): string | undefined {
-  const value = record[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  throw new RecordError(`${at}.${key}`, `"${key}" must be text`);
+/**
+ * The fields of one record, each read with the JSON path of the field in its errors
+ * (`$.results[3].created_at`).
+ */
+export class RecordFields {
+  /** The record itself. */
+  readonly record: JsonRecord;
+  /** Where it is in the export. */
+  readonly at: string;
+  constructor(record: JsonRecord, at: string) {
+    this.record = record;
+    this.at = at;
+  }
+
+  /** A text field: undefined when absent or null; a RecordError when it is something else. */
+  text(key: string): string | undefined {
+    const value = this.record[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === "string") return value;
+    if (typeof value === "number") return String(value);
+    throw new RecordError(`${this.at}.${key}`, `"${key}" must be text`);
+  }
+
+  /** A text field that must be there and say something: a RecordError otherwise. */
+  requiredText(key: string): string {
+    const value = this.record[key];
+    if (typeof value !== "string" || value.trim() === "") {
+      const what = value === undefined || value === null || value === ""
+        ? "is missing or empty"
+        : `must be text, not ${Array.isArray(value) ? "an array" : typeof value}`;
+      throw new RecordError(`${this.at}.${key}`, `"${key}" ${what}`);
+    }
+    return value;
+  }
+
+  /** A list of tags: an array of texts, or one comma-separated text. */
+  tags(key: string): string[] {
+    const value = this.record[key];
+    if (value === undefined || value === null) return [];
+    if (typeof value === "string") {
+      return value.split(",").map((tag) => tag.trim()).filter((tag) => tag !== "");
+    }
+    if (Array.isArray(value) && value.every((tag) => typeof tag === "string")) {
+      return (value as string[]).map((tag) => tag.trim()).filter((tag) => tag !== "");
+    }
+    throw new RecordError(`${this.at}.${key}`, `"${key}" must be a list of tags`);
+  }
+
+  /** A map field: empty when absent or null; a RecordError when it is not an object. */
+  map(key: string): JsonRecord {
+    const value = this.record[key];
+    if (value === undefined || value === null) return {};
+    if (!isRecord(value)) throw new RecordError(`${this.at}.${key}`, `"${key}" must be an object`);
+    return value;
+  }
+
+  /** A time field as ISO 8601 (see {@linkcode isoTime}). */
+  time(key: string): string | undefined {
+    return isoTime(this.record[key], `${this.at}.${key}`);
+  }
 }
 
-/** A text field that must be there and say something: a RecordError otherwise. */
-export function requiredText(record: JsonRecord, key: string, at: string): string {
-  const value = record[key];
-  if (typeof value !== "string" || value.trim() === "") {
-    const what = value === undefined || value === null || value === ""
-      ? "is missing or empty"
-      : `must be text, not ${Array.isArray(value) ? "an array" : typeof value}`;
-    throw new RecordError(`${at}.${key}`, `"${key}" ${what}`);
-  }
-  return value;
-}
-
-/** A list of tags: an array of texts, or one comma-separated text. */
-export function tagList(record: JsonRecord, key: string, at: string): string[] {
-  const value = record[key];
-  if (value === undefined || value === null) return [];
-  if (typeof value === "string") {
-    return value.split(",").map((tag) => tag.trim()).filter((tag) => tag !== "");
-  }
-  if (Array.isArray(value) && value.every((tag) => typeof tag === "string")) {
-    return (value as string[]).map((tag) => tag.trim()).filter((tag) => tag !== "");
-  }
-  throw new RecordError(`${at}.${key}`, `"${key}" must be a list of tags`);
-}
-
-/** A map field: empty when absent or null; a RecordError when it is not an object. */
-export function optionalMap(record: JsonRecord, key: string, at: string): JsonRecord {
-  const value = record[key];
-  if (value === undefined || value === null) return {};
-  if (!isRecord(value)) throw new RecordError(`${at}.${key}`, `"${key}" must be an object`);
-  return value;
+/** The fields of a record; a RecordError naming `what` when it is not an object. */
+export function fieldsOf(value: unknown, at: string, what: string): RecordFields {
+  if (!isRecord(value)) throw new RecordError(at, `${what} must be an object`);
+  return new RecordFields(value, at);
 }
 
 /**
@@ -119,9 +145,9 @@ const UNIX_MILLISECONDS_FROM = 1e11;
 /**
  * A time as ISO 8601 (UTC): an ISO text (an offset kept, none read as UTC, microseconds
  * allowed as Python writes them) or Unix seconds (milliseconds past 1e11) as a number.
- * Undefined when absent; a RecordError naming `field` when it is not a time.
+ * Undefined when absent; a RecordError at `path` (the field's JSON path) when it is not a time.
  */
-export function isoTime(value: unknown, field: string, at = "$"): string | undefined {
+export function isoTime(value: unknown, path = "$"): string | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   let ms = Number.NaN;
   if (typeof value === "number" && Number.isFinite(value)) {
@@ -135,7 +161,8 @@ export function isoTime(value: unknown, field: string, at = "$"): string | undef
     ms = Date.parse(zoned.replace(" ", "T"));
   }
   if (Number.isNaN(ms)) {
-    throw new RecordError(`${at}.${field}`, `"${field}" is not a time: ${JSON.stringify(value)}`);
+    const field = path.slice(path.lastIndexOf(".") + 1);
+    throw new RecordError(path, `"${field}" is not a time: ${JSON.stringify(value)}`);
   }
   return new Date(ms).toISOString();
 }
