@@ -7,7 +7,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { readTextStrict } from "../platform/files.ts";
-import { pathKind } from "../platform/paths.ts";
+import { pathKind, realPathOf } from "../platform/paths.ts";
 import type { ImportUnit, SkippedSource } from "../portability/import_types.ts";
 import { SourceError } from "../portability/import_types.ts";
 import {
@@ -46,10 +46,14 @@ function readText(file: string, shown: string, skipped: SkippedSource[]): string
   }
 }
 
-/** The last folder name of a path: a basic-memory project is named by its folder. */
+/**
+ * The last folder name of a path: a basic-memory project is named by its folder (`.` and
+ * `..` by the folder they stand for).
+ */
 function folderName(path: string): string | undefined {
-  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
-  return parts[parts.length - 1];
+  const last = path.split("/").filter((part) => part !== "").pop();
+  const name = last === undefined || last === "." || last === ".." ? realPathOf(path) : path;
+  return name?.split("/").filter((part) => part !== "").pop();
 }
 
 /**
