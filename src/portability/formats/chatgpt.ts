@@ -154,21 +154,25 @@ export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
       if (!isRecord(mapping)) throw new RecordError(`${at}.mapping`, '"mapping" must be an object');
       const current = fields.text("current_node") ?? lastLeaf(mapping);
       const path = current === undefined ? [] : activePath(mapping, current, at);
-      read.passedOver += Object.values(mapping)
+      // Every message off the active path is passed over, and so is every one on it that is
+      // no turn; a message that cannot be read is reported instead.
+      let passedOver = Object.values(mapping)
         .filter((node) => isRecord(node) && isRecord(node.message)).length;
       const turns: ConversationTurn[] = [];
       for (const nodeId of path) {
         const message = (mapping[nodeId] as JsonRecord).message;
         if (!isRecord(message)) continue;
-        read.passedOver--;
         const where = `${at}.mapping["${nodeId}"].message`;
         try {
           const reading = readMessage(new RecordFields(message, where), nodeId);
-          if ("turn" in reading) turns.push(reading.turn);
-          else read.passedOver++;
+          if ("turn" in reading) {
+            turns.push(reading.turn);
+            passedOver--;
+          }
         } catch (error) {
           if (!(error instanceof RecordError)) throw error;
           skip(error);
+          passedOver--;
         }
       }
       const unit = conversationUnit({
@@ -181,6 +185,7 @@ export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
         at,
       }, options);
       if (unit) read.units.push(unit);
+      read.passedOver += passedOver;
     } catch (error) {
       if (!(error instanceof RecordError)) throw error;
       skip(error);

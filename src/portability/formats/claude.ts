@@ -89,6 +89,7 @@ export function claudeUnits(text: string, options: FormatOptions): FormatRead {
         throw new RecordError(`${at}.chat_messages`, '"chat_messages" must be an array');
       }
       const turns: ConversationTurn[] = [];
+      let passedOver = 0;
       messages.forEach((raw, position) => {
         const where = `${at}.chat_messages[${position}]`;
         try {
@@ -100,7 +101,7 @@ export function claudeUnits(text: string, options: FormatOptions): FormatRead {
           const role = SENDERS[sender];
           const said = messageText(message);
           if (role === undefined || said.trim() === "") {
-            read.passedOver++;
+            passedOver++;
             return;
           }
           turns.push({
@@ -125,6 +126,7 @@ export function claudeUnits(text: string, options: FormatOptions): FormatRead {
         at,
       }, options);
       if (unit) read.units.push(unit);
+      read.passedOver += passedOver;
     } catch (error) {
       if (!(error instanceof RecordError)) throw error;
       skip(error);
