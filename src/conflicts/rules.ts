@@ -64,9 +64,9 @@ import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
+import { normalizeNumerals } from "../text/numerals.ts";
 import {
   comparable,
-  normalizeNumerals,
   sameValue,
   type SentenceValue,
   timeWindow,

@@ -19,6 +19,7 @@ import {
   type RememberResult,
 } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
+import type { ValidityRead } from "../memory/validity.ts";
 import type { BatchItem, FindInput, FindPage } from "../recall/find.ts";
 import { TIME_FILTER_FIELD } from "../recall/time_filter.ts";
 import type { RankedMemory } from "../recall/rank.ts";
@@ -264,6 +265,19 @@ function workspaceHints(
   return out;
 }
 
+/**
+ * `write_hints.validity_read`: the window edges mema read from the fact's words, each with the
+ * words that stated it, so the agent can correct a misreading with update.
+ */
+function validityHint(read: readonly ValidityRead[] | undefined): Record<string, unknown> {
+  if (!read || read.length === 0) return {};
+  return {
+    validity_read: Object.fromEntries(
+      read.map((edge) => [edge.field, { value: edge.value, words: edge.words }]),
+    ),
+  };
+}
+
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async remember(runtime, data) {
     const input = {
@@ -274,6 +288,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: data.source_type,
       sourceRef: data.source_ref,
       eventTime: data.event_time,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
       confidence: data.confidence,
       protectionLevel: data.protection_level,
       status: data.status,
@@ -309,6 +325,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
     else {
+      const read = validityHint(result.validityRead);
+      if (Object.keys(read).length > 0) response.write_hints = read;
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,
@@ -316,6 +334,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
       if (duplicate) {
         response.write_hints = {
+          ...response.write_hints as object,
           possible_duplicate: {
             memory_id: duplicate.memoryId,
             similarity: Math.round(duplicate.similarity * 1000) / 1000,
@@ -350,6 +369,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: item.source_type,
       sourceRef: item.source_ref,
       eventTime: item.event_time,
+      validFrom: item.valid_from,
+      validTo: item.valid_to,
       confidence: item.confidence,
       protectionLevel: item.protection_level,
       status: item.status,
@@ -378,6 +399,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         version: result.version,
         workspace: result.workspace,
         ...(result.duplicateReplay ? { duplicate_replay: true } : {}),
+        ...(result.validityRead ? { write_hints: validityHint(result.validityRead) } : {}),
       })),
       stored: results.filter((result) => !result.duplicateReplay).length,
       duplicates: results.filter((result) => result.duplicateReplay).length,
@@ -531,6 +553,9 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       reason: data.reason,
       expectedVersion: data.expected_version,
       expectedContentHash: data.expected_content_hash,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
+      previousStillValid: data.previous_still_valid,
       authorized: data.authorized,
     };
     const outcome = await writeOrBackup(
@@ -547,7 +572,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       tags: result.tags,
     };
     if (result.unchanged) response.unchanged = true;
-    else if (input.edit.kind !== "tags_only") {
+    if (result.validityRead) response.write_hints = validityHint(result.validityRead);
+    if (result.closedPrevious) {
+      response.closed_previous = {
+        version: result.closedPrevious.version,
+        valid_to: result.closedPrevious.validTo,
+      };
+    }
+    if (!result.unchanged && input.edit.kind !== "tags_only") {
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,

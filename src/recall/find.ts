@@ -30,6 +30,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { systemTimeZone } from "../platform/clock.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
@@ -169,11 +170,6 @@ export async function findMemories(ctx: ServiceContext, input: FindInput): Promi
     hint: `nothing matched inside "${time.phrase}" (${from} to ${to}); ` +
       'widen the time, or pass time: "off"',
   };
-}
-
-/** The zone of this process (the `TZ` variable or the machine's setting). */
-function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /** An answer with nothing in it, when the filters leave no instant to search. */

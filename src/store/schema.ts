@@ -326,6 +326,15 @@ CREATE TABLE vector_changes (
 );
 `;
 
+// Validity windows (issue 34, docs/SPEC.md §6): when a fact was true, on the memory and on each
+// earlier version (the window a version had when it was replaced, closed by its successor).
+const VALIDITY_WINDOWS = `
+ALTER TABLE memories ADD COLUMN valid_from TEXT;
+ALTER TABLE memories ADD COLUMN valid_to TEXT;
+ALTER TABLE memory_history ADD COLUMN valid_from TEXT;
+ALTER TABLE memory_history ADD COLUMN valid_to TEXT;
+`;
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -438,6 +447,14 @@ export const MIGRATIONS: readonly Migration[] = [
     apply(connection) {
       // Starts empty: every count so far is in memories_terms_df.
       if (getMeta(connection, "fts") === FTS_WORDS) createPendingCounts(connection.db);
+    },
+  },
+  {
+    generation: 13,
+    kind: "additive",
+    description: "validity windows (valid_from, valid_to) on memories and their versions",
+    apply(connection) {
+      connection.db.exec(VALIDITY_WINDOWS);
     },
   },
 ];

@@ -21,6 +21,8 @@ function newMemory(content: string, overrides: Partial<NewMemory> = {}): NewMemo
     sourceRef: null,
     eventTime: null,
     ingestTime: AT,
+    validFrom: null,
+    validTo: null,
     confidence: 0.5,
     protectionLevel: "normal",
     status: "active",
@@ -145,6 +147,8 @@ backendTest("history keeps every earlier version and deletes only what is asked"
     changedBy: "agent",
     changedByClient: "client",
     reason: version === 2 ? null : `reason ${version}`,
+    validFrom: version === 1 ? "2024-03-01T00:00:00.000Z" : null,
+    validTo: version === 1 ? "2024-06-30T00:00:00.000Z" : null,
   });
   await store.write(async (tx) => {
     await tx.appendHistory(entry(id, 2));

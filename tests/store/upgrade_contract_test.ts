@@ -47,6 +47,8 @@ async function sourceLibrary(dir: string) {
         changedBy: "agent",
         changedByClient: "client",
         reason: "moved",
+        validFrom: "2024-01-01T00:00:00.000Z",
+        validTo: "2024-03-01T00:00:00.000Z",
       });
       await tx.changeMemory(current, { version: 2, updatedAt: AT });
       await tx.registerWorkspace({
