@@ -746,4 +746,3 @@ function stemNoun(noun: string): string {
   if (noun.endsWith("s") && !noun.endsWith("ss") && noun.length > 3) return noun.slice(0, -1);
   return noun;
 }
-

@@ -197,6 +197,7 @@ async function searchMemories(
     if (filters.after === undefined || from > filters.after) filters.after = from;
     if (filters.before === undefined || to < filters.before) filters.before = to;
     if (filters.after >= filters.before) return emptyPage();
+    filters.byValidity = true;
   }
   const preferred = nudgedWorkspace(ctx);
   const limit = input.limit ?? FIND_LIMIT_DEFAULT;

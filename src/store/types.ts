@@ -113,6 +113,11 @@ export interface RecallFilters {
   after?: string;
   /** Exclusive upper bound on event_time (ingest_time when absent). */
   before?: string;
+  /**
+   * `after`/`before` test the validity window where a memory has one (the window overlaps
+   * [after, before)), else its event time: how a time phrase filters (issue 34).
+   */
+  byValidity?: boolean;
   sourceTypes?: readonly SourceType[];
   /** Only memories at these protection levels. */
   protectionLevels?: readonly ProtectionLevel[];

@@ -120,7 +120,8 @@ function englishDate(text: string, year: number): { span: Span; length: number }
   return undefined;
 }
 
-const START_LEADS = /\b(since|from|as\s+of|starting(?:\s+(?:on|from))?|effective(?:\s+from)?)\s+/giu;
+const START_LEADS =
+  /\b(since|from|as\s+of|starting(?:\s+(?:on|from))?|effective(?:\s+from)?)\s+/giu;
 const END_LEADS = /\b(until|till|through|up\s+to)\s+/giu;
 /** Leads after which a bare year is a window ("since 2023"), not a date's mention. */
 const YEAR_STARTS = /^(?:since|as\s+of)$/iu;
@@ -156,8 +157,10 @@ function englishEdges(text: string, year: number): { starts: Edge[]; ends: Edge[
   return { starts, ends };
 }
 
-const CHINESE_START = /(?:自从|自|从)\s*((?:19|20)\d{2})\s*年\s*(?:(1[0-2]|0?[1-9])\s*月\s*(?:([12]\d|3[01]|0?[1-9])\s*[日号])?)?\s*(?:起|开始|以来)/gu;
-const CHINESE_END = /(?:直到|到|至)\s*((?:19|20)\d{2})\s*年\s*(1[0-2]|0?[1-9])\s*月\s*(?:([12]\d|3[01]|0?[1-9])\s*[日号]|底|末)?/gu;
+const CHINESE_START =
+  /(?:自从|自|从)\s*((?:19|20)\d{2})\s*年\s*(?:(1[0-2]|0?[1-9])\s*月\s*(?:([12]\d|3[01]|0?[1-9])\s*[日号])?)?\s*(?:起|开始|以来)/gu;
+const CHINESE_END =
+  /(?:直到|到|至)\s*((?:19|20)\d{2})\s*年\s*(1[0-2]|0?[1-9])\s*月\s*(?:([12]\d|3[01]|0?[1-9])\s*[日号]|底|末)?/gu;
 
 /** The edges Chinese text states. */
 function chineseEdges(text: string): { starts: Edge[]; ends: Edge[] } {
