@@ -414,6 +414,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       query: data.query,
       time: data.time,
       timeFromQuery: true,
+      asOf: data.as_of,
+      knownAt: data.known_at,
       limit: data.limit,
       offset: data.offset,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
@@ -422,6 +424,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
+        // An as-of answer showing an earlier version says which version the memory is at now.
+        if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
         if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);

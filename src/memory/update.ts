@@ -340,7 +340,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     const closedAt = previousWindow.validTo !== current.validTo ? previousWindow.validTo : null;
     const window = windowGiven || (fromText && fromText.read.length > 0)
       ? { validFrom: opens ?? closedAt, validTo: given.validTo ?? fromText?.window.validTo ?? null }
-      : newValue
+      : closedAt !== null
       // A new value without a window of its own holds from where the old one closed.
       ? { validFrom: closedAt, validTo: null }
       : { validFrom: current.validFrom, validTo: current.validTo };
