@@ -137,10 +137,14 @@ function editFrom(data: Data<"update">): MemoryEdit {
     }
     return { kind: "tags_only", addTags: data.add_tags ?? [], removeTags: data.remove_tags ?? [] };
   }
-  if (data.new_subject === undefined && data.new_tags === undefined) {
+  if (
+    data.new_subject === undefined && data.new_tags === undefined &&
+    data.valid_from === undefined && data.valid_to === undefined
+  ) {
     throw new MemaError("invalid_input", "update needs a change", {
       field: "new_content",
-      hint: "pass new_content, old_text+new_text, patches, tags_only, new_subject or new_tags",
+      hint:
+        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags or valid_from/valid_to",
     });
   }
   return { kind: "metadata_only" };

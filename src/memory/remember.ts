@@ -69,8 +69,8 @@ export interface RememberInput {
   sourceRef?: string;
   eventTime?: string;
   /** When the fact became true / stopped being true (ISO 8601); read from the text when both are absent. */
-  validFrom?: string;
-  validTo?: string;
+  validFrom?: string | null;
+  validTo?: string | null;
   confidence?: number;
   protectionLevel?: ProtectionLevel;
   status?: "active" | "pending";

@@ -72,8 +72,8 @@ export interface UpdateInput {
   expectedVersion?: number;
   expectedContentHash?: string;
   /** The new version's window (ISO 8601); read from the new text when both are absent. */
-  validFrom?: string;
-  validTo?: string;
+  validFrom?: string | null;
+  validTo?: string | null;
   /**
    * The version being replaced still holds: its window is not closed where the new one opens
    * (by default a new value ends the old one's validity).
@@ -339,7 +339,10 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       : { validFrom: current.validFrom, validTo: current.validTo };
     const closedAt = previousWindow.validTo !== current.validTo ? previousWindow.validTo : null;
     const window = windowGiven || (fromText && fromText.read.length > 0)
-      ? { validFrom: opens ?? closedAt, validTo: given.validTo ?? fromText?.window.validTo ?? null }
+      ? {
+        validFrom: given.validFrom === null ? null : opens ?? closedAt,
+        validTo: given.validTo ?? fromText?.window.validTo ?? null,
+      }
       : closedAt !== null
       // A new value without a window of its own holds from where the old one closed.
       ? { validFrom: closedAt, validTo: null }

@@ -25,10 +25,13 @@ export interface ValidityWindow {
   validTo: string | null;
 }
 
-/** The window edges a caller passes (ISO 8601 dates or times). */
+/**
+ * The window edges a caller passes (ISO 8601 dates or times). Null says the edge is known to
+ * be unknown (an import restoring a fact exported without one): nothing is read from the text.
+ */
 export interface ValidityInput {
-  validFrom?: string;
-  validTo?: string;
+  validFrom?: string | null;
+  validTo?: string | null;
 }
 
 /** One edge mema read from the text: which field, the instant, the words. */
@@ -45,15 +48,15 @@ export interface ValidityRead {
 export function checkValidity(
   input: ValidityInput,
   options: { prefix?: string } = {},
-): { validFrom?: string; validTo?: string } {
+): { validFrom?: string | null; validTo?: string | null } {
   const prefix = options.prefix ?? "";
-  const validFrom = input.validFrom === undefined
-    ? undefined
+  const validFrom = input.validFrom == null
+    ? input.validFrom
     : normalizeTime(input.validFrom, `${prefix}valid_from`);
-  const validTo = input.validTo === undefined
-    ? undefined
+  const validTo = input.validTo == null
+    ? input.validTo
     : normalizeTime(input.validTo, `${prefix}valid_to`);
-  if (validFrom !== undefined && validTo !== undefined && validFrom >= validTo) {
+  if (validFrom != null && validTo != null && validFrom >= validTo) {
     throw new MemaError(
       "invalid_input",
       `valid_from (${validFrom}) must be before valid_to (${validTo})`,
