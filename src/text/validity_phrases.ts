@@ -194,7 +194,8 @@ function agreed(edges: readonly Edge[], timeZone: string): ValidityEdge | undefi
   if (edges.length === 0) return undefined;
   const times = new Set(edges.map((edge) => zonedToInstant(edge.day, 0, timeZone)));
   if (times.size !== 1) return undefined;
-  return { at: [...times][0], words: edges[0].words };
+  // A month's abbreviation dot may have taken the sentence's full stop: the words end before it.
+  return { at: [...times][0], words: edges[0].words.replace(/\.$/u, "") };
 }
 
 /**
