@@ -383,7 +383,7 @@ export interface ApplyInput {
 }
 
 /**
- * docs/SPEC.md §6: a claim a resolution replaced stops holding where the resolution's fact
+ * docs/SPEC.md §16: a claim a resolution replaced stops holding where the resolution's fact
  * starts (its `valid_from`; the resolution's time when it names none). Audited.
  */
 async function closeReplacedClaim(

@@ -110,7 +110,7 @@ export async function retireMemory(
     });
     const now = nowIso();
     await ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
-    // docs/SPEC.md §6: the replaced fact stops holding where its successor starts (now, when the
+    // docs/SPEC.md §16: the replaced fact stops holding where its successor starts (now, when the
     // successor names no start), unless the caller says it still holds.
     const closed = successor && !input.previousStillValid
       ? closedWindow(memory, successor.validFrom ?? now)

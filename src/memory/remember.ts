@@ -348,7 +348,7 @@ function prepareRemember(
     ? undefined
     : normalizeTime(origin.ingestTime, "ingest_time");
   const requestedDisplay = requested === "" ? "default" : requested;
-  // docs/SPEC.md §6: a window the caller did not give is read from the fact's own words.
+  // docs/SPEC.md §16: a window the caller did not give is read from the fact's own words.
   const fromText = input.validFrom === undefined && input.validTo === undefined
     ? validityFromText(input.content, {
       reference: eventTime ?? ingestTime ?? nowIso(),

@@ -331,7 +331,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       })
       : undefined;
     const opens = given.validFrom ?? fromText?.window.validFrom ?? null;
-    // docs/SPEC.md §6: a new value ends the old one's window where the new one opens (now, when
+    // docs/SPEC.md §16: a new value ends the old one's window where the new one opens (now, when
     // it names no start), unless the caller says the old one still holds.
     const closing = newValue && current.status === "active" && !input.previousStillValid;
     const previousWindow = closing

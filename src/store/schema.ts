@@ -326,7 +326,7 @@ CREATE TABLE vector_changes (
 );
 `;
 
-// Validity windows (issue 34, docs/SPEC.md §6): when a fact was true, on the memory and on each
+// Validity windows (issue 34, docs/SPEC.md §16): when a fact was true, on the memory and on each
 // earlier version (the window a version had when it was replaced, closed by its successor).
 const VALIDITY_WINDOWS = `
 ALTER TABLE memories ADD COLUMN valid_from TEXT;

@@ -37,7 +37,7 @@ export interface MemoryRecord {
   sourceRef: string | null;
   eventTime: string | null;
   ingestTime: string;
-  /** When the fact became true (ISO 8601), null when not known (docs/SPEC.md §6). */
+  /** When the fact became true (ISO 8601), null when not known (docs/SPEC.md §16). */
   validFrom: string | null;
   /** When the fact stopped being true, null while it still holds or when not known. */
   validTo: string | null;
