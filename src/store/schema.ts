@@ -328,12 +328,18 @@ CREATE TABLE vector_changes (
 
 // Validity windows (issue 34, docs/SPEC.md §16): when a fact was true, on the memory and on each
 // earlier version (the window a version had when it was replaced, closed by its successor).
-const VALIDITY_WINDOWS = `
-ALTER TABLE memories ADD COLUMN valid_from TEXT;
-ALTER TABLE memories ADD COLUMN valid_to TEXT;
-ALTER TABLE memory_history ADD COLUMN valid_from TEXT;
-ALTER TABLE memory_history ADD COLUMN valid_to TEXT;
-`;
+const VALIDITY_COLUMNS = ["valid_from", "valid_to"];
+
+/** Adds the validity columns a table lacks (a database marked older than it is keeps its own). */
+function addValidityColumns(connection: SqliteConnection, table: string): void {
+  const present = new Set(
+    (connection.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[])
+      .map((column) => column.name),
+  );
+  for (const column of VALIDITY_COLUMNS) {
+    if (!present.has(column)) connection.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
+  }
+}
 
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -454,7 +460,8 @@ export const MIGRATIONS: readonly Migration[] = [
     kind: "additive",
     description: "validity windows (valid_from, valid_to) on memories and their versions",
     apply(connection) {
-      connection.db.exec(VALIDITY_WINDOWS);
+      addValidityColumns(connection, "memories");
+      addValidityColumns(connection, "memory_history");
     },
   },
 ];
