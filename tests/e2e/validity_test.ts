@@ -4,11 +4,13 @@
  * a fact, shown by read, history and find, and `find` answering as of another time.
  */
 import assert from "node:assert/strict";
-import { makeTempHome, startServer } from "../helpers/server.ts";
+import { makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
+import { teamTest } from "../helpers/postgres_team.ts";
 
-Deno.test("validity windows: set, read from text, closed on supersede, answered as of", async (t) => {
-  const home = makeTempHome();
-  const server = await startServer(home, { env: { MEMA_TIME_ZONE: "UTC" } });
+type Step = (name: string, fn: () => Promise<void>) => Promise<unknown>;
+
+/** The scenario, on the server given (SQLite or PostgreSQL). */
+async function validityScenario(server: ServerSession, step: Step): Promise<void> {
   const remember = async (data: Record<string, unknown>) => {
     const answer = await server.call("remember", { workspace: "ops", ...data });
     assert.ok(answer.ok, JSON.stringify(answer.data));
@@ -16,8 +18,8 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
   };
   const find = (data: Record<string, unknown>) =>
     server.call("find", { workspace: "ops", content_mode: "full", ...data });
-  try {
-    await t.step("a window stated in English is read and reported", async () => {
+  {
+    await step("a window stated in English is read and reported", async () => {
       const answer = await remember({
         subject: "staging port",
         content: "The staging database listens on port 5433 from 1 March 2024.",
@@ -30,7 +32,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.equal(read.data.valid_to, undefined);
     });
 
-    await t.step("Chinese start and end edges are read", async () => {
+    await step("Chinese start and end edges are read", async () => {
       const answer = await remember({
         subject: "预发布端口",
         content: "自2024年3月起，预发布环境使用端口 9443，到2024年6月底为止。",
@@ -43,7 +45,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.equal(read.data.no_longer_valid, true, "a window that ended says so");
     });
 
-    await t.step(
+    await step(
       "ambiguous text sets nothing; the caller's window wins over the text",
       async () => {
         const ambiguous = await remember({
@@ -62,7 +64,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       },
     );
 
-    await t.step("a bad window is invalid_input and writes nothing", async () => {
+    await step("a bad window is invalid_input and writes nothing", async () => {
       for (
         const [window, field] of [
           [{ valid_from: "2024-13-01" }, "valid_from"],
@@ -92,7 +94,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
     });
 
     let portId = 0;
-    await t.step(
+    await step(
       "a new value closes the old version's window where the new one opens",
       async () => {
         const first = await remember({ subject: "api port", content: "The API port is 8080." });
@@ -114,7 +116,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       },
     );
 
-    await t.step("previous_still_valid keeps the old window open", async () => {
+    await step("previous_still_valid keeps the old window open", async () => {
       const first = await remember({ subject: "mirror", content: "Mirror A serves Europe." });
       const updated = await server.call("update", {
         memory_id: first.data.memory_id,
@@ -129,7 +131,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.equal(read.data.history[0].valid_to, undefined);
     });
 
-    await t.step("as_of answers with the version valid then, marked with its window", async () => {
+    await step("as_of answers with the version valid then, marked with its window", async () => {
       const march = await find({ query: "API port", as_of: "2024-03-15" });
       assert.ok(march.ok, JSON.stringify(march.data));
       const then = march.data.results.find((r: { memory_id: number }) => r.memory_id === portId);
@@ -145,7 +147,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.equal(plain.data.results[0].content, "The API port is 9090.");
     });
 
-    await t.step("as_of over a superseded and a retired fact", async () => {
+    await step("as_of over a superseded and a retired fact", async () => {
       const old = await remember({
         subject: "deploy day",
         content: "Deploys run on Tuesdays.",
@@ -190,7 +192,7 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.deepEqual(ids(recorded), [gone.data.memory_id], "known before it was retired");
     });
 
-    await t.step("known_at answers with what was recorded by then", async () => {
+    await step("known_at answers with what was recorded by then", async () => {
       const first = await remember({ subject: "cache size", content: "The cache holds 2 GB." });
       const recorded = new Date().toISOString();
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -207,8 +209,27 @@ Deno.test("validity windows: set, read from text, closed on supersede, answered 
       assert.equal(bad.data.error, "invalid_input");
       assert.equal(bad.data.field, "known_at");
     });
+  }
+}
+
+Deno.test("validity windows: set, read from text, closed on supersede, answered as of", async (t) => {
+  const home = makeTempHome();
+  const server = await startServer(home, { env: { MEMA_TIME_ZONE: "UTC" } });
+  try {
+    await validityScenario(server, (name, fn) => t.step(name, fn));
   } finally {
     await server.close();
     home.cleanup();
+  }
+});
+
+teamTest("validity windows and as-of recall, as on SQLite", async (team) => {
+  const server = await startServer(team.home(), {
+    env: { MEMA_DB_URL: team.url, MEMA_TIME_ZONE: "UTC" },
+  });
+  try {
+    await validityScenario(server, (_name, fn) => fn());
+  } finally {
+    await server.close();
   }
 });
