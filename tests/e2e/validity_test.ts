@@ -139,6 +139,11 @@ async function validityScenario(server: ServerSession, step: Step): Promise<void
       assert.equal(then.version, 1);
       assert.equal(then.current_version, 2);
       assert.equal(then.valid_to, "2024-05-01T00:00:00.000Z");
+      // The matching passages are the earlier version's own.
+      const hits = await find({ query: "API port", as_of: "2024-03-15", content_mode: "hits" });
+      const shown = hits.data.results.find((r: { memory_id: number }) => r.memory_id === portId);
+      assert.match(JSON.stringify(shown), /8080/);
+      assert.doesNotMatch(JSON.stringify(shown), /9090/);
       const june = await find({ query: "API port", as_of: "2024-06-15" });
       const now = june.data.results.find((r: { memory_id: number }) => r.memory_id === portId);
       assert.equal(now.content, "The API port is 9090.");
