@@ -8,8 +8,9 @@
  * import assert from "node:assert/strict";
  * import { checkValidity, holdsAt } from "./validity.ts";
  *
- * const window = checkValidity({ validFrom: "2024-03-01", validTo: "2024-07-01" });
- * assert.equal(window.validFrom, "2024-03-01T00:00:00.000Z");
+ * const given = checkValidity({ validFrom: "2024-03-01", validTo: "2024-07-01" });
+ * assert.equal(given.validFrom, "2024-03-01T00:00:00.000Z");
+ * const window = { validFrom: given.validFrom ?? null, validTo: given.validTo ?? null };
  * assert.equal(holdsAt(window, "2024-06-30T12:00:00.000Z"), true);
  * assert.equal(holdsAt(window, "2024-07-01T00:00:00.000Z"), false);
  * ```
