@@ -26,7 +26,7 @@ import { EXPORT_PAGE_MEMORIES } from "../portability/constants.ts";
 import { exportPage, jsonlHeader, jsonlLine, markdownFile } from "../portability/export.ts";
 import type { Store } from "../store/mod.ts";
 import { openDatabase } from "../app/mod.ts";
-import { createCountProgress } from "./count_progress.ts";
+import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
@@ -37,7 +37,9 @@ export const JSONL_EXPORT_NAME = "memories.jsonl";
 export const exportSpec: CommandSpec = {
   name: "export",
   summary: "write the facts in force out as Markdown files or one JSONL file",
-  usage: ["export DIR [--format md|jsonl] [--workspace W] [--include-history] [--db PATH]"],
+  usage: [
+    "export DIR [--format md|jsonl] [--workspace W] [--include-history] [--quiet] [--db PATH]",
+  ],
   description: [
     "One Markdown file per memory (DIR/<workspace>/<id>-<subject>.md, with frontmatter), or",
     "with --format jsonl one file, DIR/memories.jsonl (--include-history adds every version).",
@@ -50,6 +52,7 @@ export const exportSpec: CommandSpec = {
     format: { type: "string", value: "md|jsonl", help: "file format (default md)" },
     workspace: { type: "string", value: "W", help: "export one workspace only" },
     "include-history": { type: "boolean", help: "with --format jsonl: every earlier version" },
+    quiet: { type: "boolean", short: "q", help: "no progress display on a terminal" },
     db: { type: "string", value: "PATH", help: "database file (default MEMA_DB_PATH)" },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
   },
@@ -123,6 +126,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     format: flags.string("format") ?? "md",
     workspace: flags.string("workspace"),
     "include-history": flags.boolean("include-history"),
+    quiet: flags.boolean("quiet"),
     db: flags.string("db"),
     config: flags.string("config"),
   };
@@ -156,7 +160,10 @@ export async function exportCommand(args: string[]): Promise<number> {
       });
     }
     store = await openDatabase(config, { skipVec: true });
-    const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "exporting" });
+    const progress = createStreamProgress({
+      isTty: stderrIsTerminal() && !values.quiet,
+      label: "exporting",
+    });
     const includeHistory = values["include-history"];
     let writer: TextFileWriter | undefined;
     // Markdown files are written into a hidden staging folder inside DIR (same file system,
@@ -173,16 +180,21 @@ export async function exportCommand(args: string[]): Promise<number> {
       } else {
         staging = makeTempDirIn(dir, STAGING_PREFIX);
       }
+      let total: number | undefined;
       for (let afterId = 0;;) {
         const page = await exportPage(store, {
           workspace: values.workspace,
           includeHistory,
           afterId,
           limit: EXPORT_PAGE_MEMORIES,
+          knownTotal: total,
         });
+        total = page.total;
+        // One write per page: a million memories are 2,000 writes, not a million.
+        const lines: string[] = [];
         for (const memory of page.memories) {
           if (writer) {
-            writer.write(`${jsonlLine(memory)}\n`);
+            lines.push(`${jsonlLine(memory)}\n`);
           } else {
             const file = markdownFile(memory);
             const path = `${staging}/${file.path}`;
@@ -192,7 +204,8 @@ export async function exportCommand(args: string[]): Promise<number> {
           memories++;
           versions += memory.history?.length ?? 0;
         }
-        progress.update(memories, page.total);
+        if (writer && lines.length > 0) writer.write(lines.join(""));
+        progress.update({ done: memories, share: page.total === 0 ? 1 : memories / page.total });
         if (!page.hasMore) break;
         afterId = page.lastId;
       }

@@ -10,15 +10,17 @@
 import { loadConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { listEntries, makeTempDirIn, removeTreeIfExists } from "../platform/directories.ts";
-import { readTextStrict } from "../platform/files.ts";
+import { fileSize } from "../platform/file_info.ts";
+import { readBytes } from "../platform/files.ts";
+import { decodeUtf8Text, readTextLines } from "../platform/text_lines.ts";
 import { linkTarget, pathExists, pathKind, realPathOf } from "../platform/paths.ts";
 import { stderrIsTerminal } from "../platform/terminal.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";
-import { jsonlUnits, markdownUnit, type SplitMode } from "../portability/sources.ts";
+import { markdownUnit, readJsonlUnits, type SplitMode } from "../portability/sources.ts";
 import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
-import { createCountProgress } from "./count_progress.ts";
+import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
 import { type App, openApp } from "../app/mod.ts";
@@ -233,44 +235,64 @@ function folderOf(file: string): string | undefined {
   return scope?.startsWith("@") ? `${scope}/${name}` : name;
 }
 
-function readUnits(
+/**
+ * Every unit of the sources, in order, as a stream: a JSONL export line by line (any size, in
+ * bounded memory), a note whole (notes are small). What cannot be read comes as a skipped
+ * source at its line. `onBytes` hears the bytes read of all files so far.
+ */
+async function* readSources(
   files: readonly SourceFile[],
   split: SplitMode,
-): { units: ImportUnit[]; skipped: SkippedSource[] } {
-  const units: ImportUnit[] = [];
-  const skipped: SkippedSource[] = [];
+  onBytes: (read: number) => void,
+): AsyncGenerator<ImportUnit | SkippedSource> {
+  let before = 0;
   for (const source of files) {
-    let text: string;
-    try {
-      text = readTextStrict(source.file);
-    } catch (error) {
-      const reason = error instanceof TypeError ? "not UTF-8 text" : `cannot read: ${error}`;
-      skipped.push({ path: source.shown, line: 1, reason });
+    const size = fileSize(source.file) ?? 0;
+    if (source.kind === "jsonl") {
+      const lines = readTextLines(source.file, { onBytes: (read) => onBytes(before + read) });
+      try {
+        yield* readJsonlUnits(lines, source.shown);
+      } catch (error) {
+        if (error instanceof MemaError) throw error;
+        yield { path: source.shown, line: 1, reason: `cannot read: ${readFailure(error)}` };
+      }
+      before += size;
+      onBytes(before);
       continue;
     }
-    if (source.kind === "jsonl") {
-      const read = jsonlUnits(text, source.shown);
-      units.push(...read.units);
-      for (const error of read.errors) {
-        skipped.push({ path: source.shown, line: error.line, reason: error.message });
-      }
+    before += size;
+    let bytes: Uint8Array;
+    try {
+      bytes = readBytes(source.file);
+    } catch (error) {
+      yield { path: source.shown, line: 1, reason: `cannot read: ${readFailure(error)}` };
+      continue;
+    }
+    const decoded = decodeUtf8Text(bytes);
+    onBytes(before);
+    if ("error" in decoded) {
+      yield { path: source.shown, line: decoded.line, reason: decoded.error };
       continue;
     }
     const name = source.ref.slice(source.ref.lastIndexOf("/") + 1);
     try {
-      units.push(markdownUnit(text, {
+      yield markdownUnit(decoded.text, {
         path: source.shown,
         sourceRef: source.ref,
         fileTitle: name.replace(/\.(md|markdown)$/i, ""),
         folder: folderOf(source.file),
         split,
-      }));
+      });
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      skipped.push({ path: source.shown, line: error.line, reason: error.message });
+      yield { path: source.shown, line: error.line, reason: error.message };
     }
   }
-  return { units, skipped };
+}
+
+/** A file that could not be read, in words. */
+function readFailure(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The name prefix of the scratch folder of a dry run against a database not created yet. */
@@ -281,7 +303,7 @@ export const importSpec: CommandSpec = {
   name: "import",
   summary: "store Markdown notes and JSONL exports as memories",
   usage: [
-    "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--db PATH]",
+    "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--quiet] [--db PATH]",
   ],
   description: [
     "Markdown files and folders (recursively; .md, .markdown) and JSONL exports of mema.",
@@ -310,6 +332,7 @@ export const importSpec: CommandSpec = {
       }`,
     },
     "dry-run": { type: "boolean", help: "report what would be stored; keep nothing" },
+    quiet: { type: "boolean", short: "q", help: "no progress display on a terminal" },
     authorized: {
       type: "boolean",
       help: "the user confirmed: keep user_confirmed/locked trust, change guarded memories",
@@ -334,6 +357,7 @@ export async function importCommand(args: string[]): Promise<number> {
     split: flags.string("split") ?? "file",
     "source-type": flags.string("source-type"),
     "dry-run": flags.boolean("dry-run"),
+    quiet: flags.boolean("quiet"),
     authorized: flags.boolean("authorized"),
     db: flags.string("db"),
     config: flags.string("config"),
@@ -365,7 +389,6 @@ export async function importCommand(args: string[]): Promise<number> {
   let scratch: string | undefined;
   try {
     const sources = collectSources(positionals);
-    const read = readUnits(sources.files, split);
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
     // A dry run against a database that does not exist yet compares with an empty library in a
     // scratch folder, removed afterwards: it leaves no file behind where the database would be.
@@ -381,16 +404,32 @@ export async function importCommand(args: string[]): Promise<number> {
       settings: { workspaceIsolation: "none", includeSize: config.includeSize },
     });
     const { ctx } = app;
-    const progress = createCountProgress({ isTty: stderrIsTerminal(), label: "importing" });
-    const report = await importUnits(ctx, read.units, {
-      defaultWorkspace: values.workspace,
-      defaultSourceType: sourceType as SourceType | undefined,
-      authorized: values.authorized,
-      dryRun: values["dry-run"],
-      onProgress: (done, total) => progress.update(done, total),
+    const progress = createStreamProgress({
+      isTty: stderrIsTerminal() && !values.quiet,
+      label: "importing",
     });
-    progress.finish();
-    const skipped = [...sources.skipped, ...read.skipped, ...report.skipped];
+    const totalBytes = sources.files.reduce((sum, file) => sum + (fileSize(file.file) ?? 0), 0);
+    const state = { done: 0, share: 0 };
+    const feed = readSources(sources.files, split, (bytes) => {
+      state.share = totalBytes === 0 ? 1 : bytes / totalBytes;
+      progress.update(state);
+    });
+    let report;
+    try {
+      report = await importUnits(ctx, feed, {
+        defaultWorkspace: values.workspace,
+        defaultSourceType: sourceType as SourceType | undefined,
+        authorized: values.authorized,
+        dryRun: values["dry-run"],
+        onProgress: (done) => {
+          state.done = done;
+          progress.update(state);
+        },
+      });
+    } finally {
+      progress.finish();
+    }
+    const skipped = [...sources.skipped, ...report.skipped];
     for (const link of sources.links) {
       console.error(
         `mema import: ${

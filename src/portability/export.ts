@@ -68,6 +68,11 @@ export interface ExportQuery {
   /** Start after this memory id (0 for the first page). */
   afterId: number;
   limit: number;
+  /**
+   * The total an earlier page gave: counting again on every page cost O(library) per page,
+   * quadratic over a large export.
+   */
+  knownTotal?: number;
 }
 
 /** One page of an export. */
@@ -98,7 +103,7 @@ export async function exportPage(store: Store, query: ExportQuery): Promise<Expo
     return {
       memories: page.map((m) => portableMemory(m, history ? history.get(m.id) ?? [] : undefined)),
       hasMore: rows.length > query.limit,
-      total: await store.countMemories(filters),
+      total: query.knownTotal ?? await store.countMemories(filters),
       lastId: page.at(-1)?.id ?? query.afterId,
     };
   });

@@ -52,6 +52,7 @@ import type { MemoryRecord, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
+import { ImportedIds } from "./imported_ids.ts";
 
 /** How an import runs. */
 export interface ImportOptions {
@@ -140,14 +141,76 @@ function describe(error: MemaError | AuthorizationRequired): string {
   return error.reason;
 }
 
+/**
+ * What an import reads: units in source order, and for a piece a reader could not read, the
+ * reason it was skipped. An array or a stream (an async generator reading a file): the import
+ * holds one batch at a time, so a reader that streams keeps the whole import in bounded memory.
+ */
+export type ImportFeed =
+  | Iterable<ImportUnit | SkippedSource>
+  | AsyncIterable<ImportUnit | SkippedSource>;
+
+/** The feed in batches of about {@linkcode IMPORT_BATCH_MEMORIES}; skipped pieces go to `skipped`. */
+async function* batchesOf(
+  feed: ImportFeed,
+  skipped: SkippedSource[],
+): AsyncGenerator<ImportUnit[]> {
+  let batch: ImportUnit[] = [];
+  let size = 0;
+  for await (const entry of feed) {
+    if (!("items" in entry)) {
+      skipped.push(entry);
+      continue;
+    }
+    if (size > 0 && size + entry.items.length > IMPORT_BATCH_MEMORIES) {
+      yield batch;
+      [batch, size] = [[], 0];
+    }
+    batch.push(entry);
+    size += entry.items.length;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** One batch's units, each applied or skipped. */
+type BatchResults = { unit: ImportUnit; result?: UnitResult; skipped?: SkippedSource }[];
+
+/** Old ids → ids here, as a batch sees them. */
+interface IdLookup {
+  get(oldId: number): number | undefined;
+  set(oldId: number, newId: number): void;
+}
+
+/**
+ * The ids a batch stores, kept beside the ones committed before it and added to them only
+ * once it commits: a retried batch starts over without copying the whole map (a copy per
+ * batch grew with the import, quadratic over a million memories).
+ */
+class BatchIds implements IdLookup {
+  readonly #committed: ImportedIds;
+  readonly #added = new Map<number, number>();
+  constructor(committed: ImportedIds) {
+    this.#committed = committed;
+  }
+  get(oldId: number): number | undefined {
+    return this.#added.get(oldId) ?? this.#committed.get(oldId);
+  }
+  set(oldId: number, newId: number): void {
+    this.#added.set(oldId, newId);
+  }
+  commit(): void {
+    for (const [from, to] of this.#added) this.#committed.set(from, to);
+  }
+}
+
 /** Stores units; see the module documentation. */
 export async function importUnits(
   ctx: ServiceContext,
-  units: readonly ImportUnit[],
+  feed: ImportFeed,
   options: ImportOptions = {},
 ): Promise<ImportReport> {
   const report: ImportReport = {
-    units: units.length,
+    units: 0,
     created: 0,
     updated: 0,
     unchanged: 0,
@@ -157,63 +220,17 @@ export async function importUnits(
     skipped: [],
     dryRun: options.dryRun === true,
   };
-  const total = units.reduce((sum, unit) => sum + unit.items.length, 0);
+  // An array says its size up front; a stream's total is not known until it ends.
+  const total = Array.isArray(feed)
+    ? (feed as (ImportUnit | SkippedSource)[]).reduce(
+      (sum, entry) => sum + ("items" in entry ? entry.items.length : 0),
+      0,
+    )
+    : undefined;
   // Old id (in the exporting database) → id here, for `follows`.
-  let idMap = new Map<number, number>();
-  const batches: ImportUnit[][] = [];
-  if (options.dryRun) {
-    batches.push([...units]);
-  } else {
-    let batch: ImportUnit[] = [];
-    let size = 0;
-    for (const unit of units) {
-      if (size > 0 && size + unit.items.length > IMPORT_BATCH_MEMORIES) {
-        batches.push(batch);
-        [batch, size] = [[], 0];
-      }
-      batch.push(unit);
-      size += unit.items.length;
-    }
-    if (batch.length > 0) batches.push(batch);
-  }
+  const idMap = new ImportedIds();
   let done = 0;
-  for (const batch of batches) {
-    let results: { unit: ImportUnit; result?: UnitResult; skipped?: SkippedSource }[] = [];
-    let batchMap = idMap;
-    const body = async () => {
-      // Runs again from the start when the transaction is retried: only locals change.
-      batchMap = new Map(idMap);
-      results = await ctx.store.bulkWrites(async () => {
-        // One unit after another: a later unit's links resolve through the ids the earlier set.
-        const applied: typeof results = [];
-        for (const unit of batch) {
-          try {
-            const result = needsSavepoint(unit)
-              ? await ctx.store.withinUnit(async () =>
-                await applyUnit(ctx, unit, batchMap, options)
-              )
-              : await applyUnit(ctx, unit, batchMap, options);
-            for (const [from, to] of result.ids) batchMap.set(from, to);
-            applied.push({ unit, result });
-          } catch (failure) {
-            if (!(failure instanceof ItemFailure)) throw failure;
-            const { item, error } = failure;
-            applied.push({
-              unit,
-              skipped: { path: unit.path, line: errorLine(item, error), reason: describe(error) },
-            });
-          }
-        }
-        return applied;
-      });
-      if (options.dryRun) throw new DryRunRollback();
-    };
-    try {
-      await ctx.store.write(body);
-    } catch (error) {
-      if (!(error instanceof DryRunRollback)) throw error;
-    }
-    idMap = batchMap;
+  const tally = (batch: ImportUnit[], results: BatchResults) => {
     for (const entry of results) {
       if (entry.skipped) {
         report.skipped.push(entry.skipped);
@@ -223,16 +240,81 @@ export async function importUnits(
       report.versionsReplayed += entry.result!.versions;
       report.lowered += entry.result!.lowered;
     }
+    report.units += batch.length;
     done += batch.reduce((sum, unit) => sum + unit.items.length, 0);
-    options.onProgress?.(done, total);
+    options.onProgress?.(done, total ?? done);
+  };
+  const batches = batchesOf(feed, report.skipped);
+  if (options.dryRun) {
+    // One transaction for everything, rolled back at the end: later units see earlier ones.
+    // The feed is read inside it, so the body must not run twice.
+    let ran = false;
+    try {
+      await ctx.store.write(async () => {
+        if (ran) {
+          throw new MemaError("storage_busy", "the database was busy during the dry run", {
+            hint: "run the dry run again",
+          });
+        }
+        ran = true;
+        for await (const batch of batches) {
+          tally(batch, await applyBatch(ctx, batch, idMap, options));
+        }
+        throw new DryRunRollback();
+      });
+    } catch (error) {
+      if (!(error instanceof DryRunRollback)) throw error;
+    }
+    return report;
+  }
+  for await (const batch of batches) {
+    let results: BatchResults = [];
+    let batchIds = new BatchIds(idMap);
+    await ctx.store.write(async () => {
+      // Runs again from the start when the transaction is retried: only locals change.
+      batchIds = new BatchIds(idMap);
+      results = await applyBatch(ctx, batch, batchIds, options);
+    });
+    batchIds.commit();
+    tally(batch, results);
   }
   return report;
+}
+
+/** Applies one batch inside the caller's transaction; `idMap` learns the ids it stores. */
+async function applyBatch(
+  ctx: ServiceContext,
+  batch: ImportUnit[],
+  idMap: IdLookup,
+  options: ImportOptions,
+): Promise<BatchResults> {
+  return await ctx.store.bulkWrites(async () => {
+    // One unit after another: a later unit's links resolve through the ids the earlier set.
+    const applied: BatchResults = [];
+    for (const unit of batch) {
+      try {
+        const result = needsSavepoint(unit)
+          ? await ctx.store.withinUnit(async () => await applyUnit(ctx, unit, idMap, options))
+          : await applyUnit(ctx, unit, idMap, options);
+        for (const [from, to] of result.ids) idMap.set(from, to);
+        applied.push({ unit, result });
+      } catch (failure) {
+        if (!(failure instanceof ItemFailure)) throw failure;
+        const { item, error } = failure;
+        applied.push({
+          unit,
+          skipped: { path: unit.path, line: errorLine(item, error), reason: describe(error) },
+        });
+      }
+    }
+    return applied;
+  });
 }
 
 async function applyUnit(
   ctx: ServiceContext,
   unit: ImportUnit,
-  idMap: Map<number, number>,
+  idMap: IdLookup,
   options: ImportOptions,
 ): Promise<UnitResult> {
   const result: UnitResult = { outcomes: [], versions: 0, lowered: 0, ids: [] };
@@ -324,7 +406,7 @@ interface Applied {
 async function applyItem(
   ctx: ServiceContext,
   item: ImportItem,
-  state: { previous?: number; idMap: Map<number, number>; options: ImportOptions },
+  state: { previous?: number; idMap: IdLookup; options: ImportOptions },
 ): Promise<Applied> {
   const { options } = state;
   const workspace = item.workspace ?? options.defaultWorkspace ?? "default";

@@ -20,7 +20,12 @@
 import { PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { FrontmatterError, type FrontmatterValue, parseFrontmatter } from "./frontmatter.ts";
-import { type ImportItem, type ImportUnit, SourceError } from "./import_types.ts";
+import {
+  type ImportItem,
+  type ImportUnit,
+  type SkippedSource,
+  SourceError,
+} from "./import_types.ts";
 import { hasSubstance, noteTitle, readNoteSections, visibleText } from "./markdown.ts";
 import { GENERIC_NOTE_NAMES, IMPORT_SUBJECT_MAX_CHARS } from "./constants.ts";
 import { SUBJECT_MAX_CHARS } from "../memory/limits.ts";
@@ -403,51 +408,92 @@ function jsonlItem(record: Record<string, unknown>, line: number): ImportItem {
   };
 }
 
+/** One line of a source file as a reader gives it: its text, or why it could not be read. */
+export interface SourceLine {
+  /** 1-based. */
+  line: number;
+  text?: string;
+  error?: string;
+}
+
+/** What one JSONL line is: a memory's unit, the export header, or a blank line. */
+type JsonlEntry = ImportUnit | "header" | "blank";
+
+/** Reads one JSONL line (see {@linkcode readJsonlUnits}); throws {@linkcode SourceError}. */
+function jsonlEntry(textLine: string, lineNo: number, path: string): JsonlEntry {
+  if (textLine.trim() === "") return "blank";
+  let record: unknown;
+  try {
+    // Numbers a float cannot keep as written are marked; the write path refuses them.
+    record = parseJsonExact(textLine);
+  } catch (error) {
+    throw new SourceError(lineNo, `not a JSON object: ${(error as Error).message}`);
+  }
+  if (record === null || typeof record !== "object" || Array.isArray(record)) {
+    throw new SourceError(lineNo, "not a JSON object");
+  }
+  const object = record as Record<string, unknown>;
+  if (object.type === "mema_export") {
+    if (typeof object.format === "number" && object.format > EXPORT_FORMAT) {
+      throw new NewerFormat(
+        lineNo,
+        `written in export format ${object.format}, newer than this mema reads (${EXPORT_FORMAT}); use the newer mema`,
+      );
+    }
+    return "header";
+  }
+  if (object.type !== undefined && object.type !== "memory") {
+    throw new SourceError(lineNo, `unknown line type "${String(object.type)}"`);
+  }
+  return { path, line: lineNo, items: [jsonlItem(object, lineNo)] };
+}
+
+/** A header of a newer export format: the rest of the file is not read. */
+class NewerFormat extends SourceError {}
+
 /**
- * Reads a JSONL export: a header line (`type: "mema_export"`, optional) then one memory per
- * line. Each line is its own unit, so one bad line skips only itself. A header of a newer
- * export format refuses the whole file.
+ * Reads a JSONL export line by line: a header line (`type: "mema_export"`, optional) then
+ * one memory per line. Each line is its own unit, so one bad line skips only itself (it is
+ * yielded as a skipped source, in order: the feed `importUnits` takes). A header of a newer export format stops
+ * the reading there. Holds one line at a time: feed it a streaming reader.
+ */
+export async function* readJsonlUnits(
+  lines: AsyncIterable<SourceLine> | Iterable<SourceLine>,
+  path: string,
+): AsyncGenerator<ImportUnit | SkippedSource> {
+  for await (const source of lines) {
+    if (source.error !== undefined) {
+      yield { path, line: source.line, reason: source.error };
+      continue;
+    }
+    let entry: JsonlEntry;
+    try {
+      entry = jsonlEntry(source.text ?? "", source.line, path);
+    } catch (error) {
+      if (!(error instanceof SourceError)) throw error;
+      yield { path, line: error.line, reason: error.message };
+      if (error instanceof NewerFormat) return;
+      continue;
+    }
+    if (typeof entry === "object") yield entry;
+  }
+}
+
+/**
+ * Reads a JSONL export held in one string (see {@linkcode readJsonlUnits}); a header of a
+ * newer export format refuses the whole file.
  */
 export function jsonlUnits(raw: string, path: string): JsonlRead {
   const units: ImportUnit[] = [];
   const errors: SourceError[] = [];
   const lines = (raw.startsWith("\uFEFF") ? raw.slice(1) : raw).split("\n");
   for (let index = 0; index < lines.length; index++) {
-    const lineNo = index + 1;
-    const textLine = lines[index].replace(/\r$/, "");
-    if (textLine.trim() === "") continue;
     try {
-      let record: unknown;
-      try {
-        // Numbers a float cannot keep as written are marked; the write path refuses them.
-        record = parseJsonExact(textLine);
-      } catch (error) {
-        throw new SourceError(lineNo, `not a JSON object: ${(error as Error).message}`);
-      }
-      if (record === null || typeof record !== "object" || Array.isArray(record)) {
-        throw new SourceError(lineNo, "not a JSON object");
-      }
-      const object = record as Record<string, unknown>;
-      if (object.type === "mema_export") {
-        if (typeof object.format === "number" && object.format > EXPORT_FORMAT) {
-          return {
-            units: [],
-            errors: [
-              new SourceError(
-                lineNo,
-                `written in export format ${object.format}, newer than this mema reads (${EXPORT_FORMAT}); use the newer mema`,
-              ),
-            ],
-          };
-        }
-        continue;
-      }
-      if (object.type !== undefined && object.type !== "memory") {
-        throw new SourceError(lineNo, `unknown line type "${String(object.type)}"`);
-      }
-      units.push({ path, line: lineNo, items: [jsonlItem(object, lineNo)] });
+      const entry = jsonlEntry(lines[index].replace(/\r$/, ""), index + 1, path);
+      if (typeof entry === "object") units.push(entry);
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
+      if (error instanceof NewerFormat) return { units: [], errors: [error] };
       errors.push(error);
     }
   }

@@ -20,14 +20,21 @@ export interface MemoryPageQuery {
   limit: number;
 }
 
-function pageWhere(query: Omit<MemoryPageQuery, "limit" | "afterId">): {
+/**
+ * The filters of a walk. With `rowidOrder`, the unary `+` keeps SQLite off the status and
+ * workspace indexes: through them it read every remaining match and sorted it for each
+ * page (a temp B-tree per page, quadratic over a million-memory export); walking the table
+ * in rowid order from `afterId` reads only what the page needs.
+ */
+function pageWhere(query: Omit<MemoryPageQuery, "limit" | "afterId">, rowidOrder = false): {
   sql: string;
   values: string[];
 } {
-  const clauses = ["status IN (SELECT value FROM json_each(?))"];
+  const plus = rowidOrder ? "+" : "";
+  const clauses = [`${plus}status IN (SELECT value FROM json_each(?))`];
   const values = [JSON.stringify(query.statuses)];
   if (query.workspaces !== undefined) {
-    clauses.push("workspace_canonical IN (SELECT value FROM json_each(?))");
+    clauses.push(`${plus}workspace_canonical IN (SELECT value FROM json_each(?))`);
     values.push(JSON.stringify(query.workspaces));
   }
   return { sql: clauses.join(" AND "), values };
@@ -35,7 +42,7 @@ function pageWhere(query: Omit<MemoryPageQuery, "limit" | "afterId">): {
 
 /** One page of memories in id order (keyset paging: stable while others write). */
 export function selectMemoryPage(db: DatabaseSync, query: MemoryPageQuery): MemoryRecord[] {
-  const where = pageWhere(query);
+  const where = pageWhere(query, true);
   const rows = db.prepare(
     `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id > ? AND ${where.sql} ORDER BY id LIMIT ?`,
   ).all(query.afterId, ...where.values, query.limit) as Row[];
