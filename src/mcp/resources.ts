@@ -5,8 +5,7 @@
  * service (src/views/context_digest.ts); this module only maps URIs.
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { JsonRpcErrorCode, ProtocolError } from "./jsonrpc.ts";
 import { isMemaError } from "../errors/mod.ts";
 import { CONTEXT_BUDGET_DEFAULT, contextDigest } from "../views/context_digest.ts";
 import { workspacesView } from "../views/workspaces.ts";
@@ -64,13 +63,13 @@ export async function readResource(
   try {
     parsed = new URL(uri);
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, `"${uri}" is not a resource URI`);
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `"${uri}" is not a resource URI`);
   }
   const tokensParam = parsed.searchParams.get("tokens");
   const budget = tokensParam === null ? undefined : Number(tokensParam);
   let workspace: string | undefined;
   if (parsed.protocol !== "memory:") {
-    throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}"`);
+    throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `no resource "${uri}"`);
   }
   // `memory://current-context` parses with host "current-context"; workspaces as a path.
   if (parsed.host === "current-context" && (parsed.pathname === "" || parsed.pathname === "/")) {
@@ -78,8 +77,8 @@ export async function readResource(
   } else if (parsed.host === "workspace" && parsed.pathname.length > 1) {
     workspace = decodeURIComponent(parsed.pathname.slice(1));
   } else {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      JsonRpcErrorCode.InvalidParams,
       `no resource "${uri}": read ${CURRENT_CONTEXT_URI} or memory://workspace/<name>`,
     );
   }
@@ -101,8 +100,8 @@ export async function readResource(
     };
   } catch (error) {
     if (isMemaError(error)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        JsonRpcErrorCode.InvalidParams,
         `${error.reason}${error.hint ? ` (${error.hint})` : ""}`,
       );
     }
