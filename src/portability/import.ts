@@ -465,6 +465,8 @@ async function applyItem(
     sourceType: trust.sourceType,
     sourceRef: item.sourceRef,
     eventTime: item.eventTime,
+    validFrom: item.validFrom,
+    validTo: item.validTo,
     confidence: item.confidence,
     protectionLevel: trust.protectionLevel,
     status: item.status,
@@ -511,7 +513,14 @@ async function replayHistory(
   const first = history[0];
   const stored = await rememberInTransaction(
     callerFor(ctx, item.origin),
-    { ...input, subject: first.subject, content: first.content, tags: first.tags },
+    {
+      ...input,
+      subject: first.subject,
+      content: first.content,
+      tags: first.tags,
+      validFrom: first.valid_from ?? null,
+      validTo: first.valid_to ?? null,
+    },
     origin,
   );
   if (stored.duplicateReplay) return undefined;
@@ -519,6 +528,8 @@ async function replayHistory(
     subject: item.subject,
     content: item.content,
     tags: item.tags ?? [],
+    valid_from: item.validFrom ?? null,
+    valid_to: item.validTo ?? null,
   }];
   let before = first;
   let versions = 0;
@@ -534,6 +545,10 @@ async function replayHistory(
           : { kind: "metadata_only" },
         newSubject: step.subject,
         newTags: step.tags,
+        // Each version gets the window its source recorded; none is closed anew.
+        validFrom: step.valid_from ?? null,
+        validTo: step.valid_to ?? null,
+        previousStillValid: true,
         reason: before.reason ?? undefined,
         // The guard protects facts from change; this one is still being built, in this
         // transaction, from versions its source already holds.

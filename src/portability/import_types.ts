@@ -18,6 +18,9 @@ export interface ImportItem {
   sourceType?: SourceType;
   sourceRef?: string;
   eventTime?: string;
+  /** The validity window; null restores "none" (a mema export), undefined reads it from the text. */
+  validFrom?: string | null;
+  validTo?: string | null;
   confidence?: number;
   protectionLevel?: ProtectionLevel;
   status?: Extract<MemoryStatus, "active" | "pending">;
