@@ -14,6 +14,9 @@ import {
 } from "../portability/server_memory.ts";
 import type { Store } from "../store/mod.ts";
 
+/** The `--format` of import and export that reads and writes server-memory's graph. */
+export const SERVER_MEMORY_FORMAT = "server-memory";
+
 /** The file name server-memory keeps its graph in (its `MEMORY_FILE_PATH` default). */
 export const SERVER_MEMORY_FILE = "memory.jsonl";
 

@@ -85,6 +85,11 @@ const configFileSchema = z.object({
   notice_sync_wait_ms: z.number().int().min(0).max(60_000).optional(),
   judge_model: z.string().min(1).nullable().optional(),
   time_zone: z.string().min(1).max(64).optional(),
+  usage_ranking: z.object({
+    enabled: z.boolean().optional(),
+    half_life_days: z.number().min(1).max(3650).optional(),
+    consolidation: z.number().min(0).max(10).optional(),
+  }).strict().optional(),
   judge_thresholds: z.object({
     conflict: z.number().min(0).max(1),
     possible: z.number().min(0).max(1),
@@ -161,6 +166,11 @@ export interface MemaConfig {
    * `MEMA_TIME_ZONE`, else the system's.
    */
   timeZone: string;
+  /**
+   * How a memory's use nudges recall (`usage_ranking`; `MEMA_USAGE_RANKING=off` switches the
+   * nudge off): src/recall/usage.ts.
+   */
+  usageRanking: { enabled: boolean; halfLifeDays?: number; consolidation?: number };
   /** Manifest id of the NLI judge, or undefined for rules only. */
   judgeModel?: string;
   judgeThresholds?: { conflict: number; possible: number };
@@ -192,6 +202,7 @@ export type SettingKey =
   | "judgeModel"
   | "judgeThresholds"
   | "timeZone"
+  | "usageRanking"
   | "dbUrl";
 
 /** Values given on the command line. */
@@ -236,6 +247,7 @@ const ENV_NAMES = {
   noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
   durability: ["MEMA_DURABILITY"],
   timeZone: ["MEMA_TIME_ZONE"],
+  usageRanking: ["MEMA_USAGE_RANKING"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -336,6 +348,34 @@ function checkDurability(value: string, origin: string): Durability {
     );
   }
   return value;
+}
+
+/**
+ * The usage nudge: the file's `usage_ranking` (absent numbers take recall's defaults,
+ * src/recall/usage_constants.ts), `MEMA_USAGE_RANKING` `on`/`off` above its `enabled`.
+ */
+function usageRankingSetting(
+  env: { name: string; value: string } | undefined,
+  file: { enabled?: boolean; half_life_days?: number; consolidation?: number } | undefined,
+): MemaConfig["usageRanking"] {
+  let enabled = file?.enabled ?? true;
+  if (env !== undefined) {
+    if (env.value !== "on" && env.value !== "off") {
+      throw new MemaError(
+        "config_invalid",
+        `${env.name} must be "on" or "off" (got "${env.value}")`,
+        {
+          field: env.name,
+        },
+      );
+    }
+    enabled = env.value === "on";
+  }
+  return {
+    enabled,
+    ...(file?.half_life_days === undefined ? {} : { halfLifeDays: file.half_life_days }),
+    ...(file?.consolidation === undefined ? {} : { consolidation: file.consolidation }),
+  };
 }
 
 function checkTransport(value: string, origin: string): "stdio" | "http" {
@@ -562,6 +602,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),
     judgeThresholds: origin(undefined, file.judge_thresholds),
     timeZone: origin(ENV_NAMES.timeZone, file.time_zone),
+    usageRanking: origin(ENV_NAMES.usageRanking, file.usage_ranking),
     dbUrl: origin(ENV_NAMES.dbUrl, file.db_url, flags.dbUrl),
   };
   return {
@@ -575,6 +616,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     judgeModel: judgeModelSetting === "none" ? undefined : judgeModelSetting,
     judgeThresholds: file.judge_thresholds,
     timeZone: timeZoneSetting(fromEnv(ENV_NAMES.timeZone), file.time_zone),
+    usageRanking: usageRankingSetting(fromEnv(ENV_NAMES.usageRanking), file.usage_ranking),
     backupPath: expandHome(
       fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
     ),

@@ -362,6 +362,20 @@ export class SemanticIndex {
   }
 
   /**
+   * Vectors of `texts` as documents, for a whole-library view (topic clusters); undefined when
+   * the index is not searchable or the model is not built in: a downloaded transformer (or a
+   * model server) would take tens of seconds for the thousands of texts such a view reads.
+   */
+  async embedForView(texts: readonly string[]): Promise<Float32Array[] | undefined> {
+    // A model server would be asked for thousands of texts inside one answer: words instead.
+    if (this.#provider) return undefined;
+    if (!(await this.searchable())) return undefined;
+    const model = await this.#model();
+    if (!model.entry.builtin) return undefined;
+    return await model.embedder.embed([...texts], "passage");
+  }
+
+  /**
    * A model server's query vector within its query timeout: a `find` never waits longer for a
    * server that is slow or away (what was asked still finishes, and its answer is dropped).
    */

@@ -3,6 +3,7 @@
  * an example per action. `help` publishes these as JSON Schema.
  * @module
  */
+import { EXTRACT_TEXT_MAX } from "../extract/constants.ts";
 import { z } from "zod";
 import {
   BATCH_FIND_LIMIT_MAX,
@@ -95,6 +96,8 @@ const rememberFields = {
   source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
   source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
   event_time: isoTime.optional().describe("when the fact became true"),
+  valid_from: isoTime.optional().describe("fact holds from (default: read from content)"),
+  valid_to: isoTime.optional().describe("fact holds until, exclusive"),
   confidence: z.number().min(0).max(1).optional(),
   protection_level: z.enum(PROTECTION_LEVELS).optional(),
   status: z.enum(["active", "pending"]).optional(),
@@ -153,6 +156,8 @@ export const MEMORY_ACTIONS = {
       time: z.string().max(64).optional().describe(
         'a time phrase to filter on ("last week", "上周"), or "off" to ignore one in the query',
       ),
+      as_of: isoTime.optional().describe("answer with the facts valid at this time"),
+      known_at: isoTime.optional().describe("answer with what was recorded by this time"),
       limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional().describe(
         "page size, default 10",
       ),
@@ -218,6 +223,11 @@ export const MEMORY_ACTIONS = {
       expected_version: z.number().int().positive().optional(),
       expected_content_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a hex SHA-256")
         .optional(),
+      valid_from: isoTime.optional().describe("new version holds from"),
+      valid_to: isoTime.optional().describe("new version holds until, exclusive"),
+      previous_still_valid: z.boolean().optional().describe(
+        "keep the replaced version's window open",
+      ),
       authorized: z.boolean().optional().describe("the user approved this change"),
       ...namedGraph,
     }),
@@ -276,6 +286,12 @@ export const MEMORY_ACTIONS = {
         action: "append_superseded_context",
       }],
     },
+  },
+  extract: {
+    description:
+      "Candidate facts from a conversation summary or notes: verbatim clauses with a suggested subject, tags and any date stated. Stores nothing; keep what you want with batch_remember.",
+    schema: z.object({ text: z.string().max(EXTRACT_TEXT_MAX).describe("the summary or notes") }),
+    example: { text: "Dana moved the launch to 8 April 2024; the beta stays open until May." },
   },
   status: {
     description: "Database, capabilities and counts.",

@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from "zod";
+import { extractCandidates } from "../extract/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory, type ReadResult } from "../memory/read.ts";
@@ -19,6 +20,7 @@ import {
   type RememberResult,
 } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
+import type { ValidityRead } from "../memory/validity.ts";
 import type { BatchItem, FindInput, FindPage } from "../recall/find.ts";
 import { TIME_FILTER_FIELD } from "../recall/time_filter.ts";
 import type { RankedMemory } from "../recall/rank.ts";
@@ -139,12 +141,13 @@ function editFrom(data: Data<"update">): MemoryEdit {
   }
   if (
     data.new_subject === undefined && data.new_tags === undefined &&
+    data.valid_from === undefined && data.valid_to === undefined &&
     data.entities === undefined && data.relations === undefined
   ) {
     throw new MemaError("invalid_input", "update needs a change", {
       field: "new_content",
       hint:
-        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags, entities or relations",
+        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags, valid_from/valid_to, entities or relations",
     });
   }
   return { kind: "metadata_only" };
@@ -269,6 +272,19 @@ function workspaceHints(
   return out;
 }
 
+/**
+ * `write_hints.validity_read`: the window edges mema read from the fact's words, each with the
+ * words that stated it, so the agent can correct a misreading with update.
+ */
+function validityHint(read: readonly ValidityRead[] | undefined): Record<string, unknown> {
+  if (!read || read.length === 0) return {};
+  return {
+    validity_read: Object.fromEntries(
+      read.map((edge) => [edge.field, { value: edge.value, words: edge.words }]),
+    ),
+  };
+}
+
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async remember(runtime, data) {
     const input = {
@@ -279,6 +295,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: data.source_type,
       sourceRef: data.source_ref,
       eventTime: data.event_time,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
       confidence: data.confidence,
       protectionLevel: data.protection_level,
       status: data.status,
@@ -316,6 +334,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
     else {
+      const read = validityHint(result.validityRead);
+      if (Object.keys(read).length > 0) response.write_hints = read;
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,
@@ -323,6 +343,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
       if (duplicate) {
         response.write_hints = {
+          ...response.write_hints as object,
           possible_duplicate: {
             memory_id: duplicate.memoryId,
             similarity: Math.round(duplicate.similarity * 1000) / 1000,
@@ -357,6 +378,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: item.source_type,
       sourceRef: item.source_ref,
       eventTime: item.event_time,
+      validFrom: item.valid_from,
+      validTo: item.valid_to,
       confidence: item.confidence,
       protectionLevel: item.protection_level,
       status: item.status,
@@ -387,6 +410,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         version: result.version,
         workspace: result.workspace,
         ...(result.duplicateReplay ? { duplicate_replay: true } : {}),
+        ...(result.validityRead ? { write_hints: validityHint(result.validityRead) } : {}),
       })),
       stored: results.filter((result) => !result.duplicateReplay).length,
       duplicates: results.filter((result) => result.duplicateReplay).length,
@@ -401,6 +425,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       query: data.query,
       time: data.time,
       timeFromQuery: true,
+      asOf: data.as_of,
+      knownAt: data.known_at,
       limit: data.limit,
       offset: data.offset,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
@@ -409,6 +435,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
+        // An as-of answer showing an earlier version says which version the memory is at now.
+        if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
         if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
@@ -540,6 +568,9 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       reason: data.reason,
       expectedVersion: data.expected_version,
       expectedContentHash: data.expected_content_hash,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
+      previousStillValid: data.previous_still_valid,
       authorized: data.authorized,
       entities: data.entities,
       relations: data.relations,
@@ -558,7 +589,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       tags: result.tags,
     };
     if (result.unchanged) response.unchanged = true;
-    else if (input.edit.kind !== "tags_only") {
+    if (result.validityRead) response.write_hints = validityHint(result.validityRead);
+    if (result.closedPrevious) {
+      response.closed_previous = {
+        version: result.closedPrevious.version,
+        valid_to: result.closedPrevious.validTo,
+      };
+    }
+    if (!result.unchanged && input.edit.kind !== "tags_only") {
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,
@@ -626,6 +664,26 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
   },
 
+  extract(runtime, data) {
+    const candidates = extractCandidates(runtime.ctx, { text: data.text });
+    return {
+      candidates: candidates.map((c) => ({
+        text: c.text,
+        subject: c.subject,
+        tags: c.tags,
+        ...(c.eventTime === undefined ? {} : { event_time: c.eventTime }),
+        ...(c.validUntil === undefined ? {} : { valid_until: c.validUntil }),
+        ...(c.datePhrase === undefined ? {} : { date_phrase: c.datePhrase }),
+        span: { start: c.start, end: c.end },
+        score: c.score,
+      })),
+      stored: false,
+      hint: candidates.length === 0
+        ? "no sentence reads like a fact (too short, a question, or only about the conversation)"
+        : "nothing is stored: keep the facts you want with batch_remember (content = text; add a workspace)",
+    };
+  },
+
   async status(runtime) {
     const view = await statusView(runtime.ctx);
     const caps = view.store;
@@ -689,8 +747,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 // What an agent needs to call each action right; `help` carries every field, limit and example
 // (tools/list is paid by every session, help only when asked).
 const MEMORY_TOOL_DESCRIPTION =
-  `mema: a local fact store. Search before you store; prefer updating a fact to storing a contradicting one.
-Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Schema, with examples.
+  `mema: a local fact store. Search before storing; update a fact rather than store a contradicting one.
+Call {"action": ..., "data": {...}}; help {topic?} gives every field and examples.
 - remember {content, subject, workspace, tags?, source_ref?, event_time?} → {memory_id, version}
 - batch_remember {items: [remember data] (≤ 500)}
 - find {query?, workspace?, limit?, content_mode?: preview|hits|full} → {results, has_more}
@@ -698,9 +756,10 @@ Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Sch
 - read {memory_id, span?: {start, end}}
 - batch_read {memory_ids}
 - update {memory_id, new_content | old_text+new_text, reason?, expected_version?}
-- judge {conflict_id, expected_revision, chosen_value?}
+- judge {conflict_id, expected_revision, chosen_value?}: decide a conflict
+- extract {text}: facts from notes
 - status {}
-Protected or locked memories change only with authorized:true (user approved).`;
+Protected/locked memories change only with authorized:true, once the user approved.`;
 
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {

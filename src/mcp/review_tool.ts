@@ -18,6 +18,7 @@ import {
   ENTITY_VIEW_BUDGET_TOKENS,
   ENTITY_VIEW_DEPTH_MAX,
 } from "../entities/constants.ts";
+import { CLUSTERS_K_DEFAULT, CLUSTERS_K_MAX, clustersView } from "../views/clusters.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { exportView } from "../portability/export.ts";
 import { memoryHeader, presentResults } from "./present.ts";
@@ -156,6 +157,17 @@ const REVIEW_VIEWS = {
       workspace: z.string().max(256).optional(),
     }),
     example: { name: "Payments API", depth: 2 },
+  },
+  clusters: {
+    description:
+      "The memories as k topics: each labelled with its most telling words, a size and sample ids (newest 3,000 memories when larger; offline, deterministic).",
+    schema: z.object({
+      k: z.number().int().min(2).max(CLUSTERS_K_MAX).optional().describe(
+        `topics, default ${CLUSTERS_K_DEFAULT}`,
+      ),
+      workspace: z.string().max(256).optional(),
+    }),
+    example: { k: 5, workspace: "infra" },
   },
   export: {
     description:
@@ -493,6 +505,26 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  async clusters(runtime, data) {
+    const view = await clustersView(runtime.ctx, data);
+    return {
+      workspace: view.workspace,
+      k: view.k,
+      memories: view.memories,
+      clustered: view.clustered,
+      basis: view.basis,
+      ...(view.sampled ? { sampled: "the newest memories only" } : {}),
+      clusters: view.clusters.map((c) => ({
+        label: c.label,
+        size: c.size,
+        share: c.share,
+        sample_ids: c.samples.map((s) => s.id),
+        sample_subjects: c.samples.map((s) => s.subject),
+      })),
+      unclustered: view.unclustered,
+    };
+  },
+
   async export(runtime, data) {
     const view = await exportView(runtime.ctx, { ...data, format: data.format ?? "jsonl" });
     return {
@@ -651,12 +683,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
     `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
 - overview {}: counts, capabilities, backlog
 - history {memory_id}: versions with a diff
-- expired {query?}: superseded and retired
-- audit {memory_id?}: who changed what and why
+- expired {query?}: superseded, retired memories
+- audit {memory_id?}: who changed what, why
 - conflicts {status?}: conflict groups
 - conflict_detail {conflict_id}: members, suggestion, plan
-- export {format?: md|jsonl, cursor?}: facts in force, paged
-- workspaces {}: counts and state of each
+- export {format?: md|jsonl, cursor?}: the facts in force, paged
+- clusters {k?}: topics
+- workspaces {}: workspaces, counts, state
 - entities {kind?}, entity {name}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,

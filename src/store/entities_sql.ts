@@ -90,7 +90,7 @@ function toRelation(row: Row): RelationRecord {
   };
 }
 
-/** The tables, created by schema generation 13. */
+/** The tables, created by schema generation 15. */
 export const ENTITY_TABLES = `
 CREATE TABLE entities (
   id INTEGER PRIMARY KEY,

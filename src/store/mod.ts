@@ -43,6 +43,7 @@ import {
 import { sqliteWorkspaces } from "./workspaces_room.ts";
 import { sqliteEntities } from "./entities_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
+import { sqliteUsage } from "./usage_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
 import { sqliteMaintenance, sqliteUpgrade } from "./maintenance_room.ts";
 import type { PostgresProbe } from "./postgres/facts.ts";
@@ -58,6 +59,7 @@ export type { WriteOptions } from "./sqlite_connection.ts";
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
 export type { AuditQuery, AuditRecord, CoalesceWindow } from "./audit_sql.ts";
+export type { AccessStat, MemoryAccess } from "./usage_sql.ts";
 export type {
   ConflictChange,
   ConflictMember,
@@ -122,6 +124,11 @@ export interface OpenStoreOptions {
    * loaded only then).
    */
   dbUrl?: string;
+  /**
+   * With `dbUrl`, for a serving process: start even while the database cannot be reached;
+   * reads fail and writes go to the local backup until it answers (postgres/mod.ts).
+   */
+  waitForDatabase?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -132,6 +139,18 @@ export async function probePostgresDatabase(
 ): Promise<PostgresProbe> {
   const { probePostgres } = await import("./postgres/probe.ts");
   return await probePostgres(url);
+}
+
+/**
+ * `mema upgrade` on PostgreSQL: applies the pending schema migrations, or with `dryRun` names
+ * them (postgres/schema_upgrade.ts).
+ */
+export async function upgradePostgresDatabase(
+  url: string,
+  options: { dryRun?: boolean },
+): Promise<import("./postgres/schema_upgrade.ts").PostgresSchemaUpgrade> {
+  const { upgradePostgresSchema } = await import("./postgres/schema_upgrade.ts");
+  return await upgradePostgresSchema(url, options);
 }
 
 /** Opens a PostgreSQL database read-only as the source of `mema copy` (postgres/copy_source.ts). */
@@ -152,7 +171,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   if (options.dbUrl !== undefined) {
     // A dynamic import: neither the PostgreSQL store nor its driver is read on a SQLite start.
     const { openPostgresAsStore } = await import("./postgres/app_store.ts");
-    return await openPostgresAsStore(options.dbUrl);
+    return await openPostgresAsStore(options.dbUrl, { waitForDatabase: options.waitForDatabase });
   }
   const dir = dirName(path);
   if (!pathExists(dir)) {
@@ -237,6 +256,7 @@ function sqliteStore(core: SqliteCore): Store {
   const repositories: StoreRepositories = {
     conflicts,
     ...asyncRoom(connection, sqliteMemories(core)),
+    ...asyncRoom(connection, sqliteUsage(core)),
     ...asyncRoom(connection, sqliteHistory(core)),
     ...asyncRoom(connection, sqliteWordIndex(core)),
     ...asyncRoom(connection, sqliteRecall(core)),

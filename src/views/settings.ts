@@ -107,6 +107,12 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
           row("manifest_path", "manifestPath", config.manifestPath),
           row("include_size", "includeSize", config.includeSize),
           row("time_zone", "timeZone", config.timeZone, "the zone find reads time phrases in"),
+          row(
+            "usage_ranking",
+            "usageRanking",
+            ctx.settings.usageRanking ?? config.usageRanking,
+            "memories agents use resist fading in recall",
+          ),
         ],
       },
       {
