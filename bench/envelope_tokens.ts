@@ -15,9 +15,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+// @ts-types="@modelcontextprotocol/sdk/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { loadLocomo, LOCOMO_DEV, scoredQuestions, sessionTurns } from "./helpers/locomo.ts";
 import { percentile, ROOT } from "./helpers/stats.ts";

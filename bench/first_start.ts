@@ -2,17 +2,20 @@
  * A new user's first start: a clean clone of this repository (`git clone`, so no
  * node_modules), then `deno task start` spawned as an MCP client would, timed from spawn to
  * the answer to `initialize`, with Deno's npm cache as it is (warm on a machine that ran mema
- * before). Reports the size of the node_modules it left and whether anything on stderr asked
- * the user to act (e.g. "deno approve-scripts").
+ * before), or with `--cold` an empty Deno cache for each run (a new user's machine: every
+ * package is fetched from the registry). Reports the size of the node_modules it left, how many
+ * packages it holds, with `--cold` the bytes the run put in the Deno cache (the fetched
+ * packages, unpacked), and whether anything on stderr asked the user to act (e.g. "deno
+ * approve-scripts").
  *
- *   deno run -A bench/first_start.ts [--source DIR] [--runs N] [--keep]
+ *   deno run -A bench/first_start.ts [--source DIR] [--runs N] [--cold] [--keep]
  *
  * @module
  */
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+// @ts-types="@modelcontextprotocol/sdk/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ROOT } from "./helpers/stats.ts";
 
@@ -52,8 +55,11 @@ function passedThrough(): Record<string, string> {
   return env;
 }
 
-async function firstStart(source: string, keep: boolean) {
+async function firstStart(source: string, options: { keep: boolean; cold: boolean }) {
+  const { keep, cold } = options;
   const clone = Deno.makeTempDirSync({ prefix: "mema-first-start-" });
+  // Outside the clone, so node_modules' size does not count it.
+  const denoDir = cold ? Deno.makeTempDirSync({ prefix: "mema-first-start-deno-" }) : undefined;
   try {
     const cloned = new Deno.Command("git", {
       args: ["clone", "--quiet", source, clone],
@@ -67,6 +73,7 @@ async function firstStart(source: string, keep: boolean) {
       cwd: clone,
       env: {
         ...passedThrough(),
+        ...(denoDir === undefined ? {} : { DENO_DIR: denoDir }),
         PATH: Deno.env.get("PATH") ?? "",
         HOME: Deno.env.get("HOME") ?? clone,
         MEMA_DB_PATH: `${clone}/first-start.sqlite3`,
@@ -92,11 +99,15 @@ async function firstStart(source: string, keep: boolean) {
       initialize_ms: Math.round(initializeMs),
       node_modules_mb: Number((nodeModules / 1e6).toFixed(1)),
       packages,
+      deno_cache_mb: denoDir === undefined
+        ? undefined
+        : Number((diskUsage(denoDir) / 1e6).toFixed(1)),
       asks_to_approve_scripts: /approve-scripts/.test(stderr),
       stderr_lines: stderr.split("\n").filter((line) => line.trim() !== "").length,
     };
   } finally {
     if (!keep) Deno.removeSync(clone, { recursive: true });
+    if (denoDir !== undefined) Deno.removeSync(denoDir, { recursive: true });
   }
 }
 
@@ -107,30 +118,37 @@ async function main(): Promise<void> {
       source: { type: "string", default: ROOT },
       runs: { type: "string", default: "3" },
       keep: { type: "boolean", default: false },
+      cold: { type: "boolean", default: false },
     },
   });
   const runs = [];
   for (let i = 0; i < Number(values.runs); i++) {
-    const run = await firstStart(values.source, values.keep);
+    const run = await firstStart(values.source, { keep: values.keep, cold: values.cold });
     runs.push(run);
     console.log(
       `run ${
         i + 1
-      }: initialize after ${run.initialize_ms} ms; node_modules ${run.node_modules_mb} MB (${run.packages} packages); approve-scripts warning: ${
-        run.asks_to_approve_scripts ? "yes" : "no"
-      }`,
+      }: initialize after ${run.initialize_ms} ms; node_modules ${run.node_modules_mb} MB (${run.packages} packages)${
+        run.deno_cache_mb === undefined ? "" : `; Deno cache filled with ${run.deno_cache_mb} MB`
+      }; approve-scripts warning: ${run.asks_to_approve_scripts ? "yes" : "no"}`,
     );
   }
   const sorted = runs.map((run) => run.initialize_ms).sort((a, b) => a - b);
   console.log(
-    `first \`deno task start\` on a clean clone: initialize median ${
-      sorted[Math.floor(sorted.length / 2)]
-    } ms (max ${sorted.at(-1)}), node_modules ${runs[0].node_modules_mb} MB`,
+    `first \`deno task start\` on a clean clone${
+      values.cold ? " with an empty Deno cache" : ""
+    }: initialize median ${sorted[Math.floor(sorted.length / 2)]} ms (max ${
+      sorted.at(-1)
+    }), node_modules ${runs[0].node_modules_mb} MB`,
   );
   Deno.mkdirSync(`${ROOT}/bench/results`, { recursive: true });
   Deno.writeTextFileSync(
     `${ROOT}/bench/results/first_start.json`,
-    JSON.stringify({ source: values.source, runs, at: new Date().toISOString() }, null, 2),
+    JSON.stringify(
+      { source: values.source, cold: values.cold, runs, at: new Date().toISOString() },
+      null,
+      2,
+    ),
   );
 }
 

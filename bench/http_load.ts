@@ -16,9 +16,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp.d.ts"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");

@@ -68,8 +68,10 @@ async function main(args: string[]): Promise<number> {
     );
     return 2;
   }
-  // The type-check reads the console tests, whose browser driver's types come from its files.
+  // The type-check reads the console tests, whose browser driver's types come from its files,
+  // and every test and benchmark that drives mema through the MCP SDK's client.
   await installDevTool("playwright");
+  await installDevTool("mcp_sdk");
   const queue = args.length > 0 ? [...args] : Object.keys(STEPS);
   let passed = 0;
   let failed = 0;

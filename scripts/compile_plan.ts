@@ -54,6 +54,7 @@ const UNSHIPPED_PACKAGES: Record<string, string> = {
     "293 MB of word vectors; only the static-model builder reads them, from a checkout",
   "wink-nlp": "a dependency of the word-vector package only",
   "@types/node": "type declarations",
+  "@modelcontextprotocol/sdk": "a test tool: the server speaks MCP itself (src/mcp/protocol.ts)",
   "undici-types": "type declarations",
 };
 
@@ -67,7 +68,6 @@ const UNSHIPPED_DIRS: { pkg: string; dir: string; why: string }[] = [
   },
   { pkg: "@huggingface/transformers", dir: "src", why: "sources of dist/" },
   { pkg: "@huggingface/transformers", dir: "types", why: "type declarations" },
-  { pkg: "@modelcontextprotocol/sdk", dir: "dist/cjs", why: "mema imports the ESM build" },
 ];
 
 /** Single files never loaded: transformers ships one build per environment. */

@@ -1,7 +1,8 @@
 /**
- * Installs the tools only the tests and the build use (today playwright-core, which drives
- * Chromium in the console's browser tests and `deno task screenshots`) into this checkout's
- * node_modules. `deno task test` and `deno task check` run it first; `deno task start` never
+ * Installs the tools only the tests and the build use into this checkout's node_modules:
+ * playwright-core, which drives Chromium in the console's browser tests and `deno task
+ * screenshots`, and the MCP TypeScript SDK, whose client the tests and benchmarks drive mema
+ * with (the server speaks MCP itself, src/mcp/protocol.ts). `deno task test` and `deno task check` run it first; `deno task start` never
  * does, so a first start downloads only what `mema serve` runs.
  *
  * Deno 2.9 with `nodeModulesDir: "auto"` installs every package of deno.json's `imports` and of
@@ -12,7 +13,8 @@
  * path (`devToolFile`).
  *
  * ```sh
- * deno run -A scripts/dev_tools.ts
+ * deno run -A scripts/dev_tools.ts            # every tool
+ * deno run -A scripts/dev_tools.ts mcp_sdk    # only the ones named
  * ```
  * @module
  */
@@ -28,6 +30,12 @@ interface DevTool {
 /** The tools, by id. Versions match `scripts/dev_tools/<id>.js` and its lockfile. */
 export const DEV_TOOLS = {
   playwright: { name: "playwright-core", version: "1.65.1", main: "index.mjs" },
+  // deno.json maps `@modelcontextprotocol/sdk/` to this package's dist/esm/ folder.
+  mcp_sdk: {
+    name: "@modelcontextprotocol/sdk",
+    version: "1.32.2",
+    main: "dist/esm/client/index.js",
+  },
 } as const satisfies Record<string, DevTool>;
 
 /** A tool's id. */
@@ -78,7 +86,15 @@ export async function installDevTool(id: DevToolId): Promise<"installed" | "pres
 }
 
 if (import.meta.main) {
-  for (const id of Object.keys(DEV_TOOLS) as DevToolId[]) {
+  const unknown = Deno.args.filter((id) => !(id in DEV_TOOLS));
+  if (unknown.length > 0) {
+    console.error(
+      `dev_tools: unknown tool ${unknown.join(", ")}; one of ${Object.keys(DEV_TOOLS).join(", ")}`,
+    );
+    Deno.exit(2);
+  }
+  const ids = (Deno.args.length > 0 ? Deno.args : Object.keys(DEV_TOOLS)) as DevToolId[];
+  for (const id of ids) {
     try {
       await installDevTool(id);
     } catch (error) {

@@ -43,6 +43,7 @@ import { settlesWithin } from "../platform/deadline.ts";
 import { type BackupReplayer, startBackupReplayer } from "../memory/backup_replayer.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
+import { UsageLedger } from "../recall/usage.ts";
 import { refuseIncompleteCopy } from "../portability/copy.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
 import { serviceSettings } from "./service_settings.ts";
@@ -70,6 +71,8 @@ export interface AppOptions extends DatabaseOptions {
   serving?: {
     /** Let the semantic index recount its rows after calls (`serve`). */
     recountAfterCalls?: boolean;
+    /** Count the memories agents are handed, for the usage nudge (`serve`, not the console). */
+    recordUsage?: boolean;
   };
 }
 
@@ -137,15 +140,21 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
     for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
     semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
+      provider: config.embeddingProvider,
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
       recountAfterCalls: options.serving.recountAfterCalls,
     });
     judge = openJudge(config);
   }
+  // Uses are counted in memory and written in the background; a read-only database counts none.
+  const usage = options.serving?.recordUsage && store.capabilities.readOnly === undefined
+    ? new UsageLedger(store)
+    : undefined;
   const ctx: ServiceContext = {
     store,
     ...(semantic ? { semantic } : {}),
+    ...(usage ? { usage } : {}),
     ...(judge ? { judge } : {}),
     caller: options.caller,
     settings: options.settings ?? serviceSettings(config),
@@ -191,6 +200,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
           "stopping without the background job in progress; it runs again on the next start",
         );
       }
+      await usage?.close();
       await store.close();
     },
   };

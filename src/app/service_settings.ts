@@ -21,14 +21,19 @@ import type { MemaConfig } from "../config/mod.ts";
 import type { ServiceSettings } from "../core/context.ts";
 import { dirName } from "../platform/paths.ts";
 import { RECALL_BLACKLIST_FILE } from "../workspaces/blacklist.ts";
+import { USAGE_RANKING_DEFAULT } from "../recall/usage.ts";
 
-/** Isolation, size block, backup file, time zone and the recall blacklist beside the database. */
+/**
+ * Isolation, size block, backup file, time zone, the usage nudge and the recall blacklist beside
+ * the database.
+ */
 export function serviceSettings(config: MemaConfig): ServiceSettings {
   return {
     workspaceIsolation: config.workspaceIsolation,
     includeSize: config.includeSize,
     backupPath: config.backupPath,
     timeZone: config.timeZone,
+    usageRanking: { ...USAGE_RANKING_DEFAULT, ...config.usageRanking },
     recallBlacklistPath: `${dirName(config.dbPath)}/${RECALL_BLACKLIST_FILE}`,
   };
 }

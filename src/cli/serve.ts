@@ -99,7 +99,10 @@ export async function serveCommand(args: string[]): Promise<number> {
       : { ...identity, workspace: config.workspace };
     // Over HTTP each request may name its workspace (X-Mema-Workspace) instead.
     if (!http) requireStrictWorkspace(config);
-    app = await openApp(config, { caller, serving: { recountAfterCalls: true } });
+    app = await openApp(config, {
+      caller,
+      serving: { recountAfterCalls: true, recordUsage: true },
+    });
     const runtime = createRuntime(app.ctx, {
       dbPath: config.dbPath,
       conflicts: {

@@ -1,5 +1,6 @@
 /**
- * `mema setup [--install] [--model ID] [--allow-unverified]`.
+ * `mema setup [--install] [--model ID] [--allow-unverified]`, and
+ * `mema setup --provider URL --model NAME [--api-key-env VAR]` for the user's own model server.
  *
  * Without `--install` nothing touches the network: the command checks the
  * environment, writes the config file, and for the built-in static model
@@ -16,11 +17,18 @@ import { installModel } from "../models/install.ts";
 import { ensureModelStackPart } from "../models/model_stack.ts";
 import { findModel, loadManifest, type ModelEntry } from "../models/manifest.ts";
 import { createProgressReporter } from "../models/progress.ts";
+import {
+  checkProviderUrl,
+  embeddingProviderFileSchema,
+  resolveEmbeddingProvider,
+} from "../config/embedding_provider.ts";
+import { createProviderEmbedder } from "../models/provider_embedder.ts";
 import { buildStaticModel } from "../models/static_model.ts";
 import { isDirWritable } from "../platform/directories.ts";
 import { dirName, pathExists } from "../platform/paths.ts";
+import { readTextIfExists } from "../platform/files.ts";
 import { probeFts5, probeVecExtension } from "../store/mod.ts";
-import { type CommandSpec, parseCommandArgs } from "./command.ts";
+import { type CommandSpec, parseCommandArgs, type ParsedArgs } from "./command.ts";
 import { reportFailure } from "./output.ts";
 
 /** The model `--install` fetches when none is named. */
@@ -106,14 +114,26 @@ async function provideModel(
 export const setupSpec: CommandSpec = {
   name: "setup",
   summary: "check the environment, write the config file, choose a model",
-  usage: ["setup [--model ID] [--install] [--allow-unverified] [--config PATH]"],
+  usage: [
+    "setup [--model ID] [--install] [--allow-unverified] [--config PATH]",
+    "setup --provider URL --model NAME [--api-key-env VAR] [--config PATH]",
+  ],
   description: [
     "Without --install nothing touches the network. --model static-wink-100d builds the",
     "offline English model locally; --install downloads a model (default",
     `${DEFAULT_INSTALL_MODEL}) with resume, mirrors and sha256 checks.`,
+    "--provider uses your own OpenAI-compatible server instead (POST URL/embeddings, e.g.",
+    "http://localhost:11434/v1 for Ollama): --model names its model; the API key stays in the",
+    "variable --api-key-env names. The endpoint is checked once.",
   ].join("\n"),
   flags: {
-    model: { type: "string", value: "ID", help: "the model to use (models.manifest.json)" },
+    model: {
+      type: "string",
+      value: "ID",
+      help: "the model to use (models.manifest.json, or the server's with --provider)",
+    },
+    provider: { type: "string", value: "URL", help: "base URL of an OpenAI-compatible API" },
+    "api-key-env": { type: "string", value: "VAR", help: "variable holding the API key" },
     install: { type: "boolean", help: "download the model (network)" },
     "allow-unverified": { type: "boolean", help: "accept files the manifest has no sha256 for" },
     config: { type: "string", value: "PATH", help: "config file (default MEMA_CONFIG)" },
@@ -132,6 +152,8 @@ export async function setupCommand(args: string[]): Promise<number> {
     for (const check of await environmentChecks(config)) {
       console.log(`  ${check.ok ? "ok  " : "WARN"} ${check.label}: ${check.detail}`);
     }
+    const providerUrl = flags.string("provider");
+    if (providerUrl !== undefined) return await setupProvider(config, providerUrl, flags);
     const modelId = flags.string("model") ??
       (flags.boolean("install") ? DEFAULT_INSTALL_MODEL : undefined);
     const changes: Record<string, unknown> = {};
@@ -158,7 +180,7 @@ export async function setupCommand(args: string[]): Promise<number> {
       console.log(
         "  running servers pick up the model when restarted; existing memories are embedded in the background",
       );
-    } else if (modelId === undefined && !config.embeddingModel) {
+    } else if (modelId === undefined && !config.embeddingModel && !config.embeddingProvider) {
       console.log(
         "  no embedding model: recall is lexical. `mema setup --model static-wink-100d` (offline) or `mema setup --install` enables semantic recall",
       );
@@ -166,5 +188,75 @@ export async function setupCommand(args: string[]): Promise<number> {
     return failed ? 1 : 0;
   } catch (error) {
     return reportFailure(error);
+  }
+}
+
+/**
+ * `mema setup --provider URL --model NAME`: writes `embedding_provider` (keeping the block's
+ * other keys) with the dimension the server gave, after one request. A failed check still
+ * writes the setting (the server may start later) and exits 1.
+ */
+async function setupProvider(
+  config: MemaConfig,
+  rawUrl: string,
+  flags: ParsedArgs,
+): Promise<number> {
+  const url = checkProviderUrl(rawUrl, "--provider");
+  const model = flags.string("model");
+  if (model === undefined) {
+    throw new MemaError("invalid_input", "--provider needs --model NAME (the server's model)", {
+      field: "--model",
+      hint: "e.g. mema setup --provider http://localhost:11434/v1 --model nomic-embed-text",
+    });
+  }
+  const keyEnv = flags.string("api-key-env");
+  const previous = readProviderBlock(config.configPath);
+  const block: Record<string, unknown> = { ...previous, url, model };
+  if (previous.url !== url || previous.model !== model) delete block.dimensions;
+  if (keyEnv !== undefined) {
+    block.api_key_env = keyEnv;
+    delete block.api_key_file;
+  }
+  // Checked as loadConfig will read it, the environment set aside (it holds no override here).
+  const checked = embeddingProviderFileSchema.safeParse(block);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new MemaError(
+      "config_invalid",
+      `embedding_provider.${issue.path.join(".")} in ${config.configPath}: ${issue.message}`,
+      { field: `embedding_provider.${issue.path.join(".")}` },
+    );
+  }
+  const resolved = resolveEmbeddingProvider(checked.data, () => undefined)!;
+  let failed = false;
+  try {
+    const probe = await createProviderEmbedder(resolved).probe();
+    block.dimensions = probe.dim;
+    console.log(
+      `  ok   embedding provider: ${url}/embeddings answers for ${model}: ${probe.dim} dimensions in ${probe.latencyMs} ms`,
+    );
+  } catch (error) {
+    failed = true;
+    console.log(`  WARN embedding provider: ${error instanceof MemaError ? error.reason : error}`);
+    console.log("       the setting is written anyway; `mema doctor` checks the endpoint again");
+  }
+  const changes: Record<string, unknown> = { embedding_provider: block };
+  if (!config.configFileFound) changes.db_path = config.dbPath;
+  updateConfigFile(config.configPath, changes);
+  console.log(`  wrote ${Object.keys(changes).join(", ")} to ${config.configPath}`);
+  console.log(
+    "  running servers pick it up when restarted; existing memories are embedded in the background" +
+      (config.embeddingModel ? ` (it replaces embedding_model ${config.embeddingModel})` : ""),
+  );
+  return failed ? 1 : 0;
+}
+
+/** The config file's `embedding_provider` block as written, or an empty one. */
+function readProviderBlock(path: string): Record<string, unknown> {
+  try {
+    const block = JSON.parse(readTextIfExists(path) ?? "{}").embedding_provider;
+    return block && typeof block === "object" && !Array.isArray(block) ? { ...block } : {};
+  } catch {
+    return {};
   }
 }

@@ -32,6 +32,12 @@ import { isTimeZone } from "../text/time_phrases.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { cacheDir, defaultConfigPath, defaultDbPath, expandHome } from "./paths.ts";
 import { checkDbUrl } from "./db_url.ts";
+import {
+  type EmbeddingProviderConfig,
+  embeddingProviderFileSchema,
+  PROVIDER_ENV,
+  resolveEmbeddingProvider,
+} from "./embedding_provider.ts";
 
 /** Client and agent names: what HTTP headers and stdio config both accept. */
 export const IDENTITY_PATTERN = /^[A-Za-z0-9._:@-]+$/;
@@ -65,6 +71,7 @@ const configFileSchema = z.object({
   busy_timeout_ms: z.number().int().min(0).max(600_000).optional(),
   durability: z.enum(["full", "normal"]).optional(),
   embedding_model: z.string().min(1).nullable().optional(),
+  embedding_provider: embeddingProviderFileSchema.optional(),
   models_dir: z.string().min(1).optional(),
   manifest_path: z.string().min(1).optional(),
   transport: z.enum(["stdio", "http"]).optional(),
@@ -78,6 +85,11 @@ const configFileSchema = z.object({
   notice_sync_wait_ms: z.number().int().min(0).max(60_000).optional(),
   judge_model: z.string().min(1).nullable().optional(),
   time_zone: z.string().min(1).max(64).optional(),
+  usage_ranking: z.object({
+    enabled: z.boolean().optional(),
+    half_life_days: z.number().min(1).max(3650).optional(),
+    consolidation: z.number().min(0).max(10).optional(),
+  }).strict().optional(),
   judge_thresholds: z.object({
     conflict: z.number().min(0).max(1),
     possible: z.number().min(0).max(1),
@@ -118,6 +130,11 @@ export interface MemaConfig {
   cacheDir: string;
   /** Manifest id of the embedding model, or undefined for lexical recall only. */
   embeddingModel?: string;
+  /**
+   * The user's own OpenAI-compatible embedding server; when set it replaces `embeddingModel`
+   * (src/config/embedding_provider.ts). Holds where the API key is, never the key.
+   */
+  embeddingProvider?: EmbeddingProviderConfig;
   modelsDir: string;
   /** A model manifest replacing the bundled one (air-gapped mirrors, tests). */
   manifestPath?: string;
@@ -149,6 +166,11 @@ export interface MemaConfig {
    * `MEMA_TIME_ZONE`, else the system's.
    */
   timeZone: string;
+  /**
+   * How a memory's use nudges recall (`usage_ranking`; `MEMA_USAGE_RANKING=off` switches the
+   * nudge off): src/recall/usage.ts.
+   */
+  usageRanking: { enabled: boolean; halfLifeDays?: number; consolidation?: number };
   /** Manifest id of the NLI judge, or undefined for rules only. */
   judgeModel?: string;
   judgeThresholds?: { conflict: number; possible: number };
@@ -167,6 +189,7 @@ export type SettingKey =
   | "busyTimeoutMs"
   | "durability"
   | "embeddingModel"
+  | "embeddingProvider"
   | "modelsDir"
   | "manifestPath"
   | "transport"
@@ -179,6 +202,7 @@ export type SettingKey =
   | "judgeModel"
   | "judgeThresholds"
   | "timeZone"
+  | "usageRanking"
   | "dbUrl";
 
 /** Values given on the command line. */
@@ -223,6 +247,7 @@ const ENV_NAMES = {
   noticeSyncWaitMs: ["MEMA_NOTICE_SYNC_WAIT_MS"],
   durability: ["MEMA_DURABILITY"],
   timeZone: ["MEMA_TIME_ZONE"],
+  usageRanking: ["MEMA_USAGE_RANKING"],
 } as const;
 
 function fromEnv(names: readonly string[]): { name: string; value: string } | undefined {
@@ -250,6 +275,13 @@ function parseConfigFile(path: string): z.infer<typeof configFileSchema> {
   const result = configFileSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
+  if (issue.code === "unrecognized_keys" && issue.path.length > 0) {
+    // Inside a block (embedding_provider): name the block's key in full.
+    const key = [...issue.path, issue.keys[0]].join(".");
+    throw new MemaError("config_invalid", `config file ${path}: unknown key "${key}"`, {
+      field: key,
+    });
+  }
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0];
     const suggestion = closestName(key, CONFIG_KEYS);
@@ -316,6 +348,34 @@ function checkDurability(value: string, origin: string): Durability {
     );
   }
   return value;
+}
+
+/**
+ * The usage nudge: the file's `usage_ranking` (absent numbers take recall's defaults,
+ * src/recall/usage_constants.ts), `MEMA_USAGE_RANKING` `on`/`off` above its `enabled`.
+ */
+function usageRankingSetting(
+  env: { name: string; value: string } | undefined,
+  file: { enabled?: boolean; half_life_days?: number; consolidation?: number } | undefined,
+): MemaConfig["usageRanking"] {
+  let enabled = file?.enabled ?? true;
+  if (env !== undefined) {
+    if (env.value !== "on" && env.value !== "off") {
+      throw new MemaError(
+        "config_invalid",
+        `${env.name} must be "on" or "off" (got "${env.value}")`,
+        {
+          field: env.name,
+        },
+      );
+    }
+    enabled = env.value === "on";
+  }
+  return {
+    enabled,
+    ...(file?.half_life_days === undefined ? {} : { halfLifeDays: file.half_life_days }),
+    ...(file?.consolidation === undefined ? {} : { consolidation: file.consolidation }),
+  };
 }
 
 function checkTransport(value: string, origin: string): "stdio" | "http" {
@@ -529,6 +589,7 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     busyTimeoutMs: origin(undefined, file.busy_timeout_ms),
     durability: origin(ENV_NAMES.durability, file.durability),
     embeddingModel: origin(ENV_NAMES.embeddingModel, file.embedding_model),
+    embeddingProvider: origin([PROVIDER_ENV.url, PROVIDER_ENV.model], file.embedding_provider),
     modelsDir: origin(ENV_NAMES.modelsDir, file.models_dir),
     manifestPath: origin(ENV_NAMES.manifestPath, file.manifest_path),
     transport: origin(ENV_NAMES.transport, file.transport, flags.transport),
@@ -541,18 +602,21 @@ export function loadConfig(options: LoadConfigOptions = {}): MemaConfig {
     judgeModel: origin(ENV_NAMES.judgeModel, file.judge_model),
     judgeThresholds: origin(undefined, file.judge_thresholds),
     timeZone: origin(ENV_NAMES.timeZone, file.time_zone),
+    usageRanking: origin(ENV_NAMES.usageRanking, file.usage_ranking),
     dbUrl: origin(ENV_NAMES.dbUrl, file.db_url, flags.dbUrl),
   };
   return {
     configPath,
     configFileFound,
     embeddingModel,
+    embeddingProvider: resolveEmbeddingProvider(file.embedding_provider, envVar),
     modelsDir,
     manifestPath: manifestSetting === undefined ? undefined : expandHome(manifestSetting),
     noticeSyncWaitMs: noticeWait(fromEnv(ENV_NAMES.noticeSyncWaitMs), file.notice_sync_wait_ms),
     judgeModel: judgeModelSetting === "none" ? undefined : judgeModelSetting,
     judgeThresholds: file.judge_thresholds,
     timeZone: timeZoneSetting(fromEnv(ENV_NAMES.timeZone), file.time_zone),
+    usageRanking: usageRankingSetting(fromEnv(ENV_NAMES.usageRanking), file.usage_ranking),
     backupPath: expandHome(
       fromEnv(ENV_NAMES.backupPath)?.value ?? file.backup_jsonl ?? `${dbPath}.backup.jsonl`,
     ),

@@ -51,7 +51,11 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
     async near(text, workspaces) {
       if (await bulkBacklog()) return [];
       if ((await semantic.searchable())) await semantic.awaitQuietLoad();
-      const vector = await semantic.embedQuery(text);
+      // A model server that is out leaves the check to its lexical neighbours, not to a retry.
+      const vector = await semantic.embedQuery(text).catch((error) => {
+        if (error?.code === "provider_unavailable") return undefined;
+        throw error;
+      });
       if (!vector) return [];
       const floor = semantic.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR;
       const hits = await store.read(async () =>

@@ -5,6 +5,7 @@
  */
 import type { JudgeReport } from "../conflicts/judge_state.ts";
 import type { SemanticIndex } from "../evidence/semantic.ts";
+import type { UsageLedger, UsageRanking } from "../recall/usage.ts";
 import type { Store } from "../store/mod.ts";
 import type { MemoryEvents } from "./memory_events.ts";
 
@@ -29,6 +30,8 @@ export interface ServiceSettings {
   backupPath?: string;
   /** The IANA zone `find` reads time phrases in; absent: the system's. */
   timeZone?: string;
+  /** How usage nudges recall (src/recall/usage.ts); absent: the shipped defaults. */
+  usageRanking?: UsageRanking;
 }
 
 /** The context passed to every service verb. */
@@ -40,6 +43,11 @@ export interface ServiceContext {
   judge?: { describe(): JudgeReport };
   caller: CallerIdentity;
   settings: ServiceSettings;
+  /**
+   * Where `find`, `read` and `batch_read` count the memories they hand an agent (a serving
+   * process's one ledger); absent: nothing is counted (the console, CLI commands).
+   */
+  usage?: UsageLedger;
   /** Where the write path announces written memories; built once at composition (src/app/). */
   events: MemoryEvents;
 }

@@ -33,6 +33,7 @@ import { judgeFindings } from "./judge_check.ts";
 import { backlogFindings } from "./backlog_check.ts";
 import { copyIncompleteFinding } from "./copy_check.ts";
 import { postgresFindings } from "./postgres_check.ts";
+import { providerFindings } from "./provider_check.ts";
 import {
   type DatabaseProbe,
   inspectDatabase,
@@ -376,6 +377,14 @@ function checkVectorChain(
         : "keep `mema serve` running (it embeds in the background) or run rebuild_evidence",
     });
   }
+  checkPoisonedJobs(facts, findings);
+}
+
+/** Background jobs that gave up (any model, local or a server's). */
+function checkPoisonedJobs(
+  facts: NonNullable<DatabaseProbe["evidence"]>,
+  findings: Finding[],
+): void {
   const poisoned = Object.entries(facts.jobs)
     .reduce((sum, [, byStatus]) => sum + (byStatus.poisoned ?? 0), 0);
   if (poisoned > 0) {
@@ -387,6 +396,17 @@ function checkVectorChain(
       fix_hint: "check the server's stderr for the cause, then run rebuild_evidence",
     });
   }
+}
+
+/** The vector chain of the local model, or the model server's endpoint and index. */
+async function checkModel(
+  config: MemaConfig,
+  probe: DatabaseProbe | undefined,
+  findings: Finding[],
+): Promise<void> {
+  if (!config.embeddingProvider) return checkVectorChain(config, probe, findings);
+  findings.push(...await providerFindings(config.embeddingProvider, probe?.evidence));
+  if (probe?.evidence) checkPoisonedJobs(probe.evidence, findings);
 }
 
 /** Conflict backlogs and scan freshness (docs/SPEC.md §8, §11). */
@@ -458,11 +478,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   if (config.dbUrl !== undefined) {
     // PostgreSQL: the server, its schema and extensions, the backlog; no SQLite file to check.
     findings.push(...await postgresFindings(config.dbUrl));
-    checkVectorChain(config, undefined, findings);
+    await checkModel(config, undefined, findings);
   } else {
     const probe = checkDatabase(config, options.deep ?? false, findings);
     await checkVec(config, findings);
-    checkVectorChain(config, probe, findings);
+    await checkModel(config, probe, findings);
     checkConflicts(config, probe, findings);
   }
   findings.push(...judgeFindings(config));

@@ -32,6 +32,7 @@ export type ErrorCode =
   | "identity_missing"
   | "schema_mismatch"
   | "storage_busy"
+  | "provider_unavailable"
   | "storage_error";
 
 /** Extra, optional facts about an error. */

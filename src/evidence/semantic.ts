@@ -2,7 +2,9 @@
  * The vector side of evidence: which embedding space the index holds, whether
  * it matches the configured model (docs/SPEC.md §7 `mismatch`), embedding rows that
  * lack vectors (a durable job), rebuilding after a model change, and query
- * embeddings for recall. The model loads lazily, never during the handshake.
+ * embeddings for recall. The model loads lazily, never during the handshake. With an
+ * `embedding_provider` the vectors come from the user's model server instead
+ * (models/provider_embedder.ts); while it is out, the index says so and is not searched.
  *
  * @example
  * ```ts
@@ -31,6 +33,15 @@ import {
   openEmbeddingModel,
 } from "../models/embedding_model.ts";
 import type { EvidenceRowRecord, Store } from "../store/mod.ts";
+import type { EmbeddingProviderConfig } from "../config/embedding_provider.ts";
+import { createProviderEmbedder, type ProviderEmbedder } from "../models/provider_embedder.ts";
+import {
+  openProviderModel,
+  outageWarning,
+  providerLocation,
+  providerModelId,
+  withinQueryTimeout,
+} from "../models/provider_model.ts";
 import { embeddingChunks } from "./chunks.ts";
 import { hasDirection } from "../models/vectors.ts";
 import {
@@ -69,6 +80,8 @@ export interface SemanticConfig {
   modelId?: string;
   modelsDir: string;
   manifestPath?: string;
+  /** The user's model server; replaces `modelId` when set. */
+  provider?: EmbeddingProviderConfig;
   /**
    * A serving process: a stale state is answered as it was and recounted on a timer after the
    * call, never on a request's own time (the counts grow with the rows: ~4–20 ms at 100k).
@@ -91,6 +104,9 @@ export class SemanticIndex {
   readonly #config: SemanticConfig;
   #located?: LocatedModel;
   #locateError?: string;
+  /** The model id in force: the manifest's, or `provider:<model>` for a model server. */
+  readonly #modelId?: string;
+  readonly #provider?: ProviderEmbedder;
   #opened?: Promise<OpenedModel>;
   #space?: string;
   #described?: { at: number; report: SemanticReport };
@@ -107,7 +123,12 @@ export class SemanticIndex {
   constructor(store: Store, config: SemanticConfig) {
     this.#store = store;
     this.#config = config;
-    if (config.modelId) {
+    if (config.provider) {
+      this.#provider = createProviderEmbedder(config.provider);
+      this.#located = providerLocation(config.provider);
+      this.#modelId = providerModelId(config.provider);
+    } else if (config.modelId) {
+      this.#modelId = config.modelId;
       try {
         this.#located = locateEmbeddingModel({
           modelId: config.modelId,
@@ -132,6 +153,21 @@ export class SemanticIndex {
    * after the call.
    */
   async describe(): Promise<SemanticReport> {
+    return this.#withOutage(await this.#describeCached());
+  }
+
+  /**
+   * While the model server is out, find cannot embed its query: the vector channel is off
+   * (not `searchable`) and every answer says why, until a call succeeds again. Not cached: it
+   * changes with the server, and reading it costs nothing.
+   */
+  #withOutage(report: SemanticReport): SemanticReport {
+    const outage = this.#provider ? outageWarning(this.#provider) : undefined;
+    if (!outage || (report.state !== "ready" && report.state !== "indexing")) return report;
+    return { ...report, searchable: false, ...outage };
+  }
+
+  async #describeCached(): Promise<SemanticReport> {
     const described = this.#described;
     if (described && Date.now() - described.at < this.#describeEvery) return described.report;
     if (described && this.#config.recountAfterCalls) {
@@ -166,7 +202,7 @@ export class SemanticIndex {
   async #describeNow(): Promise<SemanticReport> {
     const store = this.#store;
     const indexedSpace = await store.getMeta(SPACE_KEY);
-    if (!this.#config.modelId) {
+    if (!this.#modelId) {
       // No model: nothing to count (every response reads this state).
       return {
         rows: 0,
@@ -180,7 +216,7 @@ export class SemanticIndex {
           "run `mema setup --model static-wink-100d` (offline) or `mema setup --install` (multilingual-e5-small)",
       };
     }
-    const modelId = this.#config.modelId;
+    const modelId = this.#modelId;
     const toEmbed = await store.countRowsToEmbed(indexedSpace);
     const counts = { rows: toEmbed.rows, embedded: toEmbed.rows - toEmbed.pending };
     const base = {
@@ -197,7 +233,8 @@ export class SemanticIndex {
         warning: `semantic recall is unavailable: ${
           this.#locateError ?? this.#located?.problem?.reason
         }`,
-        fix: this.#located?.problem?.fix ?? "check embedding_model in the config file",
+        fix: this.#located?.problem?.fix ??
+          "check embedding_model or embedding_provider in the config file",
       };
     }
     if (!store.capabilities.vec) {
@@ -211,7 +248,9 @@ export class SemanticIndex {
       };
     }
     const expected = this.#space;
-    const prefix = `${modelId}:${this.#located.entry.dim}:`;
+    // A model server's dimension may be known only from its first answer.
+    const dim = this.#located.entry.dim;
+    const prefix = dim === undefined ? `${modelId}:` : `${modelId}:${dim}:`;
     const matches = indexedSpace !== undefined &&
       (expected ? indexedSpace === expected : indexedSpace.startsWith(prefix));
     if (indexedSpace !== undefined && !matches) {
@@ -269,10 +308,17 @@ export class SemanticIndex {
     if (this.#opened === undefined && this.#located) await untilQuiet(MODEL_LOAD_QUIET_MAX_MS);
   }
 
+  /** Opens the local model, or asks the model server its dimension. */
+  #open(): Promise<OpenedModel> {
+    return this.#provider
+      ? openProviderModel(this.#provider, this.#config.provider!)
+      : openEmbeddingModel(this.#located!);
+  }
+
   /** Loads the model once; the first load also claims an empty index for its space. */
   async #model(): Promise<OpenedModel> {
     if (!this.#located) throw new MemaError("not_found", "no embedding model is configured");
-    this.#opened ??= openEmbeddingModel(this.#located).catch((error) => {
+    this.#opened ??= this.#open().catch((error) => {
       this.#opened = undefined;
       throw error;
     });
@@ -307,10 +353,43 @@ export class SemanticIndex {
     words?: readonly { word: string; weight: number }[],
   ): Promise<Float32Array | undefined> {
     if (!(await this.searchable())) return undefined;
+    if (this.#provider) return await this.#providerQuery(query);
     const model = await this.#model();
     if (!(await this.searchable())) return undefined;
     if (words && words.length > 0 && model.entry.builtin) return await weightedQuery(model, words);
     const [vector] = await model.embedder.embed([query], "query");
+    return hasDirection(vector) ? vector : undefined;
+  }
+
+  /**
+   * Vectors of `texts` as documents, for a whole-library view (topic clusters); undefined when
+   * the index is not searchable or the model is not built in: a downloaded transformer (or a
+   * model server) would take tens of seconds for the thousands of texts such a view reads.
+   */
+  async embedForView(texts: readonly string[]): Promise<Float32Array[] | undefined> {
+    // A model server would be asked for thousands of texts inside one answer: words instead.
+    if (this.#provider) return undefined;
+    if (!(await this.searchable())) return undefined;
+    const model = await this.#model();
+    if (!model.entry.builtin) return undefined;
+    return await model.embedder.embed([...texts], "passage");
+  }
+
+  /**
+   * A model server's query vector within its query timeout: a `find` never waits longer for a
+   * server that is slow or away (what was asked still finishes, and its answer is dropped).
+   */
+  async #providerQuery(query: string): Promise<Float32Array | undefined> {
+    const limitMs = this.#config.provider!.queryTimeoutMs;
+    const work = (async () => {
+      await this.#model();
+      // The first answer may have named another space than the index's (the server's model
+      // now gives another dimension): that is a mismatch, not a search.
+      if (!(await this.searchable())) return undefined;
+      const [vector] = await this.#provider!.embed([query], "query");
+      return vector;
+    })();
+    const vector = await withinQueryTimeout(work, this.#provider!, { limitMs });
     return hasDirection(vector) ? vector : undefined;
   }
 
@@ -388,7 +467,7 @@ export class SemanticIndex {
         complete: before.state === "ready" && missingRows === 0,
       };
     }
-    const model = await this.#opened ?? await openEmbeddingModel(this.#located!);
+    const model = await this.#opened ?? await this.#open();
     const space = spaceId(model);
     this.#space = space;
     if (await this.#store.getMeta(SPACE_KEY) !== space || !await this.#store.vecTableExists()) {

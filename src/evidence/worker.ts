@@ -23,13 +23,15 @@
 import { enqueueJob } from "../jobs/queue.ts";
 import { type JobHandler, type JobWorker, startJobWorker } from "../jobs/worker.ts";
 import type { Store } from "../store/mod.ts";
+import { ProviderUnavailable } from "../models/provider_embedder.ts";
+import { logWarn } from "../platform/log.ts";
+import { nowIso } from "../platform/clock.ts";
 import {
   EMBED_JOB_KIND,
   EVIDENCE_ROWS_COMPLETE_KEY,
   EVIDENCE_WORKER_START_DELAY_MS,
   ROW_BACKFILL_BATCH,
 } from "./constants.ts";
-import { nowIso } from "../platform/clock.ts";
 import { backfillRows, type SemanticIndex } from "./semantic.ts";
 
 /**
@@ -52,7 +54,20 @@ export async function runEvidenceJob(
     } else await new Promise((resolve) => setTimeout(resolve, 0));
   }
   if ((await semantic.usable())) await semantic.awaitQuietLoad();
-  await semantic.embedPendingRows();
+  try {
+    await semantic.embedPendingRows();
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailable)) throw error;
+    // The model server is out: the job is not a failure (it would be poisoned after a few
+    // tries); it comes back when the server is tried again, and the rows wait unembedded.
+    logWarn(`embedding waits for the model server: ${error.reason}`);
+    await store.write(async () =>
+      await enqueueJob(
+        store,
+        { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} },
+        new Date(error.retryAt),
+      ), { durable: false });
+  }
 }
 
 /**

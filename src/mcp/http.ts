@@ -1,7 +1,8 @@
 /**
  * MCP over streamable HTTP (docs/SPEC.md §10): `POST /mcp` on `Deno.serve`, stateless
- * (a fresh SDK server and transport per request, all over one shared runtime
- * and store), loopback-only unless `--allow-remote` and a token are given.
+ * (a fresh protocol server per request, all over one shared runtime and store;
+ * the exchange itself is http_exchange.ts), loopback-only unless
+ * `--allow-remote` and a token are given.
  * Every request passes the guards in `http_guards.ts` first; identity comes
  * from the request's bearer token when a token file is in use
  * (`http_access.ts`), else from its headers, and lives in a per-request copy
@@ -38,8 +39,6 @@
  * ```
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { MemaConfig } from "../config/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { auditAccessRefusal } from "../http/access_refusals.ts";
@@ -69,6 +68,7 @@ import {
 import type { McpRuntime } from "./runtime.ts";
 import { createMcpServer } from "./server.ts";
 import { parseJsonFrame } from "./json_frame.ts";
+import { answerMcpPost, checkMediaTypes } from "./http_exchange.ts";
 
 /** Where and how the HTTP transport listens. */
 export interface HttpServeOptions {
@@ -245,28 +245,6 @@ function runtimeFor(runtime: McpRuntime, caller: CallerIdentity, limited: boolea
   return { ...runtime, ctx: { ...runtime.ctx, caller, settings } };
 }
 
-/** Runs one JSON-RPC exchange on a fresh, stateless SDK server. */
-async function answerMcp(
-  runtime: McpRuntime,
-  request: Request,
-  parsedBody: unknown,
-): Promise<Response> {
-  const server = createMcpServer(runtime);
-  // JSON responses rather than SSE: each call has exactly one answer, and the
-  // Response is complete when handleRequest resolves, so closing right after
-  // is safe and shutdown can count a request as finished.
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody });
-  } finally {
-    await server.close();
-  }
-}
-
 function formatUrl(host: string, port: number): string {
   const bare = host.replace(/^\[(.*)\]$/, "$1");
   return `http://${bare.includes(":") ? `[${bare}]` : bare}:${port}${HTTP_MCP_PATH}`;
@@ -291,8 +269,8 @@ export type McpHttpHandler = (request: Request, peer: string) => Promise<Respons
 
 /**
  * The request pipeline, without the socket: peer → Host → Origin → path →
- * method → token → identity → body limit and deadline → JSON → a stateless
- * MCP exchange.
+ * method → token → identity → media types → body limit and deadline → JSON → a
+ * stateless MCP exchange.
  * Each refusal is exactly one status; nothing reaches the store before every
  * check has passed, except the audit row of a refused token, workspace or
  * identity (coalesced per minute, src/http/access_refusals.ts).
@@ -361,6 +339,10 @@ export function createMcpHttpHandler(
           "the X-Mema-Workspace header is required: this server runs with strict workspace isolation and has no workspace configured",
       });
     }
+    const form = checkMediaTypes(request.headers);
+    if (typeof form !== "string") {
+      return jsonRpcError(form.status, form.message, { code: form.code });
+    }
     const body = await readBodyWithin(request, HTTP_BODY_LIMIT_BYTES, {
       timeoutMs: bodyTimeoutMs,
     });
@@ -379,14 +361,11 @@ export function createMcpHttpHandler(
       return jsonRpcError(400, "parse error: the body is not valid JSON", { code: -32700 });
     }
     if (Array.isArray(parsed) && parsed.length === 0) {
-      // JSON-RPC 2.0 §6: an empty batch is one Invalid Request (the SDK would answer 202).
+      // JSON-RPC 2.0 §6: an empty batch is one Invalid Request.
       return jsonRpcError(400, "invalid request: an empty batch", { code: -32600 });
     }
-    return await answerMcp(
-      runtimeFor(runtime, identity.caller, identity.limited),
-      request,
-      parsed,
-    );
+    const server = createMcpServer(runtimeFor(runtime, identity.caller, identity.limited));
+    return await answerMcpPost(server, request.headers, { body: parsed, form });
   };
 }
 

@@ -3,6 +3,7 @@
  * an example per action. `help` publishes these as JSON Schema.
  * @module
  */
+import { EXTRACT_TEXT_MAX } from "../extract/constants.ts";
 import { z } from "zod";
 import {
   BATCH_FIND_LIMIT_MAX,
@@ -256,6 +257,12 @@ export const MEMORY_ACTIONS = {
         action: "append_superseded_context",
       }],
     },
+  },
+  extract: {
+    description:
+      "Candidate facts from a conversation summary or notes: verbatim clauses with a suggested subject, tags and any date stated. Stores nothing; keep what you want with batch_remember.",
+    schema: z.object({ text: z.string().max(EXTRACT_TEXT_MAX).describe("the summary or notes") }),
+    example: { text: "Dana moved the launch to 8 April 2024; the beta stays open until May." },
   },
   status: {
     description: "Database, capabilities and counts.",

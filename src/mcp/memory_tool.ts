@@ -3,6 +3,7 @@
  * @module
  */
 import { z } from "zod";
+import { extractCandidates } from "../extract/mod.ts";
 import { MemaError } from "../errors/mod.ts";
 import { BATCH_FIND_LIMIT_DEFAULT, BATCH_READ_FULL_MAX } from "../memory/limits.ts";
 import { readMemories, readMemory, type ReadResult } from "../memory/read.ts";
@@ -615,6 +616,26 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
   },
 
+  extract(runtime, data) {
+    const candidates = extractCandidates(runtime.ctx, { text: data.text });
+    return {
+      candidates: candidates.map((c) => ({
+        text: c.text,
+        subject: c.subject,
+        tags: c.tags,
+        ...(c.eventTime === undefined ? {} : { event_time: c.eventTime }),
+        ...(c.validUntil === undefined ? {} : { valid_until: c.validUntil }),
+        ...(c.datePhrase === undefined ? {} : { date_phrase: c.datePhrase }),
+        span: { start: c.start, end: c.end },
+        score: c.score,
+      })),
+      stored: false,
+      hint: candidates.length === 0
+        ? "no sentence reads like a fact (too short, a question, or only about the conversation)"
+        : "nothing is stored: keep the facts you want with batch_remember (content = text; add a workspace)",
+    };
+  },
+
   async status(runtime) {
     const view = await statusView(runtime.ctx);
     const caps = view.store;
@@ -678,8 +699,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 // What an agent needs to call each action right; `help` carries every field, limit and example
 // (tools/list is paid by every session, help only when asked).
 const MEMORY_TOOL_DESCRIPTION =
-  `mema: a local fact store. Search before you store; prefer updating a fact to storing a contradicting one.
-Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Schema, with examples.
+  `mema: a local fact store. Search before storing; update a fact rather than store a contradicting one.
+Call {"action": ..., "data": {...}}; help {topic?} gives every field and examples.
 - remember {content, subject, workspace, tags?, source_ref?, event_time?} → {memory_id, version}
 - batch_remember {items: [remember data] (≤ 500)}
 - find {query?, workspace?, limit?, content_mode?: preview|hits|full} → {results, has_more}
@@ -688,8 +709,9 @@ Call {"action": ..., "data": {...}}; help {topic?} gives every field as JSON Sch
 - batch_read {memory_ids}
 - update {memory_id, new_content | old_text+new_text, reason?, expected_version?}
 - judge {conflict_id, expected_revision, chosen_value?}: decide a conflict
+- extract {text}: facts from notes
 - status {}
-Protected or locked memories change only with authorized:true, once the user approved.`;
+Protected/locked memories change only with authorized:true, once the user approved.`;
 
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {

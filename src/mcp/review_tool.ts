@@ -9,6 +9,7 @@ import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
 import { workspacesView } from "../views/workspaces.ts";
+import { CLUSTERS_K_DEFAULT, CLUSTERS_K_MAX, clustersView } from "../views/clusters.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { exportView } from "../portability/export.ts";
 import { memoryHeader, presentResults } from "./present.ts";
@@ -121,6 +122,17 @@ const REVIEW_VIEWS = {
       ),
     }),
     example: {},
+  },
+  clusters: {
+    description:
+      "The memories as k topics: each labelled with its most telling words, a size and sample ids (newest 3,000 memories when larger; offline, deterministic).",
+    schema: z.object({
+      k: z.number().int().min(2).max(CLUSTERS_K_MAX).optional().describe(
+        `topics, default ${CLUSTERS_K_DEFAULT}`,
+      ),
+      workspace: z.string().max(256).optional(),
+    }),
+    example: { k: 5, workspace: "infra" },
   },
   export: {
     description:
@@ -429,6 +441,26 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  async clusters(runtime, data) {
+    const view = await clustersView(runtime.ctx, data);
+    return {
+      workspace: view.workspace,
+      k: view.k,
+      memories: view.memories,
+      clustered: view.clustered,
+      basis: view.basis,
+      ...(view.sampled ? { sampled: "the newest memories only" } : {}),
+      clusters: view.clusters.map((c) => ({
+        label: c.label,
+        size: c.size,
+        share: c.share,
+        sample_ids: c.samples.map((s) => s.id),
+        sample_subjects: c.samples.map((s) => s.subject),
+      })),
+      unclustered: view.unclustered,
+    };
+  },
+
   async export(runtime, data) {
     const view = await exportView(runtime.ctx, { ...data, format: data.format ?? "jsonl" });
     return {
@@ -587,12 +619,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
     `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
 - overview {}: counts, capabilities, backlog
 - history {memory_id}: versions with a diff
-- expired {query?}: superseded and retired memories
-- audit {memory_id?}: who changed what, when, why
+- expired {query?}: superseded, retired memories
+- audit {memory_id?}: who changed what, why
 - conflicts {status?}: conflict groups
-- conflict_detail {conflict_id}: members side by side, suggestion, plan
+- conflict_detail {conflict_id}: members, suggestion, plan
 - export {format?: md|jsonl, cursor?}: the facts in force, paged
-- workspaces {}: every workspace with counts and state`,
+- clusters {k?}: topics
+- workspaces {}: workspaces, counts, state`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
   handlers: handlers as Record<string, VerbHandler>,

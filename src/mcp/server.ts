@@ -1,11 +1,10 @@
 /**
- * The MCP server: tool list and tool calls, on any SDK transport.
+ * The MCP server: mema's tools, prompts and resources on its own protocol layer (protocol.ts),
+ * served over stdio (stdio.ts) or streamable HTTP (http.ts).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
  * import { describeCapabilities } from "../capabilities/mod.ts";
  * import { createMcpServer } from "./server.ts";
  * import { openStore } from "../store/mod.ts";
@@ -26,33 +25,17 @@
  *   capabilities: () => Promise.resolve(describeCapabilities(store.capabilities)),
  * };
  * const server = createMcpServer(runtime);
- * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
- * await server.connect(serverSide);
- * const client = new Client({ name: "docs", version: "1.0.0" });
- * await client.connect(clientSide);
- * const { tools } = await client.listTools();
- * assert.ok(tools.some((tool: { name: string }) => tool.name === "memory"));
- * await client.close();
- * await server.close();
+ * const listed = await server.answer({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+ * assert.ok(listed !== undefined && "result" in listed);
+ * const tools = listed.result.tools as { name: string }[];
+ * assert.ok(tools.some((tool) => tool.name === "memory"));
  * store.close();
  * Deno.removeSync(dir, { recursive: true });
  * ```
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/server/index"
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { JsonRpcErrorCode, ProtocolError } from "./jsonrpc.ts";
+import { McpServer } from "./protocol.ts";
 import { listResources, listResourceTemplates, readResource } from "./resources.ts";
 import { AGENT_ONBOARDING } from "./guidance.ts";
 import { VERSION } from "../version.ts";
@@ -104,60 +87,76 @@ export function toolDefinition(tool: VerbTool): Record<string, unknown> {
   };
 }
 
+/** A string member of a request's params, or an Invalid Params error naming it. */
+function stringParam(params: Record<string, unknown>, name: string, method: string): string {
+  const value = params[name];
+  if (typeof value !== "string") {
+    throw new ProtocolError(
+      JsonRpcErrorCode.InvalidParams,
+      `${method} needs params.${name} as a string`,
+    );
+  }
+  return value;
+}
+
+const INSTRUCTIONS =
+  "mema stores facts for you across sessions. Before answering from memory, call memory find; store durable facts with memory remember (one fact per memory, verbatim, with a subject and workspace).";
+
 /** Builds an MCP server bound to a runtime. */
-export function createMcpServer(runtime: McpRuntime): Server {
-  const server = new Server(
-    { name: "mema", version: VERSION },
-    {
-      capabilities: { tools: {}, prompts: {}, resources: {} },
-      instructions:
-        "mema stores facts for you across sessions. Before answering from memory, call memory find; store durable facts with memory remember (one fact per memory, verbatim, with a subject and workspace).",
+export function createMcpServer(runtime: McpRuntime): McpServer {
+  return new McpServer({
+    name: "mema",
+    version: VERSION,
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    instructions: INSTRUCTIONS,
+    handlers: {
+      "tools/list": () => ({ tools: VERB_TOOLS.map(toolDefinition) }),
+      "tools/call": async (params) => {
+        const name = stringParam(params, "name", "tools/call");
+        const args = params.arguments;
+        if (
+          args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))
+        ) {
+          throw new ProtocolError(
+            JsonRpcErrorCode.InvalidParams,
+            "tools/call needs params.arguments as an object",
+          );
+        }
+        const tool = VERB_TOOLS.find((candidate) => candidate.name === name);
+        if (!tool) {
+          return toToolResult(errorEnvelope(
+            new MemaError("unknown_action", `no tool named "${name}"`, {
+              field: "name",
+              didYouMean: closestName(name, VERB_TOOLS.map((t) => t.name)),
+            }),
+            await envelopeState(runtime),
+          ));
+        }
+        return toToolResult(
+          await callVerbTool(tool, runtime, args as Record<string, unknown> | undefined),
+        );
+      },
+      "prompts/list": () => ({
+        prompts: [{
+          name: "agent_onboarding",
+          title: "How to use mema",
+          description: "What to store, when to search, trust levels and the authorization gate.",
+        }],
+      }),
+      "prompts/get": (params) => {
+        const name = stringParam(params, "name", "prompts/get");
+        if (name !== "agent_onboarding") {
+          throw new ProtocolError(JsonRpcErrorCode.InvalidParams, `no prompt named "${name}"`);
+        }
+        return {
+          description: "How to use mema",
+          messages: [{ role: "user", content: { type: "text", text: AGENT_ONBOARDING } }],
+        };
+      },
+      "resources/list": async () => ({ resources: await listResources(runtime) }),
+      "resources/templates/list": () => ({ resourceTemplates: listResourceTemplates() }),
+      "resources/read": async (params) =>
+        await readResource(runtime, stringParam(params, "uri", "resources/read")),
     },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: VERB_TOOLS.map(toolDefinition),
-  }));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: [{
-      name: "agent_onboarding",
-      title: "How to use mema",
-      description: "What to store, when to search, trust levels and the authorization gate.",
-    }],
-  }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    if (request.params.name !== "agent_onboarding") {
-      throw new McpError(ErrorCode.InvalidParams, `no prompt named "${request.params.name}"`);
-    }
-    return {
-      description: "How to use mema",
-      messages: [{
-        role: "user" as const,
-        content: { type: "text" as const, text: AGENT_ONBOARDING },
-      }],
-    };
   });
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: await listResources(runtime),
-  }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: listResourceTemplates(),
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    return await readResource(runtime, request.params.uri);
-  });
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args } = request.params;
-    const tool = VERB_TOOLS.find((candidate) => candidate.name === name);
-    if (!tool) {
-      return toToolResult(errorEnvelope(
-        new MemaError("unknown_action", `no tool named "${name}"`, {
-          field: "name",
-          didYouMean: closestName(name, VERB_TOOLS.map((t) => t.name)),
-        }),
-        await envelopeState(runtime),
-      ));
-    }
-    return toToolResult(await callVerbTool(tool, runtime, args));
-  });
-  return server;
 }

@@ -11,12 +11,13 @@
  * -32600 whenever an `id` can be recovered from it, and every refusal is
  * logged to stderr.
  *
- * A JSON-RPC batch (a line holding an array) is refused, never left
- * unanswered: MCP 2025-06-18 removed batching and the SDK client never sends
- * one, so each request in it gets its own -32600 "batches are not supported"
- * error in one batch response (a client waiting on any of its ids is told),
- * notifications in it get nothing, and `[]` gets an Invalid Request error
- * with id null, as JSON-RPC 2.0 says.
+ * A JSON-RPC batch (a line holding an array) runs only in a session that
+ * negotiated MCP 2025-03-26, the one revision that had batches (the server
+ * decides, protocol.ts); otherwise it is refused, never left unanswered: each
+ * request in it gets its own -32600 "batches are not supported" error in one
+ * batch response (a client waiting on any of its ids is told), notifications
+ * in it get nothing, and `[]` gets an Invalid Request error with id null, as
+ * JSON-RPC 2.0 says.
  *
  * Answers are bounded too: a message whose line would pass
  * {@linkcode STDIO_SEND_MAX_BYTES} (the SDK client's read buffer stops at
@@ -37,15 +38,14 @@
  */
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
 import {
-  ErrorCode,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
+  JsonRpcErrorCode as ErrorCode,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  readJsonRpcMessage,
   type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "./jsonrpc.ts";
+import { BATCH_REFUSAL, type McpTransport, refuseBatchMembers } from "./protocol.ts";
 import { logWarn } from "../platform/log.ts";
 import { parseJsonFrame } from "./json_frame.ts";
 import { fitsUtf8, utf8Length } from "./answer_bytes.ts";
@@ -68,10 +68,6 @@ export interface LineStdioOptions {
   /** Largest line written, in bytes; default {@linkcode STDIO_SEND_MAX_BYTES}. */
   maxSendBytes?: number;
 }
-
-/** Why a batch is refused; clients see it in every error the batch gets. */
-const BATCH_REFUSAL =
-  "batches are not supported: MCP 2025-06-18 removed JSON-RPC batching; send each message on its own line";
 
 const NEWLINE = 0x0a;
 const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")`;
@@ -170,8 +166,9 @@ function isBlank(bytes: Uint8Array): boolean {
 }
 
 /** The MCP stdio transport; see the module documentation. */
-export class LineStdioTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
+export class LineStdioTransport implements McpTransport {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onbatch?: (batch: unknown[]) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
@@ -232,7 +229,7 @@ export class LineStdioTransport implements Transport {
    * past the send limit is not written: a response becomes an error for its
    * request, anything else is dropped and logged (either would close the client).
    */
-  send(message: JSONRPCMessage): Promise<void> {
+  send(message: JsonRpcMessage): Promise<void> {
     let line = JSON.stringify(message) + "\n";
     if (!fitsUtf8(line, this.#maxSendBytes)) {
       const bytes = utf8Length(line);
@@ -323,11 +320,12 @@ export class LineStdioTransport implements Transport {
       return;
     }
     if (Array.isArray(parsed)) {
-      this.#refuseBatch(parsed);
+      if (parsed.length > 0 && this.onbatch) this.onbatch(parsed);
+      else this.refuseBatch(parsed);
       return;
     }
-    const message = JSONRPCMessageSchema.safeParse(parsed);
-    if (!message.success) {
+    const message = readJsonRpcMessage(parsed);
+    if (message === undefined) {
       const id = (parsed as { id?: unknown } | null)?.id;
       this.#refuse(
         typeof id === "string" || Number.isSafeInteger(id) ? id as RequestId : undefined,
@@ -336,16 +334,15 @@ export class LineStdioTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(message.data);
+    this.onmessage?.(message);
   }
 
   /**
    * Answers a batch without running any of it: `[]` is an Invalid Request (id
-   * null); otherwise each request gets the refusal under its own id, each
-   * member that is not a message gets an Invalid Request with id null, and
-   * notifications get nothing (JSON-RPC 2.0 §6: no empty array is sent).
+   * null); otherwise as {@linkcode refuseBatchMembers} says, and nothing is
+   * sent when that is nothing (JSON-RPC 2.0 §6: no empty array is sent).
    */
-  #refuseBatch(batch: unknown[]): void {
+  refuseBatch(batch: unknown[]): void {
     if (batch.length === 0) {
       logWarn("stdio: an empty batch ([]); answered with an Invalid Request error");
       void this.#write(
@@ -357,30 +354,38 @@ export class LineStdioTransport implements Transport {
       ).catch((error) => this.onerror?.(error));
       return;
     }
-    const replies: Record<string, unknown>[] = [];
-    for (const member of batch) {
-      const message = JSONRPCMessageSchema.safeParse(member);
-      if (!message.success) {
-        replies.push({
-          jsonrpc: "2.0",
-          id: null,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: "invalid request: a batch member is not a JSON-RPC 2.0 message; " +
-              BATCH_REFUSAL,
-          },
-        });
-      } else if ("id" in message.data && "method" in message.data) {
-        replies.push({
-          jsonrpc: "2.0",
-          id: message.data.id,
-          error: { code: ErrorCode.InvalidRequest, message: BATCH_REFUSAL },
-        });
-      }
-    }
+    const replies = refuseBatchMembers(batch, BATCH_REFUSAL);
     logWarn(`stdio: a batch of ${batch.length} messages refused (${BATCH_REFUSAL})`);
     if (replies.length === 0) return;
     void this.#write(JSON.stringify(replies) + "\n").catch((error) => this.onerror?.(error));
+  }
+
+  /**
+   * Writes the answers to a batch as one line. Each answer fits on its own, but together they
+   * may pass the send limit; then every answer becomes an error naming the total, so the
+   * client sends the requests one by one.
+   */
+  sendBatch(replies: JsonRpcResponse[]): Promise<void> {
+    let line = JSON.stringify(replies) + "\n";
+    if (!fitsUtf8(line, this.#maxSendBytes)) {
+      const bytes = utf8Length(line);
+      logWarn(`stdio: the answers to a batch are ${bytes} bytes together; replaced by errors`);
+      line = JSON.stringify(replies.map((reply) => ({
+        jsonrpc: "2.0",
+        id: reply.id,
+        error: {
+          code: ErrorCode.InternalError,
+          message: `the batch's answers are ${bytes} bytes together; a stdio line may be at ` +
+            `most ${this.#maxSendBytes} bytes: send these requests one by one`,
+          data: {
+            error: "resource_limit_exceeded",
+            actual_bytes: bytes,
+            max_bytes: this.#maxSendBytes,
+          },
+        },
+      }))) + "\n";
+    }
+    return this.#write(line);
   }
 
   /** Logs a refused frame and answers it when the request it belongs to is known. */

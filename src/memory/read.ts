@@ -104,13 +104,16 @@ function notFound(id: number, field: string): MemaError {
 
 /** Reads one memory (soft-deleted ones do not exist for readers). */
 export async function readMemory(ctx: ServiceContext, input: ReadInput): Promise<ReadResult> {
-  return await ctx.store.read(async () => {
+  const result = await ctx.store.read(async () => {
     const memory = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!memory || memory.status === "deleted") throw notFound(input.memoryId, "memory_id");
     const result = project(memory, input.span, "span");
     if (input.includeHistory) result.history = await ctx.store.listHistory(memory.id);
     return result;
   });
+  // A use the agent asked for by id (src/recall/usage.ts counts it, written later).
+  ctx.usage?.record([result.memory.id]);
+  return result;
 }
 
 /** One entry of a batch read: the result or why that id could not be read. */
@@ -133,7 +136,7 @@ export async function readMemories(
       });
     }
   }
-  return await ctx.store.read(async () => {
+  const entries = await ctx.store.read(async () => {
     const found = await ctx.store.getMemories(input.memoryIds);
     return input.memoryIds.map((memoryId): BatchReadEntry => {
       const memory = visible(ctx, found.get(memoryId));
@@ -147,4 +150,6 @@ export async function readMemories(
       };
     });
   });
+  ctx.usage?.record(entries.flatMap((entry) => entry.ok ? [entry.memoryId] : []));
+  return entries;
 }

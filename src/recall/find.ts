@@ -50,6 +50,8 @@ import { queryTerms, textTokens } from "./query_terms.ts";
 import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
+import { nudgeByUse } from "./usage.ts";
+import { USAGE_FIND_TOP } from "./usage_constants.ts";
 import { chooseTimeFilter, queryWithoutPhrase, type TimeFilter } from "./time_filter.ts";
 
 /** What an agent may ask of find. */
@@ -258,6 +260,7 @@ async function searchMemories(
       now,
       forms: termForms(query, terms, candidates.variants, tuning),
     });
+    ranked = await nudgeByUse(ctx, ranked, { now, pageEnd: offset + limit });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
@@ -278,6 +281,8 @@ async function searchMemories(
     ranked = resolved.ranked;
     total += resolved.added;
     const items = ranked.slice(offset, offset + limit);
+    // The results an agent acts on count as used (src/recall/usage.ts); written later.
+    ctx.usage?.record(items.slice(0, USAGE_FIND_TOP).map((item) => item.memory.id));
     const page: FindPage = {
       items,
       hasMore: ranked.length > offset + limit,

@@ -3,7 +3,8 @@
  * triggers on every insert, update and delete of a memory, by any connection, in the same
  * transaction. The caches of what memories hold (records, the word index's answers) are valid
  * while it stays the same, whatever else is written: a background job's commit (a conflict
- * check, embeddings) leaves them in place. Every statement about the count lives here.
+ * check, embeddings) leaves them in place. Every statement about the count lives here, but for
+ * generation 13's update trigger, which skips the usage flush (src/store/usage_sql.ts).
  *
  * @example
  * ```ts

@@ -42,6 +42,7 @@ import {
 } from "./conflicts_room.ts";
 import { sqliteWorkspaces } from "./workspaces_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
+import { sqliteUsage } from "./usage_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
 import { sqliteMaintenance, sqliteUpgrade } from "./maintenance_room.ts";
 import type { PostgresProbe } from "./postgres/facts.ts";
@@ -57,6 +58,7 @@ export type { WriteOptions } from "./sqlite_connection.ts";
 export * from "./types.ts";
 export type { JobRecord, JobStatus } from "./jobs_sql.ts";
 export type { AuditQuery, AuditRecord, CoalesceWindow } from "./audit_sql.ts";
+export type { AccessStat, MemoryAccess } from "./usage_sql.ts";
 export type {
   ConflictChange,
   ConflictMember,
@@ -225,6 +227,7 @@ function sqliteStore(core: SqliteCore): Store {
   const repositories: StoreRepositories = {
     conflicts,
     ...asyncRoom(connection, sqliteMemories(core)),
+    ...asyncRoom(connection, sqliteUsage(core)),
     ...asyncRoom(connection, sqliteHistory(core)),
     ...asyncRoom(connection, sqliteWordIndex(core)),
     ...asyncRoom(connection, sqliteRecall(core)),

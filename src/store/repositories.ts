@@ -21,6 +21,7 @@ import type * as portability from "./portability_sql.ts";
 import type * as purge from "./purge_sql.ts";
 import type * as scanQueue from "./scan_queue_sql.ts";
 import type * as upgrade from "./upgrade_sql.ts";
+import type * as usage from "./usage_sql.ts";
 import type * as workspaces from "./workspaces_sql.ts";
 import type { SchemaState } from "./schema.ts";
 import type { WriteOptions } from "./sqlite_connection.ts";
@@ -62,6 +63,17 @@ export interface MemoriesRepository {
   /** Counts by status, source, workspace and protection (of one workspace, when given). */
   overviewCounts(workspace?: string): Promise<ReturnType<typeof overview.selectOverviewCounts>>;
   supersededBy(memoryId: number): Promise<number[]>;
+}
+
+/**
+ * How often memories were returned to agents, and when last (recall's usage nudge). Written in
+ * batches by a background flush, never once per call.
+ */
+export interface UsageRepository {
+  /** Adds accesses; `last_accessed` only moves forward; deleted memories are left alone. */
+  addAccesses(accesses: readonly usage.MemoryAccess[]): Promise<number>;
+  /** The recorded use of those of `ids` that were ever accessed. */
+  accessStats(ids: readonly number[]): Promise<Map<number, usage.AccessStat>>;
 }
 
 /** Earlier versions of memories. */
@@ -357,6 +369,7 @@ export interface MaintenanceRepository {
 export interface StoreRepositories
   extends
     MemoriesRepository,
+    UsageRepository,
     HistoryRepository,
     WordIndexRepository,
     RecallRepository,

@@ -32,6 +32,7 @@ import {
   TERMS_TABLES,
 } from "./terms_sql.ts";
 import { CHANGE_COUNTS } from "./change_counts_sql.ts";
+import { ACCESS_NOT_A_CHANGE } from "./usage_sql.ts";
 
 /** One step from generation N-1 to N. */
 export interface Migration {
@@ -438,6 +439,14 @@ export const MIGRATIONS: readonly Migration[] = [
     apply(connection) {
       // Starts empty: every count so far is in memories_terms_df.
       if (getMeta(connection, "fts") === FTS_WORDS) createPendingCounts(connection.db);
+    },
+  },
+  {
+    generation: 13,
+    kind: "additive",
+    description: "recording a memory's use (access_count) leaves the record caches in place",
+    apply(connection) {
+      connection.db.exec(ACCESS_NOT_A_CHANGE);
     },
   },
 ];

@@ -78,23 +78,8 @@ export async function contextDigest(
   ctx: ServiceContext,
   options: { workspace?: string; budget?: number } = {},
 ): Promise<ContextDigest> {
-  const budget = Math.min(options.budget ?? CONTEXT_BUDGET_DEFAULT, CONTEXT_BUDGET_MAX);
-  if (!Number.isInteger(budget) || budget < 100) {
-    throw new MemaError("invalid_input", "tokens must be an integer from 100 to 20000", {
-      field: "tokens",
-    });
-  }
-  let workspace = options.workspace === undefined
-    ? ctx.caller.workspace
-    : canonicalWorkspace(options.workspace);
-  if (isStrict(ctx)) {
-    const own = strictWorkspace(ctx);
-    if (workspace !== undefined && workspace !== own) throw outsideOwnWorkspace(own, "workspace");
-    workspace = own;
-  }
-  const scope: Pick<RecallFilters, "workspaces" | "excludeWorkspaces"> = workspace === undefined
-    ? { excludeWorkspaces: recallBlacklist(ctx.settings.recallBlacklistPath) }
-    : { workspaces: [workspace] };
+  const budget = digestBudget(options.budget);
+  const { workspace, scope } = digestScope(ctx, options.workspace);
   const { store } = ctx;
   const sections = await store.read(async () => {
     const page = async (filters: Omit<RecallFilters, "workspaces" | "excludeWorkspaces">) => {
@@ -170,8 +155,45 @@ export async function contextDigest(
   };
 }
 
-/** One fact as a line: id, subject, a preview of the content, trust when raised. */
-function factLine(memory: MemoryRecord, withWorkspace: boolean): string {
+/** The workspace a digest reads and the recall filters that keep it there. */
+export interface DigestScope {
+  /** Canonical workspace, or undefined for the whole library minus the recall blacklist. */
+  workspace: string | undefined;
+  scope: Pick<RecallFilters, "workspaces" | "excludeWorkspaces">;
+}
+
+/**
+ * The scope of a digest for `requested` (canonical or not), or for the caller's own workspace
+ * when it is left out. Under strict isolation only the caller's own workspace can be read.
+ */
+export function digestScope(ctx: ServiceContext, requested: string | undefined): DigestScope {
+  let workspace = requested === undefined ? ctx.caller.workspace : canonicalWorkspace(requested);
+  if (isStrict(ctx)) {
+    const own = strictWorkspace(ctx);
+    if (workspace !== undefined && workspace !== own) throw outsideOwnWorkspace(own, "workspace");
+    workspace = own;
+  }
+  return {
+    workspace,
+    scope: workspace === undefined
+      ? { excludeWorkspaces: recallBlacklist(ctx.settings.recallBlacklistPath) }
+      : { workspaces: [workspace] },
+  };
+}
+
+/** The digest budget from a `?tokens=` value; a clear error outside 100..20000. */
+export function digestBudget(requested: number | undefined): number {
+  const budget = Math.min(requested ?? CONTEXT_BUDGET_DEFAULT, CONTEXT_BUDGET_MAX);
+  if (!Number.isInteger(budget) || budget < 100) {
+    throw new MemaError("invalid_input", "tokens must be an integer from 100 to 20000", {
+      field: "tokens",
+    });
+  }
+  return budget;
+}
+
+/** One fact as a line (shared with the todo list): id, subject, a preview of the content, trust when raised. */
+export function factLine(memory: MemoryRecord, withWorkspace: boolean): string {
   const flat = memory.content.replace(/\s+/g, " ").trim();
   const preview = flat.length > FACT_PREVIEW_CHARS
     ? `${

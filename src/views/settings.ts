@@ -87,10 +87,32 @@ export function settingsView(ctx: ServiceContext, config: MemaConfig): SettingsV
             config.embeddingModel,
             config.embeddingModel ? undefined : "lexical recall only",
           ),
+          // The model server: where and which model, and where the key is read (never the key
+          // nor the extra headers, which may carry secrets too).
+          ...(config.embeddingProvider === undefined ? [] : [
+            row(
+              "embedding_provider",
+              "embeddingProvider",
+              `${config.embeddingProvider.model} at ${config.embeddingProvider.url}${
+                config.embeddingProvider.apiKeyEnv
+                  ? `, key from $${config.embeddingProvider.apiKeyEnv}`
+                  : config.embeddingProvider.apiKeyFile
+                  ? `, key from ${config.embeddingProvider.apiKeyFile}`
+                  : ""
+              }`,
+              "used instead of embedding_model",
+            ),
+          ]),
           row("models_dir", "modelsDir", config.modelsDir),
           row("manifest_path", "manifestPath", config.manifestPath),
           row("include_size", "includeSize", config.includeSize),
           row("time_zone", "timeZone", config.timeZone, "the zone find reads time phrases in"),
+          row(
+            "usage_ranking",
+            "usageRanking",
+            ctx.settings.usageRanking ?? config.usageRanking,
+            "memories agents use resist fading in recall",
+          ),
         ],
       },
       {

@@ -188,6 +188,7 @@ Deno.test("e2e: batch_find, batch_read, tags_only, status and help", async () =>
       "batch_read",
       "update",
       "judge",
+      "extract",
       "status",
       "help",
     ]);

@@ -75,3 +75,34 @@ Deno.test("e2e stdio: a batch gets one error per request under its id, [] an Inv
     home.cleanup();
   }
 });
+
+Deno.test("e2e stdio: a session that negotiated 2025-03-26 (which had batches) gets its batch run", async () => {
+  const home = makeTempHome();
+  const raw = spawnRawStdio(home);
+  let closed = false;
+  try {
+    await raw.initialize("2025-03-26");
+    await raw.send([
+      call(1, "remember", { content: "batched fact", subject: "b", workspace: "w" }),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(2, "find", { workspace: "w" }),
+    ]);
+    const replies = await raw.nextReply() as Reply[];
+    assert.deepEqual(replies.map((reply) => reply.id), [1, 2]);
+    const [stored, found] = replies.map((reply) =>
+      (reply.result as { structuredContent: { ok: boolean; data: Record<string, unknown> } })
+        .structuredContent
+    );
+    assert.equal(stored.ok, true);
+    // Members run in order: the find sees the fact the first member stored.
+    assert.deepEqual(
+      (found.data.results as { memory_id: string }[]).map((r) => r.memory_id),
+      [stored.data.memory_id],
+    );
+    closed = true;
+    await raw.close();
+  } finally {
+    if (!closed) await raw.close();
+    home.cleanup();
+  }
+});

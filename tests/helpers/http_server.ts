@@ -5,9 +5,9 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp.d.ts"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Envelope, MAIN, type TempHome, textAsEnvelope } from "./server.ts";
 

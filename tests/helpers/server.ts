@@ -3,9 +3,9 @@
  * the MCP SDK client, the way a user's agent talks to it.
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+// @ts-types="@modelcontextprotocol/sdk/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { isDeepStrictEqual } from "node:util";
 import { rowsToResults } from "../../src/mcp/envelope.ts";

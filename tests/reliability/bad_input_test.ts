@@ -18,7 +18,7 @@ import {
 } from "./bad_input_cases.ts";
 import { assertDatabaseConsistent, fullSnapshot, spawnStdioServer } from "./harness.ts";
 
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 
 /** Every verb of every tool the server lists, with the schema its `help` reports. */

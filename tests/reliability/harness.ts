@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
+// @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+// @ts-types="@modelcontextprotocol/sdk/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { envelopeOf } from "../helpers/http_server.ts";
 import { type Envelope, MAIN, type TempHome } from "../helpers/server.ts";

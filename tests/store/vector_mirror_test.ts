@@ -186,7 +186,9 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
     db.close();
 
     reopened = await openStore(t.dbPath, { cacheDir: `${t.dir}/cache` });
-    assert.deepEqual(reopened.schema.migrated, [10, 11, 12]);
+    // Every later generation, whatever their number (other work adds migrations at the end).
+    const later = Array.from({ length: SCHEMA_GENERATION - 9 }, (_, index) => index + 10);
+    assert.deepEqual(reopened.schema.migrated, later);
     assert.equal(reopened.schema.generation, SCHEMA_GENERATION);
     assert.deepEqual((await reopened.nearestRows(query, 5)).map((n) => n.rowId), expected);
     const store = reopened;

@@ -1,12 +1,43 @@
 /**
- * The overview page: counts, capability state, jobs, doctor findings with fix hints.
+ * The overview page: counts, capability state, jobs, doctor findings with fix hints, and the
+ * library's topics (the `clusters` view agents get from memory_review).
  * @module
  */
 import { overviewView } from "../../views/overview.ts";
+import { type ClustersView, clustersView } from "../../views/clusters.ts";
 import { statusView } from "../../views/status.ts";
 import { html } from "../html.ts";
 import { badge, metaList, when } from "../layout.ts";
 import type { ConsoleScope, PageResult } from "../scope.ts";
+
+/** Topics the overview shows: a glance, not an inventory (memory_review clusters goes to 20). */
+const OVERVIEW_TOPICS = 6;
+
+function topicsCard(topics: ClustersView) {
+  return html`<div class="card" id="topics"><h2>Topics</h2>${
+    topics.clusters.length === 0
+      ? html`<p class="muted">not enough memories with words in common yet</p>`
+      : html`<table><tr><th>topic</th><th>memories</th><th>for example</th></tr>${
+        topics.clusters.map((topic) =>
+          html`
+            <tr class="topic">
+              <td class="value">${topic.label}</td>
+              <td class="key">${topic.size}</td>
+              <td class="small value">${topic.samples.map((sample) =>
+                html`
+                  <a href="./memories/${sample.id}">${sample.subject}</a>
+                `
+              )}</td>
+            </tr>
+          `
+        )
+      }</table>${
+        topics.sampled
+          ? html`<p class="small muted">the newest ${topics.clustered} of ${topics.memories} memories</p>`
+          : ""
+      }`
+  }</div>`;
+}
 
 function countTable(title: string, counts: Record<string, number>) {
   const rows = Object.entries(counts);
@@ -29,6 +60,7 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
   const view = await overviewView(scope.ctx);
   const status = await statusView(scope.ctx);
   const doctor = await scope.env.doctor();
+  const topics = await clustersView(scope.ctx, { k: OVERVIEW_TOPICS });
   const caps = view.capabilities;
   const jobs = Object.entries(view.jobs).flatMap(([kind, byStatus]) =>
     Object.entries(byStatus).map(([state, n]) => ({ kind, state, n }))
@@ -119,6 +151,7 @@ export async function overviewPage(scope: ConsoleScope): Promise<PageResult> {
         `
       )}</table>
     </div>
+    ${topicsCard(topics)}
     <div class="side">
     ${countTable("Active memories by workspace", view.memories.byWorkspace)}
     ${countTable("Active memories by source", view.memories.bySourceType)}

@@ -27,6 +27,7 @@ import { pgHistory, pgMemories, pgPortability } from "./memories_room.ts";
 import { pgMeta } from "./meta_room.ts";
 import { pgJobs } from "./jobs_room.ts";
 import { pgAudit, pgReplayLog } from "./audit_room.ts";
+import { pgUsage } from "./usage_room.ts";
 import { pgRecall } from "./recall_room.ts";
 import { pgEvidenceRows } from "./evidence_room.ts";
 import { pgWordIndex } from "./word_index_room.ts";
@@ -124,6 +125,7 @@ export async function openPostgresStore(
   const vectors = new VectorCopy();
   const repositories: PostgresRepositories = {
     ...pgMemories(core),
+    ...pgUsage(core),
     ...pgHistory(core),
     ...pgWorkspaces(core),
     ...pgMeta(core),

@@ -1,0 +1,328 @@
+import assert from "node:assert/strict";
+import {
+  type Envelope,
+  makeTempHome,
+  runCli,
+  type ServerSession,
+  startServer,
+  type TempHome,
+} from "../helpers/server.ts";
+import { type FakeEmbeddingServer, startFakeEmbeddingServer } from "../helpers/embedding_server.ts";
+
+const KEY = "sk-e2e-7c1f9a-this-key-must-never-leak";
+const KEY_ENV = { MEMA_E2E_PROVIDER_KEY: KEY };
+
+function writeConfig(home: TempHome, provider: Record<string, unknown>): string {
+  const path = `${home.dir}/config/mema/config.json`;
+  Deno.mkdirSync(`${home.dir}/config/mema`, { recursive: true });
+  Deno.writeTextFileSync(path, JSON.stringify({ embedding_provider: provider }, null, 2));
+  return path;
+}
+
+function providerBlock(fake: FakeEmbeddingServer, extra: Record<string, unknown> = {}) {
+  return {
+    url: fake.url,
+    model: "fake-embed",
+    api_key_env: "MEMA_E2E_PROVIDER_KEY",
+    query_timeout_ms: 500,
+    timeout_ms: 2_000,
+    ...extra,
+  };
+}
+
+async function seed(server: ServerSession): Promise<number> {
+  const car = await server.call("remember", {
+    content: "My car broke down on the highway, so I was late.",
+    subject: "commute trouble",
+    workspace: "life",
+  });
+  for (
+    const [content, subject] of [
+      ["Quantum physics describes subatomic particles.", "physics notes"],
+      ["I love eating fresh strawberries in June.", "food"],
+      ["The quarterly tax filing is due on April 15.", "taxes"],
+    ]
+  ) {
+    await server.call("remember", { content, subject, workspace: "life" });
+  }
+  return car.data.memory_id;
+}
+
+/** Polls status until `check` holds (30 s at most: the outage backoff can reach 8 s). */
+async function waitForStatus(
+  server: ServerSession,
+  check: (status: Envelope) => boolean,
+  what: string,
+): Promise<Envelope> {
+  let last: Envelope | undefined;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    last = await server.repair("semantic_control", { action: "status" });
+    if (check(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} never happened: ${JSON.stringify(last?.data)}`);
+}
+
+const ready = (status: Envelope) => status.data.state === "ready" && !status.data.warning;
+
+Deno.test("e2e provider: recall by meaning from the model server, lexical with a warning while it is away, and the backlog drains when it is back", async () => {
+  const home = makeTempHome();
+  const fake = startFakeEmbeddingServer();
+  writeConfig(home, providerBlock(fake));
+  const server = await startServer(home, { env: KEY_ENV });
+  try {
+    const carId = await seed(server);
+    await waitForStatus(server, ready, "the index filling from the provider");
+    assert.equal(fake.requests[0].headers.get("authorization"), `Bearer ${KEY}`);
+    const found = await server.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+    assert.equal(found.data.results[0]?.memory_id, carId);
+    const status = await server.call("status");
+    assert.equal(status.data.capabilities.embedding_model, "provider:fake-embed");
+
+    // The server goes away: nothing waits on it, answers say so, writes are kept.
+    await fake.stop();
+    const written = await server.call("remember", {
+      content: "Puppy barks loudly.",
+      subject: "pets",
+      workspace: "life",
+    });
+    assert.equal(written.ok, true, JSON.stringify(written));
+    const started = performance.now();
+    const away = await server.call("find", { query: "automobile stopped working" });
+    const waited = performance.now() - started;
+    assert.equal(away.ok, true);
+    assert.equal(away.mode, "lexical");
+    assert.ok(
+      away.warnings.some((w) => /embedding provider|semantic recall failed/.test(w)),
+      away.warnings.join("; "),
+    );
+    assert.ok(waited < 2_000, `find waited ${Math.round(waited)} ms for a server that is away`);
+    const down = await server.call("status");
+    assert.ok(
+      down.warnings.some((w) => /embedding provider .* is unavailable/.test(w)),
+      down.warnings.join("; "),
+    );
+    assert.equal(down.data.evidence.coverage < 1, true, "the new memory waits for its vectors");
+
+    // Back: the waiting job runs again by itself and the new memory is found by meaning.
+    fake.start();
+    await waitForStatus(server, ready, "the backlog draining after the provider came back");
+    const dog = await server.call("find", { query: "hound" });
+    assert.equal(dog.mode, "hybrid");
+    assert.equal(dog.data.results[0]?.memory_id, written.data.memory_id);
+    // A server that accepts but does not answer holds a find no longer than query_timeout_ms.
+    fake.script({ hangMs: 3_000 });
+    const hangStarted = performance.now();
+    const slow = await server.call("find", { query: "automobile stopped working" });
+    const hung = performance.now() - hangStarted;
+    console.log(
+      `find while away: ${Math.round(waited)} ms (refused); with a hung server: ${
+        Math.round(hung)
+      } ms (query_timeout_ms 500)`,
+    );
+    assert.equal(slow.mode, "lexical");
+    assert.ok(slow.warnings.some((w) => /within 500 ms/.test(w)), slow.warnings.join("; "));
+    assert.ok(hung < 2_000, `find waited ${Math.round(hung)} ms for a hung server`);
+    const jobs = (await server.call("status")).data.jobs;
+    assert.equal(JSON.stringify(jobs).includes('poisoned":1'), false, JSON.stringify(jobs));
+  } finally {
+    await server.close();
+    await fake.stop();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e provider: the API key appears in no answer, status, doctor output, log, config file or database", async () => {
+  const home = makeTempHome();
+  const fake = startFakeEmbeddingServer();
+  const seen: string[] = [];
+  const server = await (async () => {
+    // setup writes the setting and checks the endpoint once.
+    const setup = await runCli(home, [
+      "setup",
+      "--provider",
+      fake.url,
+      "--model",
+      "fake-embed",
+      "--api-key-env",
+      "MEMA_E2E_PROVIDER_KEY",
+    ], KEY_ENV);
+    seen.push(setup.stdout, setup.stderr);
+    assert.equal(setup.code, 0, setup.stdout + setup.stderr);
+    assert.match(setup.stdout, /answers for fake-embed: 64 dimensions/);
+    return await startServer(home, { env: KEY_ENV });
+  })();
+  const configPath = `${home.dir}/config/mema/config.json`;
+  try {
+    const config = JSON.parse(Deno.readTextFileSync(configPath));
+    assert.deepEqual(config.embedding_provider, {
+      url: fake.url,
+      model: "fake-embed",
+      api_key_env: "MEMA_E2E_PROVIDER_KEY",
+      dimensions: 64,
+    });
+    await seed(server);
+    await waitForStatus(server, ready, "the index filling");
+    seen.push(JSON.stringify(await server.call("find", { query: "car on the road" })));
+    // The server refuses, echoing the key in its error body.
+    fake.breakWith({ status: 401, body: `{"error": "invalid api key ${KEY}"}` });
+    await server.call("remember", {
+      content: "Strawberries are in season.",
+      subject: "fruit",
+      workspace: "life",
+    });
+    seen.push(JSON.stringify(await server.call("find", { query: "berries" })));
+    const refused = await waitForStatus(
+      server,
+      (status) => /unavailable/.test(status.data.warning ?? ""),
+      "the refusal showing in status",
+    );
+    seen.push(JSON.stringify(refused));
+    assert.match(refused.data.warning, /HTTP 401/);
+    assert.match(refused.data.warning, /\[redacted\]/);
+    seen.push(JSON.stringify(await server.call("status")));
+    seen.push(JSON.stringify(await server.call("find", { query: "berries" })));
+    seen.push(JSON.stringify(await server.repair("semantic_control", { action: "status" })));
+    const doctor = await runCli(home, ["doctor"], KEY_ENV);
+    seen.push(doctor.stdout, doctor.stderr);
+    assert.match(doctor.stdout, /embedding provider/);
+    assert.match(doctor.stdout, /\$MEMA_E2E_PROVIDER_KEY/);
+    fake.heal();
+    const healthy = await runCli(home, ["doctor", "--json"], KEY_ENV);
+    seen.push(healthy.stdout, healthy.stderr);
+    const finding = JSON.parse(healthy.stdout).findings.find((f: { check_id: string }) =>
+      f.check_id === "vector.provider"
+    );
+    assert.equal(finding.severity, "info");
+    assert.match(finding.detail, /64 dimensions, \d+ ms/);
+  } finally {
+    await server.close();
+    await fake.stop();
+  }
+  try {
+    seen.push(server.stderr(), Deno.readTextFileSync(configPath));
+    for (const text of seen) {
+      assert.ok(!text.includes(KEY), `the key leaked into: ${text.slice(0, 400)}`);
+    }
+    assert.ok(
+      server.stderr().includes("[redacted]"),
+      `the log quoted the refusal, redacted: ${server.stderr()}`,
+    );
+    const needle = new TextEncoder().encode(KEY);
+    for (const entry of Deno.readDirSync(`${home.dir}/data/mema`)) {
+      const bytes = Deno.readFileSync(`${home.dir}/data/mema/${entry.name}`);
+      assert.equal(indexOf(bytes, needle), -1, `the key is in ${entry.name}`);
+    }
+  } finally {
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e provider: another model or dimension is a mismatch until rebuild_evidence, as for a local model", async () => {
+  const home = makeTempHome();
+  const fake = startFakeEmbeddingServer();
+  writeConfig(home, providerBlock(fake));
+  const first = await startServer(home, { env: KEY_ENV });
+  try {
+    await seed(first);
+    await waitForStatus(first, ready, "the first index");
+  } finally {
+    await first.close();
+  }
+  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2" }));
+  const second = await startServer(home, { env: KEY_ENV });
+  try {
+    const status = await waitForStatus(
+      second,
+      (s) => s.data.state === "mismatch",
+      "the mismatch",
+    );
+    assert.match(status.data.warning, /provider:fake-embed:64:/);
+    const rebuilt = await second.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
+    assert.equal(rebuilt.ok, true, JSON.stringify(rebuilt.data));
+    await waitForStatus(second, ready, "the rebuilt index");
+    assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
+  } finally {
+    await second.close();
+  }
+  // The server's model now gives 32 dimensions: the first use finds out, and it is a mismatch.
+  fake.breakWith({ wrongDims: 32 });
+  const third = await startServer(home, { env: KEY_ENV });
+  try {
+    const before = await third.call("find", { query: "automobile stopped working" });
+    assert.equal(before.ok, true);
+    const status = await waitForStatus(
+      third,
+      (s) => s.data.state === "mismatch",
+      "the dimension mismatch",
+    );
+    assert.match(status.data.warning, /provider:fake-embed-v2:64:/);
+    const rebuilt = await third.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
+    assert.equal(rebuilt.ok, true, JSON.stringify(rebuilt.data));
+    const after = await waitForStatus(third, ready, "the 32-dimensional index");
+    assert.match(after.data.space, /^provider:fake-embed-v2:32:/);
+    const found = await third.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+  } finally {
+    await third.close();
+    await fake.stop();
+    home.cleanup();
+  }
+});
+
+Deno.test("e2e provider: a 429 with Retry-After is waited out; wrong dimensions and malformed JSON show in status and embed nothing", async () => {
+  const home = makeTempHome();
+  const fake = startFakeEmbeddingServer();
+  writeConfig(home, providerBlock(fake, { dimensions: 64 }));
+  // The first embedding request is asked to come back in a second.
+  fake.script({ status: 429, retryAfter: "1" });
+  const server = await startServer(home, { env: KEY_ENV });
+  try {
+    await seed(server);
+    await waitForStatus(server, ready, "the index filling after the 429");
+    const first = fake.requests[0].at;
+    assert.ok(fake.requests[1].at - first >= 950, "the retry came after Retry-After");
+
+    fake.breakWith({ wrongDims: 32 });
+    await server.call("remember", {
+      content: "The hound sleeps all day.",
+      subject: "pets",
+      workspace: "life",
+    });
+    const wrong = await waitForStatus(
+      server,
+      (status) => /unavailable/.test(status.data.warning ?? ""),
+      "the wrong dimension showing",
+    );
+    assert.match(wrong.data.warning, /32-dimensional vectors for fake-embed, expected 64/);
+    const coverage = (await server.call("status")).data.evidence.coverage;
+    assert.ok(coverage < 1, `nothing of another length was stored (coverage ${coverage})`);
+
+    fake.breakWith({ malformed: true });
+    const malformed = await waitForStatus(
+      server,
+      (status) => /not JSON/.test(status.data.warning ?? ""),
+      "the malformed answer showing",
+    );
+    assert.match(malformed.data.warning, /unusable answer/);
+    const find = await server.call("find", { query: "hound" });
+    assert.equal(find.ok, true);
+    assert.equal(find.mode, "lexical");
+
+    fake.heal();
+    await waitForStatus(server, ready, "the backlog draining after the server healed");
+  } finally {
+    await server.close();
+    await fake.stop();
+    home.cleanup();
+  }
+});
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
