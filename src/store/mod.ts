@@ -112,6 +112,11 @@ export interface OpenStoreOptions {
    * loaded only then).
    */
   dbUrl?: string;
+  /**
+   * With `dbUrl`, for a serving process: start even while the database cannot be reached;
+   * reads fail and writes go to the local backup until it answers (postgres/mod.ts).
+   */
+  waitForDatabase?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -122,6 +127,18 @@ export async function probePostgresDatabase(
 ): Promise<PostgresProbe> {
   const { probePostgres } = await import("./postgres/probe.ts");
   return await probePostgres(url);
+}
+
+/**
+ * `mema upgrade` on PostgreSQL: applies the pending schema migrations, or with `dryRun` names
+ * them (postgres/schema_upgrade.ts).
+ */
+export async function upgradePostgresDatabase(
+  url: string,
+  options: { dryRun?: boolean },
+): Promise<import("./postgres/schema_upgrade.ts").PostgresSchemaUpgrade> {
+  const { upgradePostgresSchema } = await import("./postgres/schema_upgrade.ts");
+  return await upgradePostgresSchema(url, options);
 }
 
 /** Opens a PostgreSQL database read-only as the source of `mema copy` (postgres/copy_source.ts). */
@@ -142,7 +159,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   if (options.dbUrl !== undefined) {
     // A dynamic import: neither the PostgreSQL store nor its driver is read on a SQLite start.
     const { openPostgresAsStore } = await import("./postgres/app_store.ts");
-    return await openPostgresAsStore(options.dbUrl);
+    return await openPostgresAsStore(options.dbUrl, { waitForDatabase: options.waitForDatabase });
   }
   const dir = dirName(path);
   if (!pathExists(dir)) {
