@@ -27,6 +27,13 @@
  * ```
  * @module
  */
+import {
+  ENTITY_BACKFILL_JOB_KIND,
+  entityBackfillOwed,
+  runEntityBackfill,
+} from "../entities/backfill.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { yieldToRequests } from "../jobs/worker.ts";
 import type { MemaConfig } from "../config/mod.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -220,10 +227,21 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       if (semantic === undefined || store.capabilities.readOnly !== undefined) return;
       const index = semantic;
       const startWorker = async () => {
+        // Facts written before the entity graph existed are read in the background.
+        if (await entityBackfillOwed(store)) {
+          await store.writeBlocking(async () =>
+            await enqueueJob(store, {
+              kind: ENTITY_BACKFILL_JOB_KIND,
+              dedupeKey: ENTITY_BACKFILL_JOB_KIND,
+              payload: {},
+            })
+          );
+        }
         const started = await startEvidenceWorker(store, index, {
           [DETECT_JOB_KIND]: async (job) => {
             await detectConflicts(ctx, Number(job.payload.memory_id), stages);
           },
+          [ENTITY_BACKFILL_JOB_KIND]: () => runEntityBackfill(store, yieldToRequests),
         });
         worker = started;
         // The job in progress gets the transport's grace period to finish; no new one starts.

@@ -41,6 +41,7 @@ import {
   sqliteScanQueue,
 } from "./conflicts_room.ts";
 import { sqliteWorkspaces } from "./workspaces_room.ts";
+import { sqliteEntities } from "./entities_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
 import { sqliteUsage } from "./usage_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
@@ -72,6 +73,16 @@ export type { NoticeFilter, NoticeRecord, NoticeStatus } from "./notices_sql.ts"
 export type { ScanItem } from "./scan_queue_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
+export type {
+  EntityListQuery,
+  EntityPage,
+  EntityRecord,
+  EntitySummary,
+  MemoryGraph,
+  MentionRecord,
+  RelationOrigin,
+  RelationRecord,
+} from "./entities_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
 export type {
   ContentFingerprints,
@@ -89,6 +100,7 @@ export type {
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 export { isStorageFailure } from "./read_only.ts";
+export { recordPassesFilters } from "./recall_sql.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./postgres/readiness.ts";
 export type { PostgresProbe } from "./postgres/facts.ts";
 export {
@@ -260,6 +272,7 @@ function sqliteStore(core: SqliteCore): Store {
     ...asyncRoom(connection, sqlitePortability(core)),
     ...asyncRoom(connection, sqliteUpgrade(core)),
     ...asyncRoom(connection, sqliteMaintenance(core)),
+    ...asyncRoom(connection, sqliteEntities(core)),
   };
   const store: Store = {
     ...repositories,

@@ -42,6 +42,7 @@ import { type PgExtensions, readExtensions } from "./extensions.ts";
 import { isUnreachable } from "./unreachable.ts";
 import { aroundRoomCalls } from "./room_calls.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
+import { pgEntities } from "./entities_room.ts";
 
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./readiness.ts";
@@ -173,6 +174,7 @@ export async function openPostgresStore(
     ...pgPendingNotices(core),
     ...pgPurge(core),
     ...pgUpgrade(core),
+    ...pgEntities(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;
