@@ -23,7 +23,7 @@
  *     workspace: "w", workspaceCanonical: "w", sourceType: "agent_generated", sourceRef: null,
  *     eventTime: null, ingestTime: at, confidence: 0.5, protectionLevel: "normal",
  *     status: "active", agentId: "a", client: "c", metadata: {}, follows: null,
- *     createdAt: at, updatedAt: at,
+ *     createdAt: at, updatedAt: at, validFrom: null, validTo: null,
  *   })
  * );
  * await store.write(async () => await indexMemoryGraph(store, { memoryId: id, version: 1 }));
