@@ -43,7 +43,7 @@ import type { DetectionStages } from "../conflicts/detect.ts";
 import type { JudgeHandle } from "../conflicts/judge_state.ts";
 import type { CallerIdentity, ServiceContext, ServiceSettings } from "../core/context.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
-import { startEvidenceWorker } from "../evidence/worker.ts";
+import { markRowsComplete, startEvidenceWorker } from "../evidence/worker.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { settlesWithin } from "../platform/deadline.ts";
@@ -131,6 +131,8 @@ export async function openDatabase(
   // A library a `mema copy` left half written is never served as if it were whole.
   try {
     await refuseIncompleteCopy(store, store.backend?.database ?? store.path);
+    // Born empty, every memory it will hold gets its evidence rows as it is written.
+    if (store.schema.created) await markRowsComplete(store);
   } catch (error) {
     // A database not reached yet is checked by the store itself once it answers.
     if (options.waitForDatabase && error instanceof DatabaseUnreachable) {

@@ -25,7 +25,13 @@ import { type JobHandler, type JobWorker, startJobWorker } from "../jobs/worker.
 import type { Store } from "../store/mod.ts";
 import { ProviderUnavailable } from "../models/provider_embedder.ts";
 import { logWarn } from "../platform/log.ts";
-import { EMBED_JOB_KIND, EVIDENCE_WORKER_START_DELAY_MS, ROW_BACKFILL_BATCH } from "./constants.ts";
+import { nowIso } from "../platform/clock.ts";
+import {
+  EMBED_JOB_KIND,
+  EVIDENCE_ROWS_COMPLETE_KEY,
+  EVIDENCE_WORKER_START_DELAY_MS,
+  ROW_BACKFILL_BATCH,
+} from "./constants.ts";
 import { backfillRows, type SemanticIndex } from "./semantic.ts";
 
 /**
@@ -42,8 +48,10 @@ export async function runEvidenceJob(
 ): Promise<void> {
   // Each batch commits on its own; between batches, requests get a turn.
   while (!rows.complete) {
-    if (await backfillRows(store, ROW_BACKFILL_BATCH) === 0) rows.complete = true;
-    else await new Promise((resolve) => setTimeout(resolve, 0));
+    if (await backfillRows(store, ROW_BACKFILL_BATCH) === 0) {
+      rows.complete = true;
+      await markRowsComplete(store);
+    } else await new Promise((resolve) => setTimeout(resolve, 0));
   }
   if ((await semantic.usable())) await semantic.awaitQuietLoad();
   try {
@@ -72,7 +80,10 @@ export async function startEvidenceWorker(
   otherHandlers: Record<string, JobHandler> = {},
 ): Promise<JobWorker> {
   const state = (await semantic.describe()).state;
-  const missingRows = (await store.read(async () => await store.memoriesMissingRows(1))).length > 0;
+  const known = await store.read(async () => await store.getMeta(EVIDENCE_ROWS_COMPLETE_KEY));
+  const missingRows = !known &&
+    (await store.read(async () => await store.memoriesMissingRows(1))).length > 0;
+  if (!known && !missingRows) await markRowsComplete(store);
   if (missingRows || state === "indexing") {
     await store.writeBlocking(async () =>
       await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
@@ -83,4 +94,13 @@ export async function startEvidenceWorker(
     ...otherHandlers,
     [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic, rows),
   }, { pollMs: EVIDENCE_WORKER_START_DELAY_MS });
+}
+
+/**
+ * Records that every memory has its evidence rows ({@linkcode EVIDENCE_ROWS_COMPLETE_KEY}): a
+ * new database from its creation, any other once a search for memories without rows found none.
+ */
+export async function markRowsComplete(store: Store): Promise<void> {
+  if (store.capabilities.readOnly !== undefined) return;
+  await store.writeBlocking(async () => await store.setMeta(EVIDENCE_ROWS_COMPLETE_KEY, nowIso()));
 }

@@ -57,6 +57,15 @@ export const QUERY_TERMS_MAX = 12;
  */
 export const QUERY_POSTINGS_BUDGET = 10_000;
 /**
+ * When even the query's rarest word is held by more memories than the postings budget (at a
+ * million memories most LoCoMo questions' words are), the pool is taken from the newest holders
+ * of this many of its rarest words, each read up to an equal share of the budget, and scored
+ * by the summed IDF of the words held: the read stops at the budget instead of walking doclists
+ * that grow with the library (which made `find` take seconds at 1.1M memories). Memories holding
+ * several of the words come first; newer ones win where the reads stop.
+ */
+export const QUERY_CAPPED_TERMS = 4;
+/**
  * The rerank's BM25 (src/recall/bm25.ts). The index picks the candidates with FTS5's BM25
  * (k1 1.2, b 0.75, fixed); the rerank scores them again with these. Chat turns vary in
  * length without saying more, so length normalization hurts: LoCoMo dev R@10 per

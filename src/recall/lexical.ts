@@ -2,8 +2,9 @@
  * The lexical channel: candidates from the word index (subject, tags, content; mema's
  * own tokens, see src/text/index_terms.ts), the memories holding the most IDF weight of
  * the query's words (or FTS5's BM25 top hits, the `wordPool` lever off), with the query's
- * terms pruned by document frequency so a query's cost is bounded however large the library
- * grows, and LIKE over everything when FTS5 is absent. The rerank (src/recall/bm25.ts,
+ * terms pruned by document frequency (and, when even the rarest is held by more memories than
+ * the budget, read newest first up to it) so a query's cost is bounded however large the
+ * library grows, and LIKE over everything when FTS5 is absent. The rerank (src/recall/bm25.ts,
  * rank.ts) orders them.
  *
  * @example
@@ -25,6 +26,7 @@ import { indexQueryTerms, termTokens } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import {
   LIKE_POOL,
+  QUERY_CAPPED_TERMS,
   QUERY_POSTINGS_BUDGET,
   QUERY_TERMS_MAX,
   WORD_POOL_MAX_POSTINGS,
@@ -93,6 +95,40 @@ export function pruneTerms(
   return { kept, pruned };
 }
 
+/** A term whose postings are read newest first, up to `newest` of them. */
+export interface CappedTerm extends WeighedTerm {
+  newest: number;
+}
+
+/**
+ * The terms to read when the rarest one alone is held by more memories than `budget`
+ * ({@linkcode pruneTerms} then keeps it whole): the {@linkcode QUERY_CAPPED_TERMS} rarest,
+ * each capped at an equal share of the budget, so the read is bounded at any library size.
+ * Undefined when the kept terms fit the budget (the usual case up to ~100k memories).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cappedTerms } from "./lexical.ts";
+ *
+ * const capped = cappedTerms([{ token: "famili", frequency: 90_000 }], { budget: 10_000 });
+ * assert.deepEqual(capped, [{ token: "famili", frequency: 90_000, newest: 10_000 }]);
+ * ```
+ */
+export function cappedTerms(
+  terms: readonly WeighedTerm[],
+  options: { maxTerms?: number; budget?: number } = {},
+): CappedTerm[] | undefined {
+  const budget = options.budget ?? QUERY_POSTINGS_BUDGET;
+  const present = terms.filter((term) => term.frequency > 0)
+    .sort((a, b) => a.frequency - b.frequency);
+  if (present.length === 0 || present[0].frequency <= budget) return undefined;
+  const count = Math.min(QUERY_CAPPED_TERMS, options.maxTerms ?? QUERY_TERMS_MAX);
+  const read = present.slice(0, Math.max(count, 1));
+  const share = Math.max(1, Math.floor(budget / read.length));
+  return read.map((term) => ({ ...term, newest: share }));
+}
+
 /** Each token with its document frequency. */
 async function weigh(store: Store, tokens: readonly string[]): Promise<WeighedTerm[]> {
   const frequencies = await store.tokenFrequencies(tokens);
@@ -105,14 +141,17 @@ async function weigh(store: Store, tokens: readonly string[]): Promise<WeighedTe
  */
 async function sharedWordHits(
   store: Store,
-  terms: readonly WeighedTerm[],
+  terms: readonly (WeighedTerm & { newest?: number })[],
   filters: RecallFilters,
   limit: number,
 ): Promise<LexicalHit[]> {
   const documents = Math.max(await store.indexedMemories(), 1);
   const weighed = terms.map((term) => {
     const df = Math.min(Math.max(term.frequency, 1), documents);
-    return { token: term.token, weight: bm25Idf(df, documents) };
+    const weight = bm25Idf(df, documents);
+    return term.newest === undefined
+      ? { token: term.token, weight }
+      : { token: term.token, weight, newest: term.newest };
   });
   return await store.weightedTermHits(weighed, filters, limit);
 }
@@ -178,13 +217,16 @@ export async function lexicalCandidates(
   const { kept, pruned } = pruneTerms(weighed, options);
   if (kept.length === 0) return none(frequencies);
   const postings = kept.reduce((sum, term) => sum + term.frequency, 0);
-  const hits = options.wordPool && postings <= WORD_POOL_MAX_POSTINGS
+  const capped = cappedTerms(weighed, options);
+  const hits = capped
+    ? await sharedWordHits(store, capped, filters, pool)
+    : options.wordPool && postings <= WORD_POOL_MAX_POSTINGS
     ? await sharedWordHits(store, kept, filters, pool)
     : await store.termHits(kept.map((term) => term.token), filters, pool);
   const best = hits.reduce((top, hit) => Math.max(top, hit.relevance), 0);
   const text = new Map<number, number>();
   for (const hit of hits) text.set(hit.id, best > 0 ? hit.relevance / best : 0);
-  const exact = hits.length < pool && pruned.length === 0;
+  const exact = hits.length < pool && pruned.length === 0 && !capped;
   const mostFrequent = Math.max(...[...kept, ...pruned].map((term) => term.frequency));
   return {
     text,
@@ -210,9 +252,11 @@ export async function sharedWordCandidates(
   if (!store.capabilities.fts) {
     return (await lexicalCandidates(store, text, options)).ids;
   }
-  const { kept } = pruneTerms(await weigh(store, indexQueryTerms(text)), options);
+  const weighed = await weigh(store, indexQueryTerms(text));
+  const { kept } = pruneTerms(weighed, options);
   if (kept.length === 0) return [];
-  return (await sharedWordHits(store, kept, options.filters, options.pool)).map((hit) => hit.id);
+  const read = cappedTerms(weighed, options) ?? kept;
+  return (await sharedWordHits(store, read, options.filters, options.pool)).map((hit) => hit.id);
 }
 
 /** The index tokens of the other forms of each irregular verb the query names in its base form. */

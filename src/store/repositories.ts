@@ -94,9 +94,13 @@ export interface HistoryRepository {
 export interface WordIndexRepository {
   /** Best full-text matches of memories holding any of `tokens` (index tokens). */
   termHits(tokens: readonly string[], filters: RecallFilters, limit: number): Promise<LexicalHit[]>;
-  /** Memories holding the most weight of the tokens (summed weights of those each holds). */
+  /**
+   * Memories holding the most weight of the tokens (summed weights of those each holds). A
+   * token with `newest` counts only its newest `newest` holders (highest ids): a bounded read
+   * of a word held by much of the library.
+   */
   weightedTermHits(
-    tokens: readonly { token: string; weight: number }[],
+    tokens: readonly { token: string; weight: number; newest?: number }[],
     filters: RecallFilters,
     limit: number,
   ): Promise<LexicalHit[]>;

@@ -458,13 +458,20 @@ export function selectTermHits(
 
 /**
  * The ids of the memories holding `token`, an index token (letters and digits only, so quoted
- * it is one phrase). The doclist is read as one string: reading a long one as row objects cost
- * twice as much.
+ * it is one phrase), or only its `newest` holders (highest ids: FTS5 walks the doclist
+ * backwards and stops at the LIMIT, so the read is bounded however long the list). The
+ * doclist is read as one string: reading a long one as row objects cost twice as much.
  */
-export function selectPostings(db: DatabaseSync, token: string): Int32Array {
-  const row = db.prepare(
-    "SELECT group_concat(rowid) AS ids FROM memories_terms WHERE memories_terms MATCH ?",
-  ).get(`{subject tags content} : "${token}"`) as { ids: string | null };
+export function selectPostings(db: DatabaseSync, token: string, newest?: number): Int32Array {
+  const match = `{subject tags content} : "${token}"`;
+  const row = (newest === undefined
+    ? db.prepare(
+      "SELECT group_concat(rowid) AS ids FROM memories_terms WHERE memories_terms MATCH ?",
+    ).get(match)
+    : db.prepare(
+      `SELECT group_concat(id) AS ids FROM (SELECT rowid AS id FROM memories_terms
+       WHERE memories_terms MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+    ).get(match, Math.max(0, Math.floor(newest)))) as { ids: string | null };
   const list = row.ids ?? "";
   if (list === "") return new Int32Array(0);
   let count = 1;
@@ -496,15 +503,17 @@ export function selectPostings(db: DatabaseSync, token: string): Int32Array {
  */
 export function selectWeightedTermHits(
   db: DatabaseSync,
-  terms: readonly { token: string; weight: number }[],
+  terms: readonly { token: string; weight: number; newest?: number }[],
   filters: RecallFilters,
   limit: number,
   passes: (id: number) => boolean | undefined = () => undefined,
-  postingsOf: (token: string) => Int32Array = (token) => selectPostings(db, token),
+  postingsOf: (term: { token: string; newest?: number }) => Int32Array = (term) =>
+    selectPostings(db, term.token, term.newest),
 ): LexicalHit[] {
   const scores = new Map<number, number>();
-  for (const { token, weight } of terms) {
-    const ids = postingsOf(token);
+  for (const term of terms) {
+    const { weight } = term;
+    const ids = postingsOf(term);
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i];
       scores.set(id, (scores.get(id) ?? 0) + weight);

@@ -36,3 +36,35 @@ Deno.test("shared-word neighbours: most rare words first, scope filtered, unrela
     t.cleanup();
   }
 });
+
+Deno.test("a word held past the postings budget is read newest first, and still finds", async () => {
+  const t = await openTestContext();
+  try {
+    const remember = async (content: string) =>
+      (await rememberMemory(t.ctx, { content, subject: "notes", workspace: "ops" })).memoryId;
+    const old = await remember("The Zephyr cluster runs Kafka brokers.");
+    for (let i = 0; i < 30; i++) {
+      await remember(`Kafka and Zephyr mentioned in passing, item ${i}.`);
+    }
+    const newest = await remember("The Zephyr cluster runs Kafka brokers today.");
+    const options = {
+      filters: { statuses: ["active" as const] },
+      pool: 5,
+      maxTerms: 6,
+    };
+    // Every word of the probe is held by more memories than the budget of 10 postings.
+    const capped = await t.store.read(async () =>
+      await sharedWordCandidates(t.store, "Zephyr Kafka", { ...options, budget: 10 })
+    );
+    assert.ok(capped.length > 0 && capped.length <= 5, JSON.stringify(capped));
+    assert.ok(capped.includes(newest), JSON.stringify(capped));
+    assert.ok(!capped.includes(old), "the read stopped before the oldest holder");
+    // With room in the budget the oldest holder is a neighbour again (exact path).
+    const whole = await t.store.read(async () =>
+      await sharedWordCandidates(t.store, "Zephyr cluster brokers", { ...options, budget: 1_000 })
+    );
+    assert.ok(whole.includes(old), JSON.stringify(whole));
+  } finally {
+    t.cleanup();
+  }
+});

@@ -110,6 +110,41 @@ Deno.test({
   },
 });
 
+backendTest(
+  "a capped word reads only its newest holders, best first by the words held",
+  async (store) => {
+    const ids = await fill(store);
+    const [postgr] = indexTokens("postgres");
+    const [deploy] = indexTokens("deploy");
+    const holders = (await store.weightedTermHits([{ token: postgr, weight: 1 }], ACTIVE, 100))
+      .map((hit) => hit.id).sort((a, b) => b - a);
+    assert.ok(holders.length > 6, `${holders.length} holders`);
+    const capped = await store.weightedTermHits(
+      [{ token: postgr, weight: 1, newest: 3 }],
+      ACTIVE,
+      100,
+    );
+    assert.deepEqual(capped.map((hit) => hit.id).sort((a, b) => b - a), holders.slice(0, 3));
+    // Two capped words: a memory among the newest holders of both comes before the others.
+    const both = await store.weightedTermHits(
+      [
+        { token: postgr, weight: 1, newest: 6 },
+        { token: deploy, weight: 1, newest: 6 },
+      ],
+      ACTIVE,
+      100,
+    );
+    assert.ok(both.length <= 12);
+    const top = both.filter((hit) => hit.relevance === both[0].relevance).map((hit) => hit.id);
+    const newestDeploy = (await store.weightedTermHits([{ token: deploy, weight: 1 }], ACTIVE, 100))
+      .map((hit) => hit.id).sort((a, b) => b - a).slice(0, 6);
+    for (const id of top) {
+      assert.ok(holders.slice(0, 6).includes(id) && newestDeploy.includes(id), `${id}`);
+    }
+    assert.ok(ids.length === 40);
+  },
+);
+
 backendTest("the index follows writes: changes, moves and the counts", async (store) => {
   const ids = await fill(store);
   assert.equal(await store.indexedMemories(), 40);

@@ -167,10 +167,15 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
     async weightedTermHits(tokens, filters, limit) {
       if (tokens.length === 0) return [];
       const sql = core.q();
+      // `newest` 0 is no cap (LIMIT NULL reads every holder).
       const rows = await sql`SELECT t.memory_id AS id, sum(q.weight) AS weight
         FROM unnest(${tokens.map((t) => t.token)}::text[],
-          ${tokens.map((t) => t.weight)}::float8[]) AS q(token, weight)
-        JOIN memory_terms t ON t.words @@ quote_literal(q.token)::tsquery
+          ${tokens.map((t) => t.weight)}::float8[],
+          ${tokens.map((t) => Math.max(0, Math.floor(t.newest ?? 0)))}::int[])
+          AS q(token, weight, newest)
+        CROSS JOIN LATERAL (SELECT h.memory_id FROM memory_terms h
+          WHERE h.words @@ quote_literal(q.token)::tsquery
+          ORDER BY h.memory_id DESC LIMIT nullif(q.newest, 0)) t
         JOIN memories m ON m.id = t.memory_id
         WHERE ${filterCondition(sql, filters)}
         GROUP BY t.memory_id ORDER BY weight DESC, t.memory_id DESC LIMIT ${limit}`;

@@ -1,0 +1,76 @@
+/**
+ * Where a `find` spends its time on an existing library: every store method `findMemories`
+ * calls is timed (summed per method over the questions), and the wall time per query printed
+ * as p50/p95. In process, no server; run on a copy of a library built by bench/million.ts
+ * (`--keep`).
+ *
+ *   deno run -A bench/find_profile.ts --db /path/mema.sqlite3 [--queries 200] [--passes 2]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { ServiceContext } from "../src/core/context.ts";
+import { findMemories } from "../src/recall/find.ts";
+import { openStore } from "../src/store/mod.ts";
+import { composeMemoryEvents } from "../src/app/memory_events.ts";
+import { loadLocomo, LOCOMO_DEV, scoredQuestions } from "./helpers/locomo.ts";
+import { summarize } from "./helpers/stats.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    db: { type: "string" },
+    queries: { type: "string", default: "200" },
+    passes: { type: "string", default: "2" },
+  },
+});
+if (!values.db) throw new Error("--db is required");
+const opened = performance.now();
+const store = await openStore(values.db, {
+  cacheDir: `${values.db}.cache`,
+  skipVec: true,
+});
+console.log(`open: ${(performance.now() - opened).toFixed(0)} ms`);
+const spent = new Map<string, { ms: number; calls: number }>();
+const timed = store as unknown as Record<string, unknown>;
+for (const [name, method] of Object.entries(timed)) {
+  if (["read", "write", "withinUnit", "close"].includes(name) || typeof method !== "function") {
+    continue;
+  }
+  timed[name] = async (...args: unknown[]) => {
+    const started = performance.now();
+    try {
+      return await (method as (...a: unknown[]) => unknown)(...args);
+    } finally {
+      const entry = spent.get(name) ?? { ms: 0, calls: 0 };
+      entry.ms += performance.now() - started;
+      entry.calls++;
+      spent.set(name, entry);
+    }
+  };
+}
+const ctx: ServiceContext = {
+  store,
+  caller: { client: "bench", agentId: "find-profile" },
+  settings: { workspaceIsolation: "none", includeSize: false },
+  events: composeMemoryEvents(),
+};
+const asked = loadLocomo(LOCOMO_DEV).flatMap((conversation) =>
+  scoredQuestions(conversation).map((entry) => entry.question.question)
+).slice(0, Number(values.queries));
+for (let pass = 0; pass < Number(values.passes); pass++) {
+  spent.clear();
+  const times: number[] = [];
+  for (const query of asked) {
+    const started = performance.now();
+    await findMemories(ctx, { query, limit: 10 });
+    times.push(performance.now() - started);
+  }
+  const summary = summarize(times);
+  console.log(`pass ${pass + 1}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, max ${summary.max}`);
+  const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12);
+  for (const [name, { ms, calls }] of rows) {
+    console.log(`  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query (${calls} calls)`);
+  }
+}
+store.close();
