@@ -285,8 +285,9 @@ export class SemanticIndex {
         rebuild: { fromSpace: indexedSpace, done: 0, total: counts.rows },
         warning:
           `the vector index was built with ${indexedSpace}, not the configured ${modelId}: it is rebuilt in the background (0/${counts.rows} rows embedded); find matches words, not meaning, until it completes`,
+        // A serving process has queued the rebuild: nothing for the user to do.
         fix: this.#config.rebuildOnModelChange
-          ? 'nothing to do; memory_repair {"task": "semantic_control"} shows progress'
+          ? undefined
           : 'start `mema serve` (it rebuilds by itself) or run memory_repair {"task": "rebuild_evidence"}',
       };
     }
