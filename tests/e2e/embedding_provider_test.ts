@@ -253,15 +253,42 @@ Deno.test("e2e provider: another model or dimension rebuilds the index by itself
       lexical.warnings.some((warning: string) => /rebuilt/.test(warning)),
       lexical.warnings.join("; "),
     );
-    fake.heal();
-    const done = await waitForStatus(second, ready, "the rebuilt index");
+  } finally {
+    await second.close();
+  }
+  // Back to the old model before that rebuild finished: the old vectors were dropped when it
+  // began, so the old model's space is rebuilt, and nothing of the half-built one is searched.
+  writeConfig(home, providerBlock(fake));
+  fake.heal();
+  const back = await startServer(home, { env: KEY_ENV });
+  try {
+    const done = await waitForStatus(
+      back,
+      (s) => ready(s) && /^provider:fake-embed:64:/.test(s.data.space),
+      "the index rebuilt for the old model",
+    );
     assert.equal(done.data.rebuild, undefined);
-    assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
-    const found = await second.call("find", { query: "automobile stopped working" });
+    const found = await back.call("find", { query: "automobile stopped working" });
     assert.equal(found.mode, "hybrid", found.warnings.join("; "));
     assert.equal(found.data.results[0]?.memory_id, carId);
   } finally {
-    await second.close();
+    await back.close();
+  }
+  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2", dimensions: 64 }));
+  const again = await startServer(home, { env: KEY_ENV });
+  try {
+    const done = await waitForStatus(
+      again,
+      (s) => ready(s) && /^provider:fake-embed-v2:64:/.test(s.data.space),
+      "the rebuilt index",
+    );
+    assert.equal(done.data.rebuild, undefined);
+    assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
+    const found = await again.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+    assert.equal(found.data.results[0]?.memory_id, carId);
+  } finally {
+    await again.close();
   }
   // The server's model now gives 32 dimensions: the first use finds out, and rebuilds.
   writeConfig(home, providerBlock(fake, { model: "fake-embed-v2" }));

@@ -42,8 +42,9 @@ teamTest("a model change rebuilds the shared index once, by one server", async (
     let carId: number;
     try {
       const ids: number[] = [];
-      for (const content of MEMORIES) {
-        const written = await first.call("remember", { content, workspace: "team" });
+      for (const [index, content] of MEMORIES.entries()) {
+        const subject = `note ${index + 1}`;
+        const written = await first.call("remember", { content, subject, workspace: "team" });
         assert.equal(written.ok, true, JSON.stringify(written.data));
         ids.push(written.data.memory_id);
       }
