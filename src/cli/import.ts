@@ -23,6 +23,14 @@ import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
 import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { readFormatSources } from "./import_formats.ts";
+import { closestName } from "../text/closest_name.ts";
+import {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  WORKSPACE_PER,
+  type WorkspacePer,
+} from "../portability/formats/mod.ts";
 import { type App, openApp } from "../app/mod.ts";
 
 /** One file to read, with how it is named. */
@@ -304,6 +312,7 @@ export const importSpec: CommandSpec = {
   summary: "store Markdown notes and JSONL exports as memories",
   usage: [
     "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--quiet] [--db PATH]",
+    "import PATH... --format mem0|basic-memory|mcp-memory-service|claude|chatgpt [--workspace-per project|conversation] [...]",
   ],
   description: [
     "Markdown files and folders (recursively; .md, .markdown) and JSONL exports of mema.",
@@ -315,6 +324,8 @@ export const importSpec: CommandSpec = {
     "becomes a new version of its memory. Bad files are reported as path:line and skipped whole.",
     "Symbolic links are followed only to what lies inside the folder and was not read yet; each",
     "file is imported once, and every link not followed is reported.",
+    "--format reads another tool's export (mem0 or mcp-memory-service JSON, a basic-memory",
+    "folder, Claude or ChatGPT conversations.json): bad records are reported by JSON path.",
   ].join("\n"),
   positionals: [{ name: "PATH...", help: "notes, folders of notes, JSONL exports", repeats: true }],
   flags: {
@@ -330,6 +341,16 @@ export const importSpec: CommandSpec = {
       help: `trust of notes that declare none (default document_extracted): ${
         SOURCE_TYPES.join(", ")
       }`,
+    },
+    format: {
+      type: "string",
+      value: IMPORT_FORMATS.join("|"),
+      help: "read another tool's export",
+    },
+    "workspace-per": {
+      type: "string",
+      value: "project|conversation",
+      help: "conversations: one workspace per project (default) or per conversation",
     },
     "dry-run": { type: "boolean", help: "report what would be stored; keep nothing" },
     quiet: { type: "boolean", short: "q", help: "no progress display on a terminal" },
@@ -355,6 +376,8 @@ export async function importCommand(args: string[]): Promise<number> {
   const values = {
     workspace: flags.string("workspace"),
     split: flags.string("split") ?? "file",
+    format: flags.string("format"),
+    "workspace-per": flags.string("workspace-per"),
     "source-type": flags.string("source-type"),
     "dry-run": flags.boolean("dry-run"),
     quiet: flags.boolean("quiet"),
@@ -385,10 +408,31 @@ export async function importCommand(args: string[]): Promise<number> {
       "import",
     );
   }
+  const format = checkFormat(values.format, values["workspace-per"], {
+    split: flags.string("split"),
+    workspace: values.workspace,
+  });
   let app: App | undefined;
   let scratch: string | undefined;
   try {
-    const sources = collectSources(positionals);
+    const sources = format === undefined ? collectSources(positionals) : {
+      files: [] as SourceFile[],
+      skipped: [] as SkippedSource[],
+      links: [] as UnfollowedLink[],
+    };
+    // Another tool's export is read whole (a JSON document, a folder of notes), then stored.
+    const formatRead = format === undefined
+      ? undefined
+      : readFormatSources(format.name, positionals, {
+        workspace: values.workspace,
+        sourceType: sourceType as SourceType | undefined,
+        workspacePer: format.workspacePer,
+        walkNotes: (path) => {
+          const walked = collectSources([path]);
+          sources.links.push(...walked.links);
+          return { notes: walked.files, skipped: walked.skipped };
+        },
+      });
     const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
     // A dry run against a database that does not exist yet compares with an empty library in a
     // scratch folder, removed afterwards: it leaves no file behind where the database would be.
@@ -409,8 +453,8 @@ export async function importCommand(args: string[]): Promise<number> {
       label: "importing",
     });
     const totalBytes = sources.files.reduce((sum, file) => sum + (fileSize(file.file) ?? 0), 0);
-    const state = { done: 0, share: 0 };
-    const feed = readSources(sources.files, split, (bytes) => {
+    const state = { done: 0, share: formatRead === undefined ? 0 : 1 };
+    const feed = formatRead?.units ?? readSources(sources.files, split, (bytes) => {
       state.share = totalBytes === 0 ? 1 : bytes / totalBytes;
       progress.update(state);
     });
@@ -429,7 +473,7 @@ export async function importCommand(args: string[]): Promise<number> {
     } finally {
       progress.finish();
     }
-    const skipped = [...sources.skipped, ...report.skipped];
+    const skipped = [...sources.skipped, ...(formatRead?.skipped ?? []), ...report.skipped];
     for (const link of sources.links) {
       console.error(
         `mema import: ${
@@ -438,7 +482,17 @@ export async function importCommand(args: string[]): Promise<number> {
       );
     }
     for (const entry of skipped) {
-      console.error(`mema import: skipped ${entry.path}:${entry.line}: ${entry.reason}`);
+      const where = entry.at === undefined
+        ? `${entry.path}:${entry.line}`
+        : `${entry.path} ${entry.at}`;
+      console.error(`mema import: skipped ${where}: ${entry.reason}`);
+    }
+    if ((formatRead?.passedOver ?? 0) > 0) {
+      console.error(
+        `mema import: passed over ${
+          formatRead!.passedOver
+        } message(s) that are no conversation turn (system, tool, hidden, empty, or an abandoned branch)`,
+      );
     }
     const missedLinks = sources.links.filter((link) => link.missed).length;
     if (report.lowered > 0) {
@@ -451,9 +505,9 @@ export async function importCommand(args: string[]): Promise<number> {
       : "";
     const dry = report.dryRun ? " (dry run: nothing was written)" : "";
     console.log(
-      `${
-        report.dryRun ? "would import" : "imported"
-      } ${sources.files.length} file(s): ${report.created} new, ${report.updated} updated, ${report.unchanged} unchanged, ${report.duplicates} duplicate(s)${replayed}; ${
+      `${report.dryRun ? "would import" : "imported"} ${
+        formatRead?.files ?? sources.files.length
+      } file(s): ${report.created} new, ${report.updated} updated, ${report.unchanged} unchanged, ${report.duplicates} duplicate(s)${replayed}; ${
         skipped.length + missedLinks
       } skipped${dry}`,
     );
@@ -464,4 +518,55 @@ export async function importCommand(args: string[]): Promise<number> {
     await app?.close();
     if (scratch !== undefined) removeTreeIfExists(scratch);
   }
+}
+
+/**
+ * The `--format` of a command line, checked before anything is opened: a known format,
+ * `--workspace-per` only for conversations and never with `--workspace` (which already puts
+ * everything in one place), no `--split` (a format says how its records become memories).
+ */
+function checkFormat(
+  format: string | undefined,
+  workspacePer: string | undefined,
+  others: { split?: string; workspace?: string },
+): { name: ImportFormat; workspacePer: WorkspacePer } | undefined {
+  if (format === undefined) {
+    if (workspacePer !== undefined) {
+      throw new UsageError("--workspace-per needs --format claude or chatgpt", "import");
+    }
+    return undefined;
+  }
+  if (!IMPORT_FORMATS.includes(format as ImportFormat)) {
+    const near = closestName(format, IMPORT_FORMATS);
+    throw new UsageError(
+      `--format must be one of ${IMPORT_FORMATS.join(", ")}, not "${format}"${
+        near ? ` (did you mean ${near}?)` : ""
+      }`,
+      "import",
+    );
+  }
+  if (others.split !== undefined) {
+    throw new UsageError("--split applies to Markdown notes, not to --format", "import");
+  }
+  if (workspacePer !== undefined) {
+    if (format !== "claude" && format !== "chatgpt") {
+      throw new UsageError("--workspace-per applies to --format claude or chatgpt", "import");
+    }
+    if (!WORKSPACE_PER.includes(workspacePer as WorkspacePer)) {
+      throw new UsageError(
+        `--workspace-per must be project or conversation, not "${workspacePer}"`,
+        "import",
+      );
+    }
+    if (others.workspace !== undefined) {
+      throw new UsageError(
+        "--workspace puts every conversation in one workspace; drop it or --workspace-per",
+        "import",
+      );
+    }
+  }
+  return {
+    name: format as ImportFormat,
+    workspacePer: (workspacePer ?? "project") as WorkspacePer,
+  };
 }

@@ -26,7 +26,8 @@
  */
 import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
-import { extractValues, normalizeNumerals, sameValue, type SentenceValue } from "./values.ts";
+import { normalizeNumerals } from "../text/numerals.ts";
+import { extractValues, sameValue, type SentenceValue } from "./values.ts";
 
 /** A value read for grouping: one measured amount, or plain text. */
 interface ReadValue {

@@ -64,13 +64,8 @@ import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
-import {
-  comparable,
-  normalizeNumerals,
-  sameValue,
-  type SentenceValue,
-  timeWindow,
-} from "./values.ts";
+import { normalizeNumerals } from "../text/numerals.ts";
+import { comparable, sameValue, type SentenceValue, timeWindow } from "./values.ts";
 
 /** One side of a pair: an evidence row and the subject of its memory. */
 export interface EvidenceSide {

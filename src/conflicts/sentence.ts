@@ -30,7 +30,8 @@ import {
   STOPWORDS,
   UPDATE_PHRASES,
 } from "./lexicon.ts";
-import { extractValues, normalizeNumerals, type SentenceValue } from "./values.ts";
+import { normalizeNumerals } from "../text/numerals.ts";
+import { extractValues, type SentenceValue } from "./values.ts";
 import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE, STEM_CACHE_MAX } from "./constants.ts";
 
 /** Stems by word ({@link stem}): chat repeats its words, and the duplicate test stems them all. */

@@ -16,6 +16,7 @@
  * ```
  * @module
  */
+import { readEnglishNumber } from "../text/numerals.ts";
 import {
   RULE_AMOUNT_TOLERANCE,
   RULE_EXACT_EPSILON,
@@ -173,20 +174,6 @@ const MONTHS = [
 
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 const CHINESE_WEEKDAYS = "日一二三四五六";
-
-const CHINESE_DIGITS: Record<string, number> = {
-  零: 0,
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-};
 
 /** Words a year follows ("in 2019", "since 2021"); a bare 2000 elsewhere is just a number. */
 const YEAR_LEADS =
@@ -499,7 +486,7 @@ const PATTERNS: {
         const noun = m[5].toLowerCase();
         return noun in NOUN_STOPS
           ? undefined
-          : { dimension: `count:${stemNoun(noun)}`, amount: numberWordValue(m[4]) };
+          : { dimension: `count:${stemNoun(noun)}`, amount: readEnglishNumber(m[4]) ?? 0 };
       }
       const amount = parseNumber(m[1]) * (m[2] ? 1e3 : 1);
       const noun = m[3]?.toLowerCase();
@@ -758,105 +745,4 @@ function stemNoun(noun: string): string {
   if (noun.endsWith("es") && /(?:ss|x|ch|sh)es$/.test(noun)) return noun.slice(0, -2);
   if (noun.endsWith("s") && !noun.endsWith("ss") && noun.length > 3) return noun.slice(0, -1);
   return noun;
-}
-
-/**
- * NFKC-normalizes `text` (full-width digits and ％ become ASCII) and writes Chinese numerals
- * up to 99 before a unit as digits: "三天" → "3天", "二十四小时" → "24小时".
- */
-export function normalizeNumerals(text: string): string {
-  return englishNumeralsToDigits(chineseNumeralsToDigits(text.normalize("NFKC")));
-}
-
-const ENGLISH_ONES: Record<string, number> = {
-  zero: 0,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-};
-const ENGLISH_TENS: Record<string, number> = {
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-};
-
-/** The value of one number word ("twelve", "thirty", "hundred"). */
-function numberWordValue(word: string): number {
-  const lower = word.toLowerCase();
-  return lower === "hundred" ? 100 : ENGLISH_ONES[lower] ?? ENGLISH_TENS[lower];
-}
-/**
- * Number words before a unit, a currency or a clock word: "twenty-five dollars", "two weeks",
- * "ten o'clock", "eleven in the evening", "fifty kg". Elsewhere a number word stays a word
- * ("one of us"); "one day" is an idiom as often as a duration and stays too.
- */
-const ENGLISH_NUMERAL = new RegExp(
-  String.raw`\b(?:(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](one|two|three|` +
-    String.raw`four|five|six|seven|eight|nine))?|(zero|one|two|three|four|five|six|seven|eight|` +
-    String.raw`nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|` +
-    String.raw`nineteen))(?:[- ](hundred|thousand))?(?=[\s-]+(?:seconds?|minutes?|hours?|days?|` +
-    String.raw`weeks?|months?|years?|dollars?|euros?|pounds?|percent|per\s+cent|o'clock|` +
-    String.raw`in\s+the\s+(?:morning|afternoon|evening)|kilos?|kilograms?|kg|lbs?|miles?|` +
-    String.raw`kilomet(?:er|re)s?|km|gigabytes?|megabytes?|terabytes?|[kmgt]b)\b)`,
-  "gi",
-);
-
-function englishNumeralsToDigits(text: string): string {
-  return text.replace(/[’‘]/g, "'").replace(
-    ENGLISH_NUMERAL,
-    (whole: string, tens?: string, ones?: string, single?: string, scale?: string, ...rest) => {
-      const at = rest[0] as number;
-      const source = rest[1] as string;
-      if (/^one$/i.test(whole) && /^[\s-]+day\b/i.test(source.slice(at + whole.length))) {
-        return whole;
-      }
-      const base = single !== undefined
-        ? ENGLISH_ONES[single.toLowerCase()]
-        : ENGLISH_TENS[tens!.toLowerCase()] + (ones ? ENGLISH_ONES[ones.toLowerCase()] : 0);
-      const factor = scale === undefined ? 1 : scale.toLowerCase() === "hundred" ? 100 : 1000;
-      return String(base * factor);
-    },
-  );
-}
-
-function chineseNumeralsToDigits(text: string): string {
-  return text.replace(
-    /([零一二两三四五六七八九十]{1,3})(?=\s*(?:秒|分钟|小时|天|周|星期|个|月|年|日|号|点|人|台|次|元|块|%))/g,
-    (numeral: string) => {
-      const value = readChineseNumeral(numeral);
-      return value === undefined ? numeral : String(value);
-    },
-  );
-}
-
-function readChineseNumeral(numeral: string): number | undefined {
-  if (!numeral.includes("十")) {
-    return numeral.length === 1 ? CHINESE_DIGITS[numeral] : undefined;
-  }
-  const [tens, ones] = numeral.split("十");
-  const tensValue = tens === "" ? 1 : CHINESE_DIGITS[tens];
-  const onesValue = ones === "" ? 0 : CHINESE_DIGITS[ones];
-  if (tensValue === undefined || onesValue === undefined) return undefined;
-  return tensValue * 10 + onesValue;
 }

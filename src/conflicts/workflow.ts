@@ -55,6 +55,7 @@ import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
+import { closedWindow } from "../memory/validity.ts";
 import { nowIso } from "../platform/clock.ts";
 import type { ConflictRecord, MemoryRecord, PlanStep } from "../store/mod.ts";
 import {
@@ -376,7 +377,46 @@ export interface ApplyInput {
   content?: string;
   oldText?: string;
   newText?: string;
+  /** The replaced claim still held: its validity window stays open (closed by default). */
+  previousStillValid?: boolean;
   authorized?: boolean;
+}
+
+/**
+ * docs/SPEC.md §16: a claim a resolution replaced stops holding where the resolution's fact
+ * starts (its `valid_from`; the resolution's time when it names none). Audited.
+ */
+async function closeReplacedClaim(
+  ctx: ServiceContext,
+  group: ConflictRecord,
+  memoryId: number,
+): Promise<void> {
+  const memory = await ctx.store.getMemory(memoryId);
+  if (!memory) return;
+  const now = nowIso();
+  const resolutionId = group.resolutionMemoryId ??
+    group.plan.find((step) => step.action === "use_as_resolution")?.memory_id;
+  const resolution = resolutionId === undefined || resolutionId === null
+    ? undefined
+    : await ctx.store.getMemory(resolutionId);
+  const closed = closedWindow(memory, resolution?.validFrom ?? now);
+  if (closed.validTo === memory.validTo) return;
+  await ctx.store.changeMemory(memory.id, { validTo: closed.validTo, updatedAt: now });
+  await ctx.store.appendAudit({
+    at: now,
+    action: "close_validity",
+    memoryId: memory.id,
+    agentId: ctx.caller.agentId,
+    client: ctx.caller.client,
+    reason: `conflict ${group.id}: replaced by "${group.chosenValue ?? ""}"`,
+    detail: {
+      version: memory.version,
+      valid_from: closed.validFrom,
+      valid_to: closed.validTo,
+      conflict_id: group.id,
+      ...(resolution ? { closed_by_memory: resolution.id } : {}),
+    },
+  });
 }
 
 /** What one step did. */
@@ -472,6 +512,7 @@ export async function applyConflictAction(
           edit,
           reason: `conflict ${group.id}: update to "${chosen}"`,
           expectedVersion: original.version === memory.version ? memory.version : undefined,
+          previousStillValid: input.previousStillValid,
           authorized: true,
         });
       } else if (step.action === "append_superseded_context") {
@@ -479,12 +520,18 @@ export async function applyConflictAction(
           `\n\n[Superseded ${
             nowIso().slice(0, 10)
           }: the current value is "${chosen}" (conflict ${group.id}).]`;
+        // The note changes no value: the member still states the replaced claim, whose window
+        // closes below, on the annotated version.
         await updateInTransaction(ctx, {
           memoryId: memory.id,
           edit: { kind: "new_content", content: memory.content + note },
           reason: `conflict ${group.id}: superseded by "${chosen}"`,
+          previousStillValid: true,
           authorized: true,
         });
+        if (!input.previousStillValid) await closeReplacedClaim(ctx, group, memory.id);
+      } else if (step.action === "preserve_historical_record" && !input.previousStillValid) {
+        await closeReplacedClaim(ctx, group, memory.id);
       } else if (step.action === "use_as_resolution") {
         if (!memory.content.includes(chosen) && !holdsValue(group, memory.id, chosen)) {
           throw new MemaError("invalid_input", `memory ${memory.id} does not contain "${chosen}"`, {

@@ -57,6 +57,7 @@ import { layout, type PageFrame } from "./layout.ts";
 import { conflictPage, conflictsPage } from "./pages/conflicts.ts";
 import { memoriesPage } from "./pages/memories.ts";
 import { memoryPage } from "./pages/memory.ts";
+import { timelinePage } from "./pages/timeline.ts";
 import { overviewPage } from "./pages/overview.ts";
 import { scanQueue } from "./pages/scan_queue.ts";
 import { settingsPage } from "./pages/settings.ts";
@@ -420,6 +421,8 @@ async function route(scope: ConsoleScope, path: string): Promise<PageResult | un
   if (path === "/memories") return await memoriesPage(scope);
   const memory = /^\/memories\/(\d+)$/.exec(path);
   if (memory) return await memoryPage(scope, Number(memory[1]));
+  const timeline = /^\/memories\/(\d+)\/timeline$/.exec(path);
+  if (timeline) return await timelinePage(scope, Number(timeline[1]));
   if (path === "/conflicts") return await conflictsPage(scope);
   const conflict = /^\/conflicts\/(\d+)$/.exec(path);
   if (conflict) return await conflictPage(scope, Number(conflict[1]));

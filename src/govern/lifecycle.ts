@@ -34,6 +34,7 @@
 import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
+import { closedWindow } from "../memory/validity.ts";
 import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
@@ -68,6 +69,8 @@ export interface RetireResult {
   memoryId: number;
   status: "retired" | "superseded";
   supersededBy: number | null;
+  /** Where superseding closed the fact's validity window. */
+  validTo?: string;
 }
 
 /**
@@ -76,18 +79,26 @@ export interface RetireResult {
  */
 export async function retireMemory(
   ctx: ServiceContext,
-  input: { memoryId: number; supersededBy?: number; reason?: string; authorized?: boolean },
+  input: {
+    memoryId: number;
+    supersededBy?: number;
+    /** Superseded, the fact still holds: its validity window stays open. */
+    previousStillValid?: boolean;
+    reason?: string;
+    authorized?: boolean;
+  },
 ): Promise<RetireResult> {
   const reason = checkReason(input.reason);
   return await ctx.store.write(async () => {
     const memory = await liveMemory(ctx, input.memoryId, "memory_id");
+    let successor: MemoryRecord | undefined;
     if (input.supersededBy !== undefined) {
       if (input.supersededBy === memory.id) {
         throw new MemaError("invalid_input", "a memory cannot supersede itself", {
           field: "superseded_by",
         });
       }
-      await liveMemory(ctx, input.supersededBy, "superseded_by");
+      successor = await liveMemory(ctx, input.supersededBy, "superseded_by");
     }
     const status = input.supersededBy === undefined ? "retired" : "superseded";
     requireAuthorization(input.authorized, {
@@ -99,6 +110,13 @@ export async function retireMemory(
     });
     const now = nowIso();
     await ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
+    // docs/SPEC.md §16: the replaced fact stops holding where its successor starts (now, when the
+    // successor names no start), unless the caller says it still holds.
+    const closed = successor && !input.previousStillValid
+      ? closedWindow(memory, successor.validFrom ?? now)
+      : undefined;
+    const validTo = closed && closed.validTo !== memory.validTo ? closed.validTo! : undefined;
+    if (validTo !== undefined) await ctx.store.changeMemory(memory.id, { validTo, updatedAt: now });
     await ctx.store.appendAudit({
       at: now,
       action: "retire",
@@ -110,9 +128,15 @@ export async function retireMemory(
         from_status: memory.status,
         to_status: status,
         superseded_by: input.supersededBy ?? null,
+        ...(validTo !== undefined ? { valid_to: validTo } : {}),
       },
     });
-    return { memoryId: memory.id, status, supersededBy: input.supersededBy ?? null };
+    return {
+      memoryId: memory.id,
+      status,
+      supersededBy: input.supersededBy ?? null,
+      ...(validTo !== undefined ? { validTo } : {}),
+    };
   });
 }
 
@@ -178,6 +202,11 @@ export async function mergeMemories(
     const now = nowIso();
     for (const loser of records) {
       await ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
+      // A merged-away fact stops holding where the survivor starts (now, when it names no start).
+      const closed = closedWindow(loser, survivor.validFrom ?? now);
+      if (closed.validTo !== loser.validTo) {
+        await ctx.store.changeMemory(loser.id, { validTo: closed.validTo, updatedAt: now });
+      }
     }
     const previous = Array.isArray(survivor.metadata.merged_from)
       ? survivor.metadata.merged_from as number[]

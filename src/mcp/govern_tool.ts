@@ -33,6 +33,9 @@ const GOVERN_ACTIONS = {
     schema: z.object({
       memory_id: z.number().int().positive(),
       superseded_by: z.number().int().positive().optional(),
+      previous_still_valid: z.boolean().optional().describe(
+        "with superseded_by: keep this fact's validity window open",
+      ),
       reason,
       authorized,
     }),
@@ -65,6 +68,9 @@ const GOVERN_ACTIONS = {
       content: z.string().max(CONTENT_MAX_BYTES).optional(),
       old_text: z.string().optional(),
       new_text: z.string().optional(),
+      previous_still_valid: z.boolean().optional().describe(
+        "the replaced claim still held: keep its validity window open",
+      ),
       authorized,
     }),
     example: { conflict_id: 4, expected_revision: 2, memory_id: 9, authorized: true },
@@ -185,6 +191,7 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
     const result = await retireMemory(runtime.ctx, {
       memoryId: data.memory_id,
       supersededBy: data.superseded_by,
+      previousStillValid: data.previous_still_valid,
       reason: data.reason,
       authorized: data.authorized,
     });
@@ -193,6 +200,7 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       memory_id: result.memoryId,
       status: result.status,
       superseded_by: result.supersededBy,
+      ...(result.validTo !== undefined ? { valid_to: result.validTo } : {}),
     };
   },
   async merge_memories(runtime, data) {
@@ -231,6 +239,7 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       content: data.content,
       oldText: data.old_text,
       newText: data.new_text,
+      previousStillValid: data.previous_still_valid,
       authorized: data.authorized,
     });
     return {

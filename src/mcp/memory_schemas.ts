@@ -78,6 +78,8 @@ const rememberFields = {
   source_type: z.enum(SOURCE_TYPES).optional().describe("default agent_generated"),
   source_ref: z.string().optional().describe("where it came from: path, URL, message id"),
   event_time: isoTime.optional().describe("when the fact became true"),
+  valid_from: isoTime.optional().describe("fact holds from (default: read from content)"),
+  valid_to: isoTime.optional().describe("fact holds until, exclusive"),
   confidence: z.number().min(0).max(1).optional(),
   protection_level: z.enum(PROTECTION_LEVELS).optional(),
   status: z.enum(["active", "pending"]).optional(),
@@ -135,6 +137,8 @@ export const MEMORY_ACTIONS = {
       time: z.string().max(64).optional().describe(
         'a time phrase to filter on ("last week", "上周"), or "off" to ignore one in the query',
       ),
+      as_of: isoTime.optional().describe("answer with the facts valid at this time"),
+      known_at: isoTime.optional().describe("answer with what was recorded by this time"),
       limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional().describe(
         "page size, default 10",
       ),
@@ -200,6 +204,11 @@ export const MEMORY_ACTIONS = {
       expected_version: z.number().int().positive().optional(),
       expected_content_hash: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be a hex SHA-256")
         .optional(),
+      valid_from: isoTime.optional().describe("new version holds from"),
+      valid_to: isoTime.optional().describe("new version holds until, exclusive"),
+      previous_still_valid: z.boolean().optional().describe(
+        "keep the replaced version's window open",
+      ),
       authorized: z.boolean().optional().describe("the user approved this change"),
     }),
     example: {

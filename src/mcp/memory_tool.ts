@@ -20,6 +20,7 @@ import {
   type RememberResult,
 } from "../memory/remember.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
+import type { ValidityRead } from "../memory/validity.ts";
 import type { BatchItem, FindInput, FindPage } from "../recall/find.ts";
 import { TIME_FILTER_FIELD } from "../recall/time_filter.ts";
 import type { RankedMemory } from "../recall/rank.ts";
@@ -137,10 +138,14 @@ function editFrom(data: Data<"update">): MemoryEdit {
     }
     return { kind: "tags_only", addTags: data.add_tags ?? [], removeTags: data.remove_tags ?? [] };
   }
-  if (data.new_subject === undefined && data.new_tags === undefined) {
+  if (
+    data.new_subject === undefined && data.new_tags === undefined &&
+    data.valid_from === undefined && data.valid_to === undefined
+  ) {
     throw new MemaError("invalid_input", "update needs a change", {
       field: "new_content",
-      hint: "pass new_content, old_text+new_text, patches, tags_only, new_subject or new_tags",
+      hint:
+        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags or valid_from/valid_to",
     });
   }
   return { kind: "metadata_only" };
@@ -265,6 +270,19 @@ function workspaceHints(
   return out;
 }
 
+/**
+ * `write_hints.validity_read`: the window edges mema read from the fact's words, each with the
+ * words that stated it, so the agent can correct a misreading with update.
+ */
+function validityHint(read: readonly ValidityRead[] | undefined): Record<string, unknown> {
+  if (!read || read.length === 0) return {};
+  return {
+    validity_read: Object.fromEntries(
+      read.map((edge) => [edge.field, { value: edge.value, words: edge.words }]),
+    ),
+  };
+}
+
 const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async remember(runtime, data) {
     const input = {
@@ -275,6 +293,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: data.source_type,
       sourceRef: data.source_ref,
       eventTime: data.event_time,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
       confidence: data.confidence,
       protectionLevel: data.protection_level,
       status: data.status,
@@ -310,6 +330,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     };
     if (result.duplicateReplay) response.duplicate_replay = true;
     else {
+      const read = validityHint(result.validityRead);
+      if (Object.keys(read).length > 0) response.write_hints = read;
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,
@@ -317,6 +339,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       if (verdict.length > 0) response[RESPONSE_NOTICES] = verdict;
       if (duplicate) {
         response.write_hints = {
+          ...response.write_hints as object,
           possible_duplicate: {
             memory_id: duplicate.memoryId,
             similarity: Math.round(duplicate.similarity * 1000) / 1000,
@@ -351,6 +374,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       sourceType: item.source_type,
       sourceRef: item.source_ref,
       eventTime: item.event_time,
+      validFrom: item.valid_from,
+      validTo: item.valid_to,
       confidence: item.confidence,
       protectionLevel: item.protection_level,
       status: item.status,
@@ -379,6 +404,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
         version: result.version,
         workspace: result.workspace,
         ...(result.duplicateReplay ? { duplicate_replay: true } : {}),
+        ...(result.validityRead ? { write_hints: validityHint(result.validityRead) } : {}),
       })),
       stored: results.filter((result) => !result.duplicateReplay).length,
       duplicates: results.filter((result) => result.duplicateReplay).length,
@@ -393,6 +419,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       query: data.query,
       time: data.time,
       timeFromQuery: true,
+      asOf: data.as_of,
+      knownAt: data.known_at,
       limit: data.limit,
       offset: data.offset,
     }, { withHits: mode === "hits", hitWindow: data.hit_window });
@@ -401,6 +429,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
+        // An as-of answer showing an earlier version says which version the memory is at now.
+        if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
         if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
@@ -532,6 +562,9 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       reason: data.reason,
       expectedVersion: data.expected_version,
       expectedContentHash: data.expected_content_hash,
+      validFrom: data.valid_from,
+      validTo: data.valid_to,
+      previousStillValid: data.previous_still_valid,
       authorized: data.authorized,
     };
     const outcome = await writeOrBackup(
@@ -548,7 +581,14 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       tags: result.tags,
     };
     if (result.unchanged) response.unchanged = true;
-    else if (input.edit.kind !== "tags_only") {
+    if (result.validityRead) response.write_hints = validityHint(result.validityRead);
+    if (result.closedPrevious) {
+      response.closed_previous = {
+        version: result.closedPrevious.version,
+        valid_to: result.closedPrevious.validTo,
+      };
+    }
+    if (!result.unchanged && input.edit.kind !== "tags_only") {
       const verdict = await waitForConflictCheck(runtime, {
         id: result.memoryId,
         version: result.version,

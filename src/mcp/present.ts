@@ -4,6 +4,8 @@
  * @module
  */
 import type { HistoryEntry, MemoryRecord } from "../store/mod.ts";
+import { endedBefore, type ValidityWindow } from "../memory/validity.ts";
+import { nowIso } from "../platform/clock.ts";
 import { PREVIEW_INLINE_MAX_CHARS } from "../recall/constants.ts";
 import { buildOutline } from "../recall/outline.ts";
 import type { HitView } from "../recall/hits.ts";
@@ -33,9 +35,22 @@ export function memoryHeader(memory: MemoryRecord): Record<string, unknown> {
     confidence: memory.confidence,
     event_time: memory.eventTime,
     ingest_time: memory.ingestTime,
+    ...presentWindow(memory),
     content_chars: memory.content.length,
     content_hash: memory.contentSha,
   };
+}
+
+/**
+ * A validity window's fields: `valid_from`/`valid_to` when known, and `no_longer_valid: true`
+ * when the window closed before now, so an agent cannot take an ended fact for a current one.
+ */
+export function presentWindow(window: ValidityWindow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (window.validFrom !== null) out.valid_from = window.validFrom;
+  if (window.validTo !== null) out.valid_to = window.validTo;
+  if (endedBefore(window, nowIso())) out.no_longer_valid = true;
+  return out;
 }
 
 /**
@@ -211,6 +226,7 @@ export function presentHistory(entry: HistoryEntry): Record<string, unknown> {
     content_hash: entry.contentSha,
     tags: entry.tags,
     status: entry.status,
+    ...presentWindow(entry),
     replaced_at: entry.changedAt,
     replaced_by_agent: entry.changedBy,
     replaced_by_client: entry.changedByClient,

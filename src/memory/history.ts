@@ -50,6 +50,9 @@ export interface VersionView {
   contentSha: string;
   tags: string[];
   current: boolean;
+  /** The version's validity window (for a replaced one, as it stood when it was replaced). */
+  validFrom: string | null;
+  validTo: string | null;
   /** When this version was replaced, by whom and why (undefined for the current one). */
   replaced?: { at: string; by: string; client: string; reason: string | null };
 }
@@ -71,6 +74,8 @@ function versionsOf(memory: MemoryRecord, history: HistoryEntry[]): VersionView[
     contentSha: entry.contentSha,
     tags: entry.tags,
     current: false,
+    validFrom: entry.validFrom,
+    validTo: entry.validTo,
     replaced: {
       at: entry.changedAt,
       by: entry.changedBy,
@@ -85,6 +90,8 @@ function versionsOf(memory: MemoryRecord, history: HistoryEntry[]): VersionView[
     contentSha: memory.contentSha,
     tags: memory.tags,
     current: true,
+    validFrom: memory.validFrom,
+    validTo: memory.validTo,
   });
   return versions;
 }

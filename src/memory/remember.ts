@@ -31,7 +31,7 @@
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../core/authorization.ts";
-import { nowIso } from "../platform/clock.ts";
+import { nowIso, systemTimeZone } from "../platform/clock.ts";
 import type { ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";
@@ -41,6 +41,7 @@ import {
   registerPendingWorkspace,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
+import { checkValidity, validityFromText, type ValidityRead } from "./validity.ts";
 import type { ServiceContext } from "../core/context.ts";
 import {
   BATCH_REMEMBER_MAX,
@@ -67,6 +68,9 @@ export interface RememberInput {
   sourceType?: SourceType;
   sourceRef?: string;
   eventTime?: string;
+  /** When the fact became true / stopped being true (ISO 8601); read from the text when both are absent. */
+  validFrom?: string | null;
+  validTo?: string | null;
   confidence?: number;
   protectionLevel?: ProtectionLevel;
   status?: "active" | "pending";
@@ -86,6 +90,8 @@ export interface RememberResult {
   version: number;
   workspace: string;
   duplicateReplay: boolean;
+  /** The window edges read from the fact's words (the caller gave none). */
+  validityRead?: ValidityRead[];
   /** This write registered its workspace (mema had not seen the name). */
   newWorkspace?: boolean;
   /** An existing workspace the new name is a near miss of (`alpah` → `alpha`). */
@@ -300,6 +306,7 @@ function prepareRemember(
   const eventTime = input.eventTime === undefined
     ? null
     : normalizeTime(input.eventTime, "event_time");
+  const given = checkValidity(input);
   const metadata = input.metadata ?? {};
   checkVerbatimValue(metadata, "metadata");
   const metadataBytes = utf8Bytes(JSON.stringify(metadata));
@@ -341,6 +348,15 @@ function prepareRemember(
     ? undefined
     : normalizeTime(origin.ingestTime, "ingest_time");
   const requestedDisplay = requested === "" ? "default" : requested;
+  // docs/SPEC.md §16: a window the caller did not give is read from the fact's own words.
+  const fromText = input.validFrom === undefined && input.validTo === undefined
+    ? validityFromText(input.content, {
+      reference: eventTime ?? ingestTime ?? nowIso(),
+      timeZone: ctx.settings.timeZone ?? systemTimeZone(),
+    })
+    : undefined;
+  const window = fromText?.window ??
+    { validFrom: given.validFrom ?? null, validTo: given.validTo ?? null };
 
   return async () => {
     const arrival = await admitWorkspace(ctx, requestedCanonical, requestedDisplay);
@@ -374,6 +390,8 @@ function prepareRemember(
       sourceRef: input.sourceRef ?? null,
       eventTime,
       ingestTime: ingestTime ?? now,
+      validFrom: window.validFrom,
+      validTo: window.validTo,
       confidence: input.confidence ?? 0.5,
       protectionLevel,
       status,
@@ -393,6 +411,7 @@ function prepareRemember(
       version: 1,
       workspace: workspaceCanonical,
       duplicateReplay: false,
+      ...(fromText && fromText.read.length > 0 ? { validityRead: fromText.read } : {}),
       ...hints,
     };
   };

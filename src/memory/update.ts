@@ -38,12 +38,13 @@
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
-import { nowIso } from "../platform/clock.ts";
+import { nowIso, systemTimeZone } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
 import { checkContentSize, normalizeTags } from "./normalize.ts";
+import { checkValidity, closedWindow, validityFromText, type ValidityRead } from "./validity.ts";
 import { checkSubject } from "./remember.ts";
 import { visible } from "../workspaces/access.ts";
 
@@ -70,6 +71,14 @@ export interface UpdateInput {
   reason?: string;
   expectedVersion?: number;
   expectedContentHash?: string;
+  /** The new version's window (ISO 8601); read from the new text when both are absent. */
+  validFrom?: string | null;
+  validTo?: string | null;
+  /**
+   * The version being replaced still holds: its window is not closed where the new one opens
+   * (by default a new value ends the old one's validity).
+   */
+  previousStillValid?: boolean;
   /** The user approved this change (required for protected and locked memories). */
   authorized?: boolean;
 }
@@ -81,6 +90,10 @@ export interface UpdateResult {
   contentSha: string;
   unchanged: boolean;
   tags: string[];
+  /** The window edges read from the new text (the caller gave none). */
+  validityRead?: ValidityRead[];
+  /** The replaced version's window, when this update closed it. */
+  closedPrevious?: { version: number; validTo: string };
 }
 
 const EDITABLE_STATUSES = new Set(["active", "pending"]);
@@ -233,6 +246,8 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     ? undefined
     : normalizeTags(input.newTags, "new_tags");
   if (input.edit.kind === "new_content") checkContentSize(input.edit.content, "new_content");
+  const given = checkValidity(input);
+  const windowGiven = input.validFrom !== undefined || input.validTo !== undefined;
 
   return async () => {
     const current = visible(ctx, await ctx.store.getMemory(input.memoryId));
@@ -307,7 +322,37 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     const sha = contentSha(content);
     const subject = newSubject ?? current.subject;
     const tags = newTags ?? current.tags;
-    if (sha === current.contentSha && subject === current.subject && sameTags(tags, current.tags)) {
+    const newValue = sha !== current.contentSha;
+    // A new value read its window from its own words when the caller gave none.
+    const fromText = !windowGiven && newValue
+      ? validityFromText(content, {
+        reference: now,
+        timeZone: ctx.settings.timeZone ?? systemTimeZone(),
+      })
+      : undefined;
+    const opens = given.validFrom ?? fromText?.window.validFrom ?? null;
+    // docs/SPEC.md §16: a new value ends the old one's window where the new one opens (now, when
+    // it names no start), unless the caller says the old one still holds.
+    const closing = newValue && current.status === "active" && !input.previousStillValid;
+    const previousWindow = closing
+      ? closedWindow(current, opens ?? now)
+      : { validFrom: current.validFrom, validTo: current.validTo };
+    const closedAt = previousWindow.validTo !== current.validTo ? previousWindow.validTo : null;
+    const window = windowGiven || (fromText && fromText.read.length > 0)
+      ? {
+        validFrom: given.validFrom === null ? null : opens ?? closedAt,
+        validTo: given.validTo ?? fromText?.window.validTo ?? null,
+      }
+      : closedAt !== null
+      // A new value without a window of its own holds from where the old one closed.
+      ? { validFrom: closedAt, validTo: null }
+      : { validFrom: current.validFrom, validTo: current.validTo };
+    const windowChanged = window.validFrom !== current.validFrom ||
+      window.validTo !== current.validTo;
+    if (
+      sha === current.contentSha && subject === current.subject && sameTags(tags, current.tags) &&
+      !windowChanged
+    ) {
       return {
         memoryId: current.id,
         version: current.version,
@@ -338,6 +383,8 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       changedBy: ctx.caller.agentId,
       changedByClient: ctx.caller.client,
       reason: input.reason ?? null,
+      validFrom: previousWindow.validFrom,
+      validTo: previousWindow.validTo,
     });
     const version = current.version + 1;
     await ctx.store.changeMemory(current.id, {
@@ -346,13 +393,42 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       contentSha: sha,
       tags,
       version,
+      validFrom: window.validFrom,
+      validTo: window.validTo,
       updatedAt: now,
     });
+    const closedPrevious = closedAt === null
+      ? undefined
+      : { version: current.version, validTo: closedAt };
+    if (closedPrevious) {
+      await ctx.store.appendAudit({
+        at: now,
+        action: "close_validity",
+        memoryId: current.id,
+        agentId: ctx.caller.agentId,
+        client: ctx.caller.client,
+        reason: input.reason ?? null,
+        detail: {
+          version: current.version,
+          valid_from: previousWindow.validFrom,
+          valid_to: previousWindow.validTo,
+          closed_by_version: version,
+        },
+      });
+    }
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
     if (content !== current.content && current.status === "active") {
       await ctx.events.announceWritten(ctx.store, { memoryId: current.id, version });
     }
-    return { memoryId: current.id, version, contentSha: sha, unchanged: false, tags };
+    return {
+      memoryId: current.id,
+      version,
+      contentSha: sha,
+      unchanged: false,
+      tags,
+      ...(fromText && fromText.read.length > 0 ? { validityRead: fromText.read } : {}),
+      ...(closedPrevious ? { closedPrevious } : {}),
+    };
   };
 }

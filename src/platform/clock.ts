@@ -19,6 +19,11 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/** The zone of this process (the `TZ` variable or the machine's setting). */
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
 /** Blocks the current thread for `ms` milliseconds (used between SQLITE_BUSY retries). */
 export function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -174,6 +174,8 @@ export function markdownFile(memory: PortableMemory): { path: string; text: stri
     source_ref: memory.source_ref ?? undefined,
     event_time: memory.event_time ?? undefined,
     ingest_time: memory.ingest_time,
+    valid_from: memory.valid_from ?? undefined,
+    valid_to: memory.valid_to ?? undefined,
     protection_level: memory.protection_level,
     confidence: memory.confidence,
     status: memory.status === "active" ? undefined : memory.status,

@@ -303,7 +303,12 @@ async function applyBatch(
         const { item, error } = failure;
         applied.push({
           unit,
-          skipped: { path: unit.path, line: errorLine(item, error), reason: describe(error) },
+          skipped: {
+            path: unit.path,
+            line: errorLine(item, error),
+            at: item.at,
+            reason: describe(error),
+          },
         });
       }
     }
@@ -319,6 +324,7 @@ async function applyUnit(
 ): Promise<UnitResult> {
   const result: UnitResult = { outcomes: [], versions: 0, lowered: 0, ids: [] };
   let previous: number | undefined;
+  const own = new Set<number>();
   for (const item of unit.items) {
     let applied: Applied;
     try {
@@ -338,7 +344,13 @@ async function applyUnit(
       result.ids.push([item.memaId, applied.memoryId]);
       idMap.set(item.memaId, applied.memoryId);
     }
-    previous = applied.memoryId;
+    // A duplicate stands for a memory of some other source (a bare "Thanks!" said in another
+    // conversation): the next item follows this unit's own previous memory, never into another
+    // note or conversation. A duplicate of this unit's own earlier item is its memory.
+    if (applied.outcome !== "duplicates" || own.has(applied.memoryId)) {
+      previous = applied.memoryId;
+      own.add(applied.memoryId);
+    }
   }
   return result;
 }
@@ -453,6 +465,8 @@ async function applyItem(
     sourceType: trust.sourceType,
     sourceRef: item.sourceRef,
     eventTime: item.eventTime,
+    validFrom: item.validFrom,
+    validTo: item.validTo,
     confidence: item.confidence,
     protectionLevel: trust.protectionLevel,
     status: item.status,
@@ -499,7 +513,14 @@ async function replayHistory(
   const first = history[0];
   const stored = await rememberInTransaction(
     callerFor(ctx, item.origin),
-    { ...input, subject: first.subject, content: first.content, tags: first.tags },
+    {
+      ...input,
+      subject: first.subject,
+      content: first.content,
+      tags: first.tags,
+      validFrom: first.valid_from ?? null,
+      validTo: first.valid_to ?? null,
+    },
     origin,
   );
   if (stored.duplicateReplay) return undefined;
@@ -507,6 +528,8 @@ async function replayHistory(
     subject: item.subject,
     content: item.content,
     tags: item.tags ?? [],
+    valid_from: item.validFrom ?? null,
+    valid_to: item.validTo ?? null,
   }];
   let before = first;
   let versions = 0;
@@ -522,6 +545,10 @@ async function replayHistory(
           : { kind: "metadata_only" },
         newSubject: step.subject,
         newTags: step.tags,
+        // Each version gets the window its source recorded; none is closed anew.
+        validFrom: step.valid_from ?? null,
+        validTo: step.valid_to ?? null,
+        previousStillValid: true,
         reason: before.reason ?? undefined,
         // The guard protects facts from change; this one is still being built, in this
         // transaction, from versions its source already holds.

@@ -18,6 +18,9 @@ export interface ImportItem {
   sourceType?: SourceType;
   sourceRef?: string;
   eventTime?: string;
+  /** The validity window; null restores "none" (a mema export), undefined reads it from the text. */
+  validFrom?: string | null;
+  validTo?: string | null;
   confidence?: number;
   protectionLevel?: ProtectionLevel;
   status?: Extract<MemoryStatus, "active" | "pending">;
@@ -36,6 +39,8 @@ export interface ImportItem {
   line: number;
   /** Lines of the source fields came from (frontmatter keys), by field name. */
   fieldLines?: Record<string, number>;
+  /** Where in a JSON export the item comes from (`$[2].chat_messages[4]`), reported instead of the line. */
+  at?: string;
 }
 
 /** A file or a JSONL line: stored all or nothing. */
@@ -51,6 +56,8 @@ export interface ImportUnit {
 export interface SkippedSource {
   path: string;
   line: number;
+  /** A JSON path within the file (`$.results[3]`), when the source is a JSON export. */
+  at?: string;
   reason: string;
 }
 

@@ -49,6 +49,9 @@ export interface PortableVersion {
   changed_by: string;
   changed_by_client: string;
   reason: string | null;
+  /** The version's validity window (absent in exports made before windows existed). */
+  valid_from?: string | null;
+  valid_to?: string | null;
 }
 
 /** One memory with every field needed to bring it back. */
@@ -64,6 +67,8 @@ export interface PortableMemory {
   source_ref: string | null;
   event_time: string | null;
   ingest_time: string;
+  valid_from: string | null;
+  valid_to: string | null;
   confidence: number;
   protection_level: string;
   status: string;
@@ -93,6 +98,8 @@ export function portableMemory(memory: MemoryRecord, history?: HistoryEntry[]): 
     source_ref: memory.sourceRef,
     event_time: memory.eventTime,
     ingest_time: memory.ingestTime,
+    valid_from: memory.validFrom,
+    valid_to: memory.validTo,
     confidence: memory.confidence,
     protection_level: memory.protectionLevel,
     status: memory.status,
@@ -117,6 +124,8 @@ export function portableMemory(memory: MemoryRecord, history?: HistoryEntry[]): 
       changed_by: entry.changedBy,
       changed_by_client: entry.changedByClient,
       reason: entry.reason,
+      valid_from: entry.validFrom,
+      valid_to: entry.validTo,
     }));
   }
   return record;

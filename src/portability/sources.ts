@@ -64,6 +64,8 @@ const MAPPED_KEYS = new Set([
   "source_ref",
   "date",
   "event_time",
+  "valid_from",
+  "valid_to",
   "mema_id",
   "source_type",
   "protection_level",
@@ -154,8 +156,13 @@ function noteFields(fields: Fields, lines: Record<string, number>):
   const ingestTime = text(fields, "ingest_time", at("ingest_time"));
   const agentId = text(fields, "agent_id", at("agent_id"));
   const client = text(fields, "client", at("client"));
+  const memaId = positiveInteger(fields.mema_id, "mema_id", at("mema_id"));
+  // A mema export writes every window it has: one it left out had none.
+  const exported = memaId === undefined ? undefined : null;
   return {
     title: text(fields, titleKey, at(titleKey)),
+    validFrom: text(fields, "valid_from", at("valid_from")) ?? exported,
+    validTo: text(fields, "valid_to", at("valid_to")) ?? exported,
     workspace: text(fields, "workspace", at("workspace")),
     tags: tagList(fields.tags, "tags", at("tags")),
     sourceType: oneOf<SourceType>(
@@ -175,7 +182,7 @@ function noteFields(fields: Fields, lines: Record<string, number>):
     ),
     status: oneOf(fields.status, ["active", "pending"] as const, "status", at("status")),
     metadata: Object.keys(metadata).length > 0 ? metadata : undefined,
-    memaId: positiveInteger(fields.mema_id, "mema_id", at("mema_id")),
+    memaId,
     followsMemaId: positiveInteger(fields.follows, "follows", at("follows")),
     origin: ingestTime || agentId || client ? { ingestTime, agentId, client } : undefined,
     fieldLines: {
@@ -184,6 +191,8 @@ function noteFields(fields: Fields, lines: Record<string, number>):
       workspace: at("workspace"),
       source_ref: at(refKey),
       event_time: at(eventKey),
+      valid_from: at("valid_from"),
+      valid_to: at("valid_to"),
       ingest_time: at("ingest_time"),
       metadata: at("metadata"),
       follows: at("follows"),
@@ -348,6 +357,8 @@ function versionsOf(value: unknown, line: number): PortableVersion[] | undefined
       changed_by_client: field(record, "changed_by_client", isString, "text", line) ??
         "mema-cli",
       reason: field(record, "reason", isString, "text", line) ?? null,
+      valid_from: field(record, "valid_from", isString, "text", line) ?? null,
+      valid_to: field(record, "valid_to", isString, "text", line) ?? null,
     };
   });
 }
@@ -371,6 +382,13 @@ function jsonlItem(record: Record<string, unknown>, line: number): ImportItem {
     sourceType: oneOf<SourceType>(record.source_type, SOURCE_TYPES, "source_type", line),
     sourceRef: field(record, "source_ref", isString, "text", line),
     eventTime: field(record, "event_time", isString, "text", line),
+    // A mema export line carries its window (null: none); a hand-written line may leave it out.
+    validFrom: "valid_from" in record
+      ? field(record, "valid_from", isString, "text", line) ?? null
+      : undefined,
+    validTo: "valid_to" in record
+      ? field(record, "valid_to", isString, "text", line) ?? null
+      : undefined,
     confidence: confidence(record.confidence, line),
     protectionLevel: oneOf<ProtectionLevel>(
       record.protection_level,

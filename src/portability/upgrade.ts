@@ -418,6 +418,9 @@ async function convertSeed(source: UpgradeSource, target: Store): Promise<Built>
       sourceRef: textOf(row, "source_ref") ?? null,
       eventTime: textOf(row, "event_time") ?? null,
       ingestTime: textOf(row, "ingest_time", "created_at") ?? now,
+      // memory-arbiter and mema 0.17 kept no validity windows.
+      validFrom: null,
+      validTo: null,
       confidence: Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 0.5,
       protectionLevel: sourceType === "user_confirmed"
         ? "locked"
@@ -462,6 +465,8 @@ async function convertSeed(source: UpgradeSource, target: Store): Promise<Built>
       changedBy: textOf(row, "changed_by", "agent_id") ?? memory.agentId,
       changedByClient: textOf(row, "changed_by_client", "client") ?? memory.client,
       reason: textOf(row, "reason") ?? null,
+      validFrom: null,
+      validTo: null,
     });
   }
   history.sort((a, b) => a.memoryId - b.memoryId || a.version - b.version);

@@ -30,6 +30,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
+import { systemTimeZone } from "../platform/clock.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
@@ -53,6 +54,7 @@ import { type RecallTuning, recallTuning } from "./tuning.ts";
 import { nudgeByUse } from "./usage.ts";
 import { USAGE_FIND_TOP } from "./usage_constants.ts";
 import { chooseTimeFilter, queryWithoutPhrase, type TimeFilter } from "./time_filter.ts";
+import { answerAt, type VersionQuestion } from "./as_of.ts";
 
 /** What an agent may ask of find. */
 export interface FindInput {
@@ -71,6 +73,10 @@ export interface FindInput {
   status?: MemoryStatus | "any";
   /** Overrides `status` with an explicit list (the expired view). */
   statuses?: MemoryStatus[];
+  /** Answer with the facts valid at this instant (ISO 8601; src/recall/as_of.ts). */
+  asOf?: string;
+  /** Answer with what mema had recorded by this instant. */
+  knownAt?: string;
   limit?: number;
   offset?: number;
   /** The query embedded by the configured model: turns on the evidence channel. */
@@ -105,9 +111,11 @@ export interface FindPage {
  * explicit workspace scopes the query to it and the `default` pool.
  */
 export function buildFilters(input: FindInput, scope?: ReadScope): RecallFilters {
+  const otherTime = input.asOf !== undefined || input.knownAt !== undefined;
   const statuses: MemoryStatus[] = input.statuses ??
     (input.status === undefined
-      ? ["active"]
+      // Asked about another time, a fact replaced or retired since may be the answer.
+      ? otherTime ? ["active", "superseded", "retired"] : ["active"]
       : input.status === "any"
       ? ["active", "pending", "superseded", "retired"]
       : [input.status]);
@@ -138,6 +146,13 @@ export function buildFilters(input: FindInput, scope?: ReadScope): RecallFilters
  */
 export async function findMemories(ctx: ServiceContext, input: FindInput): Promise<FindPage> {
   const now = Date.now();
+  const question: VersionQuestion = {
+    ...(input.asOf !== undefined ? { asOf: normalizeTime(input.asOf, "as_of") } : {}),
+    ...(input.knownAt !== undefined ? { knownAt: normalizeTime(input.knownAt, "known_at") } : {}),
+  };
+  const versions = question.asOf !== undefined || question.knownAt !== undefined
+    ? question
+    : undefined;
   const query = input.query?.trim() ?? "";
   const searched = query !== "";
   const time = input.time !== undefined || input.timeFromQuery
@@ -146,21 +161,21 @@ export async function findMemories(ctx: ServiceContext, input: FindInput): Promi
       { now, timeZone: ctx.settings.timeZone ?? systemTimeZone() },
     )
     : undefined;
-  if (!time) return await searchMemories(ctx, input, { now, searched });
+  if (!time) return await searchMemories(ctx, input, { now, searched, versions });
   // The phrase's own words are no search words once it is a filter; a query that was only
   // the phrase ("what happened yesterday") browses the interval.
   const rest = queryWithoutPhrase(query, time);
   const narrowed = await searchMemories(
     ctx,
     { ...input, query: queryTerms(rest).length > 0 ? rest : "" },
-    { now, searched, window: time },
+    { now, searched, window: time, versions },
   );
   if (narrowed.items.length > 0 || narrowed.totalEstimate > 0) {
     return { ...narrowed, timeFilter: { ...time, applied: true } };
   }
   if (time.source === "query" && searched) {
     // A question about old conversations must not come back empty because of its words.
-    const wide = await searchMemories(ctx, input, { now, searched });
+    const wide = await searchMemories(ctx, input, { now, searched, versions });
     return { ...wide, timeFilter: { ...time, applied: false } };
   }
   const from = new Date(time.start).toISOString();
@@ -173,11 +188,6 @@ export async function findMemories(ctx: ServiceContext, input: FindInput): Promi
   };
 }
 
-/** The zone of this process (the `TZ` variable or the machine's setting). */
-function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
-}
-
 /** An answer with nothing in it, when the filters leave no instant to search. */
 function emptyPage(): FindPage {
   return { items: [], hasMore: false, totalEstimate: 0, retrievalMode: "empty", terms: [] };
@@ -186,7 +196,13 @@ function emptyPage(): FindPage {
 async function searchMemories(
   ctx: ServiceContext,
   input: FindInput,
-  options: { now: number; searched: boolean; window?: { start: number; end: number } },
+  options: {
+    now: number;
+    searched: boolean;
+    window?: { start: number; end: number };
+    /** Another time asked about: each memory answers with the version that held then. */
+    versions?: VersionQuestion;
+  },
 ): Promise<FindPage> {
   const query = input.query?.trim() ?? "";
   // The blacklist leaves workspaces out of unscoped searches only, not browsing or expired.
@@ -203,6 +219,7 @@ async function searchMemories(
     if (filters.after === undefined || from > filters.after) filters.after = from;
     if (filters.before === undefined || to < filters.before) filters.before = to;
     if (filters.after >= filters.before) return emptyPage();
+    filters.byValidity = true;
   }
   const preferred = nudgedWorkspace(ctx);
   const limit = input.limit ?? FIND_LIMIT_DEFAULT;
@@ -215,12 +232,14 @@ async function searchMemories(
       const ids = await ctx.store.browse(filters, { limit, offset });
       const records = await ctx.store.getMemories(ids);
       const total = await ctx.store.countFiltered(filters);
-      const items = ids.flatMap((id) => {
+      let items: RankedMemory[] = ids.flatMap((id) => {
         const memory = records.get(id);
         return memory
           ? [{ memory, score: priorBoost(memory, now), coverage: 0, matchedTerms: [] }]
           : [];
       });
+      // Browsing another time keeps the page's order; memories with no version then drop out.
+      if (options.versions) items = await answerAt(ctx.store, items, options.versions);
       return {
         items,
         hasMore: offset + items.length < total,
@@ -280,6 +299,10 @@ async function searchMemories(
     const resolved = await demoteStaleClaims(ctx.store, ranked, filters);
     ranked = resolved.ranked;
     total += resolved.added;
+    if (options.versions) {
+      ranked = (await answerAt(ctx.store, ranked, options.versions))
+        .sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+    }
     const items = ranked.slice(offset, offset + limit);
     // The results an agent acts on count as used (src/recall/usage.ts); written later.
     ctx.usage?.record(items.slice(0, USAGE_FIND_TOP).map((item) => item.memory.id));

@@ -87,7 +87,8 @@ interface ContentRowView {
 }
 
 async function contentRows(store: Store, item: RankedMemory): Promise<ContentRowView[]> {
-  const stored = (await store.rowsOfMemory(item.memory.id))
+  // Stored rows are the current version's: an as-of answer showing an earlier one cuts its own.
+  const stored = item.currentVersion !== undefined ? [] : (await store.rowsOfMemory(item.memory.id))
     .filter((row) => row.startOffset !== null && row.endOffset !== null);
   if (stored.length > 0) {
     return stored.map((row) => ({
@@ -98,7 +99,8 @@ async function contentRows(store: Store, item: RankedMemory): Promise<ContentRow
       id: row.id,
     }));
   }
-  // Rows not written yet (a database from before evidence rows): cut them now.
+  // Rows not written yet (a database from before evidence rows), or of an earlier version: cut
+  // them now.
   return evidenceRowsFor(item.memory.subject, item.memory.content)
     .filter((row) => row.startOffset !== null)
     .map((row) => ({

@@ -60,6 +60,11 @@ export interface RankedMemory {
   vectorRowIds?: number[];
   /** Ranked by the relevance of the memory it follows (sequence context). */
   carriedFrom?: number;
+  /**
+   * An as-of answer shows an earlier version (src/recall/as_of.ts): `memory` holds that
+   * version's text and window; this is the memory's version now.
+   */
+  currentVersion?: number;
   /** It still carries a claim a resolved conflict replaced (src/recall/stale.ts). */
   replacedClaim?: { conflictId: number; currentValue: string; holderIds: number[] };
 }

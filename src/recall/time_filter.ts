@@ -9,9 +9,9 @@
  * the query still rank memories from that time higher (src/recall/dates.ts). As the `time`
  * argument every phrase filters.
  *
- * The interval is compared with the memory's time: its `event_time`, else when it was stored
- * (`ingest_time`), the same field `after_time`/`before_time` filter on. A validity window
- * (`valid_from`/`valid_to`, issue 34) will take that field's place here: {@linkcode
+ * The interval is compared with the memory's validity window where it has one (the window
+ * overlaps the interval; an unknown edge is open), else with its `event_time`, else when it was
+ * stored (`ingest_time`), the field `after_time`/`before_time` filter on. {@linkcode
  * TIME_FILTER_FIELD} is the one name answers report.
  *
  * @example
@@ -35,8 +35,8 @@ import {
   type TimePhraseOptions,
 } from "../text/time_phrases.ts";
 
-/** The memory time a phrase filters on, as answers name it (event time, else ingest time). */
-export const TIME_FILTER_FIELD = "event_time";
+/** The memory time a phrase filters on, as answers name it (window, else event/ingest time). */
+export const TIME_FILTER_FIELD = "valid_window_or_event_time";
 
 /** The value of `time` that turns phrase recognition off. */
 export const TIME_FILTER_OFF = "off";

@@ -20,7 +20,7 @@ type Row = Record<string, unknown>;
 export const MEMORY_COLUMNS =
   `id, subject, content, content_sha, tags, workspace, workspace_canonical,
   source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
-  agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
+  agent_id, client, metadata, superseded_by, follows, created_at, updated_at, valid_from, valid_to`;
 
 /** Converts a `memories` row into a record. */
 export function toMemoryRecord(row: Row): MemoryRecord {
@@ -36,6 +36,8 @@ export function toMemoryRecord(row: Row): MemoryRecord {
     sourceRef: row.source_ref === null ? null : String(row.source_ref),
     eventTime: row.event_time === null ? null : String(row.event_time),
     ingestTime: String(row.ingest_time),
+    validFrom: row.valid_from == null ? null : String(row.valid_from),
+    validTo: row.valid_to == null ? null : String(row.valid_to),
     confidence: Number(row.confidence),
     protectionLevel: row.protection_level as ProtectionLevel,
     status: row.status as MemoryStatus,
@@ -55,8 +57,8 @@ export function insertMemory(db: DatabaseSync, memory: NewMemory): number {
   const result = db.prepare(
     `INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
        source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
-       version, agent_id, client, metadata, follows, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
+       version, agent_id, client, metadata, follows, created_at, updated_at, valid_from, valid_to)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     memory.subject,
     memory.content,
@@ -77,6 +79,8 @@ export function insertMemory(db: DatabaseSync, memory: NewMemory): number {
     memory.follows,
     memory.createdAt,
     memory.updatedAt,
+    memory.validFrom,
+    memory.validTo,
   );
   return Number(result.lastInsertRowid);
 }
@@ -122,12 +126,14 @@ export function selectActiveByContent(
 /** Applies a change to a memory row. */
 export function updateMemoryRow(db: DatabaseSync, id: number, change: MemoryChange): void {
   const sets: string[] = ["updated_at = ?"];
-  const values: (string | number)[] = [change.updatedAt];
+  const values: (string | number | null)[] = [change.updatedAt];
   if (change.subject !== undefined) sets.push("subject = ?"), values.push(change.subject);
   if (change.content !== undefined) sets.push("content = ?"), values.push(change.content);
   if (change.contentSha !== undefined) sets.push("content_sha = ?"), values.push(change.contentSha);
   if (change.tags !== undefined) sets.push("tags = ?"), values.push(JSON.stringify(change.tags));
   if (change.version !== undefined) sets.push("version = ?"), values.push(change.version);
+  if (change.validFrom !== undefined) sets.push("valid_from = ?"), values.push(change.validFrom);
+  if (change.validTo !== undefined) sets.push("valid_to = ?"), values.push(change.validTo);
   db.prepare(`UPDATE memories SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
 }
 
@@ -135,8 +141,8 @@ export function updateMemoryRow(db: DatabaseSync, id: number, change: MemoryChan
 export function insertHistory(db: DatabaseSync, entry: HistoryEntry): void {
   db.prepare(
     `INSERT INTO memory_history (memory_id, version, subject, content, content_sha, tags, status,
-       changed_at, changed_by, changed_by_client, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       changed_at, changed_by, changed_by_client, reason, valid_from, valid_to)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     entry.memoryId,
     entry.version,
@@ -149,17 +155,26 @@ export function insertHistory(db: DatabaseSync, entry: HistoryEntry): void {
     entry.changedBy,
     entry.changedByClient,
     entry.reason,
+    entry.validFrom,
+    entry.validTo,
   );
 }
 
 /** Every earlier version of a memory, oldest first. */
 export function selectHistory(db: DatabaseSync, memoryId: number): HistoryEntry[] {
   const rows = db.prepare(
-    `SELECT memory_id, version, subject, content, content_sha, tags, status, changed_at,
-       changed_by, changed_by_client, reason
-     FROM memory_history WHERE memory_id = ? ORDER BY version`,
+    `SELECT ${HISTORY_COLUMNS} FROM memory_history WHERE memory_id = ? ORDER BY version`,
   ).all(memoryId) as Row[];
-  return rows.map((row) => ({
+  return rows.map(toHistoryEntry);
+}
+
+/** The `memory_history` columns every reader selects, in {@linkcode toHistoryEntry}'s terms. */
+export const HISTORY_COLUMNS = `memory_id, version, subject, content, content_sha, tags, status,
+  changed_at, changed_by, changed_by_client, reason, valid_from, valid_to`;
+
+/** Converts a `memory_history` row into an entry. */
+export function toHistoryEntry(row: Row): HistoryEntry {
+  return {
     memoryId: Number(row.memory_id),
     version: Number(row.version),
     subject: String(row.subject),
@@ -171,7 +186,9 @@ export function selectHistory(db: DatabaseSync, memoryId: number): HistoryEntry[
     changedBy: String(row.changed_by),
     changedByClient: String(row.changed_by_client),
     reason: row.reason === null ? null : String(row.reason),
-  }));
+    validFrom: row.valid_from == null ? null : String(row.valid_from),
+    validTo: row.valid_to == null ? null : String(row.valid_to),
+  };
 }
 
 /** Appends one audit row. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { MEMORY_COLUMNS, toMemoryRecord } from "./memories_sql.ts";
+import { HISTORY_COLUMNS, MEMORY_COLUMNS, toHistoryEntry, toMemoryRecord } from "./memories_sql.ts";
 import { deferFrequencies, deferringFrequencies } from "./terms_sql.ts";
 import type { HistoryEntry, MemoryRecord, MemoryStatus } from "./types.ts";
 
@@ -68,25 +68,12 @@ export function selectHistoryOf(
   const found = new Map<number, HistoryEntry[]>();
   if (memoryIds.length === 0) return found;
   const rows = db.prepare(
-    `SELECT memory_id, version, subject, content, content_sha, tags, status, changed_at,
-       changed_by, changed_by_client, reason
+    `SELECT ${HISTORY_COLUMNS}
      FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))
      ORDER BY memory_id, version`,
   ).all(JSON.stringify(memoryIds)) as Row[];
   for (const row of rows) {
-    const entry: HistoryEntry = {
-      memoryId: Number(row.memory_id),
-      version: Number(row.version),
-      subject: String(row.subject),
-      content: String(row.content),
-      contentSha: String(row.content_sha),
-      tags: JSON.parse(String(row.tags)) as string[],
-      status: row.status as MemoryStatus,
-      changedAt: String(row.changed_at),
-      changedBy: String(row.changed_by),
-      changedByClient: String(row.changed_by_client),
-      reason: row.reason === null ? null : String(row.reason),
-    };
+    const entry = toHistoryEntry(row);
     const list = found.get(entry.memoryId) ?? [];
     list.push(entry);
     found.set(entry.memoryId, list);

@@ -32,12 +32,26 @@ export function filterSql(filters: RecallFilters): FilterSql {
     values.push(tag);
   }
   if (filters.after) {
-    clauses.push(`coalesce(m.event_time, m.ingest_time) >= ?`);
+    clauses.push(
+      filters.byValidity
+        ? `(CASE WHEN m.valid_from IS NULL AND m.valid_to IS NULL
+             THEN coalesce(m.event_time, m.ingest_time) >= ?
+             ELSE m.valid_to IS NULL OR m.valid_to > ? END)`
+        : `coalesce(m.event_time, m.ingest_time) >= ?`,
+    );
     values.push(filters.after);
+    if (filters.byValidity) values.push(filters.after);
   }
   if (filters.before) {
-    clauses.push(`coalesce(m.event_time, m.ingest_time) < ?`);
+    clauses.push(
+      filters.byValidity
+        ? `(CASE WHEN m.valid_from IS NULL AND m.valid_to IS NULL
+             THEN coalesce(m.event_time, m.ingest_time) < ?
+             ELSE m.valid_from IS NULL OR m.valid_from < ? END)`
+        : `coalesce(m.event_time, m.ingest_time) < ?`,
+    );
     values.push(filters.before);
+    if (filters.byValidity) values.push(filters.before);
   }
   if (filters.sourceTypes && filters.sourceTypes.length > 0) {
     clauses.push(`m.source_type IN (SELECT value FROM json_each(?))`);
@@ -60,9 +74,17 @@ export function recordPassesFilters(memory: MemoryRecord, filters: RecallFilters
   if (filters.workspaces && !filters.workspaces.includes(workspace)) return false;
   if (filters.excludeWorkspaces?.includes(workspace)) return false;
   if (filters.tagsAll?.some((tag) => !memory.tags.includes(tag))) return false;
-  const time = memory.eventTime ?? memory.ingestTime;
-  if (filters.after && !(time >= filters.after)) return false;
-  if (filters.before && !(time < filters.before)) return false;
+  const windowed = filters.byValidity && (memory.validFrom !== null || memory.validTo !== null);
+  if (windowed) {
+    if (filters.after && !(memory.validTo === null || memory.validTo > filters.after)) return false;
+    if (filters.before && !(memory.validFrom === null || memory.validFrom < filters.before)) {
+      return false;
+    }
+  } else {
+    const time = memory.eventTime ?? memory.ingestTime;
+    if (filters.after && !(time >= filters.after)) return false;
+    if (filters.before && !(time < filters.before)) return false;
+  }
   if (filters.sourceTypes?.length && !filters.sourceTypes.includes(memory.sourceType)) {
     return false;
   }

@@ -327,6 +327,21 @@ CREATE TABLE vector_changes (
 );
 `;
 
+// Validity windows (issue 34, docs/SPEC.md §16): when a fact was true, on the memory and on each
+// earlier version (the window a version had when it was replaced, closed by its successor).
+const VALIDITY_COLUMNS = ["valid_from", "valid_to"];
+
+/** Adds the validity columns a table lacks (a database marked older than it is keeps its own). */
+function addValidityColumns(connection: SqliteConnection, table: string): void {
+  const present = new Set(
+    (connection.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[])
+      .map((column) => column.name),
+  );
+  for (const column of VALIDITY_COLUMNS) {
+    if (!present.has(column)) connection.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
+  }
+}
+
 /** Every migration this build knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -447,6 +462,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "recording a memory's use (access_count) leaves the record caches in place",
     apply(connection) {
       connection.db.exec(ACCESS_NOT_A_CHANGE);
+    },
+  },
+  {
+    generation: 14,
+    kind: "additive",
+    description: "validity windows (valid_from, valid_to) on memories and their versions",
+    apply(connection) {
+      addValidityColumns(connection, "memories");
+      addValidityColumns(connection, "memory_history");
     },
   },
 ];

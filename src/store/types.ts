@@ -37,6 +37,10 @@ export interface MemoryRecord {
   sourceRef: string | null;
   eventTime: string | null;
   ingestTime: string;
+  /** When the fact became true (ISO 8601), null when not known (docs/SPEC.md §16). */
+  validFrom: string | null;
+  /** When the fact stopped being true, null while it still holds or when not known. */
+  validTo: string | null;
   confidence: number;
   protectionLevel: ProtectionLevel;
   status: MemoryStatus;
@@ -61,6 +65,9 @@ export interface MemoryChange {
   contentSha?: string;
   tags?: string[];
   version?: number;
+  /** A new validity window edge; null clears it. */
+  validFrom?: string | null;
+  validTo?: string | null;
   updatedAt: string;
 }
 
@@ -73,6 +80,9 @@ export interface HistoryEntry {
   contentSha: string;
   tags: string[];
   status: MemoryStatus;
+  /** The version's validity window as it stood when the version was replaced (closed by it). */
+  validFrom: string | null;
+  validTo: string | null;
   changedAt: string;
   changedBy: string;
   changedByClient: string;
@@ -103,6 +113,11 @@ export interface RecallFilters {
   after?: string;
   /** Exclusive upper bound on event_time (ingest_time when absent). */
   before?: string;
+  /**
+   * `after`/`before` test the validity window where a memory has one (the window overlaps
+   * [after, before)), else its event time: how a time phrase filters (issue 34).
+   */
+  byValidity?: boolean;
   sourceTypes?: readonly SourceType[];
   /** Only memories at these protection levels. */
   protectionLevels?: readonly ProtectionLevel[];

@@ -317,8 +317,9 @@ export function insertRestoredMemory(db: DatabaseSync, memory: MemoryRecord): vo
   db.prepare(
     `INSERT INTO memories (id, subject, content, content_sha, tags, workspace, workspace_canonical,
        source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
-       version, agent_id, client, metadata, superseded_by, follows, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       version, agent_id, client, metadata, superseded_by, follows, created_at, updated_at,
+       valid_from, valid_to)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     memory.id,
     memory.subject,
@@ -342,6 +343,8 @@ export function insertRestoredMemory(db: DatabaseSync, memory: MemoryRecord): vo
     memory.follows,
     memory.createdAt,
     memory.updatedAt,
+    memory.validFrom,
+    memory.validTo,
   );
 }
 

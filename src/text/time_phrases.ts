@@ -32,6 +32,7 @@
  * ```
  * @module
  */
+import { readChineseNumeral, readEnglishNumber } from "./numerals.ts";
 
 /** A time phrase and the interval it names (UTC milliseconds, `end` exclusive). */
 export interface TimePhrase {
@@ -57,7 +58,7 @@ export interface TimePhraseOptions {
 }
 
 /** A local calendar date (month 1–12). */
-interface LocalDate {
+export interface LocalDate {
   year: number;
   month: number;
   day: number;
@@ -139,11 +140,11 @@ function zoneOffset(instant: number, timeZone: string): number {
 }
 
 /**
- * The instant a local wall-clock time falls on. The offset is read twice because the offset at
+ * The instant a local wall-clock time (`timeOfDay` ms after the date's midnight) falls on. The offset is read twice because the offset at
  * the naive guess can be the other side of a DST change; a wall time a spring-forward skips
  * moves forward by the gap's length (02:30 in a skipped hour reads as 03:30).
  */
-function zonedToInstant(date: LocalDate, timeOfDay: number, timeZone: string): number {
+export function zonedToInstant(date: LocalDate, timeOfDay: number, timeZone: string): number {
   const wall = Date.UTC(date.year, date.month - 1, date.day) + timeOfDay;
   const first = wall - zoneOffset(wall, timeZone);
   const second = wall - zoneOffset(first, timeZone);
@@ -152,13 +153,20 @@ function zonedToInstant(date: LocalDate, timeOfDay: number, timeZone: string): n
   return wall - zoneOffset(second, timeZone) === second ? second : Math.max(first, second);
 }
 
-function addDays(date: LocalDate, days: number): LocalDate {
+/** The local calendar date of an instant in a zone. */
+export function localDateOf(instant: number, timeZone: string): LocalDate {
+  const parts = localParts(instant, timeZone);
+  return { year: parts.year, month: parts.month, day: parts.day };
+}
+
+/** A local date `days` days later (negative: earlier). */
+export function addDays(date: LocalDate, days: number): LocalDate {
   const moved = new Date(Date.UTC(date.year, date.month - 1, date.day + days));
   return { year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() };
 }
 
 /** Calendar months later (negative: earlier); the day is kept, or the month's last day. */
-function addMonths(date: LocalDate, months: number): LocalDate {
+export function addMonths(date: LocalDate, months: number): LocalDate {
   const index = date.year * 12 + (date.month - 1) + months;
   const year = Math.floor(index / 12);
   const month = index - year * 12 + 1;
@@ -170,46 +178,10 @@ function weekdayFromMonday(date: LocalDate): number {
   return (new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay() + 6) % 7;
 }
 
-const ENGLISH_NUMBERS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-};
-const CHINESE_DIGITS: Record<string, number> = {
-  零: 0,
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-};
-
 /** "3", "three", "三", "十二", "二十五" as a number (1–99), or undefined. */
 function count(word: string): number | undefined {
-  const lower = word.toLowerCase();
-  if (/^\d{1,3}$/.test(lower)) return Number(lower);
-  if (lower in ENGLISH_NUMBERS) return ENGLISH_NUMBERS[lower];
-  const ten = lower.indexOf("十");
-  if (ten < 0) return lower.length === 1 ? CHINESE_DIGITS[lower] : undefined;
-  const tens = ten === 0 ? 1 : CHINESE_DIGITS[lower.slice(0, ten)];
-  const ones = ten === lower.length - 1 ? 0 : CHINESE_DIGITS[lower.slice(ten + 1)];
-  return tens === undefined || ones === undefined ? undefined : tens * 10 + ones;
+  if (/^\d{1,3}$/.test(word)) return Number(word);
+  return readEnglishNumber(word) ?? readChineseNumeral(word);
 }
 
 const MONTH_NAMES = [
@@ -236,7 +208,8 @@ const WEEKDAY_NAMES = [
   "sunday",
 ];
 
-function monthNumber(word: string): number | undefined {
+/** An English month name or abbreviation ("March", "mar", "Sept.") as 1–12, or undefined. */
+export function monthNumber(word: string): number | undefined {
   const lower = word.toLowerCase().replace(/\.$/, "");
   if (lower === "sept") return 9;
   const index = MONTH_NAMES.findIndex((name) =>
@@ -247,7 +220,8 @@ function monthNumber(word: string): number | undefined {
 
 const EN_COUNT = "(\\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)";
 const ZH_COUNT = "(\\d{1,3}|[一二两三四五六七八九十]{1,3})";
-const MONTH_WORD = "(january|february|march|april|may|june|july|august|september|october|" +
+/** A month name or abbreviation, as one capture group. */
+export const MONTH_WORD = "(january|february|march|april|may|june|july|august|september|october|" +
   "november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\\.?";
 const YEAR = "((?:19|20)\\d{2})";
 

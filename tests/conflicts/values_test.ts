@@ -1,6 +1,7 @@
 /** Value extraction and normalization for the conflict rule stage. */
 import assert from "node:assert/strict";
-import { extractValues, normalizeNumerals, sameValue } from "../../src/conflicts/values.ts";
+import { extractValues, sameValue } from "../../src/conflicts/values.ts";
+import { normalizeNumerals } from "../../src/text/numerals.ts";
 
 function only(text: string): ReturnType<typeof extractValues>[number] {
   const values = extractValues(normalizeNumerals(text));

@@ -124,6 +124,21 @@ Deno.test({
       assert.ok(removed.some((line) => line.includes("12 Harbour Street")), removed.join("\n"));
       assert.ok(added.some((line) => line.includes("40 Quayside Road")), added.join("\n"));
 
+      // The subject's timeline: the old address ended where the new one began.
+      await page.click("#timeline-link");
+      assert.match(await page.textContent("h1") ?? "", /Timeline: office address/);
+      const values = page.locator("#timeline tr[data-version]");
+      assert.equal(await values.count(), 2);
+      const [old, current] = [await values.nth(0).innerText(), await values.nth(1).innerText()];
+      assert.match(old, /12 Harbour Street/);
+      assert.match(old, /ended/);
+      assert.match(old, /v1/);
+      assert.match(current, /40 Quayside Road/);
+      assert.match(current, /→ now/);
+      const closedAt = /→ (\S+ \S+)/.exec(old)?.[1];
+      assert.ok(closedAt && current.startsWith(closedAt), `${old} / ${current}`);
+      await page.click("text=Back to memory");
+
       // Resolve the conflict from the page: judge, apply every step, resolve.
       await page.click("nav >> text=Conflicts");
       await page.click(`tr[data-conflict-id="${seeded.conflictId}"] a`);

@@ -166,6 +166,18 @@ Deno.test("e2e: contradicting facts → notice → judge → apply (a failed ste
       1,
       "the superseded note is a new version; the old text is kept",
     );
+    // The replaced claim stopped holding when the resolution took effect; the holder's holds on.
+    assert.ok(old.data.valid_to, JSON.stringify(old.data));
+    assert.equal(old.data.no_longer_valid, true);
+    assert.equal((await server.call("read", { memory_id: idB })).data.valid_to, undefined);
+    const closings = await server.callRaw(
+      { view: "audit", data: { memory_id: idA } },
+      "memory_review",
+    );
+    assert.ok(
+      closings.data.entries.some((e: { action: string }) => e.action === "close_validity"),
+      JSON.stringify(closings.data.entries),
+    );
     const after = await server.call("find", { query: "release deadline" });
     assert.ok(
       after.data.results.every((r: { conflict_signal?: unknown }) =>

@@ -60,7 +60,7 @@ Deno.test("find filters on time phrases from the query and the time argument", a
         phrase: "yesterday",
         from: iso(midnight(-1)),
         to: iso(midnight(0)),
-        field: "event_time",
+        field: "valid_window_or_event_time",
         source: "query",
       });
     });
@@ -73,7 +73,7 @@ Deno.test("find filters on time phrases from the query and the time argument", a
         phrase: "2023-05",
         from: "2023-05-01T00:00:00.000Z",
         to: "2023-06-01T00:00:00.000Z",
-        field: "event_time",
+        field: "valid_window_or_event_time",
         source: "argument",
       });
     });

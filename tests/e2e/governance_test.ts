@@ -121,6 +121,8 @@ Deno.test("e2e: confirm, retire with supersede chain, expired view, history diff
       new_text: "7 Main Road",
       authorized: true,
       reason: "typo",
+      // A typo fix: the fact held all along, so no window closes (and no close is audited).
+      previous_still_valid: true,
     });
     const history = await server.callRaw(
       { view: "history", data: { memory_id: fresh } },

@@ -52,6 +52,20 @@ async function seedLibrary(home: TempHome): Promise<void> {
       authorized: true,
       metadata: { origin: "chat", turn: 3, nested: { ok: [1, "two"] } },
     });
+    // Validity windows: one read from the words, one stated as none although the words name
+    // one (an import must not read it back in).
+    await rememberMemory(cursor, {
+      subject: "Staging port",
+      content: "The staging port is 5433 from 1 March 2025 until 30 June 2025.",
+      workspace: "my-infra",
+    });
+    await rememberMemory(cursor, {
+      subject: "Office",
+      content: "We have rented the office since 2023.",
+      workspace: "my-infra",
+      validFrom: null,
+      validTo: null,
+    });
     await rememberMemory(cursor, {
       subject: "Draft idea",
       content: "---\nnot frontmatter: this content starts with a rule line\n",
@@ -78,7 +92,7 @@ function historyRows(dbPath: string, memoryId: number): Row[] {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
     return db.prepare(
-      "SELECT version, subject, content, tags, changed_by, changed_by_client, reason FROM memory_history WHERE memory_id = ? ORDER BY version",
+      "SELECT version, subject, content, tags, changed_by, changed_by_client, reason, valid_from, valid_to FROM memory_history WHERE memory_id = ? ORDER BY version",
     ).all(memoryId) as Row[];
   } finally {
     db.close();
@@ -96,6 +110,8 @@ const COMPARED = [
   "source_ref",
   "event_time",
   "ingest_time",
+  "valid_from",
+  "valid_to",
   "confidence",
   "protection_level",
   "status",
@@ -137,16 +153,19 @@ for (const format of ["md", "jsonl"]) {
       assert.equal(exported.code, 0, exported.stderr);
       const imported = await runCli(target, ["import", out, "--authorized"]);
       assert.equal(imported.code, 0, imported.stderr);
-      assert.match(imported.stdout, /4 new, 0 updated, 0 unchanged, 0 duplicate\(s\); 0 skipped/);
-      assertSameFacts(activeRows(source.dbPath), activeRows(target.dbPath));
+      assert.match(imported.stdout, /6 new, 0 updated, 0 unchanged, 0 duplicate\(s\); 0 skipped/);
+      const before = activeRows(source.dbPath);
+      assert.ok(before.some((row) => row.valid_to === "2025-07-01T00:00:00.000Z"));
+      assert.ok(before.some((row) => row.subject === "Office" && row.valid_from === null));
+      assertSameFacts(before, activeRows(target.dbPath));
 
       // Importing the same export again stores nothing new.
-      const before = snapshotDatabase(target.dbPath);
+      const snapshot = snapshotDatabase(target.dbPath);
       const again = await runCli(target, ["import", out, "--authorized"]);
       assert.equal(again.code, 0, again.stderr);
       // Matched by source, mema_id or content: nothing new either way.
       assert.match(again.stdout, /0 new, 0 updated, \d unchanged, \d duplicate\(s\); 0 skipped/);
-      assert.equal(snapshotDatabase(target.dbPath), before);
+      assert.equal(snapshotDatabase(target.dbPath), snapshot);
     } finally {
       source.cleanup();
       target.cleanup();
@@ -173,7 +192,9 @@ Deno.test("round trip with history: a JSONL export with every version rebuilds t
     assert.match(imported.stdout, /1 earlier version\(s\) replayed/);
     const ids = assertSameFacts(activeRows(source.dbPath), activeRows(target.dbPath));
     const [sourceId, targetId] = [...ids.entries()][0];
-    assert.deepEqual(historyRows(target.dbPath, targetId), historyRows(source.dbPath, sourceId));
+    const history = historyRows(source.dbPath, sourceId);
+    assert.ok(history[0].valid_to !== null, "the replaced version's window was closed");
+    assert.deepEqual(historyRows(target.dbPath, targetId), history);
     assert.equal(activeRows(target.dbPath).find((row) => row.id === targetId)!.version, 2);
   } finally {
     source.cleanup();
@@ -375,7 +396,7 @@ Deno.test("an exported note edited by hand and imported back becomes a new versi
     Deno.writeTextFileSync(path, Deno.readTextFileSync(path).replace("Mondays", "Tuesdays"));
     const run = await runCli(home, ["import", out, "--authorized"]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /0 new, 1 updated, 3 unchanged, 0 duplicate\(s\)/);
+    assert.match(run.stdout, /0 new, 1 updated, 5 unchanged, 0 duplicate\(s\)/);
     const deploy = activeRows(home.dbPath).find((row) => row.subject === "Deploy window")!;
     assert.equal(deploy.version, 3);
     assert.equal(deploy.content, "Deploys run on Tuesdays after 14:00.\n");

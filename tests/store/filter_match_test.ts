@@ -23,6 +23,14 @@ const FILTERS: RecallFilters[] = [
     after: "2024-01-01T00:00:00.000Z",
     before: "2024-06-01T00:00:00.000Z",
   },
+  { statuses: MEMORY_STATUSES, after: "2024-03-01T00:00:00.000Z", byValidity: true },
+  { statuses: MEMORY_STATUSES, before: "2024-03-01T00:00:00.000Z", byValidity: true },
+  {
+    statuses: MEMORY_STATUSES,
+    after: "2024-01-01T00:00:00.000Z",
+    before: "2024-06-01T00:00:00.000Z",
+    byValidity: true,
+  },
   { statuses: MEMORY_STATUSES, sourceTypes: ["user_confirmed"] },
   { statuses: MEMORY_STATUSES, sourceTypes: ["document_extracted"] },
   { statuses: MEMORY_STATUSES, sourceTypes: [] },
@@ -50,6 +58,9 @@ Deno.test("filtering a record in hand gives the SQL filter's answer for every fi
         eventTime: times[i % times.length],
         sourceType: i % 2 === 0 ? "document_extracted" : "agent_generated",
         status: i % 7 === 0 ? "pending" : undefined,
+        // Validity windows: open-ended, closed, and none (the event time then decides).
+        validFrom: i % 5 === 1 ? "2024-02-01" : i % 5 === 2 ? "2023-06-01" : undefined,
+        validTo: i % 5 === 2 ? "2024-02-01" : i % 5 === 3 ? "2024-04-01" : undefined,
       });
       ids.push(memoryId);
     }

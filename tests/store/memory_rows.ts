@@ -32,6 +32,8 @@ export function testMemory(content: string, overrides: Partial<NewMemory> = {}):
     sourceRef: null,
     eventTime: null,
     ingestTime: STORED_AT,
+    validFrom: null,
+    validTo: null,
     confidence: 0.5,
     protectionLevel: "normal",
     status: "active",

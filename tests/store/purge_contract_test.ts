@@ -43,6 +43,8 @@ backendTest(
         changedBy: "agent",
         changedByClient: "client",
         reason: null,
+        validFrom: null,
+        validTo: null,
       });
       await tx.changeMemory(gone, { version: 2, updatedAt: AT });
       await tx.replaceRows({ id: gone, version: 2 }, [

@@ -21,6 +21,8 @@ function newMemory(content: string, overrides: Partial<NewMemory> = {}): NewMemo
     sourceRef: null,
     eventTime: null,
     ingestTime: AT,
+    validFrom: null,
+    validTo: null,
     confidence: 0.5,
     protectionLevel: "normal",
     status: "active",
@@ -74,6 +76,36 @@ backendTest("one active copy of a content per workspace; found by its hash", asy
   assert.notEqual(other, id);
   await store.write((tx) => tx.setStatus(id, { status: "retired", supersededBy: null, now: AT }));
   assert.equal(await store.findActiveByContent("team_a", "sha-same"), undefined);
+});
+
+backendTest("a validity window is stored, closed and cleared; other fields stay", async (store) => {
+  const from = "2024-03-01T00:00:00.000Z";
+  const id = await store.write((tx) =>
+    tx.insertMemory(newMemory("port 5433", { validFrom: from }))
+  );
+  let read = (await store.getMemory(id))!;
+  assert.equal(read.validFrom, from);
+  assert.equal(read.validTo, null);
+  const to = "2024-07-01T00:00:00.000Z";
+  await store.write((tx) => tx.changeMemory(id, { validTo: to, updatedAt: AT }));
+  read = (await store.getMemory(id))!;
+  assert.deepEqual([read.validFrom, read.validTo, read.content], [from, to, "port 5433"]);
+  await store.write((tx) => tx.changeMemory(id, { validFrom: null, updatedAt: AT }));
+  read = (await store.getMemory(id))!;
+  assert.deepEqual([read.validFrom, read.validTo], [null, to]);
+  // A time filter by validity: the window overlaps [after, before), else the event time is in it.
+  const undated = await store.write((tx) =>
+    tx.insertMemory(newMemory("undated", { eventTime: "2025-01-05T00:00:00.000Z" }))
+  );
+  const during = (after: string, before: string) =>
+    store.browse({ statuses: ["active"], after, before, byValidity: true }, {
+      limit: 10,
+      offset: 0,
+    });
+  assert.deepEqual(await during("2024-05-01T00:00:00.000Z", "2024-06-01T00:00:00.000Z"), [id]);
+  assert.deepEqual(await during("2024-08-01T00:00:00.000Z", "2025-02-01T00:00:00.000Z"), [
+    undated,
+  ]);
 });
 
 backendTest("changes touch only the fields given", async (store) => {
@@ -145,6 +177,8 @@ backendTest("history keeps every earlier version and deletes only what is asked"
     changedBy: "agent",
     changedByClient: "client",
     reason: version === 2 ? null : `reason ${version}`,
+    validFrom: version === 1 ? "2024-03-01T00:00:00.000Z" : null,
+    validTo: version === 1 ? "2024-06-30T00:00:00.000Z" : null,
   });
   await store.write(async (tx) => {
     await tx.appendHistory(entry(id, 2));

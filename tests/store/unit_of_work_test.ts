@@ -26,6 +26,8 @@ function newMemory(content: string): NewMemory {
     sourceRef: null,
     eventTime: null,
     ingestTime: now,
+    validFrom: null,
+    validTo: null,
     confidence: 1,
     protectionLevel: "normal",
     status: "active",

@@ -47,6 +47,8 @@ async function sourceLibrary(dir: string) {
         changedBy: "agent",
         changedByClient: "client",
         reason: "moved",
+        validFrom: "2024-01-01T00:00:00.000Z",
+        validTo: "2024-03-01T00:00:00.000Z",
       });
       await tx.changeMemory(current, { version: 2, updatedAt: AT });
       await tx.registerWorkspace({
@@ -164,7 +166,14 @@ backendTest("a SQLite library is copied in whole and checked by fingerprints", a
 backendTest(
   "a restored memory keeps its id; registering workspaces adds the missing ones",
   async (store) => {
-    const restored = { ...memory("restored"), id: 41, version: 3, supersededBy: null };
+    const restored = {
+      ...memory("restored"),
+      id: 41,
+      version: 3,
+      supersededBy: null,
+      validFrom: "2024-03-01T00:00:00.000Z",
+      validTo: "2024-07-01T00:00:00.000Z",
+    };
     await store.write((tx) => tx.restoreMemory(restored));
     assert.deepEqual(await store.getMemory(41), restored);
     await store.write(async (tx) => {

@@ -8,6 +8,7 @@ import { type Html, html } from "../html.ts";
 import { badge, csrfField, metaList, when } from "../layout.ts";
 import type { ConsoleScope, PageResult } from "../scope.ts";
 import { checkInScope } from "../workspace.ts";
+import { windowText } from "./timeline.ts";
 
 /** Renders a unified diff line by line. */
 export function renderDiff(unified: string): Html {
@@ -123,6 +124,13 @@ ${csrfField(scope.csrf)}
         ["tags", memory.tags.length ? memory.tags.join(", ") : "—"],
         ["stored by", `${memory.client}/${memory.agentId}`],
         ["event time", when(memory.eventTime)],
+        [
+          "valid",
+          html`
+            ${windowText(memory.validFrom, memory.validTo)} · <a id="timeline-link"
+              href="./memories/${memory.id}/timeline">timeline of this subject</a>
+          `,
+        ],
         ["stored", when(memory.ingestTime)],
         ["updated", when(memory.updatedAt)],
         [
@@ -161,7 +169,7 @@ ${csrfField(scope.csrf)}
       : ""}
     <h2>History</h2>
     <div
-      class="card"><table><tr><th>version</th><th>subject</th><th>tags</th><th>replaced</th><th>by</th><th>reason</th></tr>${[
+      class="card"><table><tr><th>version</th><th>subject</th><th>tags</th><th>valid</th><th>replaced</th><th>by</th><th>reason</th></tr>${[
         ...versions,
       ].reverse().map((v) =>
         html`
@@ -173,6 +181,7 @@ ${csrfField(scope.csrf)}
               : ""}</td>
             <td class="value">${v.subject}</td>
             <td class="value">${v.tags.join(", ")}</td>
+            <td class="key">${windowText(v.validFrom, v.validTo)}</td>
             <td class="key">${when(v.replaced?.at)}</td>
             <td class="key">${v.replaced ? `${v.replaced.client}/${v.replaced.by}` : ""}</td>
             <td class="value">${v.replaced?.reason ?? ""}</td>

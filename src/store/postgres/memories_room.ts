@@ -26,7 +26,7 @@ type Row = Record<string, unknown>;
 /** The `memories` columns every reader selects, in {@linkcode toMemoryRecord}'s terms. */
 const MEMORY_COLUMNS = `id, subject, content, content_sha, tags, workspace, workspace_canonical,
   source_type, source_ref, event_time, ingest_time, confidence, protection_level, status, version,
-  agent_id, client, metadata, superseded_by, follows, created_at, updated_at`;
+  agent_id, client, metadata, superseded_by, follows, created_at, updated_at, valid_from, valid_to`;
 
 /** A memory row's fields the word index reads. */
 function indexedFields(row: Row): IndexedFields {
@@ -55,6 +55,8 @@ export function toMemoryRecord(row: Row): MemoryRecord {
     sourceRef: nullableString(row.source_ref),
     eventTime: nullableString(row.event_time),
     ingestTime: String(row.ingest_time),
+    validFrom: nullableString(row.valid_from),
+    validTo: nullableString(row.valid_to),
     confidence: Number(row.confidence),
     protectionLevel: row.protection_level as ProtectionLevel,
     status: row.status as MemoryStatus,
@@ -82,6 +84,8 @@ function toHistoryEntry(row: Row): HistoryEntry {
     changedBy: String(row.changed_by),
     changedByClient: String(row.changed_by_client),
     reason: nullableString(row.reason),
+    validFrom: nullableString(row.valid_from),
+    validTo: nullableString(row.valid_to),
   };
 }
 
@@ -109,14 +113,15 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       const [row] = await core.q()`
         INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
           source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
-          version, agent_id, client, metadata, follows, created_at, updated_at)
+          version, agent_id, client, metadata, follows, created_at, updated_at, valid_from,
+          valid_to)
         VALUES (${memory.subject}, ${memory.content}, ${memory.contentSha},
           ${JSON.stringify(memory.tags)}::text::jsonb, ${memory.workspace},
           ${memory.workspaceCanonical}, ${memory.sourceType}, ${memory.sourceRef},
           ${memory.eventTime}, ${memory.ingestTime}, ${memory.confidence},
           ${memory.protectionLevel}, ${memory.status}, 1, ${memory.agentId}, ${memory.client},
           ${JSON.stringify(memory.metadata)}::text::json, ${memory.follows},
-          ${memory.createdAt}, ${memory.updatedAt})
+          ${memory.createdAt}, ${memory.updatedAt}, ${memory.validFrom}, ${memory.validTo})
         RETURNING id`;
       const id = Number(row.id);
       await indexMemoryTerms(core.q(), id, memory);
@@ -162,6 +167,8 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
         sets.push(sql`tags = ${JSON.stringify(change.tags)}::text::jsonb`);
       }
       if (change.version !== undefined) sets.push(sql`version = ${change.version}`);
+      if (change.validFrom !== undefined) sets.push(sql`valid_from = ${change.validFrom}`);
+      if (change.validTo !== undefined) sets.push(sql`valid_to = ${change.validTo}`);
       const list = sets.reduce((all, set) => sql`${all}, ${set}`);
       const [after] = await sql`UPDATE memories SET ${list} WHERE id = ${id}
         RETURNING subject, content, tags, workspace_canonical`;
@@ -211,7 +218,7 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
 }
 
 const HISTORY_COLUMNS = `memory_id, version, subject, content, content_sha, tags, status,
-  changed_at, changed_by, changed_by_client, reason`;
+  changed_at, changed_by, changed_by_client, reason, valid_from, valid_to`;
 
 /** The history room over `core`'s pool. */
 export function pgHistory(core: PgCore<unknown>): HistoryRepository {
@@ -219,10 +226,11 @@ export function pgHistory(core: PgCore<unknown>): HistoryRepository {
     async appendHistory(entry) {
       await core.q()`
         INSERT INTO memory_history (memory_id, version, subject, content, content_sha, tags,
-          status, changed_at, changed_by, changed_by_client, reason)
+          status, changed_at, changed_by, changed_by_client, reason, valid_from, valid_to)
         VALUES (${entry.memoryId}, ${entry.version}, ${entry.subject}, ${entry.content},
           ${entry.contentSha}, ${JSON.stringify(entry.tags)}::text::jsonb, ${entry.status},
-          ${entry.changedAt}, ${entry.changedBy}, ${entry.changedByClient}, ${entry.reason})`;
+          ${entry.changedAt}, ${entry.changedBy}, ${entry.changedByClient}, ${entry.reason},
+          ${entry.validFrom}, ${entry.validTo})`;
     },
     async listHistory(memoryId) {
       const sql = core.q();

@@ -308,6 +308,14 @@ CREATE TABLE scan_queue (
 CREATE INDEX scan_queue_pending ON scan_queue(status, score DESC, id);
 `;
 
+// Validity windows (issue 34): when a fact was true, on the memory and on each earlier version.
+const VALIDITY_WINDOWS = `
+ALTER TABLE memories ADD COLUMN valid_from TEXT;
+ALTER TABLE memories ADD COLUMN valid_to TEXT;
+ALTER TABLE memory_history ADD COLUMN valid_from TEXT;
+ALTER TABLE memory_history ADD COLUMN valid_to TEXT;
+`;
+
 /** Every migration, in order; a database at version N has had the first N applied. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -339,6 +347,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 6,
     description: "conflict members, keys and stale claims, notices, the scan's state and queue",
     statements: CONFLICT_TABLES,
+  },
+  {
+    version: 7,
+    description: "validity windows (valid_from, valid_to) on memories and their versions",
+    statements: VALIDITY_WINDOWS,
   },
 ];
 

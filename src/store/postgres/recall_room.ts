@@ -30,10 +30,22 @@ export function filterCondition(sql: PgQuery, filters: RecallFilters): Fragment 
     parts.push(sql`m.tags @> ${JSON.stringify(filters.tagsAll)}::text::jsonb`);
   }
   if (filters.after) {
-    parts.push(sql`coalesce(m.event_time, m.ingest_time) COLLATE "C" >= ${filters.after}`);
+    const byTime = sql`coalesce(m.event_time, m.ingest_time) COLLATE "C" >= ${filters.after}`;
+    parts.push(
+      filters.byValidity
+        ? sql`(CASE WHEN m.valid_from IS NULL AND m.valid_to IS NULL THEN ${byTime}
+            ELSE m.valid_to IS NULL OR m.valid_to COLLATE "C" > ${filters.after} END)`
+        : byTime,
+    );
   }
   if (filters.before) {
-    parts.push(sql`coalesce(m.event_time, m.ingest_time) COLLATE "C" < ${filters.before}`);
+    const byTime = sql`coalesce(m.event_time, m.ingest_time) COLLATE "C" < ${filters.before}`;
+    parts.push(
+      filters.byValidity
+        ? sql`(CASE WHEN m.valid_from IS NULL AND m.valid_to IS NULL THEN ${byTime}
+            ELSE m.valid_from IS NULL OR m.valid_from COLLATE "C" < ${filters.before} END)`
+        : byTime,
+    );
   }
   if (filters.sourceTypes && filters.sourceTypes.length > 0) {
     parts.push(sql`m.source_type = ANY(${filters.sourceTypes as string[]}::text[])`);

@@ -128,14 +128,15 @@ export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
       await sql`INSERT INTO memories (id, subject, content, content_sha, tags, workspace,
           workspace_canonical, source_type, source_ref, event_time, ingest_time, confidence,
           protection_level, status, version, agent_id, client, metadata, superseded_by, follows,
-          created_at, updated_at)
+          created_at, updated_at, valid_from, valid_to)
         VALUES (${memory.id}, ${memory.subject}, ${memory.content}, ${memory.contentSha},
           ${JSON.stringify(memory.tags)}::text::jsonb, ${memory.workspace},
           ${memory.workspaceCanonical}, ${memory.sourceType}, ${memory.sourceRef},
           ${memory.eventTime}, ${memory.ingestTime}, ${memory.confidence},
           ${memory.protectionLevel}, ${memory.status}, ${memory.version}, ${memory.agentId},
           ${memory.client}, ${JSON.stringify(memory.metadata)}::text::json,
-          ${memory.supersededBy}, ${memory.follows}, ${memory.createdAt}, ${memory.updatedAt})`;
+          ${memory.supersededBy}, ${memory.follows}, ${memory.createdAt}, ${memory.updatedAt},
+          ${memory.validFrom}, ${memory.validTo})`;
       await sql`SELECT setval(pg_get_serial_sequence('memories', 'id'),
         (SELECT coalesce(max(id), 0) + 1 FROM memories), false)`;
     },
