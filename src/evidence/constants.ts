@@ -72,6 +72,9 @@ export const EMBED_JOB_KIND = "embed_rows";
  */
 export const REBUILD_JOB_KIND = "rebuild_vectors";
 
+/** The rebuild job's dedupe key: one pending rebuild, however many servers notice the change. */
+export const REBUILD_DEDUPE_KEY = "space-change";
+
 /** Rows embedded and committed together: one model batch-set, small enough to lose little on a crash. */
 export const EMBED_BATCH_ROWS = 128;
 

@@ -52,6 +52,7 @@ import {
   HYBRID_MIN_COVERAGE,
   MODEL_LOAD_QUIET_MAX_MS,
   QUERY_WORD_ROWS_MAX,
+  REBUILD_DEDUPE_KEY,
   REBUILD_JOB_KIND,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
@@ -107,8 +108,6 @@ const SPACE_KEY = "embedding_space";
  * far the rebuild is. Empty once it is done (the store has no delete for meta keys).
  */
 const REBUILD_FROM_KEY = "embedding_rebuild_from";
-/** Deduplicates the rebuild job while it is pending, across processes sharing a queue. */
-const REBUILD_DEDUPE_KEY = "space-change";
 
 /** The embedding space id: model, dimension and a fingerprint of the weights. */
 export function spaceId(

@@ -28,6 +28,7 @@ import { logWarn } from "../platform/log.ts";
 import {
   EMBED_JOB_KIND,
   EVIDENCE_WORKER_START_DELAY_MS,
+  REBUILD_DEDUPE_KEY,
   REBUILD_JOB_KIND,
   ROW_BACKFILL_BATCH,
 } from "./constants.ts";
@@ -84,7 +85,7 @@ export async function runRebuildJob(store: Store, semantic: SemanticIndex): Prom
     await store.write(async () =>
       await enqueueJob(
         store,
-        { kind: REBUILD_JOB_KIND, dedupeKey: "space-change", payload: {} },
+        { kind: REBUILD_JOB_KIND, dedupeKey: REBUILD_DEDUPE_KEY, payload: {} },
         new Date(error.retryAt),
       ), { durable: false });
   }
