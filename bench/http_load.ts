@@ -17,9 +17,8 @@
  */
 import { parseArgs } from "node:util";
 // @ts-types="@modelcontextprotocol/sdk/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp.d.ts"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { connectHttp as connect, startHttpServer } from "./helpers/mema_http.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 const CONCURRENCY = [1, 4, 16];
@@ -35,7 +34,6 @@ const TOPICS = [
   "billing retry",
   "log retention",
 ];
-const HEADERS = { "X-Mema-Client": "bench", "X-Mema-Agent-Id": "http-load" };
 
 interface Cell {
   operation: "status" | "find" | "remember";
@@ -67,50 +65,6 @@ function cpuMs(pid: number): number {
   } catch {
     return NaN;
   }
-}
-
-async function startServer(env: Record<string, string>): Promise<{
-  url: string;
-  child: Deno.ChildProcess;
-  home: string;
-}> {
-  const home = Deno.makeTempDirSync({ prefix: "mema-bench-http-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", `${ROOT}/main.ts`, "serve", "--http", "--port", "0"],
-    env: {
-      HOME: home,
-      XDG_CONFIG_HOME: `${home}/config`,
-      XDG_DATA_HOME: `${home}/data`,
-      XDG_CACHE_HOME: `${home}/cache`,
-      ...env,
-    },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let log = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited before listening: ${log}`);
-    log += value;
-    const url = / at (http:\/\/\S+\/mcp)/.exec(log)?.[1];
-    if (url) {
-      // Keep draining stderr so the server never blocks on a full pipe.
-      (async () => {
-        while (!(await reader.read()).done) { /* discard */ }
-      })();
-      return { url, child, home };
-    }
-  }
-}
-
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "mema-http-bench", version: "0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: HEADERS } }),
-  );
-  return client;
 }
 
 let sequence = 0;
@@ -230,7 +184,7 @@ async function main(): Promise<void> {
   const env = Object.fromEntries(
     values.env.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
   );
-  const server = await startServer(env);
+  const server = await startHttpServer(env);
   const pool = await Promise.all(
     Array.from({ length: Math.max(...CONCURRENCY) }, () => connect(server.url)),
   );
@@ -279,9 +233,7 @@ async function main(): Promise<void> {
     console.error(`wrote ${path}`);
   } finally {
     await Promise.all(pool.map((client) => client.close()));
-    server.child.kill("SIGTERM");
-    await server.child.status;
-    Deno.removeSync(server.home, { recursive: true });
+    await server.stop();
   }
 }
 

@@ -59,7 +59,15 @@ import {
   type LibraryMemory,
   type LocomoLibrary,
 } from "./helpers/locomo_library.ts";
-import { type MemaServer, startMemaServer } from "./helpers/mcp_server.ts";
+import { startMemaServer } from "./helpers/mcp_server.ts";
+import {
+  BULK_BATCH_DEFAULT,
+  type BulkPath,
+  detectBulkPath,
+  memaRememberData as rememberData,
+  rememberInBulk,
+  runConcurrently,
+} from "./helpers/mema_loader.ts";
 import { seededRandom } from "../tests/helpers/random.ts";
 import { ensureStaticModel, STATIC_MODEL_ID } from "./helpers/static_model.ts";
 import {
@@ -75,8 +83,6 @@ import {
 const WORKSPACE = "locomo";
 const PEER_SCOPE = `project:${WORKSPACE}`;
 const FIND_LIMIT = 10;
-/** Facts per bulk call when the bulk schema states no maximum. */
-const BULK_BATCH_DEFAULT = 500;
 /** A query in a script the library does not contain. */
 const CJK_NO_MATCH = "量子纠缠的猫在月球上跳舞吗";
 const SYSTEMS = ["mema_lexical", "mema_hybrid", "peer"] as const;
@@ -105,17 +111,6 @@ interface Options {
   systems: SystemName[];
   /** Sizes built one call at a time run the servers together, taking turns call by call. */
   interleave: boolean;
-}
-
-/** How mema takes many facts in one call, read from `memory help`. */
-interface BulkPath {
-  action: string;
-  field: string;
-  maxItems: number;
-  /** Item properties the schema lists (undefined: any). */
-  itemKeys?: Set<string>;
-  /** Top-level required properties other than `field`, filled from the first fact. */
-  topRequired: string[];
 }
 
 /** One server under test, whatever its tools are called. */
@@ -226,70 +221,8 @@ function mb(bytes: number | undefined): number | undefined {
   return bytes === undefined ? undefined : Number((bytes / 2 ** 20).toFixed(1));
 }
 
-/** Runs `fn` over `items` with at most `concurrency` calls in flight. */
-async function runConcurrently<T>(
-  items: readonly T[],
-  concurrency: number,
-  fn: (item: T, index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await fn(items[index], index);
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker),
-  );
-}
-
 function memaRememberData(memory: LibraryMemory): Record<string, unknown> {
-  return {
-    subject: memory.subject,
-    content: memory.content,
-    workspace: WORKSPACE,
-    tags: memory.tags,
-    ...(memory.eventTime ? { event_time: memory.eventTime } : {}),
-  };
-}
-
-/** A JSON Schema as `memory help` publishes it (read loosely: only a few keys matter). */
-// deno-lint-ignore no-explicit-any
-type JsonSchema = any;
-
-/**
- * Looks in `memory help` for an action with an array of fact objects (items with a
- * `content` property): the bulk path, whatever it ends up being called.
- */
-async function detectBulkPath(server: MemaServer): Promise<BulkPath | undefined> {
-  const help = await server.call("memory", "help", {});
-  const actions = (help.data?.actions ?? {}) as Record<string, { schema?: JsonSchema }>;
-  for (const [action, spec] of Object.entries(actions)) {
-    // A verb that takes either one fact or many may publish a union of object shapes.
-    const shapes: JsonSchema[] = [
-      spec.schema,
-      ...(spec.schema?.anyOf ?? []),
-      ...(spec.schema?.oneOf ?? []),
-    ];
-    for (const shape of shapes) {
-      for (const [field, property] of Object.entries<JsonSchema>(shape?.properties ?? {})) {
-        const items = property?.items;
-        if (property?.type !== "array" || items?.type !== "object") continue;
-        if (!items.properties?.content) continue;
-        return {
-          action,
-          field,
-          maxItems: typeof property.maxItems === "number" ? property.maxItems : BULK_BATCH_DEFAULT,
-          itemKeys: items.additionalProperties === false
-            ? new Set(Object.keys(items.properties))
-            : undefined,
-          topRequired: ((shape.required ?? []) as string[]).filter((key) => key !== field),
-        };
-      }
-    }
-  }
-  return undefined;
+  return rememberData(memory, WORKSPACE);
 }
 
 async function startMemaTarget(
@@ -299,7 +232,7 @@ async function startMemaTarget(
 ): Promise<{ target: Target; bulkPath?: BulkPath }> {
   const dbPath = `${dir}/mema.sqlite3`;
   const server = await startMemaServer({ home: `${dir}/home`, dbPath, env, keepStderr: true });
-  const bulkPath = withBulk ? await detectBulkPath(server) : undefined;
+  const bulkPath = withBulk ? await detectBulkPath(server.call) : undefined;
   const target: Target = {
     async remember(memory) {
       await server.call("memory", "remember", memaRememberData(memory));
@@ -331,19 +264,8 @@ async function startMemaTarget(
   };
   if (bulkPath) {
     target.bulkBatch = bulkPath.maxItems;
-    target.bulk = async (memories) => {
-      const facts = memories.map((memory) => {
-        const data = memaRememberData(memory);
-        if (!bulkPath.itemKeys) return data;
-        return Object.fromEntries(
-          Object.entries(data).filter(([key]) => bulkPath.itemKeys!.has(key)),
-        );
-      });
-      const first = memaRememberData(memories[0]);
-      const top: Record<string, unknown> = { [bulkPath.field]: facts };
-      for (const key of bulkPath.topRequired) if (key in first) top[key] = first[key];
-      await server.call("memory", bulkPath.action, top);
-    };
+    target.bulk = (memories) =>
+      rememberInBulk(server.call, bulkPath, { memories, workspace: WORKSPACE });
   }
   return { target, bulkPath };
 }

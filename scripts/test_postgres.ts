@@ -70,12 +70,20 @@ async function runTool(argv: string[], asPostgres: boolean): Promise<void> {
 }
 
 /** A started cluster: the URL the tests use and how to stop it. */
-interface TestCluster {
+export interface TestCluster {
   url: string;
   stop(): Promise<void>;
 }
 
-async function startCluster(bin: string): Promise<TestCluster> {
+/**
+ * Starts a throwaway cluster from the server binaries in `bin`. `durable` keeps PostgreSQL's
+ * default `fsync=on`, as a benchmark must (a commit then waits for the disk, as in production);
+ * the tests turn it off.
+ */
+export async function startCluster(
+  bin: string,
+  options: { durable?: boolean } = {},
+): Promise<TestCluster> {
   const asPostgres = Deno.uid() === 0;
   const dir = await Deno.makeTempDir({ prefix: "mema-pg-" });
   if (asPostgres) await new Deno.Command("chown", { args: ["postgres:", dir] }).output();
@@ -86,7 +94,8 @@ async function startCluster(bin: string): Promise<TestCluster> {
     asPostgres,
   );
   // fsync off: a test cluster is thrown away, and the suite shares two cores with others.
-  const serverOptions = `-k ${dir} -p ${port} -c listen_addresses='' -c fsync=off`;
+  const serverOptions = `-k ${dir} -p ${port} -c listen_addresses=''` +
+    (options.durable ? "" : " -c fsync=off");
   await runTool(
     [`${bin}/pg_ctl`, "-D", data, "-l", `${dir}/server.log`, "-o", serverOptions, "-w", "start"],
     asPostgres,

@@ -32,10 +32,12 @@
  */
 import { subscribeConflictChecks } from "../conflicts/schedule.ts";
 import { MemoryEvents } from "../core/memory_events.ts";
+import { subscribeEntityGraph } from "../entities/graph.ts";
 
-/** Events with every listener the services need: today, conflicts' queued check. */
+/** Events with every listener the services need: conflicts' queued check, the entity graph. */
 export function composeMemoryEvents(): MemoryEvents {
   const events = new MemoryEvents();
   subscribeConflictChecks(events);
+  subscribeEntityGraph(events);
   return events;
 }

@@ -27,6 +27,13 @@
  * ```
  * @module
  */
+import {
+  ENTITY_BACKFILL_JOB_KIND,
+  entityBackfillOwed,
+  runEntityBackfill,
+} from "../entities/backfill.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { yieldToRequests } from "../jobs/worker.ts";
 import type { MemaConfig } from "../config/mod.ts";
 import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -41,6 +48,8 @@ import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { settlesWithin } from "../platform/deadline.ts";
 import { type BackupReplayer, startBackupReplayer } from "../memory/backup_replayer.ts";
+import { BACKUP_REPLAY_TICK_MS } from "../memory/backup_constants.ts";
+import { DatabaseUnreachable } from "../errors/mod.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { UsageLedger } from "../recall/usage.ts";
@@ -56,6 +65,11 @@ export interface DatabaseOptions {
   path?: string;
   /** Open without sqlite-vec (commands that embed nothing). */
   skipVec?: boolean;
+  /**
+   * On PostgreSQL, start even while the database cannot be reached (serving processes): reads
+   * fail clearly and writes go to the local backup until it answers.
+   */
+  waitForDatabase?: boolean;
 }
 
 /** What a command opens the application with. */
@@ -71,6 +85,11 @@ export interface AppOptions extends DatabaseOptions {
   serving?: {
     /** Let the semantic index recount its rows after calls (`serve`). */
     recountAfterCalls?: boolean;
+    /**
+     * On PostgreSQL, start even while the database cannot be reached (`serve`): reads fail
+     * clearly and writes go to the local backup until it answers.
+     */
+    waitForDatabase?: boolean;
     /** Count the memories agents are handed, for the usage nudge (`serve`, not the console). */
     recordUsage?: boolean;
   };
@@ -107,20 +126,41 @@ export async function openDatabase(
     busyTimeoutMs: config.busyTimeoutMs,
     durability: config.durability,
     skipVec: options.skipVec,
+    waitForDatabase: options.waitForDatabase,
   });
   // A library a `mema copy` left half written is never served as if it were whole.
   try {
     await refuseIncompleteCopy(store, store.backend?.database ?? store.path);
   } catch (error) {
+    // A database not reached yet is checked by the store itself once it answers.
+    if (options.waitForDatabase && error instanceof DatabaseUnreachable) {
+      logWarn(`${error.message}; starting anyway`);
+      return store;
+    }
     await store.close();
     throw error;
   }
   return store;
 }
 
+/** False while a shared database cannot be reached (a SQLite file always answers here). */
+async function databaseAnswers(store: Store): Promise<boolean> {
+  if (store.backend?.kind !== "postgresql") return true;
+  try {
+    await store.read(() => Promise.resolve());
+    return true;
+  } catch (error) {
+    if (error instanceof DatabaseUnreachable) return false;
+    throw error;
+  }
+}
+
 /** Opens the database and composes the services over it; closes it again if composing fails. */
 export async function openApp(config: MemaConfig, options: AppOptions): Promise<App> {
-  const store = await openDatabase(config, options);
+  const store = await openDatabase(config, {
+    ...options,
+    waitForDatabase: options.serving?.waitForDatabase === true,
+  });
   try {
     return await composeApp(config, store, options);
   } catch (error) {
@@ -135,7 +175,12 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   if (options.serving) {
     // A purge whose process died before its scrub (or whose WAL a reader held) is finished
     // before anything is served.
-    for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
+    try {
+      for (const warning of await finishOwedScrub(store, config.backupPath)) logWarn(warning);
+    } catch (error) {
+      // The database is not reached yet; the owed scrub waits for the next start.
+      if (!(error instanceof DatabaseUnreachable)) throw error;
+    }
     semantic = new SemanticIndex(store, {
       modelId: config.embeddingModel,
       provider: config.embeddingProvider,
@@ -179,14 +224,49 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         void stop.requested.then(() => started.stop());
       }
       if (semantic === undefined || store.capabilities.readOnly !== undefined) return;
-      const started = await startEvidenceWorker(store, semantic, {
-        [DETECT_JOB_KIND]: async (job) => {
-          await detectConflicts(ctx, Number(job.payload.memory_id), stages);
-        },
+      const index = semantic;
+      const startWorker = async () => {
+        // Facts written before the entity graph existed are read in the background.
+        if (await entityBackfillOwed(store)) {
+          await store.writeBlocking(async () =>
+            await enqueueJob(store, {
+              kind: ENTITY_BACKFILL_JOB_KIND,
+              dedupeKey: ENTITY_BACKFILL_JOB_KIND,
+              payload: {},
+            })
+          );
+        }
+        const started = await startEvidenceWorker(store, index, {
+          [DETECT_JOB_KIND]: async (job) => {
+            await detectConflicts(ctx, Number(job.payload.memory_id), stages);
+          },
+          [ENTITY_BACKFILL_JOB_KIND]: () => runEntityBackfill(store, yieldToRequests),
+        });
+        worker = started;
+        // The job in progress gets the transport's grace period to finish; no new one starts.
+        void stop.requested.then(() => started.stop());
+      };
+      if (await databaseAnswers(store)) return await startWorker();
+      // A server that started before its database answered starts its jobs once it does.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let stopping = false;
+      void stop.requested.then(() => {
+        stopping = true;
+        clearTimeout(timer);
       });
-      worker = started;
-      // The job in progress gets the transport's grace period to finish; no new one starts.
-      void stop.requested.then(() => started.stop());
+      const retry = () => {
+        timer = setTimeout(async () => {
+          if (stopping || closed) return;
+          try {
+            if (await databaseAnswers(store)) {
+              if (!stopping && !closed) await startWorker();
+            } else retry();
+          } catch (error) {
+            logWarn(`background jobs did not start: ${error}`);
+          }
+        }, BACKUP_REPLAY_TICK_MS);
+      };
+      retry();
     },
     async close(): Promise<void> {
       if (closed) return;

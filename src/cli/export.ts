@@ -29,6 +29,7 @@ import { openDatabase } from "../app/mod.ts";
 import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { exportServerMemoryTo } from "./server_memory.ts";
 
 /** The name of the JSONL file inside the export directory. */
 export const JSONL_EXPORT_NAME = "memories.jsonl";
@@ -38,7 +39,7 @@ export const exportSpec: CommandSpec = {
   name: "export",
   summary: "write the facts in force out as Markdown files or one JSONL file",
   usage: [
-    "export DIR [--format md|jsonl] [--workspace W] [--include-history] [--quiet] [--db PATH]",
+    "export DIR [--format md|jsonl|server-memory] [--workspace W] [--include-history] [--quiet] [--db PATH]",
   ],
   description: [
     "One Markdown file per memory (DIR/<workspace>/<id>-<subject>.md, with frontmatter), or",
@@ -49,7 +50,11 @@ export const exportSpec: CommandSpec = {
   ].join("\n"),
   positionals: [{ name: "DIR", help: "the directory to write into (created if missing)" }],
   flags: {
-    format: { type: "string", value: "md|jsonl", help: "file format (default md)" },
+    format: {
+      type: "string",
+      value: "md|jsonl|server-memory",
+      help: "file format (default md); server-memory: DIR/memory.jsonl of the MCP memory server",
+    },
     workspace: { type: "string", value: "W", help: "export one workspace only" },
     "include-history": { type: "boolean", help: "with --format jsonl: every earlier version" },
     quiet: { type: "boolean", short: "q", help: "no progress display on a terminal" },
@@ -137,10 +142,13 @@ export async function exportCommand(args: string[]): Promise<number> {
     );
   }
   const format = values.format;
-  if (format !== "md" && format !== "jsonl") {
-    throw new UsageError(`--format must be md or jsonl, not "${format}"`, "export");
+  if (format !== "md" && format !== "jsonl" && format !== "server-memory") {
+    throw new UsageError(
+      `--format must be md, jsonl or server-memory, not "${format}"`,
+      "export",
+    );
   }
-  if (values["include-history"] && format === "md") {
+  if (values["include-history"] && format !== "jsonl") {
     throw new UsageError(
       "--include-history needs --format jsonl (a Markdown file holds one version)",
       "export",
@@ -160,6 +168,9 @@ export async function exportCommand(args: string[]): Promise<number> {
       });
     }
     store = await openDatabase(config, { skipVec: true });
+    if (format === "server-memory") {
+      return await exportServerMemoryTo(store, dir, { workspace: values.workspace });
+    }
     const progress = createStreamProgress({
       isTty: stderrIsTerminal() && !values.quiet,
       label: "exporting",

@@ -23,6 +23,7 @@ import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
 import { createStreamProgress } from "./stream_progress.ts";
 import { type CommandSpec, parseCommandArgs, UsageError } from "./command.ts";
 import { reportFailure } from "./output.ts";
+import { importServerMemoryFiles, SERVER_MEMORY_FORMAT } from "./server_memory.ts";
 import { readFormatSources } from "./import_formats.ts";
 import { closestName } from "../text/closest_name.ts";
 import {
@@ -312,6 +313,7 @@ export const importSpec: CommandSpec = {
   summary: "store Markdown notes and JSONL exports as memories",
   usage: [
     "import PATH... [--workspace W] [--split file|headings] [--source-type T] [--dry-run] [--authorized] [--quiet] [--db PATH]",
+    "import FILE... --format server-memory [--workspace W] [--db PATH]",
     "import PATH... --format mem0|basic-memory|mcp-memory-service|claude|chatgpt [--workspace-per project|conversation] [...]",
   ],
   description: [
@@ -324,6 +326,8 @@ export const importSpec: CommandSpec = {
     "becomes a new version of its memory. Bad files are reported as path:line and skipped whole.",
     "Symbolic links are followed only to what lies inside the folder and was not read yet; each",
     "file is imported once, and every link not followed is reported.",
+    "--format server-memory reads the reference MCP memory server's memory.jsonl: each",
+    "observation becomes a fact naming its entity, each relation a fact stating it (again: no-op).",
     "--format reads another tool's export (mem0 or mcp-memory-service JSON, a basic-memory",
     "folder, Claude or ChatGPT conversations.json): bad records are reported by JSON path.",
   ].join("\n"),
@@ -344,7 +348,7 @@ export const importSpec: CommandSpec = {
     },
     format: {
       type: "string",
-      value: IMPORT_FORMATS.join("|"),
+      value: [...IMPORT_FORMATS, SERVER_MEMORY_FORMAT].join("|"),
       help: "read another tool's export",
     },
     "workspace-per": {
@@ -408,12 +412,38 @@ export async function importCommand(args: string[]): Promise<number> {
       "import",
     );
   }
-  const format = checkFormat(values.format, values["workspace-per"], {
-    split: flags.string("split"),
-    workspace: values.workspace,
-  });
+  // server-memory's graph goes through the entity graph's own reader (below), not a format feed.
+  const format = values.format === SERVER_MEMORY_FORMAT
+    ? undefined
+    : checkFormat(values.format, values["workspace-per"], {
+      split: flags.string("split"),
+      workspace: values.workspace,
+    });
   let app: App | undefined;
   let scratch: string | undefined;
+  if (values.format === SERVER_MEMORY_FORMAT) {
+    if (
+      values["dry-run"] || values.split !== "file" || sourceType !== undefined ||
+      values["workspace-per"] !== undefined
+    ) {
+      throw new UsageError(
+        "--format server-memory takes only --workspace, --db and --config",
+        "import",
+      );
+    }
+    try {
+      const config = loadConfig({ flags: { dbPath: values.db, configPath: values.config } });
+      app = await openApp(config, {
+        caller: { client: config.client ?? "mema-cli", agentId: config.agentId ?? "mema-import" },
+        settings: { workspaceIsolation: "none", includeSize: config.includeSize },
+      });
+      return await importServerMemoryFiles(app.ctx, positionals, { workspace: values.workspace });
+    } catch (error) {
+      return reportFailure(error);
+    } finally {
+      await app?.close();
+    }
+  }
   try {
     const sources = format === undefined ? collectSources(positionals) : {
       files: [] as SourceFile[],
@@ -537,9 +567,10 @@ function checkFormat(
     return undefined;
   }
   if (!IMPORT_FORMATS.includes(format as ImportFormat)) {
-    const near = closestName(format, IMPORT_FORMATS);
+    const known = [...IMPORT_FORMATS, SERVER_MEMORY_FORMAT];
+    const near = closestName(format, known);
     throw new UsageError(
-      `--format must be one of ${IMPORT_FORMATS.join(", ")}, not "${format}"${
+      `--format must be one of ${known.join(", ")}, not "${format}"${
         near ? ` (did you mean ${near}?)` : ""
       }`,
       "import",

@@ -101,7 +101,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     if (!http) requireStrictWorkspace(config);
     app = await openApp(config, {
       caller,
-      serving: { recountAfterCalls: true, recordUsage: true },
+      serving: { recountAfterCalls: true, recordUsage: true, waitForDatabase: true },
     });
     const runtime = createRuntime(app.ctx, {
       dbPath: config.dbPath,

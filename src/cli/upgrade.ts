@@ -2,13 +2,14 @@
  * `mema upgrade [--dry-run] [--yes] [--no-switch] [--db PATH]`: builds a database of this
  * build's generation beside the configured one (from an older mema generation, or from a
  * memory-arbiter 0.8 / mema 0.17 database), verifies it, checkpoints it, then points the
- * config file's `db_path` at it. The old file is kept.
+ * config file's `db_path` at it. The old file is kept. On PostgreSQL (`db_url`) it applies the
+ * pending schema migrations in place, in one transaction, and prints the version before and after.
  * @module
  */
 import { loadConfig, type MemaConfig } from "../config/mod.ts";
 import { updateConfigFile } from "../config/write.ts";
 import { MemaError } from "../errors/mod.ts";
-import { postgresUnsupported } from "../store/mod.ts";
+import { upgradePostgresDatabase } from "../store/mod.ts";
 import { absolutePath } from "../platform/paths.ts";
 import { confirmOnTerminal, stdinIsTerminal } from "../platform/terminal.ts";
 import { planUpgrade, runUpgrade } from "../portability/upgrade.ts";
@@ -25,6 +26,8 @@ export const upgradeSpec: CommandSpec = {
     "generation or a memory-arbiter 0.8 / mema 0.17 database, verifies row counts and content",
     "hashes, checkpoints it into one file, then sets db_path in the config file to it. The old",
     "file is never changed or deleted. Stop every mema server using the database first.",
+    "With db_url (PostgreSQL): applies the pending schema migrations in one transaction and",
+    "prints the schema version before and after; running servers may stay up.",
   ].join("\n"),
   flags: {
     "dry-run": { type: "boolean", help: "say what would happen; write nothing" },
@@ -66,13 +69,33 @@ function switchDatabase(config: MemaConfig, configPath: string | undefined, targ
   console.log(`db_path in ${config.configPath} now points at ${target}`);
 }
 
+/** `mema upgrade` on PostgreSQL: the schema migrated in place, before and after printed. */
+async function upgradePostgres(url: string, dryRun: boolean): Promise<number> {
+  const result = await upgradePostgresDatabase(url, { dryRun });
+  console.log(`database: ${result.database}`);
+  const steps = result.applied.map((m) => `${m.version} (${m.description})`).join("; ");
+  if (result.applied.length === 0) {
+    console.log(`schema version ${result.before}: up to date, nothing to do`);
+  } else if (dryRun) {
+    console.log(`schema version ${result.before}; this mema's is ${result.latest}`);
+    console.log(`would apply: ${steps}`);
+    console.log("dry run: nothing was written");
+  } else {
+    console.log(`applied: ${steps}`);
+    console.log(`schema version ${result.before} -> ${result.after}`);
+  }
+  return 0;
+}
+
 /** Runs `mema upgrade`. */
 export async function upgradeCommand(args: string[]): Promise<number> {
   const flags = parseCommandArgs(upgradeSpec, args);
   try {
     const configPath = flags.string("config");
     const config = loadConfig({ flags: { dbPath: flags.string("db"), configPath } });
-    if (config.dbUrl !== undefined) throw postgresUnsupported("`mema upgrade`", config.dbUrl);
+    if (config.dbUrl !== undefined) {
+      return await upgradePostgres(config.dbUrl, flags.boolean("dry-run"));
+    }
     const source = absolutePath(config.dbPath);
     const plan = planUpgrade(source);
     console.log(`database: ${source}`);

@@ -62,7 +62,10 @@ export async function scheduleConflictCheck(
  * services are composed (src/app/), so the write path announces and never imports conflicts.
  */
 export function subscribeConflictChecks(events: MemoryEvents): void {
-  events.onWritten((store, fact) => scheduleConflictCheck(store, fact.memoryId, fact.version));
+  events.onWritten(async (store, fact) => {
+    if (fact.sameText) return;
+    await scheduleConflictCheck(store, fact.memoryId, fact.version);
+  });
 }
 
 /**

@@ -33,6 +33,7 @@
  * ```
  * @module
  */
+import { entityPage } from "./pages/entity.ts";
 import { isMemaError, type MemaError } from "../errors/mod.ts";
 import {
   checkHostHeader,
@@ -421,6 +422,8 @@ async function route(scope: ConsoleScope, path: string): Promise<PageResult | un
   if (path === "/memories") return await memoriesPage(scope);
   const memory = /^\/memories\/(\d+)$/.exec(path);
   if (memory) return await memoryPage(scope, Number(memory[1]));
+  const entity = /^\/entities\/(\d+)$/.exec(path);
+  if (entity) return await entityPage(scope, Number(entity[1]));
   const timeline = /^\/memories\/(\d+)\/timeline$/.exec(path);
   if (timeline) return await timelinePage(scope, Number(timeline[1]));
   if (path === "/conflicts") return await conflictsPage(scope);

@@ -26,10 +26,21 @@
  */
 import type { Store } from "../store/repositories.ts";
 
-/** An active memory whose content is new: its first version, or a changed text. */
+/** Entities and relations the caller named on `remember`/`update` (issue 35). */
+export interface NamedGraph {
+  entities: { name: string; kind?: string }[];
+  relations: { from: string; type: string; to: string }[];
+}
+
+/**
+ * An active memory whose content is new: its first version, or a changed text. `sameText`:
+ * the text did not change, only the caller named entities or relations for it.
+ */
 export interface MemoryWritten {
   memoryId: number;
   version: number;
+  named?: NamedGraph;
+  sameText?: boolean;
 }
 
 /**

@@ -110,6 +110,8 @@ export async function retireMemory(
     });
     const now = nowIso();
     await ctx.store.setStatus(memory.id, { status, supersededBy: input.supersededBy ?? null, now });
+    // A retired fact no longer says who or what anything is (issue 35).
+    await ctx.store.dropMemoryGraph(memory.id);
     // docs/SPEC.md §16: the replaced fact stops holding where its successor starts (now, when the
     // successor names no start), unless the caller says it still holds.
     const closed = successor && !input.previousStillValid
@@ -202,6 +204,7 @@ export async function mergeMemories(
     const now = nowIso();
     for (const loser of records) {
       await ctx.store.setStatus(loser.id, { status: "superseded", supersededBy: survivor.id, now });
+      await ctx.store.dropMemoryGraph(loser.id);
       // A merged-away fact stops holding where the survivor starts (now, when it names no start).
       const closed = closedWindow(loser, survivor.validFrom ?? now);
       if (closed.validTo !== loser.validTo) {

@@ -289,6 +289,8 @@ export async function purgeMemories(
     for (const memory of memories) {
       const conflictIds = await store.conflictIdsOf(memory.id);
       const earlierAudit = await store.auditMentioning(memory.id, conflictIds);
+      // Its relations and the names only it used go first (issue 35).
+      await store.dropMemoryGraph(memory.id);
       const purged = await store.purgeMemoryContent(memory, now);
       for (const conflictId of conflictIds) {
         const group = await store.conflicts.get(conflictId);

@@ -37,6 +37,7 @@
  * ```
  * @module
  */
+import { indexMemoryGraph } from "../entities/graph.ts";
 import { MemaError } from "../errors/mod.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import { checkReason } from "./lifecycle.ts";
@@ -126,6 +127,8 @@ async function moveAll(
   for (const memory of memories) {
     if (memory.workspaceCanonical === to.canonical) continue;
     const outcome = await ctx.store.moveMemory(memory, to, at);
+    // Entities belong to a workspace: the moved fact names those of its new one.
+    await indexMemoryGraph(ctx.store, { memoryId: memory.id, version: memory.version });
     report.moved.push(memory.id);
     if (outcome.supersededBy !== undefined) {
       report.supersededByTwin.push({ memoryId: memory.id, twinId: outcome.supersededBy });

@@ -58,9 +58,10 @@ export async function enqueueJob(
 /**
  * Claims, completions and failures commit without a disk sync: losing them to a power cut
  * only runs a job again (handlers are idempotent), and the next synced write makes them
- * durable anyway (see Store.write).
+ * durable anyway (see Store.write). Each of their statements locks the job rows it changes
+ * (claims skip rows another claim holds), so they need not wait for other writers.
  */
-const BOOKKEEPING = { durable: false } as const;
+const BOOKKEEPING = { durable: false, serialized: false } as const;
 
 /** Claims ready jobs for `owner` in one transaction. */
 export async function claimJobs(

@@ -132,9 +132,7 @@ export function startJobWorker(
       await store.write(
         async () =>
           await store.pruneJobs(new Date(Date.now() - JOB_DONE_RETENTION_MS).toISOString()),
-        {
-          durable: false,
-        },
+        { durable: false, serialized: false },
       );
     }
     return jobs.length;

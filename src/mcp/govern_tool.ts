@@ -3,6 +3,8 @@
  * (`authorized: true`), each audited (docs/SPEC.md §4, §5).
  * @module
  */
+import { mergeEntities, splitEntity } from "../govern/entities.ts";
+import { ENTITY_NAME_MAX_CHARS } from "../entities/constants.ts";
 import { z } from "zod";
 import { PLAN_ACTIONS } from "../conflicts/resolution_plan.ts";
 import { applyConflictAction, replanConflict, resolveConflict } from "../conflicts/workflow.ts";
@@ -40,6 +42,37 @@ const GOVERN_ACTIONS = {
       authorized,
     }),
     example: { memory_id: 12, superseded_by: 31, reason: "office moved", authorized: true },
+  },
+  merge_entities: {
+    description:
+      "Fold entity `from` into `into` (one thing under two names, same workspace): names, facts and relations move. Audited.",
+    schema: z.object({
+      from: z.string().min(1).max(ENTITY_NAME_MAX_CHARS),
+      into: z.string().min(1).max(ENTITY_NAME_MAX_CHARS),
+      workspace: z.string().max(256).optional().describe("when the names exist in several"),
+      reason,
+      authorized,
+    }),
+    example: { from: "Payments", into: "Payments API", reason: "one service", authorized: true },
+  },
+  split_entity: {
+    description:
+      "Take one name (alias) out of an entity, with the facts that use it, into an entity of its own. Audited.",
+    schema: z.object({
+      entity: z.string().min(1).max(ENTITY_NAME_MAX_CHARS),
+      alias: z.string().min(1).max(ENTITY_NAME_MAX_CHARS),
+      kind: z.string().max(48).optional().describe("the new entity's kind (default the entity's)"),
+      workspace: z.string().max(256).optional(),
+      reason,
+      authorized,
+    }),
+    example: {
+      entity: "PostgreSQL",
+      alias: "PG",
+      kind: "organization",
+      reason: "PG means Procter & Gamble here",
+      authorized: true,
+    },
   },
   merge_memories: {
     description:
@@ -202,6 +235,14 @@ const handlers: { [A in keyof typeof GOVERN_ACTIONS]: VerbHandler<Data<A>> } = {
       superseded_by: result.supersededBy,
       ...(result.validTo !== undefined ? { valid_to: result.validTo } : {}),
     };
+  },
+  async merge_entities(runtime, data) {
+    const result = await mergeEntities(runtime.ctx, data);
+    return { applied: true, ...result };
+  },
+  async split_entity(runtime, data) {
+    const result = await splitEntity(runtime.ctx, data);
+    return { applied: true, ...result };
   },
   async merge_memories(runtime, data) {
     const result = await mergeMemories(runtime.ctx, {
@@ -381,11 +422,12 @@ export const GOVERN_VERB_TOOL: VerbTool = {
   title: "Memory govern",
   description:
     `mema changes that need the user's approval. Call {"action": ..., "data": {..., "authorized": true}}; help {topic?} gives every field.
-Without authorized:true nothing changes and the answer says what it would do: ask the user, then repeat.
+Without authorized:true nothing changes; the answer says what would: ask the user, then repeat.
 - retire {memory_id, reason}: leave default recall
 - merge_memories {survivor_id, loser_ids, reason}
-- confirm {memory_id}: lock as the user's own word
-- apply_conflict_action, replan_conflict, resolve_conflict {conflict_id, expected_revision, ...}: a judged conflict's plan
+- merge_entities {from, into}, split_entity {entity, alias}
+- confirm {memory_id}: lock as the user's word
+- apply_conflict_action, replan_conflict, resolve_conflict {conflict_id, expected_revision, ...}: a judged plan
 - purge {memory_id | memory_ids, reason}: delete for good
 - rename_workspace {from, to, reason}, merge_workspaces {from, into, reason}
 - move_memories {memory_ids | filter, to, reason}

@@ -17,6 +17,7 @@ import {
   TAGS_MAX_PER_CALL,
 } from "../memory/limits.ts";
 import { HIT_WINDOW_MAX } from "../recall/constants.ts";
+import { ENTITY_NAME_MAX_CHARS, NAMED_ENTITIES_MAX } from "../entities/constants.ts";
 import { MEMORY_STATUSES, PROTECTION_LEVELS, SOURCE_TYPES } from "../store/mod.ts";
 
 const memoryId = z.number().int().positive().describe("a memory id from remember or find");
@@ -46,6 +47,9 @@ const recallFilters = {
   tags_filter: z.array(z.string()).max(TAGS_MAX_PER_CALL).optional().describe(
     "every listed tag must be present",
   ),
+  entity: z.string().min(1).max(ENTITY_NAME_MAX_CHARS).optional().describe(
+    "only facts about this entity (name or alias)",
+  ),
   after_time: isoTime.optional().describe("event time at or after this instant"),
   before_time: isoTime.optional().describe("event time before this instant"),
   source_type: z.union([z.enum(SOURCE_TYPES), z.array(z.enum(SOURCE_TYPES)).max(4)]).optional(),
@@ -64,6 +68,20 @@ const recallFilters = {
   ),
   include_linked_open_items: z.boolean().optional().describe(
     "default true: add up to 5 todo memories sharing tags with the page",
+  ),
+};
+
+/** Caller-named entities and relations (issue 35); extraction finds most without them. */
+const namedGraph = {
+  entities: z.array(
+    z.union([z.string(), z.object({ name: z.string(), kind: z.string().optional() }).strict()]),
+  ).max(NAMED_ENTITIES_MAX).optional().describe(
+    "names this fact is about, beyond those read from its text",
+  ),
+  relations: z.array(
+    z.object({ from: z.string(), type: z.string(), to: z.string() }).strict(),
+  ).max(NAMED_ENTITIES_MAX).optional().describe(
+    'e.g. {from:"Billing",type:"depends_on",to:"Postgres"}',
   ),
 };
 
@@ -90,6 +108,7 @@ const rememberFields = {
   authorized: z.boolean().optional().describe(
     "the user approved (needed for source_type user_confirmed)",
   ),
+  ...namedGraph,
 };
 
 /** Schemas per action. */
@@ -210,6 +229,7 @@ export const MEMORY_ACTIONS = {
         "keep the replaced version's window open",
       ),
       authorized: z.boolean().optional().describe("the user approved this change"),
+      ...namedGraph,
     }),
     example: {
       memory_id: 12,

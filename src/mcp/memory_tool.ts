@@ -80,6 +80,7 @@ function findInput(data: Data<"find"> | Data<"batch_find">): FindInput {
     beforeTime: data.before_time,
     sourceType,
     status: data.status,
+    entity: data.entity,
   };
 }
 
@@ -140,12 +141,13 @@ function editFrom(data: Data<"update">): MemoryEdit {
   }
   if (
     data.new_subject === undefined && data.new_tags === undefined &&
-    data.valid_from === undefined && data.valid_to === undefined
+    data.valid_from === undefined && data.valid_to === undefined &&
+    data.entities === undefined && data.relations === undefined
   ) {
     throw new MemaError("invalid_input", "update needs a change", {
       field: "new_content",
       hint:
-        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags or valid_from/valid_to",
+        "pass new_content, old_text+new_text, patches, tags_only, new_subject, new_tags, valid_from/valid_to, entities or relations",
     });
   }
   return { kind: "metadata_only" };
@@ -301,6 +303,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       metadata: data.metadata,
       follows: data.follows,
       authorized: data.authorized,
+      entities: data.entities,
+      relations: data.relations,
     };
     // The duplicate hint is read while the write's disk sync runs (it only reads).
     let duplicate: PossibleDuplicate | undefined;
@@ -382,6 +386,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       metadata: item.metadata,
       follows: item.follows,
       followsItem: item.follows_item,
+      entities: item.entities,
+      relations: item.relations,
       authorized: item.authorized,
     }));
     let results;
@@ -566,6 +572,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       validTo: data.valid_to,
       previousStillValid: data.previous_still_valid,
       authorized: data.authorized,
+      entities: data.entities,
+      relations: data.relations,
     };
     const outcome = await writeOrBackup(
       runtime.ctx,

@@ -361,15 +361,15 @@ export const REPAIR_VERB_TOOL: VerbTool = {
   title: "Memory repair",
   description:
     `mema maintenance. Call {"task": ..., "data": {...}}; help {topic?} gives every field.
-- rebuild_evidence {dry_run?}: after an embedding-model change; repeat until complete:true
+- rebuild_evidence {dry_run?}: after a model change; repeat until complete:true
 - semantic_control {action: status|unload}
-- scan_pipeline {action: "kick"}: the conflict scan; repeat until complete:true
+- scan_pipeline {action: "kick"}: run the conflict scan until complete:true
 - scan_queue {action: page|submit, decisions?}: confirm or dismiss suspect pairs
 - scan_duplicates {}: near-duplicate pairs
 - record_conflict {memory_ids}
 - notice {action: list|read|dismiss|resolve, notice_id?}
 - cleanup_history {memory_id, versions | older_than_days, authorized}
-- replay_backup {dry_run?, authorized}: apply writes saved while the database was unwritable`,
+- replay_backup {dry_run?, authorized}: apply writes saved while unwritable`,
   verbKey: "task",
   verbs: REPAIR_TASKS,
   handlers: handlers as Record<string, VerbHandler>,

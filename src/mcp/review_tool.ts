@@ -9,6 +9,15 @@ import { auditView } from "../views/audit.ts";
 import { conflictDetail, conflictList, type ConflictNextStep } from "../views/conflicts.ts";
 import { overviewView } from "../views/overview.ts";
 import { workspacesView } from "../views/workspaces.ts";
+import { entitiesView, entityView } from "../views/entities.ts";
+import {
+  ENTITY_NAME_MAX_CHARS,
+  ENTITY_PAGE_DEFAULT,
+  ENTITY_PAGE_MAX,
+  ENTITY_VIEW_BUDGET_MAX,
+  ENTITY_VIEW_BUDGET_TOKENS,
+  ENTITY_VIEW_DEPTH_MAX,
+} from "../entities/constants.ts";
 import { CLUSTERS_K_DEFAULT, CLUSTERS_K_MAX, clustersView } from "../views/clusters.ts";
 import { expiredPage } from "../views/recall_page.ts";
 import { exportView } from "../portability/export.ts";
@@ -122,6 +131,32 @@ const REVIEW_VIEWS = {
       ),
     }),
     example: {},
+  },
+  entities: {
+    description:
+      "Entities read from the facts (people, teams, services, identifiers…), newest first (paged: offset/limit): kind, workspace, memory and relation counts, and the count of each kind.",
+    schema: z.object({
+      workspace: z.string().max(256).optional(),
+      kind: z.string().max(48).optional().describe("only this kind (person, team, service…)"),
+      offset: z.number().int().min(0).optional(),
+      limit: z.number().int().min(1).max(ENTITY_PAGE_MAX).optional().describe(
+        `default ${ENTITY_PAGE_DEFAULT}`,
+      ),
+    }),
+    example: { kind: "service" },
+  },
+  entity: {
+    description:
+      "One entity by name or alias: its aliases, facts and relations, walked breadth-first to depth within a token budget (reported, with truncated).",
+    schema: z.object({
+      name: z.string().min(1).max(ENTITY_NAME_MAX_CHARS),
+      depth: z.number().int().min(0).max(ENTITY_VIEW_DEPTH_MAX).optional().describe("default 1"),
+      budget_tokens: z.number().int().min(100).max(ENTITY_VIEW_BUDGET_MAX).optional().describe(
+        `default ${ENTITY_VIEW_BUDGET_TOKENS}`,
+      ),
+      workspace: z.string().max(256).optional(),
+    }),
+    example: { name: "Payments API", depth: 2 },
   },
   clusters: {
     description:
@@ -441,6 +476,35 @@ const handlers: { [V in keyof typeof REVIEW_VIEWS]: VerbHandler<Data<V>> } = {
     };
   },
 
+  async entities(runtime, data) {
+    const view = await entitiesView(runtime.ctx, data);
+    return {
+      total: view.total,
+      kinds: view.kinds,
+      has_more: view.nextOffset !== null,
+      next_offset: view.nextOffset,
+      entities: view.entities,
+    };
+  },
+
+  async entity(runtime, data) {
+    const view = await entityView(runtime.ctx, {
+      name: data.name,
+      depth: data.depth,
+      budgetTokens: data.budget_tokens,
+      workspace: data.workspace,
+    });
+    return {
+      depth: view.depth,
+      budget_tokens: view.budgetTokens,
+      used_tokens: view.usedTokens,
+      truncated: view.truncated,
+      entities: view.entities,
+      relations: view.relations,
+      co_mentioned: view.coMentioned,
+    };
+  },
+
   async clusters(runtime, data) {
     const view = await clustersView(runtime.ctx, data);
     return {
@@ -625,7 +689,8 @@ export const REVIEW_VERB_TOOL: VerbTool = {
 - conflict_detail {conflict_id}: members, suggestion, plan
 - export {format?: md|jsonl, cursor?}: the facts in force, paged
 - clusters {k?}: topics
-- workspaces {}: workspaces, counts, state`,
+- workspaces {}: workspaces, counts, state
+- entities {kind?}, entity {name}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
   handlers: handlers as Record<string, VerbHandler>,

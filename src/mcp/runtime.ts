@@ -5,6 +5,7 @@
 import { type CapabilityState, describeCapabilities } from "../capabilities/mod.ts";
 import type { DetectionStages } from "../conflicts/detect.ts";
 import type { ServiceContext } from "../core/context.ts";
+import { DatabaseUnreachable } from "../errors/mod.ts";
 import { StandingWarnings } from "./envelope.ts";
 
 /** How this server detects conflicts. */
@@ -54,7 +55,12 @@ export function createRuntime(
     capabilities: async () =>
       describeCapabilities(
         ctx.store.capabilities,
-        await ctx.semantic?.describe(),
+        // A shared database that cannot be reached has no semantic state to count: the answer
+        // says the database is away (capabilities.unreachable) instead.
+        await ctx.semantic?.describe().catch((error) => {
+          if (error instanceof DatabaseUnreachable) return undefined;
+          throw error;
+        }),
         ctx.judge?.describe(),
       ),
     standingWarnings: new StandingWarnings(),

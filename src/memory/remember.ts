@@ -41,6 +41,7 @@ import {
   registerPendingWorkspace,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
+import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { checkValidity, validityFromText, type ValidityRead } from "./validity.ts";
 import type { ServiceContext } from "../core/context.ts";
 import {
@@ -82,6 +83,10 @@ export interface RememberInput {
   follows?: number;
   /** The user approved (required to store a fact as user_confirmed). */
   authorized?: boolean;
+  /** Entities the caller names for this fact (issue 35). */
+  entities?: NamedGraphInput["entities"];
+  /** Relations the caller states with this fact. */
+  relations?: NamedGraphInput["relations"];
 }
 
 /** What remember answers. */
@@ -303,6 +308,7 @@ function prepareRemember(
   const requested = writeWorkspace(ctx, input.workspace).trim();
   const requestedCanonical = checkWorkspace(requested);
   const tags = normalizeTags(input.tags ?? [], "tags");
+  const named = checkNamedGraph(input);
   const eventTime = input.eventTime === undefined
     ? null
     : normalizeTime(input.eventTime, "event_time");
@@ -404,7 +410,7 @@ function prepareRemember(
     });
     await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     if (status === "active") {
-      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1 });
+      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1, named });
     }
     return {
       memoryId,

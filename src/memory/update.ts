@@ -35,6 +35,7 @@
  * ```
  * @module
  */
+import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
@@ -81,6 +82,10 @@ export interface UpdateInput {
   previousStillValid?: boolean;
   /** The user approved this change (required for protected and locked memories). */
   authorized?: boolean;
+  /** Entities the caller names for the fact (issue 35); they replace the ones named before. */
+  entities?: NamedGraphInput["entities"];
+  /** Relations the caller states with the fact. */
+  relations?: NamedGraphInput["relations"];
 }
 
 /** What update answers. */
@@ -234,6 +239,7 @@ export function updateInTransaction(
 
 /** Validates the input; returns the transaction body that applies it. */
 function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<UpdateResult> {
+  const named = checkNamedGraph(input);
   if (input.reason !== undefined && input.reason.length > REASON_MAX_CHARS) {
     throw new MemaError("invalid_input", `reason is longer than ${REASON_MAX_CHARS} characters`, {
       field: "reason",
@@ -353,6 +359,14 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       sha === current.contentSha && subject === current.subject && sameTags(tags, current.tags) &&
       !windowChanged
     ) {
+      if (named !== undefined && current.status === "active") {
+        await ctx.events.announceWritten(ctx.store, {
+          memoryId: current.id,
+          version: current.version,
+          named,
+          sameText: true,
+        });
+      }
       return {
         memoryId: current.id,
         version: current.version,
@@ -418,8 +432,13 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
     }
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
     await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
-    if (content !== current.content && current.status === "active") {
-      await ctx.events.announceWritten(ctx.store, { memoryId: current.id, version });
+    if ((content !== current.content || named !== undefined) && current.status === "active") {
+      await ctx.events.announceWritten(ctx.store, {
+        memoryId: current.id,
+        version,
+        named,
+        ...(content === current.content ? { sameText: true } : {}),
+      });
     }
     return {
       memoryId: current.id,

@@ -379,3 +379,15 @@ export const LINKED_OPEN_ITEMS_MAX = 5;
  * matches, because for a question about its other content it remains a good answer.
  */
 export const STALE_CLAIM_SHARE = 0.5;
+
+/**
+ * Share of a query's best score lent to the facts one entity relation away from an entity the
+ * query names (src/recall/entity_expansion.ts). 0: off, as shipped: on LoCoMo dev it changed
+ * nothing measurable (docs/benchmarks.md "Entity extraction"), and a lever that moves no
+ * figure is not switched on.
+ */
+export const ENTITY_EXPANSION_SHARE = 0;
+/** Relations read for an expansion. */
+export const ENTITY_EXPANSION_RELATIONS = 100;
+/** Facts of related entities an expansion may lift. */
+export const ENTITY_EXPANSION_FACTS = 50;

@@ -35,12 +35,16 @@ import type { ServiceContext } from "../core/context.ts";
 import { FIND_LIMIT_DEFAULT } from "../memory/limits.ts";
 import { normalizeTags, normalizeTime } from "../memory/normalize.ts";
 import type { MemoryRecord, MemoryStatus, RecallFilters, SourceType } from "../store/mod.ts";
+import { recordPassesFilters } from "../store/mod.ts";
+import { aliasKeys } from "../entities/names.ts";
+import { ENTITY_FACTS_MAX } from "../entities/constants.ts";
 import { type AccessContext, type ReadScope, readScope } from "../workspaces/access.ts";
 import { recallBlacklist } from "../workspaces/blacklist.ts";
 import { WEAK_ISOLATION_NUDGE } from "../workspaces/constants.ts";
 import { CANDIDATE_POOL, DEFAULT_SIMILARITY_FLOOR } from "./constants.ts";
 import { type DateWindow, insideWindow, queryDates } from "./dates.ts";
 import { carryToFollowers } from "./follows.ts";
+import { expandThroughEntities } from "./entity_expansion.ts";
 import { demoteStaleClaims } from "./stale.ts";
 import { vectorCandidates, type VectorHit } from "./vector.ts";
 import { lexicalCandidates } from "./lexical.ts";
@@ -85,6 +89,8 @@ export interface FindInput {
   similarityFloor?: number;
   /** Lever overrides for benchmarks (src/recall/tuning.ts); absent in every real call. */
   tuning?: Partial<RecallTuning>;
+  /** Only facts about this entity (a name or alias, issue 35). */
+  entity?: string;
 }
 
 /** How the page was produced. */
@@ -221,6 +227,10 @@ async function searchMemories(
     if (filters.after >= filters.before) return emptyPage();
     filters.byValidity = true;
   }
+  const about = input.entity === undefined
+    ? undefined
+    : await factsAbout(ctx, input.entity, filters);
+  if (about !== undefined && about.ids.size === 0) return { ...emptyPage(), hint: about.hint };
   const preferred = nudgedWorkspace(ctx);
   const limit = input.limit ?? FIND_LIMIT_DEFAULT;
   const offset = input.offset ?? 0;
@@ -228,6 +238,11 @@ async function searchMemories(
   const tuning = recallTuning(input.tuning);
 
   return await ctx.store.read(async (): Promise<FindPage> => {
+    if (about !== undefined) {
+      if (query === "") {
+        return await browseFactsAbout(ctx, about.ids, filters, { limit, offset, now });
+      }
+    }
     if (query === "") {
       const ids = await ctx.store.browse(filters, { limit, offset });
       const records = await ctx.store.getMemories(ids);
@@ -293,12 +308,25 @@ async function searchMemories(
       total += fused.vectorOnly;
       ranked = fused.ranked;
     }
+    if (tuning.entityExpansion > 0) {
+      const expanded = await expandThroughEntities(ctx.store, ranked, {
+        query,
+        share: tuning.entityExpansion,
+        filters,
+      });
+      ranked = expanded.ranked;
+      total += expanded.added;
+    }
     const carried = await carryToFollowers(ctx.store, ranked, filters, tuning);
     ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);
     total += carried.added;
     const resolved = await demoteStaleClaims(ctx.store, ranked, filters);
     ranked = resolved.ranked;
     total += resolved.added;
+    if (about !== undefined) {
+      ranked = await narrowToFacts(ctx, ranked, about.ids, { filters, now });
+      total = ranked.length;
+    }
     if (options.versions) {
       ranked = (await answerAt(ctx.store, ranked, options.versions))
         .sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
@@ -318,6 +346,71 @@ async function searchMemories(
     }
     return page;
   });
+}
+
+/**
+ * The memories that name an entity (by name or alias) within the filters' workspaces, or a
+ * hint when no entity has that name.
+ */
+async function factsAbout(
+  ctx: ServiceContext,
+  name: string,
+  filters: RecallFilters,
+): Promise<{ ids: Set<number>; hint?: string }> {
+  const entities = (await ctx.store.entitiesNamed(aliasKeys(name), filters.workspaces))
+    .filter((entity) => !(filters.excludeWorkspaces ?? []).includes(entity.workspace));
+  if (entities.length === 0) {
+    return {
+      ids: new Set(),
+      hint: `no entity is named "${name}"; memory_review view "entities" lists them`,
+    };
+  }
+  const ids = await ctx.store.entityMemoryIds(entities.map((e) => e.id), ENTITY_FACTS_MAX);
+  return { ids: new Set(ids) };
+}
+
+/** The facts about an entity that pass the filters, newest first, as a browse page. */
+async function browseFactsAbout(
+  ctx: ServiceContext,
+  ids: ReadonlySet<number>,
+  filters: RecallFilters,
+  page: { limit: number; offset: number; now: number },
+): Promise<FindPage> {
+  const records = await ctx.store.getMemories([...ids]);
+  const passing = [...records.values()].filter((memory) => recordPassesFilters(memory, filters))
+    .sort((a, b) => b.id - a.id);
+  const items = passing.slice(page.offset, page.offset + page.limit).map((memory) => ({
+    memory,
+    score: priorBoost(memory, page.now),
+    coverage: 0,
+    matchedTerms: [],
+  }));
+  return {
+    items,
+    hasMore: page.offset + items.length < passing.length,
+    totalEstimate: passing.length,
+    retrievalMode: "browse",
+    terms: [],
+  };
+}
+
+/**
+ * Keeps the ranked facts about the entity, then the entity's other facts the words did not
+ * reach (newest first, below every match), so every fact about it can be paged to.
+ */
+async function narrowToFacts(
+  ctx: ServiceContext,
+  ranked: RankedMemory[],
+  ids: ReadonlySet<number>,
+  options: { filters: RecallFilters; now: number },
+): Promise<RankedMemory[]> {
+  const kept = ranked.filter((item) => ids.has(item.memory.id));
+  const seen = new Set(kept.map((item) => item.memory.id));
+  const rest = await ctx.store.getMemories([...ids].filter((id) => !seen.has(id)));
+  const tail = [...rest.values()].filter((memory) => recordPassesFilters(memory, options.filters))
+    .sort((a, b) => b.id - a.id)
+    .map((memory) => ({ memory, score: 0, coverage: 0, matchedTerms: [] }));
+  return [...kept, ...tail];
 }
 
 /** Access with no isolation: what {@linkcode buildFilters} assumes without a scope. */

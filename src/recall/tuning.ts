@@ -15,6 +15,7 @@
 import {
   BM25_B,
   DATE_MATCH_WEIGHT,
+  ENTITY_EXPANSION_SHARE,
   FOLLOWS_CARRY,
   FOLLOWS_HOP_SHARE,
   FOLLOWS_HOPS,
@@ -52,6 +53,8 @@ export interface RecallTuning {
    * (true), or by FTS5's BM25 (false).
    */
   wordPool: boolean;
+  /** Share of the best score lent to facts one entity relation away (0: off). */
+  entityExpansion: number;
 }
 
 /** The levers as shipped. */
@@ -67,6 +70,7 @@ export const DEFAULT_TUNING: Readonly<RecallTuning> = {
   verbFormWeight: VERB_FORM_WEIGHT,
   spellingWeight: SPELLING_WEIGHT,
   wordPool: WORD_POOL,
+  entityExpansion: ENTITY_EXPANSION_SHARE,
 };
 
 /** The shipped levers with `overrides` applied. */

@@ -41,6 +41,7 @@ import {
   sqliteScanQueue,
 } from "./conflicts_room.ts";
 import { sqliteWorkspaces } from "./workspaces_room.ts";
+import { sqliteEntities } from "./entities_room.ts";
 import { sqliteAudit, sqliteMeta, sqliteReplayLog } from "./audit_room.ts";
 import { sqliteUsage } from "./usage_room.ts";
 import { sqlitePurge } from "./purge_room.ts";
@@ -72,6 +73,16 @@ export type { NoticeFilter, NoticeRecord, NoticeStatus } from "./notices_sql.ts"
 export type { ScanItem } from "./scan_queue_sql.ts";
 export type { EvidenceRowRecord, NewEvidenceRow } from "./evidence_sql.ts";
 export type { MemoryPageQuery } from "./portability_sql.ts";
+export type {
+  EntityListQuery,
+  EntityPage,
+  EntityRecord,
+  EntitySummary,
+  MemoryGraph,
+  MentionRecord,
+  RelationOrigin,
+  RelationRecord,
+} from "./entities_sql.ts";
 export { fingerprintRows, UpgradeSource } from "./upgrade_sql.ts";
 export type {
   ContentFingerprints,
@@ -89,6 +100,7 @@ export type {
 } from "./workspaces_sql.ts";
 export { SCHEMA_GENERATION } from "./constants.ts";
 export { isStorageFailure } from "./read_only.ts";
+export { recordPassesFilters } from "./recall_sql.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./postgres/readiness.ts";
 export type { PostgresProbe } from "./postgres/facts.ts";
 export {
@@ -112,6 +124,11 @@ export interface OpenStoreOptions {
    * loaded only then).
    */
   dbUrl?: string;
+  /**
+   * With `dbUrl`, for a serving process: start even while the database cannot be reached;
+   * reads fail and writes go to the local backup until it answers (postgres/mod.ts).
+   */
+  waitForDatabase?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -122,6 +139,18 @@ export async function probePostgresDatabase(
 ): Promise<PostgresProbe> {
   const { probePostgres } = await import("./postgres/probe.ts");
   return await probePostgres(url);
+}
+
+/**
+ * `mema upgrade` on PostgreSQL: applies the pending schema migrations, or with `dryRun` names
+ * them (postgres/schema_upgrade.ts).
+ */
+export async function upgradePostgresDatabase(
+  url: string,
+  options: { dryRun?: boolean },
+): Promise<import("./postgres/schema_upgrade.ts").PostgresSchemaUpgrade> {
+  const { upgradePostgresSchema } = await import("./postgres/schema_upgrade.ts");
+  return await upgradePostgresSchema(url, options);
 }
 
 /** Opens a PostgreSQL database read-only as the source of `mema copy` (postgres/copy_source.ts). */
@@ -142,7 +171,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
   if (options.dbUrl !== undefined) {
     // A dynamic import: neither the PostgreSQL store nor its driver is read on a SQLite start.
     const { openPostgresAsStore } = await import("./postgres/app_store.ts");
-    return await openPostgresAsStore(options.dbUrl);
+    return await openPostgresAsStore(options.dbUrl, { waitForDatabase: options.waitForDatabase });
   }
   const dir = dirName(path);
   if (!pathExists(dir)) {
@@ -243,6 +272,7 @@ function sqliteStore(core: SqliteCore): Store {
     ...asyncRoom(connection, sqlitePortability(core)),
     ...asyncRoom(connection, sqliteUpgrade(core)),
     ...asyncRoom(connection, sqliteMaintenance(core)),
+    ...asyncRoom(connection, sqliteEntities(core)),
   };
   const store: Store = {
     ...repositories,

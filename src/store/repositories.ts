@@ -11,6 +11,7 @@
  */
 import type * as conflicts from "./conflicts_sql.ts";
 import type * as evidence from "./evidence_sql.ts";
+import type * as entities from "./entities_sql.ts";
 import type * as audit from "./audit_sql.ts";
 import type * as memoryLinks from "./memory_links_sql.ts";
 import type * as overview from "./overview_sql.ts";
@@ -361,6 +362,53 @@ export interface MaintenanceRepository {
   vectorMirrorSize(): Promise<{ vectors: number; bytes: number }>;
 }
 
+/**
+ * The entity graph (issue 35): entities by workspace, the words memories name them by, and the
+ * relations each memory states or reads. Aliases follow mentions; entities_sql.ts says how.
+ */
+export interface EntitiesRepository {
+  /** The entities of `workspace` whose aliases have these keys, by key. */
+  entitiesByKeys(
+    workspace: string,
+    keys: readonly string[],
+  ): Promise<Map<string, entities.EntityRecord>>;
+  /** Entities with these alias keys in `workspaces` (every workspace when undefined). */
+  entitiesNamed(
+    keys: readonly string[],
+    workspaces?: readonly string[],
+  ): Promise<entities.EntityRecord[]>;
+  insertEntity(
+    entity: { workspace: string; name: string; kind: string; at: string },
+  ): Promise<number>;
+  getEntities(ids: readonly number[]): Promise<Map<number, entities.EntityRecord>>;
+  /** Each entity's aliases, most used first. */
+  entityAliases(ids: readonly number[]): Promise<Map<number, string[]>>;
+  /** Replaces a memory's mentions and relations; resolves with the entities that went. */
+  replaceMemoryGraph(
+    memory: { id: number; workspace: string },
+    graph: entities.MemoryGraph,
+  ): Promise<number[]>;
+  /** Removes a memory's part of the graph; resolves with the entities that went. */
+  dropMemoryGraph(memoryId: number): Promise<number[]>;
+  /** Memories that mention any of `entityIds`, newest first. */
+  entityMemoryIds(entityIds: readonly number[], limit: number): Promise<number[]>;
+  /** The entities each memory mentions, with the words. */
+  memoryMentions(memoryIds: readonly number[]): Promise<Map<number, entities.MentionRecord[]>>;
+  /** Relations with an end among `entityIds`, oldest first. */
+  relationsOf(entityIds: readonly number[], limit: number): Promise<entities.RelationRecord[]>;
+  /** Every relation in id order after `afterId` (export). */
+  relationPage(afterId: number, limit: number): Promise<entities.RelationRecord[]>;
+  /** A page of entities in scope, newest first, with counts by kind. */
+  entityPage(query: entities.EntityListQuery): Promise<entities.EntityPage>;
+  /** Folds one entity into another of the same workspace. */
+  mergeEntities(fromId: number, intoId: number): Promise<void>;
+  /** Moves the mentions written with words of `split.key` to a new entity; its id. */
+  splitEntity(
+    entityId: number,
+    split: { key: string; name: string; kind: string; at: string },
+  ): Promise<number>;
+}
+
 /** Every room, flat: what a unit of work's body is handed. */
 export interface StoreRepositories
   extends
@@ -380,7 +428,8 @@ export interface StoreRepositories
     PurgeRepository,
     PortabilityRepository,
     UpgradeRepository,
-    MaintenanceRepository {
+    MaintenanceRepository,
+    EntitiesRepository {
   /** Conflict groups, notices and the scan queue. */
   readonly conflicts: ConflictTables;
 }

@@ -32,6 +32,7 @@ import {
   TERMS_TABLES,
 } from "./terms_sql.ts";
 import { CHANGE_COUNTS } from "./change_counts_sql.ts";
+import { ENTITY_TABLES } from "./entities_sql.ts";
 import { ACCESS_NOT_A_CHANGE } from "./usage_sql.ts";
 
 /** One step from generation N-1 to N. */
@@ -471,6 +472,15 @@ export const MIGRATIONS: readonly Migration[] = [
     apply(connection) {
       addValidityColumns(connection, "memories");
       addValidityColumns(connection, "memory_history");
+    },
+  },
+  {
+    generation: 15,
+    kind: "additive",
+    description: "entities, the words memories name them by, and the relations between them",
+    apply(connection) {
+      // Starts empty: memories written before are read for entities when next written.
+      connection.db.exec(ENTITY_TABLES);
     },
   },
 ];

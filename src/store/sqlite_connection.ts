@@ -48,6 +48,14 @@ export interface ConnectionOptions {
 export interface WriteOptions<T = unknown> {
   durable?: boolean;
   /**
+   * `false`: the body needs no other writer kept out between its reads and its writes, because
+   * each of its statements locks the rows it changes (the job queue's claims, completions and
+   * failures). On PostgreSQL such a unit skips the write lock every other write unit takes, so
+   * background bookkeeping never queues behind (or holds up) a `remember`. SQLite runs every
+   * write unit alone whatever this says.
+   */
+  serialized?: boolean;
+  /**
    * Work to run once the transaction committed, before the write resolves, given its result (a
    * hint computed from what was just written). With `durability: full` in WAL mode the disk sync
    * then runs off the thread meanwhile: the commit leaves its WAL frames unsynced, the WAL file is

@@ -44,7 +44,7 @@ Deno.test("cli: a bad command line exits 2 in every command, with the help point
     assertUsage(
       await runCli(home, ["export", `${home.dir}/out`, "--format", "xml"]),
       "export",
-      /--format must be md or jsonl, not "xml"/,
+      /--format must be md, jsonl or server-memory, not "xml"/,
     );
     assertUsage(
       await runCli(home, ["export", `${home.dir}/out`, "--include-history"]),

@@ -4,10 +4,10 @@
  * READMEs titled alike are told apart by their paths.
  */
 import assert from "node:assert/strict";
-import { makeTempHome, runCli, startServer, textAsEnvelope } from "../helpers/server.ts";
+import { onBothBackends } from "../helpers/e2e_backends.ts";
+import { runCli, startServer, textAsEnvelope } from "../helpers/server.ts";
 
-Deno.test("find and batch_find rows carry source_ref in every content_mode", async () => {
-  const home = makeTempHome();
+onBothBackends("find and batch_find rows carry source_ref in every content_mode", async (home) => {
   const docs = `${home.dir}/docs`;
   // Two real-world shapes: the same title in two packages, and an agent fact with no source.
   for (const name of ["alpha-pkg", "beta-pkg"]) {

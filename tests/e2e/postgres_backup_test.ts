@@ -243,3 +243,54 @@ teamTest(
   },
   { ignore: testClusterDataDir(Deno.env.get("MEMA_TEST_PG_URL") ?? "") === undefined },
 );
+
+teamTest(
+  "started while the database is away: it answers, saves writes, then serves",
+  async (team) => {
+    const proxy = startPostgresProxy(team.url);
+    proxy.cut();
+    // A database no mema opened yet: the server migrates it once it answers.
+    const a = await serverAt(team.home(), proxy.url, "alice");
+    try {
+      const tools = await a.client.listTools();
+      assert.ok(tools.tools.some((tool) => tool.name === "memory"), "initialize and tools/list");
+      const read = await a.call("find", { query: "on-call rotation", workspace: "team" });
+      assert.equal(read.ok, false, "reads fail clearly while the database is away");
+      assert.match(read.data.reason, /cannot be reached.*saved to the local backup/);
+      assert.ok(!JSON.stringify(read.data).includes(team.password), "no password");
+      const saved = await a.call("remember", {
+        content: "The on-call rotation changes every Monday at 10:00.",
+        subject: "on-call rotation",
+        workspace: "team",
+      });
+      assert.equal(saved.ok, true, JSON.stringify(saved.data));
+      assert.equal(saved.mode, "jsonl_backup");
+      assert.equal(saved.data.saved, true);
+
+      proxy.restore();
+      // The same server reconnects, migrates the new database and replays the saved write.
+      await eventually("the saved write replayed", async () => {
+        const found = await a.call("find", { query: "on-call rotation Monday", workspace: "team" });
+        return found.ok && found.data.results.length > 0 ? true : undefined;
+      });
+      assert.deepEqual(await foundContents(a, "on-call rotation Monday"), [
+        "The on-call rotation changes every Monday at 10:00.",
+      ]);
+      const status = await a.call("status");
+      assert.equal(status.ok, true, JSON.stringify(status.data));
+      assert.match(status.data.backend.server_version, /^\d+/, "the server's facts, once reached");
+      assert.ok(status.data.backend.schema_version > 0);
+      const written = await a.call("remember", {
+        content: "The pager escalates after 15 minutes.",
+        subject: "pager",
+        workspace: "team",
+      });
+      assert.equal(written.ok, true, JSON.stringify(written.data));
+      assert.notEqual(written.mode, "jsonl_backup", "writes reach the database again");
+      assert.ok(!a.stderr().includes(team.password), "no password in the server's log");
+    } finally {
+      await a.close();
+      proxy.close();
+    }
+  },
+);

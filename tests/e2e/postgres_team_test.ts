@@ -139,6 +139,61 @@ teamTest(
   },
 );
 
+teamTest(
+  "what one server changes, another answers from at once: update, retire, purge",
+  async (team) => {
+    // Whatever a server keeps in memory (records, their token counts, word statistics) must
+    // follow changes made by the OTHER server: B is asked right after each change on A.
+    const a = await serverOn(team, "alice");
+    const b = await serverOn(team, "bob");
+    try {
+      const id = await remember(a, "The nightly backup bucket is s3://ops-backups.", "backups");
+      const keep = await remember(a, "Release notes live in the wiki.", "release notes");
+      // B reads it first, so anything B holds of it is the first version.
+      assert.deepEqual(await foundIds(b, "nightly backup bucket"), [id]);
+      assert.equal((await b.call("read", { memory_id: id })).data.version, 1);
+
+      const updated = await a.call("update", {
+        memory_id: id,
+        new_content: "The nightly backup vault is gs://ops-archive.",
+        expected_version: 1,
+      });
+      assert.equal(updated.ok, true, JSON.stringify(updated.data));
+      const read = await b.call("read", { memory_id: id });
+      assert.deepEqual([read.data.version, read.data.content], [
+        2,
+        "The nightly backup vault is gs://ops-archive.",
+      ]);
+      assert.deepEqual(await foundIds(b, "archive vault"), [id], "B finds the new words");
+      assert.deepEqual(await foundIds(b, "bucket"), [], "and no longer the old ones");
+
+      const retired = await a.call(
+        "retire",
+        { memory_id: id, reason: "moved to the runbook", authorized: true },
+        "memory_govern",
+      );
+      assert.equal(retired.ok, true, JSON.stringify(retired.data));
+      assert.deepEqual(await foundIds(b, "archive vault"), [], "B no longer finds it");
+      assert.equal((await b.call("read", { memory_id: id })).data.status, "retired");
+
+      const purged = await a.call(
+        "purge",
+        { memory_ids: [id], reason: "stored by mistake", authorized: true },
+        "memory_govern",
+      );
+      assert.equal(purged.ok, true, JSON.stringify(purged.data));
+      const gone = await b.call("read", { memory_id: id });
+      assert.deepEqual([gone.ok, gone.data.error], [false, "not_found"]);
+      const any = await b.call("find", { query: "archive vault", status: "any" });
+      assert.deepEqual(any.data.results, [], "not even among retired memories");
+      assert.deepEqual(await foundIds(b, "release notes wiki"), [keep], "the rest still answers");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  },
+);
+
 teamTest("kill -9 of a server loses no write it acknowledged", async (team) => {
   const a = await serverOn(team, "alice");
   const b = await serverOn(team, "bob");

@@ -30,9 +30,21 @@ async function everyView(server: ServerSession, id: number): Promise<string> {
     server.callRaw({ view: "audit", data: { limit: 100 } }, "memory_review"),
     server.callRaw({ view: "conflicts", data: { status: "all" } }, "memory_review"),
     server.callRaw({ view: "history", data: { memory_id: id } }, "memory_review"),
+    server.callRaw({ view: "entities", data: {} }, "memory_review"),
+    server.callRaw({ view: "entity", data: { name: "Deploy Vault", depth: 3 } }, "memory_review"),
   ]);
-  assert.deepEqual(views.map((view) => view.ok), [true, true, true, true, true, false]);
+  assert.deepEqual(views.map((view) => view.ok), [
+    true,
+    true,
+    true,
+    true,
+    true,
+    false,
+    true,
+    false,
+  ]);
   assert.equal(views[5].data.error, "not_found");
+  assert.equal(views[7].data.error, "not_found", "an entity only the purged fact named is gone");
   return JSON.stringify(views);
 }
 
@@ -45,7 +57,14 @@ Deno.test("e2e: purge over MCP removes a secret from every view and from the dat
       subject: "deploy key",
       workspace: "acme",
       tags: ["credentials"],
+      entities: [`${SECRET}-vault`],
+      relations: [{ from: "Deploy Vault", type: "holds", to: `${SECRET}-vault` }],
     });
+    const graph = await server.callRaw(
+      { view: "entity", data: { name: "Deploy Vault" } },
+      "memory_review",
+    );
+    assert.ok(JSON.stringify(graph.data.relations).includes(SECRET), JSON.stringify(graph));
     const id = stored.data.memory_id as number;
     const other = await server.call("remember", {
       content: "The deploy runs every Friday at noon.",

@@ -182,6 +182,9 @@ Deno.test("a generation-9 database keeps its vectors: the copy loads them, then 
     // As generation 9 left it: no change log.
     const db = new DatabaseSync(t.dbPath);
     db.exec("DROP TABLE vector_changes");
+    for (const table of ["entity_relations", "entity_mentions", "entity_aliases", "entities"]) {
+      db.exec(`DROP TABLE ${table}`);
+    }
     db.exec("UPDATE meta SET value = '9' WHERE key = 'schema_generation'");
     db.close();
 

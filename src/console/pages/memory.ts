@@ -4,6 +4,7 @@
  * @module
  */
 import { memoryPage as memoryPageView } from "../../views/memory_page.ts";
+import { memoryEntities } from "../../views/entities.ts";
 import { type Html, html } from "../html.ts";
 import { badge, csrfField, metaList, when } from "../layout.ts";
 import type { ConsoleScope, PageResult } from "../scope.ts";
@@ -53,6 +54,7 @@ export async function memoryPage(scope: ConsoleScope, memoryId: number): Promise
   });
   const { memory, versions, diff, absorbed } = view.history;
   checkInScope(scope, memory.workspaceCanonical, `memory ${memory.id}`);
+  const entities = await memoryEntities(scope.ctx, memory.id);
   const numbers = versions.map((v) => v.version);
   const live = memory.status === "active" || memory.status === "pending";
   const confirmed = memory.sourceType === "user_confirmed" && memory.protectionLevel === "locked";
@@ -122,6 +124,17 @@ ${csrfField(scope.csrf)}
         ["protection", memory.protectionLevel],
         ["confidence", memory.confidence],
         ["tags", memory.tags.length ? memory.tags.join(", ") : "—"],
+        [
+          "entities",
+          entities.length === 0 ? "—" : html`<span id="entities">${
+            entities.map((entity) =>
+              html`
+                <a href="./entities/${entity.id}" class="entity-link" title="${entity
+                  .kind}">${entity.name}</a>
+              `
+            )
+          }</span>`,
+        ],
         ["stored by", `${memory.client}/${memory.agentId}`],
         ["event time", when(memory.eventTime)],
         [

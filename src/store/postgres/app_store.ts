@@ -23,10 +23,17 @@ import type { Store, StoreBackend, StoreCapabilities } from "../repositories.ts"
 import { describeVectorPath } from "./extensions.ts";
 import { openPostgresStore } from "./mod.ts";
 import { isUnreachable, unreachableError } from "./unreachable.ts";
+import { aroundRoomCalls } from "./room_calls.ts";
 
-/** Opens the PostgreSQL database at `url` (migrating it) as a `Store`. */
-export async function openPostgresAsStore(url: string): Promise<Store> {
-  const pg = await openPostgresStore(url);
+/**
+ * Opens the PostgreSQL database at `url` (migrating it) as a `Store`. `waitForDatabase`: a
+ * serving process starts even while the database cannot be reached (postgres/mod.ts).
+ */
+export async function openPostgresAsStore(
+  url: string,
+  options: { waitForDatabase?: boolean } = {},
+): Promise<Store> {
+  const pg = await openPostgresStore(url, { waitForDatabase: options.waitForDatabase });
   const capabilities: StoreCapabilities = { fts: true, vec: true };
   // A unit that fails because the database went away says so clearly (unreachable.ts), and
   // every answer says so until a unit succeeds again (src/capabilities/mod.ts): an in-memory
@@ -44,16 +51,31 @@ export async function openPostgresAsStore(url: string): Promise<Store> {
     if (capabilities.unreachable !== undefined) capabilities.unreachable = undefined;
     return value;
   };
+  // Read when asked: a server that started before the database answered learns them later.
   const backend: StoreBackend = {
     kind: "postgresql",
     database: pg.description,
-    serverVersion: pg.serverVersion,
-    schemaVersion: pg.schema.version,
-    vectorPath: describeVectorPath(pg.extensions),
-    extensions: { pg_trgm: pg.extensions.pg_trgm, vector: pg.extensions.vector },
+    get serverVersion() {
+      return pg.serverVersion;
+    },
+    get schemaVersion() {
+      return pg.schema.version;
+    },
+    get vectorPath() {
+      return describeVectorPath(pg.extensions);
+    },
+    get extensions() {
+      return { pg_trgm: pg.extensions.pg_trgm, vector: pg.extensions.vector };
+    },
   };
+  const { write: _w, writeBlocking: _wb, read: _r, withinUnit, bulkWrites, close, ...rooms } = pg;
   return {
     ...pg,
+    // A room called outside a unit fails as clearly as a unit when the database is away.
+    ...aroundRoomCalls(rooms, (call) => call().catch(clearly("read"))),
+    withinUnit,
+    bulkWrites,
+    close,
     path: pg.description,
     // Full-text search is the tsvector index; vectors are searched in each server's copy, which
     // needs no extension.
@@ -62,8 +84,12 @@ export async function openPostgresAsStore(url: string): Promise<Store> {
     // this open applied is the PostgreSQL schema's own record.
     schema: {
       generation: SCHEMA_GENERATION,
-      created: pg.schema.applied.includes(1),
-      migrated: pg.schema.applied,
+      get created() {
+        return pg.schema.applied.includes(1);
+      },
+      get migrated() {
+        return pg.schema.applied;
+      },
     },
     backend,
     write: (body, options) => pg.write(body, options).then(answered, clearly("write")),

@@ -45,8 +45,12 @@ export class PgCore<R> {
   /** The repositories handed to unit bodies (`tx`); set once the rooms are built. */
   repositories!: R;
 
-  constructor(sql: Sql) {
+  /** Resolves once the database is open (migrated); rejects while it cannot be reached. */
+  readonly #whenOpen: () => Promise<void>;
+
+  constructor(sql: Sql, whenOpen: () => Promise<void> = () => Promise.resolve()) {
     this.sql = sql;
+    this.#whenOpen = whenOpen;
   }
 
   /** True when the caller runs inside a unit of work. */
@@ -62,8 +66,14 @@ export class PgCore<R> {
   /**
    * Runs `body` in one write transaction (all or nothing). Write units take one advisory lock
    * first, so they run one at a time across every server on the database (constants.ts says
-   * why). Inside another write unit the body joins it. `{ durable: false }` lets the commit
-   * return before the WAL is flushed (`synchronous_commit = off`).
+   * why), unless `{ serialized: false }` says its statements lock their own rows. Inside another
+   * write unit the body joins it.
+   *
+   * The commit itself does not wait for the disk (`synchronous_commit = off`), so the write lock
+   * is released without an fsync inside it; a durable unit then waits for the WAL to reach the
+   * disk after the lock is gone ({@linkcode flushWal}), and resolves only then, so nothing is
+   * acknowledged before it is durable, and the fsyncs of writers on every server are shared
+   * (PostgreSQL's group commit). `{ durable: false }` skips that wait.
    */
   async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
     const open = this.#units.getStore();
@@ -71,12 +81,18 @@ export class PgCore<R> {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
     }
+    await this.#whenOpen();
     // Set once the body returned: a connection lost after it may have lost it during COMMIT,
     // and then nobody knows whether the write committed (unreachable.ts, `commitInDoubt`).
     let committing = false;
     const value = await this.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK})`;
-      if (options.durable === false) await tx`SET LOCAL synchronous_commit = off`;
+      // One round trip for both: every one inside the lock holds up every other writer.
+      if (options.serialized === false) {
+        await tx`SELECT set_config('synchronous_commit', 'off', true)`;
+      } else {
+        await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
+          set_config('synchronous_commit', 'off', true)`;
+      }
       const done = await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
       committing = true;
       return done;
@@ -88,12 +104,26 @@ export class PgCore<R> {
     } catch (error) {
       logWarn(`after a commit: ${error}`);
     }
+    const flushed = options.durable === false ? undefined : this.flushWal().catch((error) => {
+      // Committed, but whether it reached the disk before the connection went is unknown.
+      throw markCommitInDoubt(error);
+    });
     try {
       await options.whileSyncing?.(value);
     } catch (error) {
       logWarn(`after a commit: ${error}`);
     }
+    await flushed;
     return value;
+  }
+
+  /**
+   * Waits until the WAL is on disk up to now: a transaction that is given an id
+   * (`txid_current()`) writes a commit record, and with `synchronous_commit` on (the session's
+   * default) its commit flushes the WAL up to that record, so every commit before it too.
+   */
+  async flushWal(): Promise<void> {
+    await this.sql`SELECT txid_current()`;
   }
 
   /** {@linkcode PgCore.write}: waiting for the write lock never blocks this thread anyway. */
@@ -104,6 +134,7 @@ export class PgCore<R> {
   /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
     if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    await this.#whenOpen();
     return await this.sql.begin(
       "ISOLATION LEVEL REPEATABLE READ READ ONLY",
       (tx) => this.#units.run({ sql: tx, write: false }, () => body(this.repositories)),

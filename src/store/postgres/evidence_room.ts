@@ -34,10 +34,14 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
   return {
     async replaceRows(memory, rows) {
       const sql = core.q();
-      await sql`DELETE FROM memory_rows WHERE memory_id = ${memory.id}`;
-      if (rows.length === 0) return;
+      const removed = sql`DELETE FROM memory_rows WHERE memory_id = ${memory.id}`;
+      if (rows.length === 0) return void await removed;
+      // Inside a unit both statements go out at once on its one connection, which runs them in
+      // order (one round trip under the write lock, not two); outside one they run one by one.
+      if (!core.inUnit()) await removed;
       // One statement for every row, whatever their number.
-      await sql`INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text,
+      const inserted =
+        sql`INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text,
           start_offset, end_offset)
         SELECT ${memory.id}, ${memory.version}, r.row_index, r.kind, r.text, r.start_offset,
           r.end_offset
@@ -45,6 +49,7 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
           ${rows.map((row) => row.kind)}::text[], ${rows.map((row) => row.text)}::text[],
           ${rows.map((row) => row.startOffset)}::int[], ${rows.map((row) => row.endOffset)}::int[])
           AS r(row_index, kind, text, start_offset, end_offset)`;
+      await Promise.all([removed, inserted]);
     },
     async rowsToEmbed(space, limit) {
       const sql = core.q();

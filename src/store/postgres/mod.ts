@@ -12,7 +12,7 @@
  * import { PG_UNSUPPORTED } from "./mod.ts";
  *
  * // What this version does not do on PostgreSQL is named, and refused when asked for.
- * assert.ok(PG_UNSUPPORTED.includes("`mema upgrade`"));
+ * assert.ok(PG_UNSUPPORTED.includes("pgvector (HNSW) search"));
  * ```
  * @module
  */
@@ -39,7 +39,10 @@ import { pgConflictGroups, pgNotices, pgPendingNotices } from "./conflicts_room.
 import { pgScanQueue } from "./scan_queue_room.ts";
 import { migratePostgres, type PgSchemaState } from "./migrations.ts";
 import { type PgExtensions, readExtensions } from "./extensions.ts";
+import { isUnreachable } from "./unreachable.ts";
+import { aroundRoomCalls } from "./room_calls.ts";
 import { pgWorkspaces } from "./workspaces_room.ts";
+import { pgEntities } from "./entities_room.ts";
 
 export { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.ts";
 export { PG_UNSUPPORTED, postgresUnsupported } from "./readiness.ts";
@@ -74,6 +77,12 @@ export interface OpenPostgresOptions {
   poolMax?: number;
   /** Seconds a connection may take to open (default `PG_CONNECT_TIMEOUT_S`). */
   connectTimeoutS?: number;
+  /**
+   * A serving process: when the database cannot be reached, open anyway. Every unit of work
+   * then tries to reach it first (and fails with the connection's error while it cannot); the
+   * first that does migrates the schema and reads the server's facts, as an open would have.
+   */
+  waitForDatabase?: boolean;
 }
 
 /**
@@ -98,30 +107,54 @@ export async function openPostgresStore(
     max: options.poolMax ?? PG_POOL_MAX,
     connectTimeoutS: options.connectTimeoutS,
   });
-  let schema: PgSchemaState;
-  let serverVersion: string;
-  let extensions: PgExtensions;
-  try {
+  const facts = {
+    schema: { version: 0, applied: [] } as PgSchemaState,
+    serverVersion: "not reached yet",
+    extensions: { pg_trgm: null, vector: null, vectorAvailable: false } as PgExtensions,
+  };
+  let stage = "connect to";
+  /** What opening does once the server answers; raw errors, for the caller to word. */
+  const open = async (): Promise<void> => {
     const [row] = await sql`SHOW server_version`;
-    serverVersion = String(row.server_version);
-  } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    throw fail("connect to", error);
-  }
+    const serverVersion = String(row.server_version);
+    stage = "migrate the schema of";
+    const schema = await migratePostgres(sql);
+    stage = "read the extensions of";
+    const extensions = await readExtensions(sql);
+    Object.assign(facts, { schema, serverVersion, extensions });
+  };
+  let opened: Promise<void> | undefined;
   try {
-    schema = await migratePostgres(sql);
+    await open();
+    opened = Promise.resolve();
   } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    if (error instanceof MemaError) throw error;
-    throw fail("migrate the schema of", error);
+    if (!(options.waitForDatabase && isUnreachable(error))) {
+      await sql.end({ timeout: 1 }).catch(() => {});
+      if (error instanceof MemaError) throw error;
+      throw fail(stage, error);
+    }
   }
-  try {
-    extensions = await readExtensions(sql);
-  } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
-    throw fail("read the extensions of", error);
-  }
-  const core = new PgCore<PostgresRepositories>(sql);
+  /** Before each unit while the server has not answered yet: one attempt at a time. */
+  const whenOpen = (): Promise<void> => {
+    opened ??= (async () => {
+      await open();
+      // A copy cut short while this server waited is never served (portability/copy.ts).
+      const [mark] = await sql`SELECT value FROM meta WHERE key = 'copy_incomplete'`;
+      if (mark && String(mark.value) !== "") {
+        throw new MemaError(
+          "storage_error",
+          `PostgreSQL at ${description} holds an unfinished mema copy (started ${mark.value})`,
+          { hint: "run the same mema copy again to finish it, then restart this server" },
+        );
+      }
+    })().catch((error) => {
+      // Unreachable again: the next unit tries again. Anything else stays the answer.
+      if (isUnreachable(error)) opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+  const core = new PgCore<PostgresRepositories>(sql, whenOpen);
   const vectors = new VectorCopy();
   const repositories: PostgresRepositories = {
     ...pgMemories(core),
@@ -141,15 +174,23 @@ export async function openPostgresStore(
     ...pgPendingNotices(core),
     ...pgPurge(core),
     ...pgUpgrade(core),
+    ...pgEntities(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
   };
   core.repositories = repositories;
   return {
-    ...repositories,
+    // A call outside a unit waits for the database to be opened too (waitForDatabase).
+    ...aroundRoomCalls(repositories, (call) => whenOpen().then(call)),
     description,
-    schema,
-    serverVersion,
-    extensions,
+    get schema() {
+      return facts.schema;
+    },
+    get serverVersion() {
+      return facts.serverVersion;
+    },
+    get extensions() {
+      return facts.extensions;
+    },
     write: (body, writeOptions) => core.write(body, writeOptions),
     writeBlocking: (body) => core.writeBlocking(body),
     read: (body) => core.read(body),

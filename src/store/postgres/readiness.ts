@@ -8,8 +8,8 @@
  * import assert from "node:assert/strict";
  * import { postgresUnsupported } from "./readiness.ts";
  *
- * const error = postgresUnsupported("`mema upgrade`", "postgres://team:s3cret@db.example/mema");
- * assert.match(error.message, /mema upgrade/);
+ * const error = postgresUnsupported("pgvector (HNSW) search", "postgres://team:s3cret@db.example/mema");
+ * assert.match(error.message, /pgvector/);
  * assert.ok(!error.message.includes("s3cret"), "no password in an error");
  * ```
  * @module
@@ -22,7 +22,6 @@ import { MemaError } from "../../errors/mod.ts";
  * (docs/POSTGRES.md lists them too).
  */
 export const PG_UNSUPPORTED: readonly string[] = [
-  "`mema upgrade`",
   "pgvector (HNSW) search",
 ];
 

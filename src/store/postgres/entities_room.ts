@@ -1,0 +1,283 @@
+/**
+ * The entity graph on PostgreSQL: {@linkcode EntitiesRepository}, answering exactly as the
+ * SQLite room does (src/store/entities_sql.ts documents each operation and the rule that
+ * aliases follow mentions).
+ *
+ * @module
+ */
+import type { PgCore, PgQuery } from "./core.ts";
+import type { EntitiesRepository } from "../repositories.ts";
+import type {
+  EntityRecord,
+  MentionRecord,
+  RelationOrigin,
+  RelationRecord,
+} from "../entities_sql.ts";
+
+type Row = Record<string, unknown>;
+
+function toEntity(row: Row): EntityRecord {
+  return {
+    id: Number(row.id),
+    workspace: String(row.workspace_canonical),
+    name: String(row.name),
+    kind: String(row.kind),
+    createdAt: String(row.created_at),
+  };
+}
+
+function toRelation(row: Row): RelationRecord {
+  return {
+    id: Number(row.id),
+    workspace: String(row.workspace_canonical),
+    fromId: Number(row.from_id),
+    type: String(row.type),
+    toId: Number(row.to_id),
+    memoryId: Number(row.memory_id),
+    origin: row.origin as RelationOrigin,
+  };
+}
+
+const ids = (list: readonly number[]) => list as number[];
+
+async function dropGraphRows(sql: PgQuery, memoryId: number): Promise<number[]> {
+  const touched = new Set<number>();
+  for (
+    const row of await sql`DELETE FROM entity_mentions WHERE memory_id = ${memoryId}
+      RETURNING entity_id`
+  ) touched.add(Number(row.entity_id));
+  for (
+    const row of await sql`DELETE FROM entity_relations WHERE memory_id = ${memoryId}
+      RETURNING from_id, to_id`
+  ) {
+    touched.add(Number(row.from_id));
+    touched.add(Number(row.to_id));
+  }
+  return [...touched];
+}
+
+async function pruneEntities(sql: PgQuery, list: readonly number[]): Promise<number[]> {
+  if (list.length === 0) return [];
+  await sql`DELETE FROM entity_aliases a WHERE a.entity_id = ANY(${ids(list)}::bigint[])
+    AND NOT EXISTS (SELECT 1 FROM entity_mentions m
+      WHERE m.entity_id = a.entity_id AND m.word_key = a.alias_key)`;
+  const orphans = (await sql`SELECT id FROM entities e WHERE id = ANY(${ids(list)}::bigint[])
+    AND NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)`).map((row) =>
+    Number(row.id)
+  );
+  if (orphans.length > 0) {
+    await sql`DELETE FROM entity_relations WHERE from_id = ANY(${orphans}::bigint[])
+      OR to_id = ANY(${orphans}::bigint[])`;
+    await sql`DELETE FROM entity_aliases WHERE entity_id = ANY(${orphans}::bigint[])`;
+    await sql`DELETE FROM entities WHERE id = ANY(${orphans}::bigint[])`;
+  }
+  await sql`UPDATE entities e SET name = (SELECT m.words FROM entity_mentions m
+      WHERE m.entity_id = e.id GROUP BY m.words
+      ORDER BY count(*) DESC, m.words COLLATE "C" LIMIT 1)
+    WHERE e.id = ANY(${ids(list)}::bigint[])
+      AND NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id AND m.words = e.name)
+      AND EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)`;
+  return orphans;
+}
+
+/** The entities room over `core`'s pool. */
+export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
+  const getEntities = async (list: readonly number[]) => {
+    const rows = await core.q()`SELECT * FROM entities WHERE id = ANY(${ids(list)}::bigint[])`;
+    return new Map(rows.map((row) => [Number(row.id), toEntity(row)]));
+  };
+  const insertEntity = async (
+    entity: { workspace: string; name: string; kind: string; at: string },
+  ) => {
+    const [row] = await core.q()`INSERT INTO entities (workspace_canonical, name, kind, created_at)
+      VALUES (${entity.workspace}, ${entity.name}, ${entity.kind}, ${entity.at}) RETURNING id`;
+    return Number(row.id);
+  };
+  return {
+    async entitiesByKeys(workspace, keys) {
+      const found = new Map<string, EntityRecord>();
+      if (keys.length === 0) return found;
+      const rows = await core.q()`SELECT a.alias_key, e.* FROM entity_aliases a
+        JOIN entities e ON e.id = a.entity_id
+        WHERE a.workspace_canonical = ${workspace} AND a.alias_key = ANY(${keys as string[]})`;
+      for (const row of rows) found.set(String(row.alias_key), toEntity(row));
+      return found;
+    },
+    async entitiesNamed(keys, workspaces) {
+      if (keys.length === 0) return [];
+      const sql = core.q();
+      const scope = workspaces === undefined
+        ? sql`TRUE`
+        : sql`a.workspace_canonical = ANY(${workspaces as string[]})`;
+      const rows = await sql`SELECT DISTINCT e.* FROM entity_aliases a
+        JOIN entities e ON e.id = a.entity_id
+        WHERE a.alias_key = ANY(${keys as string[]}) AND ${scope} ORDER BY e.id`;
+      return rows.map(toEntity);
+    },
+    insertEntity,
+    getEntities,
+    async entityAliases(list) {
+      const rows = await core.q()`SELECT entity_id, words, count(*) AS n FROM entity_mentions
+        WHERE entity_id = ANY(${ids(list)}::bigint[])
+        GROUP BY entity_id, words ORDER BY entity_id, n DESC, words COLLATE "C"`;
+      const out = new Map<number, string[]>();
+      for (const row of rows) {
+        const aliases = out.get(Number(row.entity_id)) ?? [];
+        aliases.push(String(row.words));
+        out.set(Number(row.entity_id), aliases);
+      }
+      return out;
+    },
+    async replaceMemoryGraph(memory, graph) {
+      const sql = core.q();
+      const touched = await dropGraphRows(sql, memory.id);
+      // One statement per table (arrays unnested), not one round trip per row. An upsert may
+      // not touch a row twice, so repeated mentions are folded first.
+      const mentions = new Map<
+        string,
+        { entityId: number; words: string; key: string; stated: number }
+      >();
+      for (const item of graph.mentions) {
+        const id = JSON.stringify([item.entityId, item.words]);
+        const stated = Math.max(mentions.get(id)?.stated ?? 0, item.stated ? 1 : 0);
+        mentions.set(id, { ...item, stated });
+      }
+      const rows = [...mentions.values()];
+      if (rows.length > 0) {
+        await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+          SELECT e, ${memory.id}, w, k, s FROM unnest(
+            ${rows.map((r) => r.entityId)}::bigint[], ${rows.map((r) => r.words)}::text[],
+            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.stated)}::smallint[]
+          ) AS t(e, w, k, s)
+          ON CONFLICT (entity_id, memory_id, words)
+          DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`;
+        await sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
+          SELECT ${memory.workspace}, k, e FROM unnest(
+            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.entityId)}::bigint[]
+          ) AS t(k, e)
+          ON CONFLICT DO NOTHING`;
+      }
+      const relations = graph.relations;
+      if (relations.length > 0) {
+        await sql`INSERT INTO entity_relations
+            (workspace_canonical, from_id, type, to_id, memory_id, origin)
+          SELECT ${memory.workspace}, f, ty, t2, ${memory.id}, o FROM unnest(
+            ${relations.map((r) => r.fromId)}::bigint[], ${relations.map((r) => r.type)}::text[],
+            ${relations.map((r) => r.toId)}::bigint[], ${relations.map((r) => r.origin)}::text[]
+          ) AS t(f, ty, t2, o)
+          ON CONFLICT DO NOTHING`;
+      }
+      return await pruneEntities(sql, touched);
+    },
+    async dropMemoryGraph(memoryId) {
+      const sql = core.q();
+      return await pruneEntities(sql, await dropGraphRows(sql, memoryId));
+    },
+    async entityMemoryIds(list, limit) {
+      const rows = await core.q()`SELECT DISTINCT memory_id FROM entity_mentions
+        WHERE entity_id = ANY(${ids(list)}::bigint[]) ORDER BY memory_id DESC LIMIT ${limit}`;
+      return rows.map((row) => Number(row.memory_id));
+    },
+    async memoryMentions(memoryIds) {
+      const rows = await core.q()`SELECT memory_id, entity_id, words, stated FROM entity_mentions
+        WHERE memory_id = ANY(${ids(memoryIds)}::bigint[])
+        ORDER BY memory_id, entity_id, words COLLATE "C"`;
+      const out = new Map<number, MentionRecord[]>();
+      for (const row of rows) {
+        const list = out.get(Number(row.memory_id)) ?? [];
+        list.push({
+          entityId: Number(row.entity_id),
+          words: String(row.words),
+          stated: Number(row.stated) === 1,
+        });
+        out.set(Number(row.memory_id), list);
+      }
+      return out;
+    },
+    async relationsOf(list, limit) {
+      const rows = await core.q()`SELECT * FROM entity_relations
+        WHERE from_id = ANY(${ids(list)}::bigint[]) OR to_id = ANY(${ids(list)}::bigint[])
+        ORDER BY id LIMIT ${limit}`;
+      return rows.map(toRelation);
+    },
+    async relationPage(afterId, limit) {
+      const rows = await core.q()`SELECT * FROM entity_relations WHERE id > ${afterId}
+        ORDER BY id LIMIT ${limit}`;
+      return rows.map(toRelation);
+    },
+    async entityPage(query) {
+      const sql = core.q();
+      const within = query.workspaces === undefined
+        ? sql`TRUE`
+        : sql`e.workspace_canonical = ANY(${query.workspaces as string[]})`;
+      const scope = sql`${within}
+        AND NOT (e.workspace_canonical = ANY(${(query.excludeWorkspaces ?? []) as string[]}))`;
+      const kinds: Record<string, number> = {};
+      for (
+        const row of await sql`SELECT e.kind, count(*) AS n FROM entities e WHERE ${scope}
+          GROUP BY e.kind`
+      ) kinds[String(row.kind)] = Number(row.n);
+      const ofKind = query.kind === undefined ? sql`TRUE` : sql`e.kind = ${query.kind}`;
+      const [count] = await sql`SELECT count(*) AS n FROM entities e WHERE ${scope} AND ${ofKind}`;
+      const rows = await sql`SELECT p.*,
+          (SELECT count(DISTINCT memory_id) FROM entity_mentions m WHERE m.entity_id = p.id)
+            AS mentions,
+          (SELECT count(*) FROM entity_relations r WHERE r.from_id = p.id OR r.to_id = p.id)
+            AS relations
+        FROM (SELECT e.* FROM entities e WHERE ${scope} AND ${ofKind}
+          ORDER BY e.id DESC LIMIT ${query.limit} OFFSET ${query.offset}) p
+        ORDER BY p.id DESC`;
+      return {
+        rows: rows.map((row) => ({
+          ...toEntity(row),
+          mentions: Number(row.mentions),
+          relations: Number(row.relations),
+        })),
+        total: Number(count.n),
+        kinds,
+      };
+    },
+    async mergeEntities(fromId, intoId) {
+      const sql = core.q();
+      await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+        SELECT ${intoId}, memory_id, words, word_key, stated FROM entity_mentions
+        WHERE entity_id = ${fromId} ON CONFLICT DO NOTHING`;
+      await sql`DELETE FROM entity_mentions WHERE entity_id = ${fromId}`;
+      await sql`UPDATE entity_aliases SET entity_id = ${intoId} WHERE entity_id = ${fromId}`;
+      await sql`INSERT INTO entity_relations
+          (workspace_canonical, from_id, type, to_id, memory_id, origin)
+        SELECT workspace_canonical,
+          CASE WHEN from_id = ${fromId} THEN ${intoId}::bigint ELSE from_id END, type,
+          CASE WHEN to_id = ${fromId} THEN ${intoId}::bigint ELSE to_id END, memory_id, origin
+        FROM entity_relations WHERE from_id = ${fromId} OR to_id = ${fromId}
+        ON CONFLICT DO NOTHING`;
+      await sql`DELETE FROM entity_relations WHERE from_id = ${fromId} OR to_id = ${fromId}`;
+      await sql`DELETE FROM entity_relations WHERE from_id = to_id AND from_id = ${intoId}`;
+      await sql`DELETE FROM entities WHERE id = ${fromId}`;
+      await pruneEntities(sql, [intoId]);
+    },
+    async splitEntity(entityId, split) {
+      const sql = core.q();
+      const entity = (await getEntities([entityId])).get(entityId)!;
+      const newId = await insertEntity({ ...split, workspace: entity.workspace });
+      const memories = (await sql`SELECT DISTINCT memory_id FROM entity_mentions
+        WHERE entity_id = ${entityId} AND word_key = ${split.key}`).map((row) =>
+        Number(row.memory_id)
+      );
+      await sql`UPDATE entity_mentions SET entity_id = ${newId}
+        WHERE entity_id = ${entityId} AND word_key = ${split.key}`;
+      await sql`UPDATE entity_aliases SET entity_id = ${newId}
+        WHERE entity_id = ${entityId} AND alias_key = ${split.key}`;
+      await sql`UPDATE entity_relations r SET from_id = ${newId} WHERE from_id = ${entityId}
+        AND memory_id = ANY(${memories}::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM entity_mentions m
+          WHERE m.entity_id = ${entityId} AND m.memory_id = r.memory_id)`;
+      await sql`UPDATE entity_relations r SET to_id = ${newId} WHERE to_id = ${entityId}
+        AND memory_id = ANY(${memories}::bigint[])
+        AND NOT EXISTS (SELECT 1 FROM entity_mentions m
+          WHERE m.entity_id = ${entityId} AND m.memory_id = r.memory_id)`;
+      await pruneEntities(sql, [entityId, newId]);
+      return newId;
+    },
+  };
+}

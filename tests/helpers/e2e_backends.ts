@@ -1,0 +1,53 @@
+/**
+ * The end-to-end tests that run on both backends: the same body, once on a SQLite file in a
+ * temporary home and once on a scratch PostgreSQL database (issue 33). The PostgreSQL run puts
+ * `MEMA_DB_URL` in the home's environment, so every server and command the body starts with
+ * that home (`startServer`, `runCli`, `startHttpServer`) uses the database. It needs the test
+ * cluster (scripts/test_postgres.ts); with `MEMA_TEST_SKIP_POSTGRES=1` it is ignored, and its
+ * name says so.
+ * @module
+ */
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
+import { makeTempHome, type TempHome } from "./server.ts";
+
+const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+
+/** Registers `fn` as two tests, "sqlite: name" and "postgres: name"; each gets a fresh home. */
+export function onBothBackends(name: string, fn: (home: TempHome) => Promise<void>): void {
+  Deno.test(`sqlite: ${name}`, async () => {
+    const home = makeTempHome();
+    try {
+      await fn(home);
+    } finally {
+      removeHome(home);
+    }
+  });
+  Deno.test({
+    name: `postgres: ${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
+    ignore: SKIP_POSTGRES,
+    // The scratch database's admin pool keeps idle timers until it is dropped, after the body.
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const scratch = await createScratchDatabase(testPostgresUrl());
+      const home = makeTempHome();
+      home.env.MEMA_DB_URL = scratch.url;
+      try {
+        await fn(home);
+      } finally {
+        removeHome(home);
+        await scratch.drop();
+      }
+    },
+  });
+}
+
+/** Removes the home unless the body already did (bodies clean up after themselves too). */
+function removeHome(home: TempHome): void {
+  try {
+    home.cleanup();
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
