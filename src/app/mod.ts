@@ -189,6 +189,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       modelsDir: config.modelsDir,
       manifestPath: config.manifestPath,
       recountAfterCalls: options.serving.recountAfterCalls,
+      rebuildOnModelChange: store.capabilities.readOnly === undefined,
     });
     judge = openJudge(config);
   }

@@ -66,6 +66,15 @@ export const SUBJECT_ROW_INDEX = -1;
 /** Job kind that embeds rows lacking a vector in the current embedding space. */
 export const EMBED_JOB_KIND = "embed_rows";
 
+/**
+ * The job that switches the vector index to the configured model's space after a model change
+ * (recreates the vector table, then leaves the filling to the {@linkcode EMBED_JOB_KIND} job).
+ */
+export const REBUILD_JOB_KIND = "rebuild_vectors";
+
+/** The rebuild job's dedupe key: one pending rebuild, however many servers notice the change. */
+export const REBUILD_DEDUPE_KEY = "space-change";
+
 /** Rows embedded and committed together: one model batch-set, small enough to lose little on a crash. */
 export const EMBED_BATCH_ROWS = 128;
 

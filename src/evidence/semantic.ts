@@ -52,6 +52,8 @@ import {
   HYBRID_MIN_COVERAGE,
   MODEL_LOAD_QUIET_MAX_MS,
   QUERY_WORD_ROWS_MAX,
+  REBUILD_DEDUPE_KEY,
+  REBUILD_JOB_KIND,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
 
@@ -71,6 +73,11 @@ export interface SemanticReport {
    * least {@linkcode HYBRID_MIN_COVERAGE} of the rows embedded. `mode` is `hybrid` only then.
    */
   searchable: boolean;
+  /**
+   * A rebuild after a model change that has not finished: the space it replaces, and rows
+   * embedded of rows in the new one (while `mismatch`, the switch itself is still to come).
+   */
+  rebuild?: { fromSpace: string; done: number; total: number };
   warning?: string;
   fix?: string;
 }
@@ -87,9 +94,20 @@ export interface SemanticConfig {
    * call, never on a request's own time (the counts grow with the rows: ~4–20 ms at 100k).
    */
   recountAfterCalls?: boolean;
+  /**
+   * A serving process: when the configured model's space is not the index's, queue the
+   * background rebuild (src/evidence/worker.ts) instead of waiting for `rebuild_evidence`.
+   */
+  rebuildOnModelChange?: boolean;
 }
 
 const SPACE_KEY = "embedding_space";
+/**
+ * The space a rebuild replaces, kept until the new space is filled: meanwhile `find` stays
+ * lexical (a half-filled index would rank only the rows it holds) and every answer says how
+ * far the rebuild is. Empty once it is done (the store has no delete for meta keys).
+ */
+const REBUILD_FROM_KEY = "embedding_rebuild_from";
 
 /** The embedding space id: model, dimension and a fingerprint of the weights. */
 export function spaceId(
@@ -119,6 +137,8 @@ export class SemanticIndex {
    * is O(memories) (40 ms at 100k) and rebuild_evidence used to run it three times a call.
    */
   #rowsComplete = false;
+  /** This process queued the rebuild once already (the job itself dedupes while pending). */
+  #rebuildQueued = false;
 
   constructor(store: Store, config: SemanticConfig) {
     this.#store = store;
@@ -164,7 +184,9 @@ export class SemanticIndex {
   #withOutage(report: SemanticReport): SemanticReport {
     const outage = this.#provider ? outageWarning(this.#provider) : undefined;
     if (!outage || (report.state !== "ready" && report.state !== "indexing")) return report;
-    return { ...report, searchable: false, ...outage };
+    // A rebuild's progress stays in the warning: the outage is why it is not moving.
+    const warning = report.rebuild ? `${outage.warning}; ${report.warning}` : outage.warning;
+    return { ...report, searchable: false, ...outage, warning };
   }
 
   async #describeCached(): Promise<SemanticReport> {
@@ -259,9 +281,28 @@ export class SemanticIndex {
         state: "mismatch",
         modelId,
         space: expected,
+        rebuild: { fromSpace: indexedSpace, done: 0, total: counts.rows },
         warning:
-          `the vector index was built with ${indexedSpace}, not the configured ${modelId}: vector recall is off until it is rebuilt`,
-        fix: 'run memory_repair {"task": "rebuild_evidence"} (dry_run first)',
+          `the vector index was built with ${indexedSpace}, not the configured ${modelId}: it is rebuilt in the background (0/${counts.rows} rows embedded); find matches words, not meaning, until it completes`,
+        // A serving process has queued the rebuild: nothing for the user to do.
+        fix: this.#config.rebuildOnModelChange
+          ? undefined
+          : 'start `mema serve` (it rebuilds by itself) or run memory_repair {"task": "rebuild_evidence"}',
+      };
+    }
+    const rebuildFrom = counts.embedded < counts.rows
+      ? await store.getMeta(REBUILD_FROM_KEY)
+      : undefined;
+    if (rebuildFrom) {
+      const done = `${counts.embedded}/${counts.rows}`;
+      return {
+        ...base,
+        state: "indexing",
+        modelId,
+        space: expected ?? indexedSpace,
+        rebuild: { fromSpace: rebuildFrom, done: counts.embedded, total: counts.rows },
+        warning:
+          `the vector index is being rebuilt for ${modelId} after a model change (${done} rows embedded); find matches words, not meaning, until it completes`,
       };
     }
     if (indexedSpace === undefined || counts.embedded < counts.rows) {
@@ -326,10 +367,15 @@ export class SemanticIndex {
     if (this.#space === undefined) {
       const space = spaceId(model);
       this.#space = space;
-      // An empty index belongs to the first model that uses it; a different recorded
-      // space is a mismatch that only rebuild_evidence resolves.
+      // An empty index belongs to the first model that uses it; a different recorded space is
+      // a mismatch that the background rebuild (serving) or rebuild_evidence resolves. A model
+      // server's dimension may be learnt only now, so this is where that change is noticed.
       await this.#store.write(async () => {
-        if (await this.#store.getMeta(SPACE_KEY) !== undefined) return;
+        const recorded = await this.#store.getMeta(SPACE_KEY);
+        if (recorded !== undefined) {
+          if (recorded !== space) await this.#queueRebuild();
+          return;
+        }
         await this.#store.recreateVecTable(model.dim);
         await this.#store.setMeta(SPACE_KEY, space);
         await enqueueJob(this.#store, {
@@ -341,6 +387,60 @@ export class SemanticIndex {
       this.invalidate();
     }
     return model;
+  }
+
+  /**
+   * Queues the background rebuild once per process (inside a write). Only a serving process
+   * does: its worker runs the job; a command that merely reports the state writes nothing.
+   */
+  async #queueRebuild(): Promise<void> {
+    if (!this.#config.rebuildOnModelChange || this.#rebuildQueued) return;
+    await enqueueJob(this.#store, {
+      kind: REBUILD_JOB_KIND,
+      dedupeKey: REBUILD_DEDUPE_KEY,
+      payload: {},
+    });
+    this.#rebuildQueued = true;
+  }
+
+  /** Queues the background rebuild (see {@linkcode SemanticConfig.rebuildOnModelChange}). */
+  async queueRebuild(): Promise<void> {
+    await this.#store.write(async () => await this.#queueRebuild(), { durable: false });
+  }
+
+  /**
+   * The rebuild job's step: switches the index to the configured model's space when it holds
+   * another one (a fresh vector table, the old space kept as the rebuild's origin) and queues
+   * the embedding job that fills it in slices. The check and the switch are one transaction, so
+   * of several servers sharing a database the first switches and the others find nothing to
+   * do. Throws `ProviderUnavailable` while a model server that must be asked is away.
+   * Returns whether it switched.
+   */
+  async switchToConfiguredSpace(): Promise<boolean> {
+    const model = await this.#model();
+    const switched = await this.#store.write(async () => await this.#switchTo(model));
+    this.invalidate();
+    return switched;
+  }
+
+  /** Inside a write: recreate the vector table for `model`'s space unless the index holds it. */
+  async #switchTo(model: OpenedModel): Promise<boolean> {
+    const space = spaceId(model);
+    this.#space = space;
+    const indexed = await this.#store.getMeta(SPACE_KEY);
+    if (indexed === space && await this.#store.vecTableExists()) return false;
+    await this.#store.recreateVecTable(model.dim);
+    await this.#store.setMeta(SPACE_KEY, space);
+    // Switching back before a rebuild finished starts over: the older vectors are gone.
+    if (indexed !== undefined && indexed !== space) {
+      await this.#store.setMeta(REBUILD_FROM_KEY, indexed);
+    }
+    await enqueueJob(this.#store, {
+      kind: EMBED_JOB_KIND,
+      dedupeKey: "pending-rows",
+      payload: {},
+    });
+    return true;
   }
 
   /**
@@ -433,8 +533,17 @@ export class SemanticIndex {
       done += chunks.reduce((sum, chunk) => sum + chunk.rowIds.length, 0);
       await yieldToRequests();
     }
+    await this.#finishRebuild(space);
     if (done > 0) this.invalidate();
     return done;
+  }
+
+  /** Forgets a rebuild's origin once its space holds every row (hybrid recall resumes). */
+  async #finishRebuild(space: string): Promise<void> {
+    if (!await this.#store.getMeta(REBUILD_FROM_KEY)) return;
+    if ((await this.#store.countRowsToEmbed(space)).pending > 0) return;
+    await this.#store.write(async () => await this.#store.setMeta(REBUILD_FROM_KEY, ""));
+    this.invalidate();
   }
 
   /**
@@ -469,14 +578,7 @@ export class SemanticIndex {
     }
     const model = await this.#opened ?? await this.#open();
     const space = spaceId(model);
-    this.#space = space;
-    if (await this.#store.getMeta(SPACE_KEY) !== space || !await this.#store.vecTableExists()) {
-      await this.#store.write(async () => {
-        await this.#store.recreateVecTable(model.dim);
-        await this.#store.setMeta(SPACE_KEY, space);
-      });
-      this.invalidate();
-    }
+    if (await this.#store.write(async () => await this.#switchTo(model))) this.invalidate();
     this.#opened ??= Promise.resolve(model);
     if (!this.#rowsComplete && await backfillRows(this.#store, options.batchSize) === 0) {
       this.#rowsComplete = true;

@@ -30,6 +30,8 @@ import {
   EMBED_JOB_KIND,
   EVIDENCE_ROWS_COMPLETE_KEY,
   EVIDENCE_WORKER_START_DELAY_MS,
+  REBUILD_DEDUPE_KEY,
+  REBUILD_JOB_KIND,
   ROW_BACKFILL_BATCH,
 } from "./constants.ts";
 import { backfillRows, type SemanticIndex } from "./semantic.ts";
@@ -71,8 +73,32 @@ export async function runEvidenceJob(
 }
 
 /**
+ * Runs the rebuild job after a model change: switches the index to the configured model's space
+ * (the embed job it queues then fills it in slices). While a model server that must be asked its
+ * dimension is away, the job waits for the server's retry time instead of failing.
+ */
+export async function runRebuildJob(store: Store, semantic: SemanticIndex): Promise<void> {
+  const state = (await semantic.describe()).state;
+  if (state === "off" || state === "unavailable") return;
+  await semantic.awaitQuietLoad();
+  try {
+    await semantic.switchToConfiguredSpace();
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailable)) throw error;
+    logWarn(`the vector index rebuild waits for the model server: ${error.reason}`);
+    await store.write(async () =>
+      await enqueueJob(
+        store,
+        { kind: REBUILD_JOB_KIND, dedupeKey: REBUILD_DEDUPE_KEY, payload: {} },
+        new Date(error.retryAt),
+      ), { durable: false });
+  }
+}
+
+/**
  * Starts the worker, and queues one evidence job when there is work left from
- * before (rows missing, or vectors missing for the configured model).
+ * before (rows missing, or vectors missing for the configured model), or the rebuild job when
+ * the index holds another model's space.
  */
 export async function startEvidenceWorker(
   store: Store,
@@ -89,10 +115,12 @@ export async function startEvidenceWorker(
       await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} })
     );
   }
+  if (state === "mismatch") await semantic.queueRebuild();
   const rows = { complete: !missingRows };
   return startJobWorker(store, {
     ...otherHandlers,
     [EMBED_JOB_KIND]: () => runEvidenceJob(store, semantic, rows),
+    [REBUILD_JOB_KIND]: () => runRebuildJob(store, semantic),
   }, { pollMs: EVIDENCE_WORKER_START_DELAY_MS });
 }
 

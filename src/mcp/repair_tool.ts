@@ -209,6 +209,15 @@ const handlers: { [T in keyof typeof REPAIR_TASKS]: VerbHandler<Data<T>> } = {
       space: report.space ?? report.indexedSpace ?? null,
       rows: report.rows,
       embedded_rows: report.embeddedRows,
+      ...(report.rebuild
+        ? {
+          rebuild: {
+            from_space: report.rebuild.fromSpace,
+            done: report.rebuild.done,
+            total: report.rebuild.total,
+          },
+        }
+        : {}),
       warning: report.warning ?? null,
       fix: report.fix ?? null,
     };

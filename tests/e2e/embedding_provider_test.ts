@@ -219,51 +219,95 @@ Deno.test("e2e provider: the API key appears in no answer, status, doctor output
   }
 });
 
-Deno.test("e2e provider: another model or dimension is a mismatch until rebuild_evidence, as for a local model", async () => {
+Deno.test("e2e provider: another model or dimension rebuilds the index by itself in the background, waiting while the server is away", async () => {
   const home = makeTempHome();
   const fake = startFakeEmbeddingServer();
   writeConfig(home, providerBlock(fake));
   const first = await startServer(home, { env: KEY_ENV });
+  let carId: number;
   try {
-    await seed(first);
+    carId = await seed(first);
     await waitForStatus(first, ready, "the first index");
   } finally {
     await first.close();
   }
-  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2" }));
+  // Another model, and the server away while the rebuild starts: the index switches (the
+  // dimension is configured, nothing to ask), the rows wait, and every answer says how far it is.
+  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2", dimensions: 64 }));
+  fake.breakWith({ status: 503 });
   const second = await startServer(home, { env: KEY_ENV });
   try {
-    const status = await waitForStatus(
+    const waiting = await waitForStatus(
       second,
-      (s) => s.data.state === "mismatch",
-      "the mismatch",
+      (s) =>
+        s.data.rebuild !== undefined && s.data.rebuild.from_space !== undefined &&
+        /^provider:fake-embed-v2:64:/.test(s.data.space ?? "") && s.data.rebuild.done === 0,
+      "the rebuild's start",
     );
-    assert.match(status.data.warning, /provider:fake-embed:64:/);
-    const rebuilt = await second.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
-    assert.equal(rebuilt.ok, true, JSON.stringify(rebuilt.data));
-    await waitForStatus(second, ready, "the rebuilt index");
-    assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
+    assert.match(waiting.data.rebuild.from_space, /^provider:fake-embed:64:/);
+    assert.ok(waiting.data.rebuild.total > 0);
+    assert.match(waiting.data.warning, new RegExp(`0/${waiting.data.rebuild.total} rows`));
+    const lexical = await second.call("find", { query: "automobile stopped working" });
+    assert.equal(lexical.mode, "lexical");
+    assert.ok(
+      lexical.warnings.some((warning: string) => /rebuilt/.test(warning)),
+      lexical.warnings.join("; "),
+    );
   } finally {
     await second.close();
   }
-  // The server's model now gives 32 dimensions: the first use finds out, and it is a mismatch.
+  // Back to the old model before that rebuild finished: the old vectors were dropped when it
+  // began, so the old model's space is rebuilt, and nothing of the half-built one is searched.
+  writeConfig(home, providerBlock(fake));
+  fake.heal();
+  const back = await startServer(home, { env: KEY_ENV });
+  try {
+    const done = await waitForStatus(
+      back,
+      (s) => ready(s) && /^provider:fake-embed:64:/.test(s.data.space),
+      "the index rebuilt for the old model",
+    );
+    assert.equal(done.data.rebuild, undefined);
+    const found = await back.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+    assert.equal(found.data.results[0]?.memory_id, carId);
+  } finally {
+    await back.close();
+  }
+  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2", dimensions: 64 }));
+  const again = await startServer(home, { env: KEY_ENV });
+  try {
+    const done = await waitForStatus(
+      again,
+      (s) => ready(s) && /^provider:fake-embed-v2:64:/.test(s.data.space),
+      "the rebuilt index",
+    );
+    assert.equal(done.data.rebuild, undefined);
+    assert.ok(fake.requests.some((request) => request.model === "fake-embed-v2"));
+    const found = await again.call("find", { query: "automobile stopped working" });
+    assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+    assert.equal(found.data.results[0]?.memory_id, carId);
+  } finally {
+    await again.close();
+  }
+  // The server's model now gives 32 dimensions: the first use finds out, and rebuilds.
+  writeConfig(home, providerBlock(fake, { model: "fake-embed-v2" }));
   fake.breakWith({ wrongDims: 32 });
   const third = await startServer(home, { env: KEY_ENV });
   try {
     const before = await third.call("find", { query: "automobile stopped working" });
     assert.equal(before.ok, true);
-    const status = await waitForStatus(
+    const after = await waitForStatus(
       third,
-      (s) => s.data.state === "mismatch",
-      "the dimension mismatch",
+      (s) => ready(s) && /^provider:fake-embed-v2:32:/.test(s.data.space),
+      "the 32-dimensional index",
     );
-    assert.match(status.data.warning, /provider:fake-embed-v2:64:/);
-    const rebuilt = await third.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
-    assert.equal(rebuilt.ok, true, JSON.stringify(rebuilt.data));
-    const after = await waitForStatus(third, ready, "the 32-dimensional index");
     assert.match(after.data.space, /^provider:fake-embed-v2:32:/);
     const found = await third.call("find", { query: "automobile stopped working" });
     assert.equal(found.mode, "hybrid", found.warnings.join("; "));
+    // By hand it still answers: nothing left to do.
+    const again = await third.repair("rebuild_evidence", { dry_run: false, batch_size: 500 });
+    assert.equal(again.data.complete, true, JSON.stringify(again.data));
   } finally {
     await third.close();
     await fake.stop();
