@@ -34,6 +34,7 @@ import {
   USAGE_HALF_LIFE_DAYS,
   USAGE_PENDING_MAX,
   USAGE_RETRY_DELAY_MS,
+  USAGE_TIE_BAND,
   USAGE_WEIGHT,
 } from "./usage_constants.ts";
 
@@ -69,10 +70,12 @@ export function usageNudge(
 }
 
 /**
- * Adds each candidate's usage nudge and orders them again (unchanged when the nudge is off or
- * no candidate was ever used). Only candidates that a nudge could carry onto the page (the
- * first `pageEnd`) are looked up: those within {@linkcode USAGE_WEIGHT} of the page's last
- * score; one lookup by id.
+ * Orders near-ties by use (unchanged when the nudge is off or no candidate was ever used): the
+ * candidates, in score order, fall into runs whose scores lie within
+ * {@linkcode USAGE_TIE_BAND} of the run's first; inside a run the larger usage nudge goes first,
+ * and scores are never changed, so a used memory wins a tie but never passes a better match. Only
+ * candidates that could reach the page (the first `pageEnd`, and those tied with its last) are
+ * looked up: one lookup by id.
  */
 export async function nudgeByUse(
   ctx: ServiceContext,
@@ -82,20 +85,28 @@ export async function nudgeByUse(
   const ranking = ctx.settings.usageRanking ?? USAGE_RANKING_DEFAULT;
   if (!ranking.enabled || ranked.length === 0) return ranked;
   const { now } = options;
-  const floor = ranked[Math.min(options.pageEnd, ranked.length) - 1].score - USAGE_WEIGHT;
-  const ids: number[] = [];
-  for (const item of ranked) {
-    if (item.score < floor) break; // ranked is in score order
-    ids.push(item.memory.id);
-  }
+  const last = ranked[Math.min(options.pageEnd, ranked.length) - 1].score;
+  const floor = last - Math.abs(last) * USAGE_TIE_BAND;
+  let reach = 0;
+  while (reach < ranked.length && ranked[reach].score >= floor) reach++;
+  const ids = ranked.slice(0, reach).map((item) => item.memory.id);
   const stats = ctx.usage ? await ctx.usage.stats(ids) : await ctx.store.accessStats(ids);
   if (stats.size === 0) return ranked;
-  for (const item of ranked) {
-    const stat = stats.get(item.memory.id);
-    if (stat) item.score += usageNudge(stat, now, ranking);
+  const nudge = new Map<number, number>();
+  for (const id of ids) nudge.set(id, usageNudge(stats.get(id), now, ranking));
+  const ordered: RankedMemory[] = [];
+  let start = 0;
+  while (start < reach) {
+    const head = ranked[start].score;
+    let end = start + 1;
+    while (end < reach && head - ranked[end].score <= Math.abs(head) * USAGE_TIE_BAND) end++;
+    const run = ranked.slice(start, end);
+    // A stable sort: equal nudges keep the score order.
+    run.sort((a, b) => (nudge.get(b.memory.id) ?? 0) - (nudge.get(a.memory.id) ?? 0));
+    ordered.push(...run);
+    start = end;
   }
-  ranked.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
-  return ranked;
+  return [...ordered, ...ranked.slice(reach)];
 }
 
 /**

@@ -10,11 +10,14 @@
 export const USAGE_HALF_LIFE_DAYS = 28;
 /** How much each doubling of uses stretches the half-life (the seed's consolidation 1.0). */
 export const USAGE_CONSOLIDATION = 1;
-/**
- * The largest nudge, right after a use: below the 7-day recency nudge (0.06) and far below one
- * query term's share of the score, so usage orders near-ties and never buries a better match.
- */
+/** The largest nudge, right after a use; it decays from there and orders near-ties only. */
 export const USAGE_WEIGHT = 0.05;
+/**
+ * How close two scores must be, relative to the higher, for use to order them: a near-tie. A
+ * nudge added to the score instead (as at first) moved LoCoMo dev R@10 from 0.778 to 0.773–0.776,
+ * pushing memories used by earlier questions past better matches; inside this band it cannot.
+ */
+export const USAGE_TIE_BAND = 0.01;
 /** `find` records a use for this many of its top results (the ones an agent acts on). */
 export const USAGE_FIND_TOP = 3;
 /** The ledger writes its counts this long after the first unwritten use (ms). */
