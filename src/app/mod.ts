@@ -30,6 +30,7 @@
 import {
   ENTITY_BACKFILL_JOB_KIND,
   entityBackfillOwed,
+  markEntitiesReadThrough,
   runEntityBackfill,
 } from "../entities/backfill.ts";
 import { enqueueJob } from "../jobs/queue.ts";
@@ -131,8 +132,11 @@ export async function openDatabase(
   // A library a `mema copy` left half written is never served as if it were whole.
   try {
     await refuseIncompleteCopy(store, store.backend?.database ?? store.path);
-    // Born empty, every memory it will hold gets its evidence rows as it is written.
-    if (store.schema.created) await markRowsComplete(store);
+    // Born empty, every memory it will hold gets its evidence rows and entities as it is written.
+    if (store.schema.created) {
+      await markRowsComplete(store);
+      await markEntitiesReadThrough(store);
+    }
   } catch (error) {
     // A database not reached yet is checked by the store itself once it answers.
     if (options.waitForDatabase && error instanceof DatabaseUnreachable) {

@@ -35,6 +35,12 @@ export async function entityBackfillOwed(store: Store): Promise<boolean> {
   return await store.read(async (tx) => await tx.getMeta(READ_THROUGH)) !== "done";
 }
 
+/** Records a library as read through: a new database has no fact written before the graph. */
+export async function markEntitiesReadThrough(store: Store): Promise<void> {
+  if (store.capabilities.readOnly !== undefined) return;
+  await store.writeBlocking(async (tx) => await tx.setMeta(READ_THROUGH, "done"));
+}
+
 /**
  * Reads the next slice of facts for entities; resolves with how many it read (0 once the
  * library is read through). A fact that already names entities was read by its write.
