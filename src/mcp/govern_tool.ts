@@ -422,8 +422,8 @@ export const GOVERN_VERB_TOOL: VerbTool = {
   title: "Memory govern",
   description:
     `mema changes that need the user's approval. Call {"action": ..., "data": {..., "authorized": true}}; help {topic?} gives every field.
-Without authorized:true nothing changes; the answer says what would: ask the user, then repeat.
-- retire {memory_id, reason}: leave default recall
+Without it nothing changes; the answer says what would: ask the user, then repeat.
+- retire {memory_id, reason}
 - merge_memories {survivor_id, loser_ids, reason}
 - merge_entities {from, into}, split_entity {entity, alias}
 - confirm {memory_id}: lock as the user's word

@@ -747,8 +747,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
 // What an agent needs to call each action right; `help` carries every field, limit and example
 // (tools/list is paid by every session, help only when asked).
 const MEMORY_TOOL_DESCRIPTION =
-  `mema: a local fact store. Search before storing; update a fact rather than store a contradicting one.
-Call {"action": ..., "data": {...}}; help {topic?} gives every field and examples.
+  `mema: a local fact store. Search before storing; update a fact instead of storing a contradiction.
+Call {"action": ..., "data": {...}}; help {topic?}: every field, examples.
 - remember {content, subject, workspace, tags?, source_ref?, event_time?} → {memory_id, version}
 - batch_remember {items: [remember data] (≤ 500)}
 - find {query?, workspace?, limit?, content_mode?: preview|hits|full} → {results, has_more}
@@ -756,10 +756,10 @@ Call {"action": ..., "data": {...}}; help {topic?} gives every field and example
 - read {memory_id, span?: {start, end}}
 - batch_read {memory_ids}
 - update {memory_id, new_content | old_text+new_text, reason?, expected_version?}
-- judge {conflict_id, expected_revision, chosen_value?}: decide a conflict
+- judge {conflict_id, expected_revision, chosen_value?}
 - extract {text}: facts from notes
 - status {}
-Protected/locked memories change only with authorized:true, once the user approved.`;
+Locked memories change only with authorized:true (user approved).`;
 
 /** The `memory` tool. */
 export const MEMORY_VERB_TOOL: VerbTool = {

@@ -683,13 +683,13 @@ export const REVIEW_VERB_TOOL: VerbTool = {
     `mema read-only views. Call {"view": ..., "data": {...}}; help {topic?} gives every field.
 - overview {}: counts, capabilities, backlog
 - history {memory_id}: versions with a diff
-- expired {query?}: superseded, retired memories
+- expired {query?}: superseded, retired
 - audit {memory_id?}: who changed what, why
 - conflicts {status?}: conflict groups
 - conflict_detail {conflict_id}: members, suggestion, plan
-- export {format?: md|jsonl, cursor?}: the facts in force, paged
+- export {format?: md|jsonl, cursor?}: facts in force, paged
 - clusters {k?}: topics
-- workspaces {}: workspaces, counts, state
+- workspaces {}: counts, state
 - entities {kind?}, entity {name}`,
   verbKey: "view",
   verbs: REVIEW_VIEWS,
