@@ -188,6 +188,14 @@ Deno.test("e2e provider: the API key appears in no answer, status, doctor output
     seen.push(doctor.stdout, doctor.stderr);
     assert.match(doctor.stdout, /embedding provider/);
     assert.match(doctor.stdout, /\$MEMA_E2E_PROVIDER_KEY/);
+    // The embedding job meets the refusal on its own schedule: let it, before the server heals.
+    for (
+      let waited = 0;
+      !server.stderr().includes("[redacted]") && waited < 15_000;
+      waited += 100
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     fake.heal();
     const healthy = await runCli(home, ["doctor", "--json"], KEY_ENV);
     seen.push(healthy.stdout, healthy.stderr);
