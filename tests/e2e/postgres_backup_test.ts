@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { eventually as eventuallyWithin, teamTest } from "../helpers/postgres_team.ts";
-import { restartTestCluster, testClusterDataDir } from "../helpers/pg_cluster.ts";
+import { restartTestCluster } from "../helpers/pg_cluster.ts";
+import { serverBinDir } from "../../scripts/test_postgres.ts";
 import { startPostgresProxy } from "../helpers/pg_proxy.ts";
 import { type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
 
@@ -241,7 +242,8 @@ teamTest(
       await b.close();
     }
   },
-  { ignore: testClusterDataDir(Deno.env.get("MEMA_TEST_PG_URL") ?? "") === undefined },
+  // Its own cluster: a restart of the shared one would end every other test's sessions.
+  { ownCluster: true, ignore: serverBinDir() === undefined },
 );
 
 teamTest(

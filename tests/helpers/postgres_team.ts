@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { createScratchDatabase, type ScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
 import { makeTempHome, type TempHome } from "./server.ts";
+import { serverBinDir, startCluster, type TestCluster } from "../../scripts/test_postgres.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
@@ -29,11 +30,15 @@ function passwordOf(url: string): string {
   return password;
 }
 
-/** Runs `fn` with a fresh database; drops it and the homes afterwards. */
+/**
+ * Runs `fn` with a fresh database; drops it and the homes afterwards. `ownCluster` gives the test
+ * a throwaway cluster of its own, for a test that restarts PostgreSQL: restarting the shared one
+ * would end the sessions of every test running beside it.
+ */
 export function teamTest(
   name: string,
   fn: (team: Team) => Promise<void>,
-  options: { ignore?: boolean } = {},
+  options: { ignore?: boolean; ownCluster?: boolean } = {},
 ): void {
   Deno.test({
     name: `postgres e2e: ${name}${SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
@@ -42,7 +47,13 @@ export function teamTest(
     sanitizeOps: false,
     sanitizeResources: false,
     async fn() {
-      const scratch = await createScratchDatabase(testPostgresUrl());
+      let cluster: TestCluster | undefined;
+      if (options.ownCluster) {
+        const bin = serverBinDir();
+        assert.ok(bin, "PostgreSQL's server binaries are installed");
+        cluster = await startCluster(bin);
+      }
+      const scratch = await createScratchDatabase(cluster?.url ?? testPostgresUrl());
       const homes: TempHome[] = [];
       try {
         await fn({
@@ -60,6 +71,7 @@ export function teamTest(
       } finally {
         for (const home of homes) home.cleanup();
         await scratch.drop();
+        await cluster?.stop();
       }
     },
   });
