@@ -32,7 +32,7 @@
  * @module
  */
 import { queryDates } from "../recall/dates.ts";
-import { findTimePhrase } from "../text/time_phrases.ts";
+import { findTimePhrase, MONTH_NAMES, WEEKDAY_NAMES } from "../text/time_phrases.ts";
 import { isStopword } from "../text/words.ts";
 import {
   DIALOGUE_WORDS,
@@ -209,27 +209,7 @@ function entityWords(words: readonly string[], names: ReadonlySet<string>): stri
   );
 }
 
-const CALENDAR_WORDS = new Set([
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-  "monday",
-  "tuesday",
-  "wednesday",
-  "thursday",
-  "friday",
-  "saturday",
-  "sunday",
-]);
+const CALENDAR_WORDS = new Set([...MONTH_NAMES, ...WEEKDAY_NAMES]);
 
 function isMonthOrDay(word: string): boolean {
   return CALENDAR_WORDS.has(word.toLowerCase());

@@ -15,6 +15,7 @@
  * ```
  * @module
  */
+import { MONTH_NAMES } from "../text/time_phrases.ts";
 
 /** A time window named by the query (UTC milliseconds, end exclusive). */
 export interface DateWindow {
@@ -28,20 +29,7 @@ export interface DateWindow {
 }
 
 /** Month names, January first (index = month − 1). */
-export const MONTHS: readonly string[] = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
+export const MONTHS: readonly string[] = MONTH_NAMES;
 const MONTH_ABBREVIATIONS = new Map(
   MONTHS.map((name, index) => [name.slice(0, 3), index] as const),
 );

@@ -184,7 +184,8 @@ function count(word: string): number | undefined {
   return readEnglishNumber(word) ?? readChineseNumeral(word);
 }
 
-const MONTH_NAMES = [
+/** English month names, January first (index = month − 1). */
+export const MONTH_NAMES: readonly string[] = [
   "january",
   "february",
   "march",
@@ -198,7 +199,8 @@ const MONTH_NAMES = [
   "november",
   "december",
 ];
-const WEEKDAY_NAMES = [
+/** English weekday names, Monday first. */
+export const WEEKDAY_NAMES: readonly string[] = [
   "monday",
   "tuesday",
   "wednesday",
