@@ -4,7 +4,8 @@
  * `MEMA_DB_URL` in the home's environment, so every server and command the body starts with
  * that home (`startServer`, `runCli`, `startHttpServer`) uses the database. It needs the test
  * cluster (scripts/test_postgres.ts); with `MEMA_TEST_SKIP_POSTGRES=1` it is ignored, and its
- * name says so.
+ * name says so. A body that checks the storage itself (bytes in the SQLite file, rows left in
+ * PostgreSQL) reads which backend it runs on from its second argument.
  * @module
  */
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
@@ -13,12 +14,18 @@ import { makeTempHome, type TempHome } from "./server.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
+/** The backend a body runs on: the home's SQLite file, or the scratch database at `url`. */
+export type E2eBackend = { name: "sqlite" } | { name: "postgres"; url: string };
+
 /** Registers `fn` as two tests, "sqlite: name" and "postgres: name"; each gets a fresh home. */
-export function onBothBackends(name: string, fn: (home: TempHome) => Promise<void>): void {
+export function onBothBackends(
+  name: string,
+  fn: (home: TempHome, backend: E2eBackend) => Promise<void>,
+): void {
   Deno.test(`sqlite: ${name}`, async () => {
     const home = makeTempHome();
     try {
-      await fn(home);
+      await fn(home, { name: "sqlite" });
     } finally {
       removeHome(home);
     }
@@ -34,7 +41,7 @@ export function onBothBackends(name: string, fn: (home: TempHome) => Promise<voi
       const home = makeTempHome();
       home.env.MEMA_DB_URL = scratch.url;
       try {
-        await fn(home);
+        await fn(home, { name: "postgres", url: scratch.url });
       } finally {
         removeHome(home);
         await scratch.drop();
