@@ -86,6 +86,28 @@ export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepos
   };
 }
 
+/**
+ * The tables a purge deletes a memory's text from or rewrites it in (src/store/postgres/
+ * purge_room.ts, entities_room.ts): the VACUUM after a purge frees their dead rows' space. The
+ * entity tables were missing once, and names taken from a purged fact stayed in dead rows until
+ * autovacuum came by (tests/e2e/purge_test.ts checks every table that held the text).
+ */
+const PURGED_TABLES = [
+  "memories",
+  "memory_history",
+  "memory_terms",
+  "memory_rows",
+  "audit",
+  "entities",
+  "entity_aliases",
+  "entity_mentions",
+  "entity_relations",
+  "notices",
+  "conflicts",
+  "jobs",
+  "backup_replay_log",
+];
+
 /** Upkeep on PostgreSQL: the server manages its WAL; a purge's scrub is a VACUUM. */
 export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): MaintenanceRepository {
   return {
@@ -94,7 +116,7 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
     async scrubFreedSpace() {
       // Outside any transaction (VACUUM refuses one): the tables a purge deletes from.
       const problems: string[] = [];
-      for (const table of ["memories", "memory_history", "memory_terms", "memory_rows", "audit"]) {
+      for (const table of PURGED_TABLES) {
         try {
           await core.sql`VACUUM ${core.sql(table)}`;
         } catch (error) {
