@@ -125,11 +125,11 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
       }
       return { vacuumed: problems.length === 0, walTruncated: false, problems };
     },
-    truncateWal: () =>
-      Promise.resolve({
-        truncated: false,
-        problem: "PostgreSQL recycles its write-ahead log itself (checkpoints, archiving)",
-      }),
+    // Nothing of mema's to truncate: PostgreSQL recycles its write-ahead log itself (checkpoints,
+    // archiving; docs/POSTGRES.md says what it keeps). Answering "not truncated" once left a
+    // purge's scrub owed for ever: every start waited 2 s and warned of a "-wal" file that does
+    // not exist (tests/e2e/purge_test.ts).
+    truncateWal: () => Promise.resolve({ truncated: true }),
     // GIN drops a deleted row's entries when the table is vacuumed (scrubFreedSpace).
     compactTermsIndex: () => Promise.resolve(),
     async vecTableExists() {
