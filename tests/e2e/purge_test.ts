@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { PURGE_SCRUB_OWED } from "../../src/store/purge_sql.ts";
-import { snapshotDatabase } from "../helpers/context.ts";
-import { type E2eBackend, onBothBackends } from "../helpers/e2e_backends.ts";
-import {
-  metaValue,
-  snapshotPostgres,
-  tablesHolding,
-  vacuumedTables,
-} from "../helpers/postgres_rows.ts";
+import { type E2eBackend, onBothBackends, snapshotLibrary } from "../helpers/e2e_backends.ts";
+import { metaValue, tablesHolding, vacuumedTables } from "../helpers/postgres_rows.ts";
 import { makeTempHome, type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
 import { spawnStdioServer } from "../reliability/harness.ts";
 
@@ -45,12 +39,12 @@ function storageOf(home: TempHome, backend: E2eBackend): Storage {
   if (backend.name === "sqlite") {
     return {
       holds: (needle) => Promise.resolve(fileHolds(home.dbPath, needle)),
-      snapshot: () => Promise.resolve(snapshotDatabase(home.dbPath)),
+      snapshot: () => snapshotLibrary(home, backend),
     };
   }
   return {
     holds: async (needle) => (await tablesHolding(backend.url, needle)).length > 0,
-    snapshot: () => snapshotPostgres(backend.url),
+    snapshot: () => snapshotLibrary(home, backend),
   };
 }
 

@@ -10,6 +10,8 @@
  */
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
+import { snapshotDatabase } from "./context.ts";
+import { snapshotPostgres } from "./postgres_rows.ts";
 import { makeTempHome, type TempHome } from "./server.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
@@ -48,6 +50,16 @@ export function onBothBackends(
       }
     },
   });
+}
+
+/**
+ * The memories, their history, the audit log and the word index's size on either backend, as
+ * text: equal before and after a refused call means it wrote nothing.
+ */
+export function snapshotLibrary(home: TempHome, backend: E2eBackend): Promise<string> {
+  return backend.name === "postgres"
+    ? snapshotPostgres(backend.url)
+    : Promise.resolve(snapshotDatabase(home.dbPath));
 }
 
 /** Removes the home unless the body already did (bodies clean up after themselves too). */
