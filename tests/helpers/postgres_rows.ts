@@ -68,3 +68,11 @@ export function metaValue(url: string, key: string): Promise<string | undefined>
     return row?.value;
   });
 }
+
+/** How many notices wait to be delivered. */
+export function pendingNotices(url: string): Promise<number> {
+  return withDatabase(url, async (sql) => {
+    const [row] = await sql`SELECT count(*)::int AS n FROM notices WHERE status = 'pending'`;
+    return row.n as number;
+  });
+}
