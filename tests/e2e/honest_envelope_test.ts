@@ -5,11 +5,12 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { onBothBackends } from "../helpers/e2e_backends.ts";
 import { makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
 
-Deno.test("e2e: lexical recall chosen by default is not degraded; a configured model missing is", async () => {
-  const home = makeTempHome();
-  try {
+onBothBackends(
+  "lexical recall chosen by default is not degraded; a configured model missing is",
+  async (home) => {
     const server = await startServer(home);
     try {
       const stored = await server.call("remember", {
@@ -21,7 +22,10 @@ Deno.test("e2e: lexical recall chosen by default is not degraded; a configured m
       assert.equal(stored.mode, "lexical");
       assert.equal(stored.degraded, false);
       // The choice is still said once, with how to turn meaning on.
-      assert.ok(stored.warnings.some((w) => /semantic recall is off/.test(w)), stored.warnings[0]);
+      assert.ok(
+        stored.warnings.some((w) => /semantic recall is off/.test(w)),
+        stored.warnings[0],
+      );
       for (
         const answer of [
           await server.call("find", { query: "staging port" }),
@@ -51,10 +55,8 @@ Deno.test("e2e: lexical recall chosen by default is not degraded; a configured m
     } finally {
       await wanting.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
 /** Every key of a JSON value that is not snake_case (lower case, digits, underscores). */
 function camelKeys(value: unknown, path = "", found: string[] = []): string[] {
@@ -95,8 +97,7 @@ async function answers(server: ServerSession, conflictId: number, memoryId: numb
   };
 }
 
-Deno.test("e2e: every view and answer names its keys in snake_case", async () => {
-  const home = makeTempHome();
+onBothBackends("every view and answer names its keys in snake_case", async (home) => {
   // The write waits for its conflict check, so the conflict exists when the views are read.
   const server = await startServer(home, { env: { MEMA_NOTICE_SYNC_WAIT_MS: "3000" } });
   try {
@@ -123,7 +124,6 @@ Deno.test("e2e: every view and answer names its keys in snake_case", async () =>
     assert.deepEqual(wrong, []);
   } finally {
     await server.close();
-    home.cleanup();
   }
 });
 

@@ -5,6 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { onBothBackends } from "../helpers/e2e_backends.ts";
 import { makeTempHome, startServer } from "../helpers/server.ts";
 
 const FACTS = [
@@ -48,53 +49,54 @@ Deno.test("e2e: the semantic-recall notice comes once per connection and always 
   }
 });
 
-Deno.test("e2e: find over 8 short facts sends an envelope at most 1.6× their text", async () => {
-  const home = makeTempHome();
-  const server = await startServer(home);
-  try {
-    for (const content of FACTS) {
-      const stored = await server.call("remember", {
-        content,
-        subject: "billing service",
-        workspace: "billing",
+onBothBackends(
+  "find over 8 short facts sends an envelope at most 1.6× their text",
+  async (home) => {
+    const server = await startServer(home);
+    try {
+      for (const content of FACTS) {
+        const stored = await server.call("remember", {
+          content,
+          subject: "billing service",
+          workspace: "billing",
+        });
+        assert.equal(stored.ok, true, JSON.stringify(stored.data));
+      }
+      const result = await server.client.callTool({
+        name: "memory",
+        arguments: { action: "find", data: { query: "billing", workspace: "billing" } },
       });
-      assert.equal(stored.ok, true, JSON.stringify(stored.data));
+      const text = (result.content as { type: string; text: string }[])[0].text;
+      const envelope = result.structuredContent as {
+        data: { results: { subject: string; content: string }[] };
+      };
+      assert.equal(envelope.data.results.length, 8);
+      const carried = envelope.data.results.reduce(
+        (sum, r) => sum + r.subject.length + r.content.length,
+        0,
+      );
+      assert.ok(text.length <= 1.6 * carried, `${text.length} chars for ${carried}: ${text}`);
+      // Those who ask get every field back.
+      const whole = await server.call("find", {
+        query: "billing",
+        workspace: "billing",
+        include_size: true,
+      });
+      for (const key of ["score", "ingest_time", "content_hash", "version", "workspace"]) {
+        assert.ok(key in whole.data.results[0], key);
+      }
+      assert.equal(whole.data.size.returned_count, 8);
+      // A slip of the keyboard still finds the fact, and says which word it matched.
+      const typo = await server.call("find", {
+        query: "postgressql",
+        workspace: "billing",
+        include_size: true,
+      });
+      assert.equal(typo.data.results.length, 1, JSON.stringify(typo.data));
+      assert.match(typo.data.results[0].content, /PostgreSQL 16/);
+      assert.deepEqual(typo.data.results[0].matched_terms, ["postgresql"]);
+    } finally {
+      await server.close();
     }
-    const result = await server.client.callTool({
-      name: "memory",
-      arguments: { action: "find", data: { query: "billing", workspace: "billing" } },
-    });
-    const text = (result.content as { type: string; text: string }[])[0].text;
-    const envelope = result.structuredContent as {
-      data: { results: { subject: string; content: string }[] };
-    };
-    assert.equal(envelope.data.results.length, 8);
-    const carried = envelope.data.results.reduce(
-      (sum, r) => sum + r.subject.length + r.content.length,
-      0,
-    );
-    assert.ok(text.length <= 1.6 * carried, `${text.length} chars for ${carried}: ${text}`);
-    // Those who ask get every field back.
-    const whole = await server.call("find", {
-      query: "billing",
-      workspace: "billing",
-      include_size: true,
-    });
-    for (const key of ["score", "ingest_time", "content_hash", "version", "workspace"]) {
-      assert.ok(key in whole.data.results[0], key);
-    }
-    assert.equal(whole.data.size.returned_count, 8);
-    // A slip of the keyboard still finds the fact, and says which word it matched.
-    const typo = await server.call("find", {
-      query: "postgressql",
-      workspace: "billing",
-      include_size: true,
-    });
-    assert.equal(typo.data.results.length, 1, JSON.stringify(typo.data));
-    assert.match(typo.data.results[0].content, /PostgreSQL 16/);
-    assert.deepEqual(typo.data.results[0].matched_terms, ["postgresql"]);
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+  },
+);

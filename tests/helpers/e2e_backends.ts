@@ -22,12 +22,12 @@ export type E2eBackend = { name: "sqlite" } | { name: "postgres"; url: string };
 /** Registers `fn` as two tests, "sqlite: name" and "postgres: name"; each gets a fresh home. */
 export function onBothBackends(
   name: string,
-  fn: (home: TempHome, backend: E2eBackend) => Promise<void>,
+  fn: (home: TempHome, backend: E2eBackend, t: Deno.TestContext) => Promise<void>,
 ): void {
-  Deno.test(`sqlite: ${name}`, async () => {
+  Deno.test(`sqlite: ${name}`, async (t) => {
     const home = makeTempHome();
     try {
-      await fn(home, { name: "sqlite" });
+      await fn(home, { name: "sqlite" }, t);
     } finally {
       removeHome(home);
     }
@@ -38,12 +38,12 @@ export function onBothBackends(
     // The scratch database's admin pool keeps idle timers until it is dropped, after the body.
     sanitizeOps: false,
     sanitizeResources: false,
-    async fn() {
+    async fn(t) {
       const scratch = await createScratchDatabase(testPostgresUrl());
       const home = makeTempHome();
       home.env.MEMA_DB_URL = scratch.url;
       try {
-        await fn(home, { name: "postgres", url: scratch.url });
+        await fn(home, { name: "postgres", url: scratch.url }, t);
       } finally {
         removeHome(home);
         await scratch.drop();
