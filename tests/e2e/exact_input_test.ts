@@ -6,9 +6,9 @@
  * HTTP, with the SDK client; `JSON.rawJSON` writes the exact number literals into its frames.
  */
 import assert from "node:assert/strict";
-import { snapshotDatabase } from "../helpers/context.ts";
+import { type E2eBackend, onBothBackends, snapshotLibrary } from "../helpers/e2e_backends.ts";
 import { connectHttp, identityHeaders, startHttpServer } from "../helpers/http_server.ts";
-import { type Envelope, makeTempHome, startServer, type TempHome } from "../helpers/server.ts";
+import { type Envelope, startServer, type TempHome } from "../helpers/server.ts";
 
 /** A number written into the JSON frame exactly as `literal`. */
 const raw = (literal: string): unknown =>
@@ -16,7 +16,11 @@ const raw = (literal: string): unknown =>
 
 type Call = (action: string, data: unknown) => Promise<Envelope>;
 
-async function checkExactInput(call: Call, home: TempHome): Promise<void> {
+async function checkExactInput(
+  call: Call,
+  home: TempHome,
+  backend: E2eBackend,
+): Promise<void> {
   // `__proto__` as an own key, as JSON.parse makes it: an object literal would set the prototype.
   const metadata = JSON.parse(
     '{"__proto__": {"polluted": "no"}, "count": 3, "ratio": 0.1, "max_safe": 9007199254740991, "tiny": 5e-324}',
@@ -55,7 +59,7 @@ async function checkExactInput(call: Call, home: TempHome): Promise<void> {
     "invoice numbering\t",
   );
 
-  const before = snapshotDatabase(home.dbPath);
+  const before = await snapshotLibrary(home, backend);
   const refusals: [unknown, string, RegExp][] = [
     [
       { id: raw("9007199254740993") },
@@ -85,29 +89,31 @@ async function checkExactInput(call: Call, home: TempHome): Promise<void> {
     assert.equal(blank.data.field, "subject");
     assert.match(blank.data.reason, /subject must not be only whitespace/);
   }
-  assert.equal(snapshotDatabase(home.dbPath), before, "nothing refused was stored");
+  assert.equal(await snapshotLibrary(home, backend), before, "nothing refused was stored");
 }
 
-Deno.test("e2e stdio: metadata keys and numbers and the subject come back as sent, or are refused naming the field", async () => {
-  const home = makeTempHome();
-  const server = await startServer(home);
-  try {
-    await checkExactInput((action, data) => server.call(action, data), home);
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+onBothBackends(
+  "stdio: metadata keys and numbers and the subject come back as sent, or are refused naming the field",
+  async (home, backend) => {
+    const server = await startServer(home);
+    try {
+      await checkExactInput((action, data) => server.call(action, data), home, backend);
+    } finally {
+      await server.close();
+    }
+  },
+);
 
-Deno.test("e2e http: metadata keys and numbers and the subject come back as sent, or are refused naming the field", async () => {
-  const home = makeTempHome();
-  const http = await startHttpServer(home);
-  const session = await connectHttp(http.url, identityHeaders("exact", "exact-http"));
-  try {
-    await checkExactInput((action, data) => session.call(action, data), home);
-  } finally {
-    await session.close();
-    await http.stop();
-    home.cleanup();
-  }
-});
+onBothBackends(
+  "http: metadata keys and numbers and the subject come back as sent, or are refused naming the field",
+  async (home, backend) => {
+    const http = await startHttpServer(home);
+    const session = await connectHttp(http.url, identityHeaders("exact", "exact-http"));
+    try {
+      await checkExactInput((action, data) => session.call(action, data), home, backend);
+    } finally {
+      await session.close();
+      await http.stop();
+    }
+  },
+);
