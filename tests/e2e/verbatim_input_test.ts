@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { snapshotDatabase } from "../helpers/context.ts";
+import { onBothBackends, snapshotLibrary } from "../helpers/e2e_backends.ts";
 import {
   connectHttp,
   envelopeOf,
@@ -151,112 +151,119 @@ async function assertRefusals(
   }
 }
 
-Deno.test("e2e stdio: NUL and lone surrogates are refused with field and offset; nothing is written", async () => {
-  const home = makeTempHome();
-  const server = await connectStdio(home);
-  try {
-    const seed = await server.call("remember", {
-      content: "seed fact",
-      subject: "seed",
-      workspace: "verbatim",
-    });
-    assert.equal(seed.ok, true);
-    const id = seed.data.memory_id;
-    const before = snapshotDatabase(home.dbPath);
-    await assertRefusals(server.call, "\u0000", id);
-    await assertRefusals(server.call, "\ud800", id);
-    await assertRefusals(server.call, "\udfff", id);
-    // Two contents differing only in their lone surrogate must not become one memory.
-    for (const content of ["x\ud800y", "x\udbffy"]) {
-      const answer = await server.call("remember", { content, subject: "s", workspace: "w" });
-      assert.equal(answer.data.error, "invalid_input");
-      assert.equal(answer.data.offset, 1);
+onBothBackends(
+  "stdio: NUL and lone surrogates are refused with field and offset; nothing is written",
+  async (home, backend) => {
+    const server = await connectStdio(home);
+    try {
+      const seed = await server.call("remember", {
+        content: "seed fact",
+        subject: "seed",
+        workspace: "verbatim",
+      });
+      assert.equal(seed.ok, true);
+      const id = seed.data.memory_id;
+      const before = await snapshotLibrary(home, backend);
+      await assertRefusals(server.call, "\u0000", id);
+      await assertRefusals(server.call, "\ud800", id);
+      await assertRefusals(server.call, "\udfff", id);
+      // Two contents differing only in their lone surrogate must not become one memory.
+      for (const content of ["x\ud800y", "x\udbffy"]) {
+        const answer = await server.call("remember", { content, subject: "s", workspace: "w" });
+        assert.equal(answer.data.error, "invalid_input");
+        assert.equal(answer.data.offset, 1);
+      }
+      assert.equal(await snapshotLibrary(home, backend), before);
+
+      // Well-formed text outside the BMP and other control characters stay verbatim.
+      const fine = "emoji \u{1F600} tab\t bell\u0007 cjk 漢字";
+      const stored = await server.call("remember", {
+        content: fine,
+        subject: "fine",
+        workspace: "w",
+      });
+      assert.equal(stored.ok, true, JSON.stringify(stored.data));
+      const read = await server.call("read", { memory_id: stored.data.memory_id });
+      assert.equal(read.data.content, fine);
+    } finally {
+      await server.close();
     }
-    assert.equal(snapshotDatabase(home.dbPath), before);
+  },
+);
 
-    // Well-formed text outside the BMP and other control characters stay verbatim.
-    const fine = "emoji \u{1F600} tab\t bell\u0007 cjk 漢字";
-    const stored = await server.call("remember", {
-      content: fine,
-      subject: "fine",
-      workspace: "w",
-    });
-    assert.equal(stored.ok, true, JSON.stringify(stored.data));
-    const read = await server.call("read", { memory_id: stored.data.memory_id });
-    assert.equal(read.data.content, fine);
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+onBothBackends(
+  "http: NUL and lone surrogates are refused with field and offset",
+  async (home, backend) => {
+    const http = await startHttpServer(home);
+    const session = await connectHttp(http.url, identityHeaders("verbatim", "verbatim-http"));
+    try {
+      const seed = await session.call("remember", {
+        content: "seed fact",
+        subject: "seed",
+        workspace: "verbatim",
+      });
+      assert.equal(seed.ok, true);
+      const before = await snapshotLibrary(home, backend);
+      await assertRefusals(session.call, "\u0000", seed.data.memory_id);
+      await assertRefusals(session.call, "\ud800", seed.data.memory_id);
+      assert.equal(await snapshotLibrary(home, backend), before);
+    } finally {
+      await session.close();
+      await http.stop();
+    }
+  },
+);
 
-Deno.test("e2e http: NUL and lone surrogates are refused with field and offset", async () => {
-  const home = makeTempHome();
-  const http = await startHttpServer(home);
-  const session = await connectHttp(http.url, identityHeaders("verbatim", "verbatim-http"));
-  try {
-    const seed = await session.call("remember", {
-      content: "seed fact",
-      subject: "seed",
-      workspace: "verbatim",
-    });
-    assert.equal(seed.ok, true);
-    const before = snapshotDatabase(home.dbPath);
-    await assertRefusals(session.call, "\u0000", seed.data.memory_id);
-    await assertRefusals(session.call, "\ud800", seed.data.memory_id);
-    assert.equal(snapshotDatabase(home.dbPath), before);
-  } finally {
-    await session.close();
-    await http.stop();
-    home.cleanup();
-  }
-});
-
-Deno.test("e2e stdio: metadata nested too deep is invalid_input, not a storage error", async () => {
-  const home = makeTempHome();
-  const server = await connectStdio(home);
-  try {
-    const nest = (levels: number) => {
-      let value: Record<string, unknown> = { leaf: 1 };
-      for (let i = 1; i < levels; i++) value = { a: value };
-      return value;
-    };
-    const before = snapshotDatabase(home.dbPath);
-    for (const levels of [33, 1_000, 50_000]) {
-      const answer = await server.call("remember", {
-        content: `deep ${levels}`,
+onBothBackends(
+  "stdio: metadata nested too deep is invalid_input, not a storage error",
+  async (home, backend) => {
+    const server = await connectStdio(home);
+    try {
+      const nest = (levels: number) => {
+        let value: Record<string, unknown> = { leaf: 1 };
+        for (let i = 1; i < levels; i++) value = { a: value };
+        return value;
+      };
+      const before = await snapshotLibrary(home, backend);
+      for (const levels of [33, 1_000, 50_000]) {
+        const answer = await server.call("remember", {
+          content: `deep ${levels}`,
+          subject: "deep",
+          workspace: "w",
+          metadata: nest(levels),
+        });
+        assert.equal(
+          answer.data.error,
+          "invalid_input",
+          `${levels}: ${JSON.stringify(answer.data)}`,
+        );
+        assert.equal(answer.data.field, "metadata");
+        assert.equal(answer.data.max_depth, 32);
+      }
+      const deepList = await server.call("remember", {
+        content: "deep list",
         subject: "deep",
         workspace: "w",
-        metadata: nest(levels),
+        metadata: { list: JSON.parse("[".repeat(40) + "]".repeat(40)) },
       });
-      assert.equal(answer.data.error, "invalid_input", `${levels}: ${JSON.stringify(answer.data)}`);
-      assert.equal(answer.data.field, "metadata");
-      assert.equal(answer.data.max_depth, 32);
-    }
-    const deepList = await server.call("remember", {
-      content: "deep list",
-      subject: "deep",
-      workspace: "w",
-      metadata: { list: JSON.parse("[".repeat(40) + "]".repeat(40)) },
-    });
-    assert.equal(deepList.data.error, "invalid_input");
-    assert.equal(deepList.data.field, "metadata");
-    assert.equal(snapshotDatabase(home.dbPath), before);
+      assert.equal(deepList.data.error, "invalid_input");
+      assert.equal(deepList.data.field, "metadata");
+      assert.equal(await snapshotLibrary(home, backend), before);
 
-    const atLimit = await server.call("remember", {
-      content: "exactly at the limit",
-      subject: "deep",
-      workspace: "w",
-      metadata: nest(32),
-    });
-    assert.equal(atLimit.ok, true, JSON.stringify(atLimit.data));
-    const read = await server.call("read", { memory_id: atLimit.data.memory_id });
-    assert.deepEqual(read.data.metadata, nest(32));
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+      const atLimit = await server.call("remember", {
+        content: "exactly at the limit",
+        subject: "deep",
+        workspace: "w",
+        metadata: nest(32),
+      });
+      assert.equal(atLimit.ok, true, JSON.stringify(atLimit.data));
+      const read = await server.call("read", { memory_id: atLimit.data.memory_id });
+      assert.deepEqual(read.data.metadata, nest(32));
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 /** {@linkcode spawnRawStdio} plus one `memory` tool call at a time. */
 function spawnRaw(home: TempHome) {
@@ -278,59 +285,66 @@ function spawnRaw(home: TempHome) {
   };
 }
 
-Deno.test("e2e stdio: a legal content whose frame is ~12 MB round-trips; an oversized frame gets an error and the server keeps serving", async () => {
-  const home = makeTempHome();
-  const server = await connectStdio(home);
-  try {
-    // 1.99 MB of U+0001: within the 2 MiB content limit, six bytes each once JSON-escaped.
-    const content = "\u0001".repeat(1_990_000);
-    const stored = await server.call("remember", { content, subject: "controls", workspace: "w" });
-    assert.equal(stored.ok, true, JSON.stringify(stored.data).slice(0, 300));
-
-    const oversized = "x".repeat(65 * MiB);
-    await assert.rejects(
-      server.client.callTool({
-        name: "memory",
-        arguments: {
-          action: "remember",
-          data: { content: oversized, subject: "too big", workspace: "w" },
-        },
-      }),
-      (error: Error) => {
-        assert.match(error.message, /-32600/);
-        assert.match(error.message, /frame/);
-        return true;
-      },
-    );
-    assert.equal(server.closed(), false);
-    const alive = await server.call("status", {});
-    assert.equal(alive.ok, true);
-    const listed = await server.call("find", { workspace: "w" });
-    assert.deepEqual(listed.data.results.map((r: { subject: string }) => r.subject), ["controls"]);
-    assert.match(server.stderr(), /frame/);
-
-    // Read back over raw pipes (the SDK client's own read buffer re-copies everything it
-    // holds on every chunk): escaped twice, the content is ~24 MB of answer, so it comes
-    // in pages under the answer budget, each naming the call that reads the next.
-    const raw = spawnRaw(home);
+onBothBackends(
+  "stdio: a legal content whose frame is ~12 MB round-trips; an oversized frame gets an error and the server keeps serving",
+  async (home) => {
+    const server = await connectStdio(home);
     try {
-      await raw.initialize();
-      let read = await raw.call(2, "read", { memory_id: stored.data.memory_id });
-      let back = read.data.content;
-      for (let id = 3; read.data.truncated; id++) {
-        read = await raw.call(id, "read", read.data.next.data);
-        back += read.data.content;
+      // 1.99 MB of U+0001: within the 2 MiB content limit, six bytes each once JSON-escaped.
+      const content = "\u0001".repeat(1_990_000);
+      const stored = await server.call("remember", {
+        content,
+        subject: "controls",
+        workspace: "w",
+      });
+      assert.equal(stored.ok, true, JSON.stringify(stored.data).slice(0, 300));
+
+      const oversized = "x".repeat(65 * MiB);
+      await assert.rejects(
+        server.client.callTool({
+          name: "memory",
+          arguments: {
+            action: "remember",
+            data: { content: oversized, subject: "too big", workspace: "w" },
+          },
+        }),
+        (error: Error) => {
+          assert.match(error.message, /-32600/);
+          assert.match(error.message, /frame/);
+          return true;
+        },
+      );
+      assert.equal(server.closed(), false);
+      const alive = await server.call("status", {});
+      assert.equal(alive.ok, true);
+      const listed = await server.call("find", { workspace: "w" });
+      assert.deepEqual(listed.data.results.map((r: { subject: string }) => r.subject), [
+        "controls",
+      ]);
+      assert.match(server.stderr(), /frame/);
+
+      // Read back over raw pipes (the SDK client's own read buffer re-copies everything it
+      // holds on every chunk): escaped twice, the content is ~24 MB of answer, so it comes
+      // in pages under the answer budget, each naming the call that reads the next.
+      const raw = spawnRaw(home);
+      try {
+        await raw.initialize();
+        let read = await raw.call(2, "read", { memory_id: stored.data.memory_id });
+        let back = read.data.content;
+        for (let id = 3; read.data.truncated; id++) {
+          read = await raw.call(id, "read", read.data.next.data);
+          back += read.data.content;
+        }
+        assert.equal(back.length, content.length);
+        assert.ok(back === content, "read returns the content byte-identical");
+      } finally {
+        await raw.close();
       }
-      assert.equal(back.length, content.length);
-      assert.ok(back === content, "read returns the content byte-identical");
     } finally {
-      await raw.close();
+      await server.close();
     }
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+  },
+);
 
 Deno.test("e2e stdio: malformed frames that carry an id get a JSON-RPC error; the server keeps serving", async () => {
   const home = makeTempHome();
