@@ -4,8 +4,8 @@
  * a fact, shown by read, history and find, and `find` answering as of another time.
  */
 import assert from "node:assert/strict";
-import { makeTempHome, type ServerSession, startServer } from "../helpers/server.ts";
-import { teamTest } from "../helpers/postgres_team.ts";
+import { onBothBackends } from "../helpers/e2e_backends.ts";
+import { type ServerSession, startServer } from "../helpers/server.ts";
 
 type Step = (name: string, fn: () => Promise<void>) => Promise<unknown>;
 
@@ -217,24 +217,14 @@ async function validityScenario(server: ServerSession, step: Step): Promise<void
   }
 }
 
-Deno.test("validity windows: set, read from text, closed on supersede, answered as of", async (t) => {
-  const home = makeTempHome();
-  const server = await startServer(home, { env: { MEMA_TIME_ZONE: "UTC" } });
-  try {
-    await validityScenario(server, (name, fn) => t.step(name, fn));
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
-
-teamTest("validity windows and as-of recall, as on SQLite", async (team) => {
-  const server = await startServer(team.home(), {
-    env: { MEMA_DB_URL: team.url, MEMA_TIME_ZONE: "UTC" },
-  });
-  try {
-    await validityScenario(server, (_name, fn) => fn());
-  } finally {
-    await server.close();
-  }
-});
+onBothBackends(
+  "validity windows: set, read from text, closed on supersede, answered as of",
+  async (home, _backend, t) => {
+    const server = await startServer(home, { env: { MEMA_TIME_ZONE: "UTC" } });
+    try {
+      await validityScenario(server, (name, fn) => t.step(name, fn));
+    } finally {
+      await server.close();
+    }
+  },
+);
