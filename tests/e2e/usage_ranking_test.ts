@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { openStore } from "../../src/store/mod.ts";
-import { makeTempHome, startServer, type TempHome } from "../helpers/server.ts";
+import { openPostgresStore } from "../../src/store/postgres/mod.ts";
+import { type E2eBackend, onBothBackends } from "../helpers/e2e_backends.ts";
+import { startServer, type TempHome } from "../helpers/server.ts";
 
 /** Two facts that match "blue widget shipping" equally; returns their ids, older first. */
 async function twoEqualFacts(server: Awaited<ReturnType<typeof startServer>>) {
@@ -28,7 +30,15 @@ async function topIds(server: Awaited<ReturnType<typeof startServer>>): Promise<
   return found.data.results.map((r: { memory_id: number }) => r.memory_id);
 }
 
-async function storedUse(home: TempHome, id: number): Promise<number> {
+async function storedUse(home: TempHome, backend: E2eBackend, id: number): Promise<number> {
+  if (backend.name === "postgres") {
+    const store = await openPostgresStore(backend.url, { poolMax: 1 });
+    try {
+      return (await store.accessStats([id])).get(id)?.count ?? 0;
+    } finally {
+      await store.close();
+    }
+  }
   const store = await openStore(home.dbPath, { cacheDir: `${home.dir}/cache`, skipVec: true });
   try {
     return (await store.accessStats([id])).get(id)?.count ?? 0;
@@ -37,46 +47,45 @@ async function storedUse(home: TempHome, id: number): Promise<number> {
   }
 }
 
-Deno.test("the fact an agent reads repeatedly ranks above an equally matching one; counts survive shutdown", async () => {
-  const home = makeTempHome();
-  const server = await startServer(home);
-  let used: number;
-  try {
-    const [older, newer] = await twoEqualFacts(server);
-    // A tie goes to the newer id: the older one has to earn its place by use.
-    assert.deepEqual((await topIds(server)).slice(0, 2), [newer, older]);
-    for (let i = 0; i < 3; i++) {
-      assert.equal((await server.call("read", { memory_id: older })).ok, true);
+onBothBackends(
+  "the fact an agent reads repeatedly ranks above an equally matching one; counts survive shutdown",
+  async (home, backend) => {
+    const server = await startServer(home);
+    let used: number;
+    try {
+      const [older, newer] = await twoEqualFacts(server);
+      // A tie goes to the newer id: the older one has to earn its place by use.
+      assert.deepEqual((await topIds(server)).slice(0, 2), [newer, older]);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await server.call("read", { memory_id: older })).ok, true);
+      }
+      assert.equal((await server.call("batch_read", { memory_ids: [older] })).ok, true);
+      assert.deepEqual((await topIds(server)).slice(0, 2), [older, newer]);
+      used = older;
+    } finally {
+      await server.close();
     }
-    assert.equal((await server.call("batch_read", { memory_ids: [older] })).ok, true);
-    assert.deepEqual((await topIds(server)).slice(0, 2), [older, newer]);
-    used = older;
-  } finally {
-    await server.close();
-  }
-  try {
     // The server writes the counts after the call or at shutdown: wait for its exit.
     let count = 0;
     for (let tries = 0; tries < 50 && count < 4; tries++) {
-      count = await storedUse(home, used);
+      count = await storedUse(home, backend, used);
       if (count < 4) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // Four reads, and the top results of the second find.
     assert.ok(count >= 4, `stored uses: ${count}`);
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("MEMA_USAGE_RANKING=off leaves a used fact where relevance puts it", async () => {
-  const home = makeTempHome();
-  const server = await startServer(home, { env: { MEMA_USAGE_RANKING: "off" } });
-  try {
-    const [older, newer] = await twoEqualFacts(server);
-    for (let i = 0; i < 3; i++) await server.call("read", { memory_id: older });
-    assert.deepEqual((await topIds(server)).slice(0, 2), [newer, older]);
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+onBothBackends(
+  "MEMA_USAGE_RANKING=off leaves a used fact where relevance puts it",
+  async (home) => {
+    const server = await startServer(home, { env: { MEMA_USAGE_RANKING: "off" } });
+    try {
+      const [older, newer] = await twoEqualFacts(server);
+      for (let i = 0; i < 3; i++) await server.call("read", { memory_id: older });
+      assert.deepEqual((await topIds(server)).slice(0, 2), [newer, older]);
+    } finally {
+      await server.close();
+    }
+  },
+);
