@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { onBothBackends, setLibraryMeta } from "../helpers/e2e_backends.ts";
 import {
-  makeTempHome,
   type ServerSession,
   startServer,
   type TempHome,
   waitForVectorState,
 } from "../helpers/server.ts";
+
+/** The index as another model of the same dimension would have left it. */
+const OTHER_MODEL_SPACE = { key: "embedding_space", value: "other-model:100:0123456789ab" };
 
 const STATIC = { MEMA_EMBEDDING_MODEL: "static-wink-100d" };
 
@@ -32,8 +34,7 @@ function modelEnv(home: TempHome): Record<string, string> {
   return { ...STATIC, MEMA_MODELS_DIR: `${home.dir}/models` };
 }
 
-Deno.test("e2e: the static model finds a paraphrase that lexical recall misses", async () => {
-  const home = makeTempHome();
+onBothBackends("the static model finds a paraphrase that lexical recall misses", async (home) => {
   const lexical = await startServer(home);
   let carId: number;
   try {
@@ -60,12 +61,10 @@ Deno.test("e2e: the static model finds a paraphrase that lexical recall misses",
     assert.equal(status.data.evidence.coverage, 1);
   } finally {
     await hybrid.close();
-    home.cleanup();
   }
 });
 
-Deno.test("e2e: hits mode returns exact source slices with neighbouring rows", async () => {
-  const home = makeTempHome();
+onBothBackends("hits mode returns exact source slices with neighbouring rows", async (home) => {
   const server = await startServer(home, { env: modelEnv(home) });
   try {
     const content = [
@@ -117,50 +116,48 @@ Deno.test("e2e: hits mode returns exact source slices with neighbouring rows", a
     );
   } finally {
     await server.close();
-    home.cleanup();
   }
 });
 
-Deno.test("e2e: a changed embedding model rebuilds the index by itself; find is lexical with the progress until it is done", async () => {
-  const home = makeTempHome();
-  let server = await startServer(home, { env: modelEnv(home) });
-  let carId: number;
-  try {
-    carId = await seed(server);
-    await waitForVectorState(server, "ready");
-  } finally {
-    await server.close();
-  }
-  // Pretend the index was built by another model of the same dimension.
-  const db = new DatabaseSync(home.dbPath);
-  db.exec("UPDATE meta SET value = 'other-model:100:0123456789ab' WHERE key = 'embedding_space'");
-  db.close();
-  server = await startServer(home, { env: modelEnv(home) });
-  try {
-    // Right after the start the rebuild is queued (the worker waits a second before its first
-    // job): recall is lexical and says a rebuild runs, with how far it is.
-    const before = await server.call("find", { query: "automobile stopped working" });
-    if (before.mode === "lexical") {
-      assert.equal(before.degraded, true);
-      assert.ok(
-        before.warnings.some((w) => /rebuilt .*\d+\/\d+ rows embedded/.test(w)),
-        before.warnings.join("; "),
-      );
-      assert.equal(before.data.results.length, 0);
+onBothBackends(
+  "a changed embedding model rebuilds the index by itself; find is lexical with the progress until it is done",
+  async (home, backend) => {
+    let server = await startServer(home, { env: modelEnv(home) });
+    let carId: number;
+    try {
+      carId = await seed(server);
+      await waitForVectorState(server, "ready");
+    } finally {
+      await server.close();
     }
-    await waitForVectorState(server, "ready");
-    const status = await server.repair("semantic_control", { action: "status" });
-    assert.match(status.data.space, /^static-wink-100d:100:/);
-    assert.equal(status.data.rebuild, undefined);
-    assert.equal(status.data.warning, null);
-    const after = await server.call("find", { query: "automobile stopped working" });
-    assert.equal(after.mode, "hybrid", after.warnings.join("; "));
-    assert.equal(after.data.results[0]?.memory_id, carId!);
-    // By hand it still answers, and finds nothing left to do.
-    const dry = await server.repair("rebuild_evidence", {});
-    assert.equal(dry.data.complete, true, JSON.stringify(dry.data));
-  } finally {
-    await server.close();
-    home.cleanup();
-  }
-});
+    // Pretend the index was built by another model of the same dimension.
+    await setLibraryMeta(home, backend, OTHER_MODEL_SPACE);
+    server = await startServer(home, { env: modelEnv(home) });
+    try {
+      // Right after the start the rebuild is queued (the worker waits a second before its first
+      // job): recall is lexical and says a rebuild runs, with how far it is.
+      const before = await server.call("find", { query: "automobile stopped working" });
+      if (before.mode === "lexical") {
+        assert.equal(before.degraded, true);
+        assert.ok(
+          before.warnings.some((w) => /rebuilt .*\d+\/\d+ rows embedded/.test(w)),
+          before.warnings.join("; "),
+        );
+        assert.equal(before.data.results.length, 0);
+      }
+      await waitForVectorState(server, "ready");
+      const status = await server.repair("semantic_control", { action: "status" });
+      assert.match(status.data.space, /^static-wink-100d:100:/);
+      assert.equal(status.data.rebuild, undefined);
+      assert.equal(status.data.warning, null);
+      const after = await server.call("find", { query: "automobile stopped working" });
+      assert.equal(after.mode, "hybrid", after.warnings.join("; "));
+      assert.equal(after.data.results[0]?.memory_id, carId!);
+      // By hand it still answers, and finds nothing left to do.
+      const dry = await server.repair("rebuild_evidence", {});
+      assert.equal(dry.data.complete, true, JSON.stringify(dry.data));
+    } finally {
+      await server.close();
+    }
+  },
+);

@@ -11,7 +11,8 @@
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
 import { snapshotDatabase } from "./context.ts";
-import { snapshotPostgres } from "./postgres_rows.ts";
+import { DatabaseSync } from "node:sqlite";
+import { rowCount, setMetaValue, snapshotPostgres } from "./postgres_rows.ts";
 import { makeTempHome, type TempHome } from "./server.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
@@ -60,6 +61,38 @@ export function snapshotLibrary(home: TempHome, backend: E2eBackend): Promise<st
   return backend.name === "postgres"
     ? snapshotPostgres(backend.url)
     : Promise.resolve(snapshotDatabase(home.dbPath));
+}
+
+/** Sets `key` in the library's `meta` table behind the servers' backs (a hand edit). */
+export function setLibraryMeta(
+  home: TempHome,
+  backend: E2eBackend,
+  entry: { key: string; value: string },
+): Promise<void> {
+  if (backend.name === "postgres") return setMetaValue(backend.url, entry.key, entry.value);
+  const db = new DatabaseSync(home.dbPath);
+  try {
+    db.prepare("UPDATE meta SET value = ? WHERE key = ?").run(entry.value, entry.key);
+  } finally {
+    db.close();
+  }
+  return Promise.resolve();
+}
+
+/** How many rows `table` of the library holds. */
+export function libraryRowCount(
+  home: TempHome,
+  backend: E2eBackend,
+  table: string,
+): Promise<number> {
+  if (backend.name === "postgres") return rowCount(backend.url, table);
+  const db = new DatabaseSync(home.dbPath, { readOnly: true });
+  try {
+    const row = db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
+    return Promise.resolve(Number(row.n));
+  } finally {
+    db.close();
+  }
 }
 
 /** Removes the home unless the body already did (bodies clean up after themselves too). */

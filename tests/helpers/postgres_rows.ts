@@ -76,3 +76,18 @@ export function pendingNotices(url: string): Promise<number> {
     return row.n as number;
   });
 }
+
+/** Sets `key` in the library's `meta` table, as another mema (or a hand edit) would. */
+export function setMetaValue(url: string, key: string, value: string): Promise<void> {
+  return withDatabase(url, async (sql) => {
+    await sql`UPDATE meta SET value = ${value} WHERE key = ${key}`;
+  });
+}
+
+/** How many rows `table` holds. */
+export function rowCount(url: string, table: string): Promise<number> {
+  return withDatabase(url, async (sql) => {
+    const [row] = await sql`SELECT count(*)::int AS n FROM ${sql(table)}`;
+    return row.n as number;
+  });
+}
