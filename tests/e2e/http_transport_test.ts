@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { libraryRows, onBothBackends } from "../helpers/e2e_backends.ts";
 import {
   connectHttp,
   identityHeaders,
@@ -7,111 +7,115 @@ import {
   startHttpServer,
   toolCallFrame,
 } from "../helpers/http_server.ts";
-import { makeTempHome, startServer } from "../helpers/server.ts";
+import { startServer } from "../helpers/server.ts";
 
-Deno.test("e2e http: remember, find, read and update through the SDK's streamable HTTP client", async () => {
-  const home = makeTempHome();
-  const server = await startHttpServer(home);
-  const session = await connectHttp(server.url, identityHeaders("http-e2e", "agent-one"));
-  try {
-    const stored = await session.call("remember", {
-      content: "The staging database lives on db-staging-3, port 5433.",
-      subject: "staging database",
-      workspace: "billing",
-      tags: ["infra"],
-    });
-    assert.equal(stored.ok, true, JSON.stringify(stored.data));
-    assert.equal(stored.data.version, 1);
-    const id = stored.data.memory_id;
-
-    // HTTP has no session: the standing notice is told once per client identity.
-    assert.ok(stored.warnings.some((w) => /semantic recall is off/.test(w)), "first answer");
-    const found = await session.call("find", {
-      query: "staging database port",
-      include_size: true,
-    });
-    assert.equal(found.ok, true);
-    assert.deepEqual(found.warnings, []);
-    assert.equal(found.degraded, false);
-    assert.equal(found.data.results[0].memory_id, id);
-    assert.ok(found.data.size.returned_count >= 1);
-    const other = await connectHttp(server.url, identityHeaders("http-e2e", "agent-two"));
+onBothBackends(
+  "http: remember, find, read and update through the SDK's streamable HTTP client",
+  async (home) => {
+    const server = await startHttpServer(home);
+    const session = await connectHttp(server.url, identityHeaders("http-e2e", "agent-one"));
     try {
-      const first = await other.call("find", { query: "staging database port" });
-      assert.ok(first.warnings.some((w) => /semantic recall is off/.test(w)), "other identity");
+      const stored = await session.call("remember", {
+        content: "The staging database lives on db-staging-3, port 5433.",
+        subject: "staging database",
+        workspace: "billing",
+        tags: ["infra"],
+      });
+      assert.equal(stored.ok, true, JSON.stringify(stored.data));
+      assert.equal(stored.data.version, 1);
+      const id = stored.data.memory_id;
+
+      // HTTP has no session: the standing notice is told once per client identity.
+      assert.ok(stored.warnings.some((w) => /semantic recall is off/.test(w)), "first answer");
+      const found = await session.call("find", {
+        query: "staging database port",
+        include_size: true,
+      });
+      assert.equal(found.ok, true);
+      assert.deepEqual(found.warnings, []);
+      assert.equal(found.degraded, false);
+      assert.equal(found.data.results[0].memory_id, id);
+      assert.ok(found.data.size.returned_count >= 1);
+      const other = await connectHttp(server.url, identityHeaders("http-e2e", "agent-two"));
+      try {
+        const first = await other.call("find", { query: "staging database port" });
+        assert.ok(first.warnings.some((w) => /semantic recall is off/.test(w)), "other identity");
+        const status = await session.call("status");
+        assert.ok(status.warnings.some((w) => /semantic recall is off/.test(w)), "status");
+      } finally {
+        await other.close();
+      }
+
+      const read = await session.call("read", { memory_id: id, span: { start: 4, end: 20 } });
+      assert.equal(read.data.content, "staging database");
+      assert.equal(read.data.span.total_chars, 54);
+
+      const updated = await session.call("update", {
+        memory_id: id,
+        old_text: "5433",
+        new_text: "5434",
+        expected_version: 1,
+      });
+      assert.equal(updated.ok, true, JSON.stringify(updated.data));
+      assert.equal(updated.data.version, 2);
+
+      const replay = await session.call("remember", {
+        content: "The staging database lives on db-staging-3, port 5434.",
+        subject: "again",
+        workspace: "billing",
+      });
+      assert.equal(replay.data.duplicate_replay, true);
+      assert.equal(replay.data.memory_id, id);
+
       const status = await session.call("status");
-      assert.ok(status.warnings.some((w) => /semantic recall is off/.test(w)), "status");
+      assert.deepEqual(status.data.identity, { client: "http-e2e", agent_id: "agent-one" });
+
+      const failure = await session.call("read", { memory_id: 999_999 });
+      assert.equal(failure.ok, false);
+      assert.equal(failure.isError, true);
+      assert.equal(failure.data.error, "not_found");
     } finally {
-      await other.close();
+      await session.close();
+      await server.stop();
     }
+  },
+);
 
-    const read = await session.call("read", { memory_id: id, span: { start: 4, end: 20 } });
-    assert.equal(read.data.content, "staging database");
-    assert.equal(read.data.span.total_chars, 54);
-
-    const updated = await session.call("update", {
-      memory_id: id,
-      old_text: "5433",
-      new_text: "5434",
-      expected_version: 1,
-    });
-    assert.equal(updated.ok, true, JSON.stringify(updated.data));
-    assert.equal(updated.data.version, 2);
-
-    const replay = await session.call("remember", {
-      content: "The staging database lives on db-staging-3, port 5434.",
-      subject: "again",
-      workspace: "billing",
-    });
-    assert.equal(replay.data.duplicate_replay, true);
-    assert.equal(replay.data.memory_id, id);
-
-    const status = await session.call("status");
-    assert.deepEqual(status.data.identity, { client: "http-e2e", agent_id: "agent-one" });
-
-    const failure = await session.call("read", { memory_id: 999_999 });
-    assert.equal(failure.ok, false);
-    assert.equal(failure.isError, true);
-    assert.equal(failure.data.error, "not_found");
-  } finally {
-    await session.close();
-    await server.stop();
-    home.cleanup();
-  }
-});
-
-Deno.test("e2e http: each request writes under its own headers' identity", async () => {
-  const home = makeTempHome();
-  const server = await startHttpServer(home);
-  const alice = await connectHttp(server.url, identityHeaders("cursor", "alice"));
-  const bob = await connectHttp(server.url, identityHeaders("claude-code", "bob@laptop"));
-  try {
-    const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        (i % 2 === 0 ? alice : bob).call("remember", {
-          content: `parallel fact ${i}`,
-          subject: `fact ${i}`,
-          workspace: "w",
-        })),
-    );
-    assert.ok(results.every((r) => r.ok));
-    const edited = await bob.call("update", {
-      memory_id: results[0].data.memory_id,
-      new_content: "parallel fact 0, corrected by bob",
-      reason: "typo",
-    });
-    assert.equal(edited.ok, true);
-    const spoof = await alice.call("remember", {
-      content: "x",
-      subject: "x",
-      workspace: "w",
-      agent_id: "bob@laptop",
-    });
-    assert.equal(spoof.data.error, "identity_mismatch", "identity never comes from data");
-
-    const db = new DatabaseSync(home.dbPath, { readOnly: true });
+onBothBackends(
+  "http: each request writes under its own headers' identity",
+  async (home, backend) => {
+    const server = await startHttpServer(home);
+    const alice = await connectHttp(server.url, identityHeaders("cursor", "alice"));
+    const bob = await connectHttp(server.url, identityHeaders("claude-code", "bob@laptop"));
     try {
-      const rows = db.prepare("SELECT subject, client, agent_id FROM memories ORDER BY id").all();
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 === 0 ? alice : bob).call("remember", {
+            content: `parallel fact ${i}`,
+            subject: `fact ${i}`,
+            workspace: "w",
+          })),
+      );
+      assert.ok(results.every((r) => r.ok));
+      const edited = await bob.call("update", {
+        memory_id: results[0].data.memory_id,
+        new_content: "parallel fact 0, corrected by bob",
+        reason: "typo",
+      });
+      assert.equal(edited.ok, true);
+      const spoof = await alice.call("remember", {
+        content: "x",
+        subject: "x",
+        workspace: "w",
+        agent_id: "bob@laptop",
+      });
+      assert.equal(spoof.data.error, "identity_mismatch", "identity never comes from data");
+
+      const rows = await libraryRows(
+        home,
+        backend,
+        "SELECT subject, client, agent_id FROM memories ORDER BY id",
+      );
       const bySubject = new Map(rows.map((row) => [row.subject, `${row.client}/${row.agent_id}`]));
       for (let i = 0; i < 10; i++) {
         assert.equal(
@@ -119,26 +123,22 @@ Deno.test("e2e http: each request writes under its own headers' identity", async
           i % 2 === 0 ? "cursor/alice" : "claude-code/bob@laptop",
         );
       }
-      const history = db.prepare(
+      const history = await libraryRows(
+        home,
+        backend,
         "SELECT changed_by, changed_by_client FROM memory_history WHERE memory_id = ?",
-      ).get(results[0].data.memory_id);
-      assert.deepEqual({ ...history }, {
-        changed_by: "bob@laptop",
-        changed_by_client: "claude-code",
-      });
+        [results[0].data.memory_id],
+      );
+      assert.deepEqual(history, [{ changed_by: "bob@laptop", changed_by_client: "claude-code" }]);
     } finally {
-      db.close();
+      await alice.close();
+      await bob.close();
+      await server.stop();
     }
-  } finally {
-    await alice.close();
-    await bob.close();
-    await server.stop();
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("e2e http: the same tools and envelope as stdio", async () => {
-  const home = makeTempHome();
+onBothBackends("http: the same tools and envelope as stdio", async (home) => {
   const http = await startHttpServer(home);
   const stdio = await startServer(home);
   const session = await connectHttp(http.url, identityHeaders("test-client", "test-agent"));
@@ -168,12 +168,10 @@ Deno.test("e2e http: the same tools and envelope as stdio", async () => {
     await session.close();
     await stdio.close();
     await http.stop();
-    home.cleanup();
   }
 });
 
-Deno.test("e2e http: MEMA_TRANSPORT=http selects the transport without a flag", async () => {
-  const home = makeTempHome();
+onBothBackends("http: MEMA_TRANSPORT=http selects the transport without a flag", async (home) => {
   const server = await startHttpServer(home, {
     httpFlag: false,
     args: ["--port", "0"],
@@ -185,14 +183,13 @@ Deno.test("e2e http: MEMA_TRANSPORT=http selects the transport without a flag", 
     await session.close();
   } finally {
     await server.stop();
-    home.cleanup();
   }
 });
 
-Deno.test("e2e http: SIGTERM finishes the request in flight, refuses new ones, then exits 0", async () => {
-  const home = makeTempHome();
-  const server = await startHttpServer(home);
-  try {
+onBothBackends(
+  "http: SIGTERM finishes the request in flight, refuses new ones, then exits 0",
+  async (home, backend) => {
+    const server = await startHttpServer(home);
     const body = new TextEncoder().encode(toolCallFrame(1, {
       action: "remember",
       data: { content: "written while the server was stopping", subject: "slow", workspace: "w" },
@@ -236,20 +233,15 @@ Deno.test("e2e http: SIGTERM finishes the request in flight, refuses new ones, t
     const status = await server.exited();
     assert.equal(status.code, 0, server.stderr());
     assert.match(server.stderr(), /finishing 1 in-flight request/);
-    const db = new DatabaseSync(home.dbPath, { readOnly: true });
-    try {
-      const rows = db.prepare("SELECT id, subject FROM memories").all();
-      assert.deepEqual(rows.map((row) => ({ ...row })), [
-        { id: envelope.data.memory_id, subject: "slow" },
-      ]);
-    } finally {
-      db.close();
-    }
+    const rows = await libraryRows(
+      home,
+      backend,
+      "SELECT CAST(id AS INTEGER) AS id, subject FROM memories",
+    );
+    assert.deepEqual(rows, [{ id: envelope.data.memory_id, subject: "slow" }]);
     await assert.rejects(() => fetch(server.url, { method: "POST", body: "{}" }));
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
 async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
   const chunks: number[] = [];

@@ -12,7 +12,13 @@ import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
 import { snapshotDatabase } from "./context.ts";
 import { DatabaseSync } from "node:sqlite";
-import { rowCount, setMetaValue, snapshotPostgres } from "./postgres_rows.ts";
+import {
+  queryRows,
+  rowCount,
+  setMetaValue,
+  snapshotPostgres,
+  tablesHolding,
+} from "./postgres_rows.ts";
 import { makeTempHome, type TempHome } from "./server.ts";
 
 const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
@@ -93,6 +99,46 @@ export function libraryRowCount(
   } finally {
     db.close();
   }
+}
+
+/**
+ * The rows a read-only statement written for both dialects returns (`?` parameters; cast a
+ * bigint column with `CAST(x AS INTEGER)`, which PostgreSQL's driver otherwise returns as text).
+ */
+export function libraryRows(
+  home: TempHome,
+  backend: E2eBackend,
+  statement: string,
+  params: readonly (string | number)[] = [],
+): Promise<Record<string, unknown>[]> {
+  if (backend.name === "postgres") return queryRows(backend.url, statement, params);
+  const db = new DatabaseSync(home.dbPath, { readOnly: true });
+  try {
+    const rows = db.prepare(statement).all(...params) as Record<string, unknown>[];
+    return Promise.resolve(rows.map((row) => ({ ...row })));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Whether the library still holds `text` anywhere: in the SQLite file or its WAL (every byte,
+ * free pages too), or in a live row of any PostgreSQL table.
+ */
+export async function libraryHolds(
+  home: TempHome,
+  backend: E2eBackend,
+  text: string,
+): Promise<boolean> {
+  if (backend.name === "postgres") return (await tablesHolding(backend.url, text)).length > 0;
+  for (const path of [home.dbPath, `${home.dbPath}-wal`]) {
+    try {
+      if (new TextDecoder("latin1").decode(Deno.readFileSync(path)).includes(text)) return true;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  return false;
 }
 
 /** Removes the home unless the body already did (bodies clean up after themselves too). */

@@ -91,3 +91,17 @@ export function rowCount(url: string, table: string): Promise<number> {
     return row.n as number;
   });
 }
+
+/** The rows a statement returns; `?` marks a parameter, as in the SQLite test's statement. */
+export function queryRows(
+  url: string,
+  statement: string,
+  params: readonly (string | number)[] = [],
+): Promise<Record<string, unknown>[]> {
+  let n = 0;
+  const text = statement.replace(/\?/g, () => `$${++n}`);
+  return withDatabase(
+    url,
+    async (sql) => [...await sql.unsafe(text, params as (string | number)[])],
+  );
+}
