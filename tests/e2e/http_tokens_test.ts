@@ -4,6 +4,7 @@
  * without a restart, and refusals land in the audit view without the token.
  */
 import assert from "node:assert/strict";
+import { libraryHolds, onBothBackends } from "../helpers/e2e_backends.ts";
 import { sha256Hex } from "../../src/http/access_tokens.ts";
 import {
   connectHttp,
@@ -91,140 +92,142 @@ async function auditRefusals(session: HttpSession) {
   }[];
 }
 
-Deno.test("http tokens: the reproduction, strict + X-Mema-Workspace: beta, no longer reads beta", async () => {
-  const home = makeTempHome();
-  await writeTokens(home, [ALPHA, BETA]);
-  const server = await startHttpServer(home, { env: { MEMA_WORKSPACE_ISOLATION: "strict" } });
-  // Every header a header-trusting server wants, so the only thing that can stop it is the token.
-  const full = (token: TestToken, workspace: string) =>
-    bearer(token, {
-      "X-Mema-Client": token.client,
-      "X-Mema-Agent-Id": token.agentId,
-      "X-Mema-Workspace": workspace,
-    });
-  const beta = await connectHttp(server.url, full(BETA, "beta"));
-  try {
-    await rememberConfirmed(beta, {
-      content: "Beta's payment provider is Adyen.",
-      subject: "payments",
-    });
-    const intrusion = await postRaw(
-      server.url,
-      toolCallFrame(1, { action: "find", data: { query: "payment provider" } }),
-      full(ALPHA, "beta"),
-    );
-    assert.doesNotMatch(intrusion.text, /Adyen/);
-    assert.equal(intrusion.status, 403, intrusion.text);
-  } finally {
-    await beta.close();
-    await server.stop();
-    home.cleanup();
-  }
-});
-
-for (const isolation of ["strict", "none"] as const) {
-  Deno.test(`http tokens (${isolation} server): a token for alpha cannot read or write beta, whatever its headers say`, async () => {
-    const home = makeTempHome();
+onBothBackends(
+  "http tokens: the reproduction, strict + X-Mema-Workspace: beta, no longer reads beta",
+  async (home) => {
     await writeTokens(home, [ALPHA, BETA]);
-    const server = await startHttpServer(home, { env: { MEMA_WORKSPACE_ISOLATION: isolation } });
-    const alpha = await connectHttp(server.url, bearer(ALPHA));
-    const beta = await connectHttp(server.url, bearer(BETA));
-    // The reproduction: the alpha token sending the workspace header of beta.
-    const intruder = bearer(ALPHA, { "X-Mema-Workspace": "beta" });
-    try {
-      const alphaId = await rememberConfirmed(alpha, {
-        content: "Alpha's payment provider is Stripe.",
-        subject: "payments",
+    const server = await startHttpServer(home, { env: { MEMA_WORKSPACE_ISOLATION: "strict" } });
+    // Every header a header-trusting server wants, so the only thing that can stop it is the token.
+    const full = (token: TestToken, workspace: string) =>
+      bearer(token, {
+        "X-Mema-Client": token.client,
+        "X-Mema-Agent-Id": token.agentId,
+        "X-Mema-Workspace": workspace,
       });
-      const betaId = await rememberConfirmed(beta, {
+    const beta = await connectHttp(server.url, full(BETA, "beta"));
+    try {
+      await rememberConfirmed(beta, {
         content: "Beta's payment provider is Adyen.",
         subject: "payments",
       });
-
-      const refused = await postRaw(
+      const intrusion = await postRaw(
         server.url,
         toolCallFrame(1, { action: "find", data: { query: "payment provider" } }),
-        intruder,
+        full(ALPHA, "beta"),
       );
-      assert.equal(refused.status, 403, refused.text);
-      assert.match(JSON.parse(refused.text).error.message, /may not use workspace "beta"/);
-      assert.doesNotMatch(refused.text, /Adyen/);
-      await assert.rejects(() => connectHttp(server.url, intruder));
-
-      // Unscoped find, a find naming beta, a read of beta's id, beta's resource: all closed.
-      assert.deepEqual(resultIds(await alpha.call("find", { query: "payment provider" })), [
-        alphaId,
-      ]);
-      const named = await alpha.call("find", { query: "payment provider", workspace: "beta" });
-      assert.equal(named.data.error, "invalid_input");
-      assert.equal((await alpha.call("read", { memory_id: betaId })).data.error, "not_found");
-      await assert.rejects(() => alpha.client.readResource({ uri: "memory://workspace/beta" }));
-      const digest = await alpha.client.readResource({ uri: "memory://current-context" });
-      assert.doesNotMatch((digest.contents[0] as { text: string }).text, /Adyen/);
-      const listed = await alpha.client.listResources();
-      assert.doesNotMatch(JSON.stringify(listed), /beta/, "beta's name is not even listed");
-      const workspaces = envelopeOf(
-        await alpha.client.callTool({
-          name: "memory_review",
-          arguments: { view: "workspaces", data: {} },
-        }) as Record<string, unknown>,
-      );
-      assert.equal(workspaces.ok, true, JSON.stringify(workspaces.data));
-      assert.doesNotMatch(JSON.stringify(workspaces.data), /beta/);
-      const foreign = await alpha.call("remember", {
-        content: "Alpha writes into beta.",
-        subject: "intrusion",
-        workspace: "beta",
-      });
-      assert.equal(foreign.data.error, "invalid_input");
-
-      // Identity comes from the token: no identity headers needed, and the writes carry it.
-      const read = await alpha.call("read", { memory_id: alphaId });
-      assert.equal(read.data.agent_id, "alpha-agent");
-      const status = await alpha.call("status", {});
-      assert.deepEqual(status.data.identity, { client: "team", agent_id: "alpha-agent" });
-      assert.equal(status.data.workspace, "alpha");
-
-      // Headers naming the token's own identity and workspace are fine; any other is refused.
-      const agreeing = await connectHttp(
-        server.url,
-        bearer(ALPHA, {
-          "X-Mema-Client": "team",
-          "X-Mema-Agent-Id": "alpha-agent",
-          "X-Mema-Workspace": "Alpha",
-        }),
-      );
-      assert.deepEqual(resultIds(await agreeing.call("find", { query: "payment provider" })), [
-        alphaId,
-      ]);
-      await agreeing.close();
-      const claims: Record<string, string>[] = [
-        { "X-Mema-Agent-Id": "beta-agent" },
-        { "X-Mema-Client": "ops" },
-      ];
-      for (const claim of claims) {
-        const mismatch = await postRaw(
-          server.url,
-          toolCallFrame(2, { action: "status", data: {} }),
-          bearer(ALPHA, claim),
-        );
-        assert.equal(mismatch.status, 403, JSON.stringify(claim));
-        assert.match(mismatch.text, /acts as team\/alpha-agent/);
-      }
-      const noToken = await postRaw(
-        server.url,
-        toolCallFrame(3, { action: "find", data: { query: "payment provider" } }),
-        { "X-Mema-Client": "team", "X-Mema-Agent-Id": "beta-agent", "X-Mema-Workspace": "beta" },
-      );
-      assert.equal(noToken.status, 401);
-      assert.equal(noToken.headers.get("www-authenticate"), 'Bearer realm="mema"');
+      assert.doesNotMatch(intrusion.text, /Adyen/);
+      assert.equal(intrusion.status, 403, intrusion.text);
     } finally {
-      await alpha.close();
       await beta.close();
       await server.stop();
-      home.cleanup();
     }
-  });
+  },
+);
+
+for (const isolation of ["strict", "none"] as const) {
+  onBothBackends(
+    `http tokens (${isolation} server): a token for alpha cannot read or write beta, whatever its headers say`,
+    async (home) => {
+      await writeTokens(home, [ALPHA, BETA]);
+      const server = await startHttpServer(home, { env: { MEMA_WORKSPACE_ISOLATION: isolation } });
+      const alpha = await connectHttp(server.url, bearer(ALPHA));
+      const beta = await connectHttp(server.url, bearer(BETA));
+      // The reproduction: the alpha token sending the workspace header of beta.
+      const intruder = bearer(ALPHA, { "X-Mema-Workspace": "beta" });
+      try {
+        const alphaId = await rememberConfirmed(alpha, {
+          content: "Alpha's payment provider is Stripe.",
+          subject: "payments",
+        });
+        const betaId = await rememberConfirmed(beta, {
+          content: "Beta's payment provider is Adyen.",
+          subject: "payments",
+        });
+
+        const refused = await postRaw(
+          server.url,
+          toolCallFrame(1, { action: "find", data: { query: "payment provider" } }),
+          intruder,
+        );
+        assert.equal(refused.status, 403, refused.text);
+        assert.match(JSON.parse(refused.text).error.message, /may not use workspace "beta"/);
+        assert.doesNotMatch(refused.text, /Adyen/);
+        await assert.rejects(() => connectHttp(server.url, intruder));
+
+        // Unscoped find, a find naming beta, a read of beta's id, beta's resource: all closed.
+        assert.deepEqual(resultIds(await alpha.call("find", { query: "payment provider" })), [
+          alphaId,
+        ]);
+        const named = await alpha.call("find", { query: "payment provider", workspace: "beta" });
+        assert.equal(named.data.error, "invalid_input");
+        assert.equal((await alpha.call("read", { memory_id: betaId })).data.error, "not_found");
+        await assert.rejects(() => alpha.client.readResource({ uri: "memory://workspace/beta" }));
+        const digest = await alpha.client.readResource({ uri: "memory://current-context" });
+        assert.doesNotMatch((digest.contents[0] as { text: string }).text, /Adyen/);
+        const listed = await alpha.client.listResources();
+        assert.doesNotMatch(JSON.stringify(listed), /beta/, "beta's name is not even listed");
+        const workspaces = envelopeOf(
+          await alpha.client.callTool({
+            name: "memory_review",
+            arguments: { view: "workspaces", data: {} },
+          }) as Record<string, unknown>,
+        );
+        assert.equal(workspaces.ok, true, JSON.stringify(workspaces.data));
+        assert.doesNotMatch(JSON.stringify(workspaces.data), /beta/);
+        const foreign = await alpha.call("remember", {
+          content: "Alpha writes into beta.",
+          subject: "intrusion",
+          workspace: "beta",
+        });
+        assert.equal(foreign.data.error, "invalid_input");
+
+        // Identity comes from the token: no identity headers needed, and the writes carry it.
+        const read = await alpha.call("read", { memory_id: alphaId });
+        assert.equal(read.data.agent_id, "alpha-agent");
+        const status = await alpha.call("status", {});
+        assert.deepEqual(status.data.identity, { client: "team", agent_id: "alpha-agent" });
+        assert.equal(status.data.workspace, "alpha");
+
+        // Headers naming the token's own identity and workspace are fine; any other is refused.
+        const agreeing = await connectHttp(
+          server.url,
+          bearer(ALPHA, {
+            "X-Mema-Client": "team",
+            "X-Mema-Agent-Id": "alpha-agent",
+            "X-Mema-Workspace": "Alpha",
+          }),
+        );
+        assert.deepEqual(resultIds(await agreeing.call("find", { query: "payment provider" })), [
+          alphaId,
+        ]);
+        await agreeing.close();
+        const claims: Record<string, string>[] = [
+          { "X-Mema-Agent-Id": "beta-agent" },
+          { "X-Mema-Client": "ops" },
+        ];
+        for (const claim of claims) {
+          const mismatch = await postRaw(
+            server.url,
+            toolCallFrame(2, { action: "status", data: {} }),
+            bearer(ALPHA, claim),
+          );
+          assert.equal(mismatch.status, 403, JSON.stringify(claim));
+          assert.match(mismatch.text, /acts as team\/alpha-agent/);
+        }
+        const noToken = await postRaw(
+          server.url,
+          toolCallFrame(3, { action: "find", data: { query: "payment provider" } }),
+          { "X-Mema-Client": "team", "X-Mema-Agent-Id": "beta-agent", "X-Mema-Workspace": "beta" },
+        );
+        assert.equal(noToken.status, 401);
+        assert.equal(noToken.headers.get("www-authenticate"), 'Bearer realm="mema"');
+      } finally {
+        await alpha.close();
+        await beta.close();
+        await server.stop();
+      }
+    },
+  );
 }
 
 Deno.test("http tokens: a token for several workspaces needs the header, and gets only those", async () => {
@@ -348,58 +351,58 @@ Deno.test("http tokens: added and revoked with `mema token` while the server run
   }
 });
 
-Deno.test("http tokens: refused requests appear in the audit view, coalesced, never with the token", async () => {
-  const home = makeTempHome();
-  await writeTokens(home, [ALPHA, ADMIN]);
-  const server = await startHttpServer(home);
-  const frame = toolCallFrame(1, { action: "status", data: {} });
-  const guessed = `mema_guess_${"z".repeat(40)}`;
-  try {
-    for (let i = 0; i < 5; i++) {
-      const unknown = await postRaw(server.url, frame, { authorization: `Bearer ${guessed}` });
-      assert.equal(unknown.status, 401);
-    }
-    const wrongWorkspace = await postRaw(server.url, frame, {
-      ...bearer(ALPHA, { "X-Mema-Workspace": "beta" }),
-    });
-    assert.equal(wrongWorkspace.status, 403);
-    const wrongAgent = await postRaw(server.url, frame, {
-      ...bearer(ALPHA, { "X-Mema-Agent-Id": "ops-admin" }),
-    });
-    assert.equal(wrongAgent.status, 403);
+onBothBackends(
+  "http tokens: refused requests appear in the audit view, coalesced, never with the token",
+  async (home, backend) => {
+    await writeTokens(home, [ALPHA, ADMIN]);
+    const server = await startHttpServer(home);
+    const frame = toolCallFrame(1, { action: "status", data: {} });
+    const guessed = `mema_guess_${"z".repeat(40)}`;
+    try {
+      for (let i = 0; i < 5; i++) {
+        const unknown = await postRaw(server.url, frame, { authorization: `Bearer ${guessed}` });
+        assert.equal(unknown.status, 401);
+      }
+      const wrongWorkspace = await postRaw(server.url, frame, {
+        ...bearer(ALPHA, { "X-Mema-Workspace": "beta" }),
+      });
+      assert.equal(wrongWorkspace.status, 403);
+      const wrongAgent = await postRaw(server.url, frame, {
+        ...bearer(ALPHA, { "X-Mema-Agent-Id": "ops-admin" }),
+      });
+      assert.equal(wrongAgent.status, 403);
 
-    const admin = await connectHttp(server.url, bearer(ADMIN));
-    const entries = await auditRefusals(admin);
-    await admin.close();
-    const byKind = new Map(entries.map((entry) => [entry.detail.kind, entry]));
-    assert.equal(entries.length, 3, JSON.stringify(entries));
-    const unknown = byKind.get("unknown_token")!;
-    assert.equal(unknown.detail.count, 5, "five repeats in a minute are one row");
-    assert.equal(unknown.agent_id, "unknown");
-    const workspace = byKind.get("workspace_not_allowed")!;
-    assert.equal(workspace.agent_id, "alpha-agent");
-    assert.equal(workspace.detail.token, "alpha-bot");
-    assert.equal(workspace.detail.workspace, "beta");
-    assert.match(workspace.reason, /may not use workspace "beta"/);
-    const identity = byKind.get("identity_mismatch")!;
-    assert.equal(identity.detail.claimed_agent_id, "ops-admin");
-    for (const entry of entries) {
-      assert.equal(entry.memory_id, null);
-      assert.equal(entry.detail.peer, "127.0.0.1");
-    }
-    const everything = JSON.stringify(entries);
-    for (const secret of [guessed, ALPHA.secret, ADMIN.secret]) {
-      assert.ok(!everything.includes(secret), "no token in the audit trail");
-    }
+      const admin = await connectHttp(server.url, bearer(ADMIN));
+      const entries = await auditRefusals(admin);
+      await admin.close();
+      const byKind = new Map(entries.map((entry) => [entry.detail.kind, entry]));
+      assert.equal(entries.length, 3, JSON.stringify(entries));
+      const unknown = byKind.get("unknown_token")!;
+      assert.equal(unknown.detail.count, 5, "five repeats in a minute are one row");
+      assert.equal(unknown.agent_id, "unknown");
+      const workspace = byKind.get("workspace_not_allowed")!;
+      assert.equal(workspace.agent_id, "alpha-agent");
+      assert.equal(workspace.detail.token, "alpha-bot");
+      assert.equal(workspace.detail.workspace, "beta");
+      assert.match(workspace.reason, /may not use workspace "beta"/);
+      const identity = byKind.get("identity_mismatch")!;
+      assert.equal(identity.detail.claimed_agent_id, "ops-admin");
+      for (const entry of entries) {
+        assert.equal(entry.memory_id, null);
+        assert.equal(entry.detail.peer, "127.0.0.1");
+      }
+      const everything = JSON.stringify(entries);
+      for (const secret of [guessed, ALPHA.secret, ADMIN.secret]) {
+        assert.ok(!everything.includes(secret), "no token in the audit trail");
+      }
 
-    // A caller limited to a workspace does not see the server's refusal log.
-    const alpha = await connectHttp(server.url, bearer(ALPHA));
-    assert.deepEqual(await auditRefusals(alpha), []);
-    await alpha.close();
-  } finally {
-    await server.stop();
-  }
-  const database = new TextDecoder("latin1").decode(Deno.readFileSync(home.dbPath));
-  assert.ok(!database.includes(guessed), "no token in the database file");
-  home.cleanup();
-});
+      // A caller limited to a workspace does not see the server's refusal log.
+      const alpha = await connectHttp(server.url, bearer(ALPHA));
+      assert.deepEqual(await auditRefusals(alpha), []);
+      await alpha.close();
+    } finally {
+      await server.stop();
+    }
+    assert.ok(!await libraryHolds(home, backend, guessed), "no token in the database");
+  },
+);
