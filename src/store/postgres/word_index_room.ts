@@ -26,6 +26,33 @@ const BM25_B = 0.75;
 /** FTS5's floor for the idf of a token most documents hold. */
 const BM25_IDF_FLOOR = 1e-6;
 
+/**
+ * The lexeme text a `tsvector` may hold: offsets into it are 20 bits (PostgreSQL's MAXSTRPOS,
+ * 1 MiB - 1), and `array_to_tsvector` wraps them past that instead of refusing, so the words
+ * beyond it were silently unfindable in a memory of over ~1 MB of distinct words (the content
+ * limit is 2 MiB). Kept below it with room to spare.
+ */
+const TSVECTOR_LEXEME_BYTES = 1_000_000;
+/**
+ * The lexeme that marks a memory whose words did not all fit its `tsvector` (a space: mema's
+ * tokens never hold one). Every query's candidates include such memories, and their token arrays
+ * decide whether they hold the query's words.
+ */
+const OVERFLOW_LEXEME = " words past the tsvector";
+
+/** The words for a memory's `tsvector`: all of them, or those that fit and the overflow mark. */
+function tsvectorWords(words: string[]): string[] {
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  const kept: string[] = [];
+  for (const word of words) {
+    bytes += encoder.encode(word).length;
+    if (bytes > TSVECTOR_LEXEME_BYTES) return [...kept, OVERFLOW_LEXEME];
+    kept.push(word);
+  }
+  return kept;
+}
+
 /** What the index needs of a memory. */
 export interface IndexedFields {
   subject: string;
@@ -81,7 +108,9 @@ export async function indexMemoryTerms(
 ): Promise<void> {
   if (previous) await unindexMemoryTerms(sql, id, previous);
   const tokens = fieldTokens(fields);
-  const words = [...new Set([...tokens.subject, ...tokens.tags, ...tokens.content])];
+  const words = tsvectorWords([
+    ...new Set([...tokens.subject, ...tokens.tags, ...tokens.content]),
+  ]);
   // FTS5 counts the scope column's one token in a document's size too.
   const size = tokens.subject.length + tokens.tags.length + tokens.content.length + 1;
   // One statement, so one round trip inside the write lock: the row, its tokens' document
@@ -142,7 +171,7 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
           SELECT t.memory_id, t.subject, t.tags, t.content, t.size FROM memory_terms t
           JOIN memories m ON m.id = t.memory_id
           WHERE t.words @@ (SELECT string_agg(quote_literal(x), ' | ')
-              FROM unnest(${tokens as string[]}::text[]) AS x)::tsquery
+              FROM unnest(${[...tokens, OVERFLOW_LEXEME]}::text[]) AS x)::tsquery
             AND ${filterCondition(sql, filters)}
         ), counted AS (
           -- Each candidate's arrays are read once, and only the query's tokens are counted:
@@ -174,7 +203,9 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
           ${tokens.map((t) => Math.max(0, Math.floor(t.newest ?? 0)))}::int[])
           AS q(token, weight, newest)
         CROSS JOIN LATERAL (SELECT h.memory_id FROM memory_terms h
-          WHERE h.words @@ quote_literal(q.token)::tsquery
+          WHERE h.words @@ (quote_literal(q.token) || ' | ' || quote_literal(${OVERFLOW_LEXEME}))::tsquery
+            AND (NOT h.words @@ quote_literal(${OVERFLOW_LEXEME})::tsquery
+              OR q.token = ANY(h.content) OR q.token = ANY(h.subject) OR q.token = ANY(h.tags))
           ORDER BY h.memory_id DESC LIMIT nullif(q.newest, 0)) t
         JOIN memories m ON m.id = t.memory_id
         WHERE ${filterCondition(sql, filters)}
