@@ -215,3 +215,35 @@ backendTest("substring matches, newest first; linked todos by shared tags", asyn
     [],
   );
 });
+
+backendTest("every word of a memory past a megabyte of distinct words finds it", async (store) => {
+  // ~1.4 MB of distinct words (the content limit is 2 MiB): PostgreSQL's tsvector holds at most
+  // 1 MiB of lexemes, and array_to_tsvector wraps its offsets past that instead of refusing.
+  const words = Array.from(
+    { length: 120_000 },
+    (_, i) => `w${i.toString(36)}q${(i * 7919).toString(36)}`,
+  );
+  const [big, small] = await store.write(async (tx) => [
+    await tx.insertMemory(memory("big", words.join(" "), { contentSha: "big" })),
+    await tx.insertMemory(memory("small", "a short note about wq", { contentSha: "small" })),
+  ]);
+  const missed: string[] = [];
+  for (let i = 0; i < words.length; i += 3989) {
+    const hits = await store.termHits(indexTokens(words[i]), ACTIVE, 5);
+    if (hits.map((hit) => hit.id).join() !== String(big)) missed.push(words[i]);
+  }
+  assert.deepEqual(
+    missed,
+    [],
+    `${missed.length} of ${Math.ceil(words.length / 3989)} words missed`,
+  );
+  const last = indexTokens(words[words.length - 1]);
+  const weighted = await store.weightedTermHits([{ token: last[0], weight: 1 }], ACTIVE, 5);
+  assert.deepEqual(weighted.map((hit) => hit.id), [big]);
+  const other = await store.weightedTermHits([{ token: "wq", weight: 1 }], ACTIVE, 5);
+  assert.deepEqual(other.map((hit) => hit.id), [small], "the big memory holds no such word");
+  // A word of neither memory finds neither, and the other memory is found as before.
+  assert.deepEqual(await store.termHits(indexTokens("zzzunknown"), ACTIVE, 5), []);
+  const shortHits = await store.termHits(indexTokens("short note"), ACTIVE, 5);
+  assert.deepEqual(shortHits.map((hit) => hit.id), [small]);
+});
