@@ -8,6 +8,7 @@
  * each other.
  */
 import assert from "node:assert/strict";
+import { type E2eBackend, libraryRowCount, onBothBackends } from "../helpers/e2e_backends.ts";
 import { makeTempHome, runCli, type ServerSession, startServer } from "../helpers/server.ts";
 import type { TempHome } from "../helpers/server.ts";
 
@@ -38,6 +39,7 @@ async function read(server: ServerSession, id: number) {
 /** Runs a dry run, the import and a second import; checks the counts each prints. */
 async function importTwice(
   home: TempHome,
+  backend: E2eBackend,
   args: string[],
   expect: { created: number; skippedAt: RegExp },
 ): Promise<void> {
@@ -46,13 +48,17 @@ async function importTwice(
   assert.match(dry.stdout, new RegExp(`would import .*: ${expect.created} new, 0 updated`));
   assert.match(dry.stdout, /; 1 skipped \(dry run/);
   assert.match(dry.stderr, expect.skippedAt);
-  let exists = true;
-  try {
-    Deno.statSync(home.dbPath);
-  } catch {
-    exists = false;
+  if (backend.name === "sqlite") {
+    let exists = true;
+    try {
+      Deno.statSync(home.dbPath);
+    } catch {
+      exists = false;
+    }
+    assert.equal(exists, false, "a dry run against no database creates none");
+  } else {
+    assert.equal(await libraryRowCount(home, backend, "memories"), 0, "a dry run stores nothing");
   }
-  assert.equal(exists, false, "a dry run against no database creates none");
 
   const first = await runCli(home, ["import", ...args]);
   assert.equal(first.code, 1, "the bad record makes the exit code 1");
@@ -63,10 +69,10 @@ async function importTwice(
   assert.match(again.stdout, new RegExp(`: 0 new, 0 updated, ${expect.created} unchanged`));
 }
 
-Deno.test("import --format mem0: user → workspace, agent → author, ids kept, bad record skipped", async () => {
-  const home = makeTempHome();
-  try {
-    await importTwice(home, [`${FIXTURES}mem0.json`, "--format", "mem0"], {
+onBothBackends(
+  "import --format mem0: user → workspace, agent → author, ids kept, bad record skipped",
+  async (home, backend) => {
+    await importTwice(home, backend, [`${FIXTURES}mem0.json`, "--format", "mem0"], {
       created: 3,
       skippedAt: /mem0\.json \$\.results\[2\]\.memory: "memory" is missing or empty/,
     });
@@ -77,7 +83,10 @@ Deno.test("import --format mem0: user → workspace, agent → author, ids kept,
         "Is vegetarian and avoids dairy",
         "Trains for a half marathon in October",
       ]);
-      const veg = await read(server, alice.find((r) => r.subject.startsWith("Is veg"))!.memory_id);
+      const veg = await read(
+        server,
+        alice.find((r) => r.subject.startsWith("Is veg"))!.memory_id,
+      );
       assert.equal(veg.source_ref, "mem0:3c90c3cc-0d44-4b50-8888-8dd25736052a");
       assert.equal(veg.agent_id, "nutrition-bot");
       assert.equal(veg.client, "mem0");
@@ -97,16 +106,15 @@ Deno.test("import --format mem0: user → workspace, agent → author, ids kept,
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("import --format mcp-memory-service: tags, times, type and author kept; a non-text content skipped", async () => {
-  const home = makeTempHome();
-  try {
+onBothBackends(
+  "import --format mcp-memory-service: tags, times, type and author kept; a non-text content skipped",
+  async (home, backend) => {
     await importTwice(
       home,
+      backend,
       [
         `${FIXTURES}mcp_memory_service.json`,
         "--format",
@@ -140,15 +148,13 @@ Deno.test("import --format mcp-memory-service: tags, times, type and author kept
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("import --format basic-memory: a note per memory, observation tags, relations kept, broken note skipped", async () => {
-  const home = makeTempHome();
-  try {
-    await importTwice(home, [`${FIXTURES}basic-memory`, "--format", "basic-memory"], {
+onBothBackends(
+  "import --format basic-memory: a note per memory, observation tags, relations kept, broken note skipped",
+  async (home, backend) => {
+    await importTwice(home, backend, [`${FIXTURES}basic-memory`, "--format", "basic-memory"], {
       created: 2,
       skippedAt: /basic-memory\/broken-note\.md:3: /,
     });
@@ -194,15 +200,17 @@ Deno.test("import --format basic-memory: a note per memory, observation tags, re
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("import --format claude: turns chained by follows, tool-only and empty turns left out", async () => {
-  const home = makeTempHome();
-  try {
-    await importTwice(home, [`${FIXTURES}claude_conversations.json`, "--format", "claude"], {
+onBothBackends(
+  "import --format claude: turns chained by follows, tool-only and empty turns left out",
+  async (home, backend) => {
+    await importTwice(home, backend, [
+      `${FIXTURES}claude_conversations.json`,
+      "--format",
+      "claude",
+    ], {
       created: 7,
       skippedAt: /\$\[0\]\.chat_messages\[2\]\.sender: the message has no sender/,
     });
@@ -249,14 +257,12 @@ Deno.test("import --format claude: turns chained by follows, tool-only and empty
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("import --format claude --workspace-per conversation: one workspace per conversation", async () => {
-  const home = makeTempHome();
-  try {
+onBothBackends(
+  "import --format claude --workspace-per conversation: one workspace per conversation",
+  async (home) => {
     const imported = await runCli(home, [
       "import",
       `${FIXTURES}claude_conversations.json`,
@@ -277,15 +283,17 @@ Deno.test("import --format claude --workspace-per conversation: one workspace pe
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
-Deno.test("import --format chatgpt: the active branch only, noise left out, project conversations apart", async () => {
-  const home = makeTempHome();
-  try {
-    await importTwice(home, [`${FIXTURES}chatgpt_conversations.json`, "--format", "chatgpt"], {
+onBothBackends(
+  "import --format chatgpt: the active branch only, noise left out, project conversations apart",
+  async (home, backend) => {
+    await importTwice(home, backend, [
+      `${FIXTURES}chatgpt_conversations.json`,
+      "--format",
+      "chatgpt",
+    ], {
       created: 6,
       skippedAt: /\$\[0\]\.mapping\["u-2"\]\.message\.content: the message has no content_type/,
     });
@@ -321,10 +329,8 @@ Deno.test("import --format chatgpt: the active branch only, noise left out, proj
     } finally {
       await server.close();
     }
-  } finally {
-    home.cleanup();
-  }
-});
+  },
+);
 
 Deno.test("import --format: bad command lines exit 2 before anything is opened", async () => {
   const home = makeTempHome();
