@@ -77,8 +77,8 @@ onBothBackends(
       const before = await server.call("find", { query: "release notes drafted" });
       assert.equal(ids(before).length, 2);
       // Beside the database file, which a PostgreSQL library never makes: each server reads its own.
-    const dbDir = home.dbPath.replace(/\/[^/]+$/, "");
-    Deno.mkdirSync(dbDir, { recursive: true });
+      const dbDir = home.dbPath.replace(/\/[^/]+$/, "");
+      Deno.mkdirSync(dbDir, { recursive: true });
       Deno.writeTextFileSync(
         `${dbDir}/recall_blacklist.jsonl`,
         '# left out of unscoped recall\n"Scratch"\n',
