@@ -1,7 +1,8 @@
 /**
  * What a scratch PostgreSQL database holds, read directly for the end-to-end tests whose SQLite
  * run reads the file (tests/helpers/e2e_backends.ts): the tables whose rows still hold a text,
- * which tables a VACUUM has run on, and a snapshot of the rows a refused write must not change.
+ * which tables a VACUUM has run on, a snapshot of the rows a refused write must not change, meta
+ * values, pending notices, row counts and the rows of a statement written for both dialects.
  * @module
  */
 import { connectPostgres } from "../../src/store/postgres/connect.ts";
