@@ -461,9 +461,12 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async batch_find(runtime, data) {
     const mode: ContentMode = data.content_mode ?? "preview";
     const queries = data.queries.map((q, index) =>
-      typeof q === "string"
-        ? { id: `q${index + 1}`, query: q }
-        : { id: q.id ?? `q${index + 1}`, query: q.query }
+      typeof q === "string" ? { id: `q${index + 1}`, query: q } : {
+        id: q.id ?? `q${index + 1}`,
+        query: q.query,
+        asOf: q.as_of,
+        knownAt: q.known_at,
+      }
     );
     const ids = new Set<string>();
     for (const [index, q] of queries.entries()) {
@@ -479,6 +482,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       queries,
       filters: {
         ...findInput(data),
+        asOf: data.as_of,
+        knownAt: data.known_at,
         limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT,
       },
       deduplicate: data.deduplicate ?? true,
@@ -487,6 +492,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
+        if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
         const signal = conflictSignal(conflicts, item.memory.id);
         if (signal) result.conflict_signal = signal;
         if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
