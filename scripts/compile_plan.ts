@@ -44,6 +44,8 @@ export interface ShippingPlan {
   excludes: string[];
   /** Bytes left out (on disk, before deduplication of hard links). */
   excludedBytes: number;
+  /** The largest packages left in, biggest first (what to look at when the payload grows). */
+  largest: { name: string; version: string; bytes: number }[];
   /** Native files that must be embedded; missing ones are in `missing`. */
   natives: NativeFile[];
   /** Native roles that could not be found in node_modules (a broken install). */
@@ -95,6 +97,9 @@ function reachableFolders(root: string): Set<string> {
   }
   return seen;
 }
+
+/** Packages named when the payload is over its limit. */
+const LARGEST_LISTED = 5;
 
 /** Why each whole package stays out of the binary. */
 const UNSHIPPED_PACKAGES: Record<string, string> = {
@@ -298,5 +303,15 @@ export function planShipping(root: string, target: TargetPlatform): ShippingPlan
   }
   const excludes = [...excluded].sort();
   const excludedBytes = excludes.reduce((sum, path) => sum + treeBytes(`${root}/${path}`), 0);
-  return { excludes, excludedBytes, ...nativeFiles(root, folders, target) };
+  const largest = folders.filter((folder) => !excluded.has(folder.dir))
+    .map((folder) => ({
+      name: folder.name,
+      version: folder.version,
+      bytes: treeBytes(`${root}/${folder.dir}`) -
+        excludes.filter((path) => path.startsWith(`${folder.dir}/`))
+          .reduce((sum, path) => sum + treeBytes(`${root}/${path}`), 0),
+    }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, LARGEST_LISTED);
+  return { excludes, excludedBytes, largest, ...nativeFiles(root, folders, target) };
 }
