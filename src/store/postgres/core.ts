@@ -23,19 +23,22 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Sql, TransactionSql } from "postgres";
+import type { ReservedSql, Sql, TransactionSql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_WRITE_LOCK } from "./constants.ts";
 import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
-export type PgQuery = Sql | TransactionSql;
+export type PgQuery = Sql | TransactionSql | ReservedSql;
 
 /** The unit of work open in an async context. */
 interface PgUnit {
-  sql: TransactionSql;
+  /** A write unit's transaction; a read unit's connection, inside its own transaction. */
+  sql: TransactionSql | ReservedSql;
   write: boolean;
+  /** A read unit's answers kept for its own later calls (one snapshot: they cannot change). */
+  kept?: Map<string, unknown>;
 }
 
 /** The pool, its units of work, and the repositories handed to unit bodies. */
@@ -56,6 +59,19 @@ export class PgCore<R> {
   /** True when the caller runs inside a unit of work. */
   inUnit(): boolean {
     return this.#units.getStore() !== undefined;
+  }
+
+  /**
+   * What the caller's read unit keeps for its later calls: a read unit sees one snapshot
+   * (`REPEATABLE READ`), so an answer read once in it is its answer for the whole unit (a
+   * `find` asks for the index's document count three times). Undefined outside a read unit:
+   * a write unit sees its own changes, and a call outside a unit sees other commits.
+   */
+  unitKept(): Map<string, unknown> | undefined {
+    const unit = this.#units.getStore();
+    if (unit === undefined || unit.write) return undefined;
+    unit.kept ??= new Map();
+    return unit.kept;
   }
 
   /** Where a room's query goes: the caller's unit, else the pool. */
@@ -131,14 +147,35 @@ export class PgCore<R> {
     return this.write(body);
   }
 
-  /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
+  /**
+   * Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). The unit's
+   * `BEGIN` is sent without waiting for its answer, so the body's first statement goes out
+   * right behind it (pipelined on the connection), and the `COMMIT` is left to finish after the
+   * answer: a read-only transaction's commit changes nothing. `sql.begin` waited a round trip
+   * for each, two of a `find`'s ten (bench/find_profile.ts --db-url).
+   */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
     if (this.#units.getStore() !== undefined) return await body(this.repositories);
     await this.#whenOpen();
-    return await this.sql.begin(
-      "ISOLATION LEVEL REPEATABLE READ READ ONLY",
-      (tx) => this.#units.run({ sql: tx, write: false }, () => body(this.repositories)),
-    ) as T;
+    const connection = await this.sql.reserve();
+    const begun = connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // Sent now; a failure is the body's first statement's too, and is thrown below.
+    begun.catch(() => {});
+    let value: T;
+    try {
+      value = await this.#units.run(
+        { sql: connection, write: false },
+        () => body(this.repositories),
+      );
+      await begun;
+    } catch (error) {
+      // The snapshot ends before the connection goes back to the pool.
+      await connection.unsafe("ROLLBACK").catch(() => {});
+      connection.release();
+      throw error;
+    }
+    connection.unsafe("COMMIT").catch(() => {}).finally(() => connection.release());
+    return value;
   }
 
   /**
@@ -150,7 +187,9 @@ export class PgCore<R> {
     if (open === undefined || !open.write) {
       throw new Error("withinUnit runs only inside a write unit");
     }
-    return await open.sql.savepoint((sp) => this.#units.run({ sql: sp, write: true }, body)) as T;
+    // A write unit's `sql` is always its transaction (write()).
+    const tx = open.sql as TransactionSql;
+    return await tx.savepoint((sp) => this.#units.run({ sql: sp, write: true }, body)) as T;
   }
 
   /** Inside a write unit: PostgreSQL keeps no in-memory word counts to batch, so it just runs. */
