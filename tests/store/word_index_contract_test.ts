@@ -269,3 +269,23 @@ backendTest("substring matches, newest first; linked todos by shared tags", asyn
     [],
   );
 });
+
+backendTest("a rebuilt index counts and ranks as the one its writes kept", async (store) => {
+  await fill(store);
+  const tokens = [
+    ...new Set(
+      corpus().flatMap((m) => indexTokens(`${m.subject} ${m.tags.join(" ")} ${m.content}`)),
+    ),
+    ...indexTokens("zebra"),
+    "",
+  ];
+  const answers = async () => ({
+    documents: await store.indexedMemories(),
+    counts: [...(await store.tokenFrequencies(tokens))].sort(),
+    ranked: await store.termHits(indexTokens("postgres deploy zebra tokyo"), ACTIVE, 50),
+  });
+  const kept = await answers();
+  const indexed = await store.write((tx) => tx.rebuildWordIndex());
+  assert.equal(indexed, 40);
+  assert.deepEqual(await answers(), kept);
+});
