@@ -39,6 +39,8 @@ interface PgUnit {
   write: boolean;
   /** A read unit's answers kept for its own later calls (one snapshot: they cannot change). */
   kept?: Map<string, unknown>;
+  /** Set when the unit has ended (committed or rolled back). */
+  ended?: boolean;
 }
 
 /** The pool, its units of work, and the repositories handed to unit bodies. */
@@ -56,9 +58,29 @@ export class PgCore<R> {
     this.#whenOpen = whenOpen;
   }
 
+  /**
+   * The unit the caller's async context runs in, while it is open. Work a unit started that
+   * outlives it (a timer set in a `find`, such as the usage ledger's flush) keeps its async
+   * context; once the unit has ended, that work runs outside any unit, as on SQLite
+   * (open_unit.ts), instead of on a finished transaction.
+   */
+  #current(): PgUnit | undefined {
+    const unit = this.#units.getStore();
+    return unit === undefined || unit.ended ? undefined : unit;
+  }
+
+  /** Runs `body` as `unit`'s, and marks the unit ended when the body is done. */
+  async #runAs<T>(unit: PgUnit, body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.#units.run(unit, body);
+    } finally {
+      unit.ended = true;
+    }
+  }
+
   /** True when the caller runs inside a unit of work. */
   inUnit(): boolean {
-    return this.#units.getStore() !== undefined;
+    return this.#current() !== undefined;
   }
 
   /**
@@ -68,7 +90,7 @@ export class PgCore<R> {
    * a write unit sees its own changes, and a call outside a unit sees other commits.
    */
   unitKept(): Map<string, unknown> | undefined {
-    const unit = this.#units.getStore();
+    const unit = this.#current();
     if (unit === undefined || unit.write) return undefined;
     unit.kept ??= new Map();
     return unit.kept;
@@ -76,7 +98,7 @@ export class PgCore<R> {
 
   /** Where a room's query goes: the caller's unit, else the pool. */
   q(): PgQuery {
-    return this.#units.getStore()?.sql ?? this.sql;
+    return this.#current()?.sql ?? this.sql;
   }
 
   /**
@@ -92,7 +114,7 @@ export class PgCore<R> {
    * (PostgreSQL's group commit). `{ durable: false }` skips that wait.
    */
   async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open !== undefined) {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
@@ -109,7 +131,7 @@ export class PgCore<R> {
         await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
           set_config('synchronous_commit', 'off', true)`;
       }
-      const done = await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
+      const done = await this.#runAs({ sql: tx, write: true }, () => body(this.repositories));
       committing = true;
       return done;
     }).catch((error: unknown) => {
@@ -155,7 +177,7 @@ export class PgCore<R> {
    * for each, two of a `find`'s ten (bench/find_profile.ts --db-url).
    */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
-    if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    if (this.#current() !== undefined) return await body(this.repositories);
     await this.#whenOpen();
     const connection = await this.sql.reserve();
     const begun = connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -163,10 +185,7 @@ export class PgCore<R> {
     begun.catch(() => {});
     let value: T;
     try {
-      value = await this.#units.run(
-        { sql: connection, write: false },
-        () => body(this.repositories),
-      );
+      value = await this.#runAs({ sql: connection, write: false }, () => body(this.repositories));
       await begun;
     } catch (error) {
       // The snapshot ends before the connection goes back to the pool.
@@ -183,13 +202,13 @@ export class PgCore<R> {
    * changes are undone.
    */
   async withinUnit<T>(body: () => Promise<T>): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open === undefined || !open.write) {
       throw new Error("withinUnit runs only inside a write unit");
     }
     // A write unit's `sql` is always its transaction (write()).
     const tx = open.sql as TransactionSql;
-    return await tx.savepoint((sp) => this.#units.run({ sql: sp, write: true }, body)) as T;
+    return await tx.savepoint((sp) => this.#runAs({ sql: sp, write: true }, body)) as T;
   }
 
   /** Inside a write unit: PostgreSQL keeps no in-memory word counts to batch, so it just runs. */
