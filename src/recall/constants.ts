@@ -400,3 +400,11 @@ export const ENTITY_EXPANSION_SHARE = 0;
 export const ENTITY_EXPANSION_RELATIONS = 100;
 /** Facts of related entities an expansion may lift. */
 export const ENTITY_EXPANSION_FACTS = 50;
+
+/**
+ * Ids a serving process's start-up check of the word index counts per slice
+ * (src/recall/word_index_check.ts): ~10–20 ms of the one connection at 1M memories on the
+ * 2-core build machine (the whole count took ~400 ms before the first answer), so a request
+ * that arrives during a slice waits at most about that.
+ */
+export const WORD_INDEX_CHECK_SPAN = 10_000;
