@@ -8,6 +8,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import type { ServiceContext } from "../src/core/context.ts";
 import { findMemories } from "../src/recall/find.ts";
@@ -61,13 +62,21 @@ const asked = loadLocomo(LOCOMO_DEV).flatMap((conversation) =>
 for (let pass = 0; pass < Number(values.passes); pass++) {
   spent.clear();
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (const query of asked) {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await findMemories(ctx, { query, limit: 10 });
+    const cpu = process.cpuUsage(cpuBefore);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
     times.push(performance.now() - started);
   }
   const summary = summarize(times);
-  console.log(`pass ${pass + 1}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, max ${summary.max}`);
+  const cpu = summarize(cpuTimes);
+  console.log(
+    `pass ${pass + 1}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, max ${summary.max}; ` +
+      `CPU p50 ${cpu.p50} ms, p95 ${cpu.p95} ms (wall minus CPU is waiting: disk, or a core)`,
+  );
   const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12);
   for (const [name, { ms, calls }] of rows) {
     console.log(`  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query (${calls} calls)`);
