@@ -32,7 +32,7 @@ const store = await openStore(values.db, {
   skipVec: true,
 });
 console.log(`open: ${(performance.now() - opened).toFixed(0)} ms`);
-const spent = new Map<string, { ms: number; calls: number }>();
+const spent = new Map<string, { ms: number; cpuMs: number; calls: number }>();
 const timed = store as unknown as Record<string, unknown>;
 for (const [name, method] of Object.entries(timed)) {
   if (["read", "write", "withinUnit", "close"].includes(name) || typeof method !== "function") {
@@ -40,11 +40,14 @@ for (const [name, method] of Object.entries(timed)) {
   }
   timed[name] = async (...args: unknown[]) => {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     try {
       return await (method as (...a: unknown[]) => unknown)(...args);
     } finally {
-      const entry = spent.get(name) ?? { ms: 0, calls: 0 };
+      const cpu = process.cpuUsage(cpuBefore);
+      const entry = spent.get(name) ?? { ms: 0, cpuMs: 0, calls: 0 };
       entry.ms += performance.now() - started;
+      entry.cpuMs += (cpu.user + cpu.system) / 1000;
       entry.calls++;
       spent.set(name, entry);
     }
@@ -78,8 +81,12 @@ for (let pass = 0; pass < Number(values.passes); pass++) {
       `CPU p50 ${cpu.p50} ms, p95 ${cpu.p95} ms (wall minus CPU is waiting: disk, or a core)`,
   );
   const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12);
-  for (const [name, { ms, calls }] of rows) {
-    console.log(`  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query (${calls} calls)`);
+  for (const [name, { ms, cpuMs, calls }] of rows) {
+    console.log(
+      `  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query, CPU ${
+        (cpuMs / asked.length).toFixed(2)
+      } ms (${calls} calls)`,
+    );
   }
 }
 store.close();
