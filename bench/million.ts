@@ -216,7 +216,8 @@ async function runLibrary(source: string, queryCount: number, idle: boolean, kee
     );
     if (idle) {
       // As after the drain: no conflict check queued, the entity graph read through.
-      db.exec("UPDATE jobs SET status = 'done' WHERE status IN ('pending', 'running')");
+      // Deleted, as the worker deletes a finished job (rows marked done would be pruned at once).
+      db.exec("DELETE FROM jobs WHERE status IN ('pending', 'running')");
       db.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('entities_read_through', 'done')");
     }
     db.close();
