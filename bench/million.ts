@@ -7,8 +7,9 @@
  * background jobs still queued), then the same questions again (warm), then `remember`.
  *
  * Prints, per size: import and export wall time, CPU time, rate and peak RSS (of the CLI
- * process); `initialize` time; `find` p50/p95/max cold and warm; `remember` p50/p95; server
- * peak RSS; disk per memory; jobs left queued. Each size runs in its own temp folder, removed
+ * process); `initialize` time (and a second start's); `find` p50/p95/max cold and warm, and the
+ * server's CPU per `find` (mean of each pass: on a loaded machine wall clock carries the wait
+ * for a core); `remember` p50/p95; server peak RSS; disk per memory; jobs left queued. Each size runs in its own temp folder, removed
  * afterwards (unless --keep).
  *
  *   deno run -A bench/million.ts [--sizes 10000,100000,1000000] [--queries 200] [--keep]
