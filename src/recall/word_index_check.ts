@@ -3,7 +3,7 @@
  * `memories`. A serving process checks it after its first answer instead of before: a slice of
  * ids at a time ({@linkcode WORD_INDEX_CHECK_SPAN}), giving requests a turn between slices, and
  * rebuilds the index when a slice disagrees. Counting a million memories at open held the
- * first `initialize` ~400 ms (seconds with a cold page cache); one slice costs ~2–4 ms.
+ * first `initialize` ~400 ms (more with the file out of the page cache: it reads the whole table); one slice costs ~2–4 ms.
  * One-shot commands still check at open (src/store/mod.ts), before they read or write.
  *
  * @example

@@ -221,7 +221,7 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     const schema = readOnly === undefined
       ? prepareSchema(connection)
       : readOnlySchema(connection, path);
-    // At 1M memories the count is ~400 ms with the file in the page cache, seconds without.
+    // At 1M memories the count is ~400 ms with the file in the page cache, and reads the whole table.
     if (readOnly === undefined && !options.deferWordIndexCheck && repairFtsIfNeeded(connection)) {
       logWarn(`rebuilt the full-text index of ${path}`);
     }
