@@ -70,6 +70,9 @@ export class QuantizedVectors {
   #slots = new RowSlots();
   /** Scratch for normalizing one vector. */
   #unit = new Float64Array(0);
+  /** Views on the kernel's memory, made again when it grows (growth detaches the old ones). */
+  #int8: Int8Array<ArrayBufferLike> = new Int8Array(0);
+  #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
   /** True when this runtime can run the scan kernel (WebAssembly SIMD). */
   static supported(): boolean {
@@ -106,12 +109,8 @@ export class QuantizedVectors {
     this.#used = 0;
     this.#free = [];
     this.#slots = new RowSlots();
-  }
-
-  /** Makes room for `count` vectors of `dim` dimensions at once (before a full load). */
-  reserve(dim: number, count: number): void {
-    if (this.#kernel === undefined || dim !== this.#dim) this.#reset(dim);
-    if (count > this.#capacity) this.#grow(count, true);
+    this.#int8 = new Int8Array(0);
+    this.#view = new DataView(new ArrayBuffer(0));
   }
 
   /**
@@ -125,7 +124,7 @@ export class QuantizedVectors {
     if (slot !== undefined && !this.#quantizeInto(vector, at)) return this.remove(rowId);
     if (slot !== undefined) return;
     slot = this.#free.pop() ?? this.#used;
-    if (slot >= this.#capacity) this.#grow(slot + 1, false);
+    if (slot >= this.#capacity) this.#grow(slot + 1);
     if (!this.#quantizeInto(vector, this.#slotsAt + slot * this.#stride)) {
       // No direction (a zero vector an older build stored): never a neighbour.
       if (slot < this.#used) this.#free.push(slot);
@@ -140,11 +139,7 @@ export class QuantizedVectors {
     const slot = this.#slots.delete(rowId);
     if (slot === undefined) return;
     // A NaN scale scores NaN, never selected, so a freed slot can stay in the scan until reused.
-    new DataView(this.#kernel!.memory.buffer).setFloat32(
-      this.#slotsAt + slot * this.#stride,
-      Number.NaN,
-      true,
-    );
+    this.#view.setFloat32(this.#slotsAt + slot * this.#stride, Number.NaN, true);
     this.#free.push(slot);
   }
 
@@ -186,6 +181,13 @@ export class QuantizedVectors {
     this.#kernel = createDotKernel(Math.ceil(this.#layoutBytes(INITIAL_SLOTS) / PAGE_BYTES));
     if (this.#kernel === undefined) throw new Error("WebAssembly SIMD is not available");
     this.#capacity = INITIAL_SLOTS;
+    this.#remakeViews();
+  }
+
+  #remakeViews(): void {
+    const buffer = this.#kernel!.memory.buffer;
+    this.#int8 = new Int8Array(buffer);
+    this.#view = new DataView(buffer);
   }
 
   /** Memory for the query, `slots` slots and their scores. */
@@ -193,16 +195,19 @@ export class QuantizedVectors {
     return this.#slotsAt + slots * (this.#stride + 4);
   }
 
-  /** Room for `slots` slots: exactly (a full load knows its count) or with an eighth to spare. */
-  #grow(slots: number, exact: boolean): void {
-    const capacity = exact ? slots : Math.max(
+  /** Room for at least `slots` slots, with an eighth to spare. */
+  #grow(slots: number): void {
+    const capacity = Math.max(
       slots,
       this.#capacity + Math.max(INITIAL_SLOTS, this.#capacity >> GROWTH_SHIFT),
     );
     const memory = this.#kernel!.memory;
     const needed = Math.ceil(this.#layoutBytes(capacity) / PAGE_BYTES);
     const pages = memory.buffer.byteLength / PAGE_BYTES;
-    if (needed > pages) memory.grow(needed - pages);
+    if (needed > pages) {
+      memory.grow(needed - pages);
+      this.#remakeViews();
+    }
     this.#capacity = capacity;
   }
 
@@ -218,17 +223,17 @@ export class QuantizedVectors {
       unit[i] = vector[i] / norm;
       largest = Math.max(largest, Math.abs(unit[i]));
     }
-    const buffer = this.#kernel!.memory.buffer;
-    const components = new Int8Array(buffer, at + SCALE_BYTES, this.#padded);
+    const components = this.#int8;
+    const first = at + SCALE_BYTES;
     const scale = INT8_MAX / largest;
     let squares = 0;
     for (let i = 0; i < vector.length; i++) {
       const value = Math.round(unit[i] * scale);
-      components[i] = value;
+      components[first + i] = value;
       squares += value * value;
     }
-    components.fill(0, vector.length);
-    new DataView(buffer).setFloat32(at, 1 / Math.sqrt(squares), true);
+    components.fill(0, first + vector.length, first + this.#padded);
+    this.#view.setFloat32(at, 1 / Math.sqrt(squares), true);
     return true;
   }
 

@@ -24,7 +24,7 @@ import {
   selectVector,
   selectVectorChanges,
 } from "./evidence_sql.ts";
-import { VECTOR_CHANGES_KEPT } from "./constants.ts";
+import { VECTOR_CHANGES_KEPT, VECTOR_OWNERS_KEPT } from "./constants.ts";
 import { type NearestRow, QuantizedVectors } from "./quantized_vectors.ts";
 
 export type { NearestRow };
@@ -44,7 +44,8 @@ export class VectorMirror {
    * The memory and version each held row belongs to (null: the row is gone), read at its first
    * lookup and kept until its vector changes: a row's owner never changes (a memory's new rows
    * get new ids, and a vector written for a reused id is logged like any other). Loading them
-   * all with the vectors took 1.6 s and 110 MB at 100k memories.
+   * all with the vectors took 1.6 s and 110 MB at 100k memories; at most
+   * `VECTOR_OWNERS_KEPT` are kept.
    */
   #owners = new Map<number, RowOwner | null>();
   /** The last logged change this copy reflects; undefined until loaded. */
@@ -92,7 +93,12 @@ export class VectorMirror {
    */
   ownersOf(rowIds: readonly number[]): Map<number, RowOwner> {
     const out = new Map<number, RowOwner>();
-    const unread = rowIds.filter((rowId) => this.#vectors.has(rowId) && !this.#owners.has(rowId));
+    const held = rowIds.filter((rowId) => this.#vectors.has(rowId));
+    let unread = held.filter((rowId) => !this.#owners.has(rowId));
+    if (unread.length > 0 && this.#owners.size + unread.length > VECTOR_OWNERS_KEPT) {
+      this.#owners = new Map();
+      unread = held;
+    }
     if (unread.length > 0) {
       const read = selectRowOwnersOf(this.#db, unread);
       for (const rowId of unread) this.#owners.set(rowId, read.get(rowId) ?? null);
