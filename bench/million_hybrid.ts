@@ -98,9 +98,7 @@ async function findThroughMcp(dbPath: string, home: string, modelsDir: string, c
     const pass = async () => {
       const times: number[] = [];
       for (const query of asked) {
-        const timed = await timedAsync(() =>
-          server.call("memory", "find", { query, limit: 10 })
-        );
+        const timed = await timedAsync(() => server.call("memory", "find", { query, limit: 10 }));
         times.push(timed.ms);
         const mode = String(timed.value?.mode ?? "?");
         modes.set(mode, (modes.get(mode) ?? 0) + 1);

@@ -68,8 +68,6 @@ export class QuantizedVectors {
   #used = 0;
   #free: number[] = [];
   #slots = new RowSlots();
-  /** Scratch for normalizing one vector. */
-  #unit = new Float64Array(0);
   /** Views on the kernel's memory, made again when it grows (growth detaches the old ones). */
   #int8: Int8Array<ArrayBufferLike> = new Int8Array(0);
   #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
@@ -177,7 +175,6 @@ export class QuantizedVectors {
     this.clear();
     this.#dim = dim;
     this.#padded = Math.ceil(dim / 8) * 8;
-    this.#unit = new Float64Array(dim);
     this.#kernel = createDotKernel(Math.ceil(this.#layoutBytes(INITIAL_SLOTS) / PAGE_BYTES));
     if (this.#kernel === undefined) throw new Error("WebAssembly SIMD is not available");
     this.#capacity = INITIAL_SLOTS;
@@ -213,22 +210,24 @@ export class QuantizedVectors {
 
   /** Writes `vector`'s slot at byte `at`; false (nothing written) when it has no direction. */
   #quantizeInto(vector: Float32Array, at: number): boolean {
-    const unit = this.#unit;
+    // Scaling by the largest component makes normalizing first unnecessary: the integers are
+    // the same, and the slot's scale is the rounded vector's own norm.
     let sum = 0;
-    for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
-    const norm = Math.sqrt(sum);
-    if (!Number.isFinite(norm) || norm < MIN_NORM) return false;
     let largest = 0;
     for (let i = 0; i < vector.length; i++) {
-      unit[i] = vector[i] / norm;
-      largest = Math.max(largest, Math.abs(unit[i]));
+      const value = vector[i];
+      sum += value * value;
+      const magnitude = value < 0 ? -value : value;
+      if (magnitude > largest) largest = magnitude;
     }
+    const norm = Math.sqrt(sum);
+    if (!Number.isFinite(norm) || norm < MIN_NORM) return false;
     const components = this.#int8;
     const first = at + SCALE_BYTES;
     const scale = INT8_MAX / largest;
     let squares = 0;
     for (let i = 0; i < vector.length; i++) {
-      const value = Math.round(unit[i] * scale);
+      const value = Math.round(vector[i] * scale);
       components[first + i] = value;
       squares += value * value;
     }
