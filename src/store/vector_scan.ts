@@ -97,28 +97,30 @@ const SIMD = {
 } as const;
 
 // Parameters, then locals.
-const [QUERY, BASE, COUNT, STRIDE, OUT, OFFSET, SUM] = [0, 1, 2, 3, 4, 5, 6];
+const [QUERY, BASE, COUNT, STRIDE, OUT, AT, QUERY_AT, END, SUM] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 /**
- * `dots` as instructions. OFFSET walks the slot from its first component (byte 4) to its end;
- * the query's component j sits at QUERY + 2j, so at QUERY + 2·(OFFSET − 4).
+ * `dots` as instructions. For each slot, AT walks its components (from byte 4 to the slot's
+ * end, END) eight bytes a step and QUERY_AT the query's int16 components sixteen bytes a step.
  */
 // deno-fmt-ignore
 const BODY = [
-  2, 1, OP.i32, 1, OP.v128, // locals: offset (i32), sum (v128)
+  2, 3, OP.i32, 1, OP.v128, // locals: at, query_at, end (i32), sum (v128)
   OP.block, OP.empty,
   OP.localGet, COUNT, OP.i32Eqz, OP.brIf, 0, // nothing to do for count 0
   OP.loop, OP.empty, // each vector
   ...SIMD.const, ...new Array(16).fill(0), OP.localSet, SUM,
-  OP.i32Const, 4, OP.localSet, OFFSET,
+  OP.localGet, BASE, OP.i32Const, 4, OP.i32Add, OP.localSet, AT,
+  OP.localGet, QUERY, OP.localSet, QUERY_AT,
+  OP.localGet, BASE, OP.localGet, STRIDE, OP.i32Add, OP.localSet, END,
   OP.loop, OP.empty, // each group of eight components
   OP.localGet, SUM,
-  OP.localGet, BASE, OP.localGet, OFFSET, OP.i32Add, ...SIMD.load8x8S, 0, 0,
-  OP.localGet, QUERY, OP.localGet, OFFSET, OP.i32Const, 4, OP.i32Sub, OP.localGet, OFFSET,
-  OP.i32Add, OP.i32Const, 4, OP.i32Sub, OP.i32Add, ...SIMD.load, 0, 0,
+  OP.localGet, AT, ...SIMD.load8x8S, 3, 0,
+  OP.localGet, QUERY_AT, ...SIMD.load, 4, 0,
   ...SIMD.i32x4DotI16x8S, ...SIMD.i32x4Add, OP.localSet, SUM,
-  OP.localGet, OFFSET, OP.i32Const, 8, OP.i32Add, OP.localTee, OFFSET,
-  OP.localGet, STRIDE, OP.i32LtU, OP.brIf, 0,
+  OP.localGet, QUERY_AT, OP.i32Const, 16, OP.i32Add, OP.localSet, QUERY_AT,
+  OP.localGet, AT, OP.i32Const, 8, OP.i32Add, OP.localTee, AT,
+  OP.localGet, END, OP.i32LtU, OP.brIf, 0,
   OP.end,
   OP.localGet, OUT, // *out = float(sum of the four lanes) · scale
   OP.localGet, SUM, ...SIMD.i32x4ExtractLane, 0,
@@ -130,7 +132,7 @@ const BODY = [
   OP.f32Mul,
   OP.f32Store, 2, 0,
   OP.localGet, OUT, OP.i32Const, 4, OP.i32Add, OP.localSet, OUT,
-  OP.localGet, BASE, OP.localGet, STRIDE, OP.i32Add, OP.localSet, BASE,
+  OP.localGet, END, OP.localSet, BASE,
   OP.localGet, COUNT, OP.i32Const, 1, OP.i32Sub, OP.localTee, COUNT, OP.brIf, 0,
   OP.end,
   OP.end,
