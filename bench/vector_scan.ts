@@ -13,6 +13,8 @@
  * older build (e.g. `git archive 5a97102`) whose `src/store/vector_scan.ts` holds the f32x4
  * kernel, run here over the same vectors in the same process.
  *
+ * CPU ms is this process's CPU time a lookup (Linux), steadier than wall time on a shared machine.
+ *
  * Overlap counts a returned row as right when its exact cosine is at least the exact k-th
  * best's (near-duplicate texts of the corpus tie).
  *
@@ -113,7 +115,7 @@ async function floatKernelTimes(
   vectors: Float32Array,
   dim: number,
   queries: Float32Array[],
-): Promise<number[]> {
+): Promise<{ times: number[]; cpuPerLookup: number }> {
   const module = await import(`file://${dir}/src/store/vector_scan.ts`);
   const stride = Math.ceil(dim / 4) * 4;
   const count = vectors.length / dim;
@@ -125,6 +127,7 @@ async function floatKernelTimes(
   }
   const times: number[] = [];
   const scoresAt = (1 + count) * stride * 4;
+  const cpuStart = cpuMs();
   for (const query of queries) {
     memory.set(query, 0);
     const start = performance.now();
@@ -143,7 +146,17 @@ async function floatKernelTimes(
     }
     times.push(performance.now() - start);
   }
-  return times;
+  return { times, cpuPerLookup: (cpuMs() - cpuStart) / queries.length };
+}
+
+/** CPU milliseconds this process has used (Linux; user + system), or NaN elsewhere. */
+function cpuMs(): number {
+  try {
+    const fields = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function rssMb(): number {
@@ -179,10 +192,10 @@ async function main(): Promise<void> {
       `questions, k = ${k}; load average ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`,
   );
   console.log(
-    "| vectors | copy MB | float32 MB | load s | RSS +MB | scan p50 / p95 ms | " +
-      "float32 kernel p50 / p95 ms | exact JS p50 ms | top-10 / top-100 right |",
+    "| vectors | copy MB | float32 MB | load s | RSS +MB | lookup p50 / p95 ms | CPU ms | " +
+      "float32 kernel p50 / p95 ms | CPU ms | exact JS p50 ms | top-10 / top-100 right |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const size of sizes) {
     const vectors = all.subarray(0, size * dim);
     const rssBefore = rssMb();
@@ -194,12 +207,14 @@ async function main(): Promise<void> {
     copy.nearest(queries[0], k); // the first scan touches the score pages
     const times: number[] = [];
     const answers: number[][] = [];
+    const cpuStart = cpuMs();
     for (const query of queries) {
       const start = performance.now();
       const found = copy.nearest(query, k);
       times.push(performance.now() - start);
       answers.push(found.map((row) => row.rowId - 1));
     }
+    const cpuPerLookup = (cpuMs() - cpuStart) / queries.length;
     // Exact answers for the first few queries (a JavaScript float scan: slow at 1M).
     const exactTimes: number[] = [];
     let right10 = 0, right100 = 0, asked = 0;
@@ -212,22 +227,23 @@ async function main(): Promise<void> {
       right100 += answers[q].filter((i) => scores[i] >= kthK).length / k;
       asked++;
     }
-    const floatTimes = values["float-kernel"]
+    const float = values["float-kernel"]
       ? await floatKernelTimes(values["float-kernel"], vectors, dim, queries)
-      : [];
+      : undefined;
+    const floatTimes = float?.times ?? [];
     const floatMb = (size * Math.ceil(dim / 4) * 4 * 4) / 1e6;
     console.log(
       `| ${size.toLocaleString("en")} | ${(copy.bytes / 1e6).toFixed(0)} | ${
         floatMb.toFixed(0)
       } | ${loadSeconds.toFixed(1)} | ${rssAdded.toFixed(0)} | ${median(times).toFixed(1)} / ${
         percentile(times, 0.95).toFixed(1)
-      } | ${
+      } | ${cpuPerLookup.toFixed(1)} | ${
         floatTimes.length
           ? `${median(floatTimes).toFixed(1)} / ${percentile(floatTimes, 0.95).toFixed(1)}`
           : "—"
-      } | ${median(exactTimes).toFixed(0)} | ${(right10 / asked).toFixed(3)} / ${
-        (right100 / asked).toFixed(3)
-      } |`,
+      } | ${float ? float.cpuPerLookup.toFixed(1) : "—"} | ${median(exactTimes).toFixed(0)} | ${
+        (right10 / asked).toFixed(3)
+      } / ${(right100 / asked).toFixed(3)} |`,
     );
     copy = undefined;
   }
