@@ -206,6 +206,11 @@ Deno.test({
       await store.write(async (tx) => {
         exact = await tx.nearestRows(query, count);
       });
+      // Lookups arriving together while the copy loads (pages are round trips) all see it whole.
+      const together = await Promise.all(
+        [1, 2, 3].map(() => two.nearestRows(query, count + 10)),
+      );
+      assert.deepEqual(together.map((answer) => answer.length), [count, count, count]);
       const found = await two.nearestRows(query, count + 10);
       assert.equal(found.length, count);
       assert.deepEqual(new Set(found.map((n) => n.rowId)), new Set(rows));

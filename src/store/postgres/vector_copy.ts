@@ -56,6 +56,12 @@ export function cosineNearest(
 export class VectorCopy {
   #vectors = new QuantizedVectors();
   #seq: number | undefined;
+  /**
+   * The catch-up in progress: lookups wait for it and run theirs after it, one at a time. A
+   * load spans many round trips, and a second one started beside it would clear the copy under
+   * the first (whose lookup would then see part of the vectors).
+   */
+  #caughtUp: Promise<void> = Promise.resolve();
 
   /** True when this runtime can run the copy's scan (WebAssembly SIMD). */
   static supported(): boolean {
@@ -76,7 +82,9 @@ export class VectorCopy {
     query: Float32Array,
     k: number,
   ): Promise<{ rowId: number; distance: number }[]> {
-    await this.#refresh(sql);
+    const turn = this.#caughtUp.then(() => this.#refresh(sql));
+    this.#caughtUp = turn.catch(() => {});
+    await turn;
     return this.#vectors.nearest(query, k);
   }
 
@@ -111,6 +119,8 @@ export class VectorCopy {
    */
   async #reload(sql: PgQuery, latest: number): Promise<void> {
     this.#vectors.clear();
+    // Until the load completes the copy is nobody's: a load cut short starts over next time.
+    this.#seq = undefined;
     for (let after = -1;;) {
       const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors
         WHERE row_id > ${after} ORDER BY row_id LIMIT ${RELOAD_BATCH}`;
