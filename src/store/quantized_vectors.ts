@@ -37,11 +37,12 @@ const PAGE_BYTES = 65_536;
 /** Slots allocated at first. */
 const INITIAL_SLOTS = 1_024;
 /**
- * Growth past that: an eighth more each time, so a million vectors reserve ≤ 1.125M slots
- * (doubling reserved up to 2M: 216 MB of address space for 1.05M vectors). WebAssembly memory
- * grows in place, so small steps cost nothing but their count.
+ * Growth past that: a sixteenth more each time, so a million vectors reserve ≤ 1.0625M slots
+ * (doubling reserved up to 2M: 216 MB for 1.05M vectors; eighths took the 1.1M vectors of the
+ * 1M-memory library to 163 MB with the ids). WebAssembly memory grows in place, so small steps
+ * cost nothing but their count. A full load reserves its count at once ({@link reserve}).
  */
-const GROWTH_SHIFT = 3;
+const GROWTH_SHIFT = 4;
 /** A vector shorter than this has no direction (the same bound as `models/vectors.ts`). */
 const MIN_NORM = 1e-6;
 /** The largest int8 component of a quantized vector. */
@@ -109,6 +110,12 @@ export class QuantizedVectors {
     this.#slots = new RowSlots();
     this.#int8 = new Int8Array(0);
     this.#view = new DataView(new ArrayBuffer(0));
+  }
+
+  /** Makes room for `count` vectors of `dim` dimensions at once (before a full load). */
+  reserve(dim: number, count: number): void {
+    if (this.#kernel === undefined || dim !== this.#dim) this.#reset(dim);
+    if (count > this.#capacity) this.#grow(count, true);
   }
 
   /**
@@ -192,12 +199,13 @@ export class QuantizedVectors {
     return this.#slotsAt + slots * (this.#stride + 4);
   }
 
-  /** Room for at least `slots` slots, with an eighth to spare. */
-  #grow(slots: number): void {
-    const capacity = Math.max(
+  /** Room for `slots` slots: exactly (a full load knows its count), or with some to spare. */
+  #grow(slots: number, exact = false): void {
+    const capacity = exact ? slots : Math.max(
       slots,
       this.#capacity + Math.max(INITIAL_SLOTS, this.#capacity >> GROWTH_SHIFT),
     );
+    this.#slots.reserve(capacity);
     const memory = this.#kernel!.memory;
     const needed = Math.ceil(this.#layoutBytes(capacity) / PAGE_BYTES);
     const pages = memory.buffer.byteLength / PAGE_BYTES;

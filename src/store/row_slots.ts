@@ -1,9 +1,8 @@
 /**
  * Row id → slot for the in-process vector copy, in typed arrays: an open-addressing hash table
  * (linear probing, deletion by backward shift, so no tombstones) whose entries are slot + 1, and
- * the row id of each slot. At a million vectors that is ~16 MB where a `Map<number, number>`
- * plus an array of ids took ~60 MB (measured in bench/vector_scan.ts), a third of the copy's
- * budget (issue 38: ≤ 150 MB at 1M).
+ * the row id of each slot. At a million vectors that is ~17 MB where a `Map<number, number>`
+ * plus an array of ids took ~47 MB, a third of the copy's budget (issue 38: ≤ 150 MB at 1M).
  *
  * @example
  * ```ts
@@ -21,7 +20,11 @@
  * @module
  */
 
-/** Table entries at first; the table doubles past half full. */
+/**
+ * Table entries at first; the table doubles past three quarters full (linear probing's
+ * expected probes there: ~2.5 for a held row, ~8.5 for one not held; at half full the table
+ * took 17 MB at 1.1M rows instead of 8).
+ */
 const INITIAL_ENTRIES = 1_024;
 
 /** Row ids (non-negative safe integers) mapped to slots (0 … 2³¹ − 2). */
@@ -59,15 +62,19 @@ export class RowSlots {
 
   /** Maps `rowId` to `slot` (a row not held yet; callers check with {@link get}). */
   set(rowId: number, slot: number): void {
-    if (slot >= this.#rows.length) {
-      const rows = new Float64Array(Math.max(slot + 1, this.#rows.length * 2));
-      rows.set(this.#rows);
-      this.#rows = rows;
-    }
+    if (slot >= this.#rows.length) this.reserve(slot + 1 + (this.#rows.length >> 3));
     this.#rows[slot] = rowId;
-    if (2 * (this.#size + 1) > this.#table.length) this.#rehash(this.#table.length * 2);
+    if (4 * (this.#size + 1) > 3 * this.#table.length) this.#rehash(this.#table.length * 2);
     this.#insert(slot);
     this.#size++;
+  }
+
+  /** Makes room for the ids of `slots` slots (the copy's capacity, as it grows). */
+  reserve(slots: number): void {
+    if (slots <= this.#rows.length) return;
+    const rows = new Float64Array(slots);
+    rows.set(this.#rows);
+    this.#rows = rows;
   }
 
   /** Forgets `rowId`; returns its slot, or undefined when it was not held. */

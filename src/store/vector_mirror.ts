@@ -16,6 +16,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import {
+  countStoredVectors,
   iterateVectors,
   type RowOwner,
   scanVectorChunks,
@@ -23,6 +24,7 @@ import {
   selectRowOwnersOf,
   selectVector,
   selectVectorChanges,
+  vecTableDim,
 } from "./evidence_sql.ts";
 import { VECTOR_CHANGES_KEPT, VECTOR_OWNERS_KEPT } from "./constants.ts";
 import { type NearestRow, QuantizedVectors } from "./quantized_vectors.ts";
@@ -139,6 +141,8 @@ export class VectorMirror {
     // The log position first: changes made during the scan are read again next time.
     const seq = selectLastVectorChange(this.#db);
     this.#clear();
+    const dim = vecTableDim(this.#db);
+    if (dim !== undefined) this.#vectors.reserve(dim, countStoredVectors(this.#db));
     const put = (rowId: number, bytes: Uint8Array) => this.#vectors.put(rowId, floats(bytes));
     if (!scanVectorChunks(this.#db, put)) {
       this.#clear();

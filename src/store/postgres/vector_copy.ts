@@ -121,9 +121,14 @@ export class VectorCopy {
     this.#vectors.clear();
     // Until the load completes the copy is nobody's: a load cut short starts over next time.
     this.#seq = undefined;
+    const [{ count }] = await sql`SELECT count(*) AS count FROM memory_row_vectors`;
     for (let after = -1;;) {
       const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors
         WHERE row_id > ${after} ORDER BY row_id LIMIT ${RELOAD_BATCH}`;
+      // Room for every vector at once (growing as it loads would leave up to a sixteenth spare).
+      if (after === -1 && rows.length > 0) {
+        this.#vectors.reserve((rows[0].embedding as number[]).length, Number(count));
+      }
       for (const row of rows) {
         this.#vectors.put(Number(row.row_id), Float32Array.from(row.embedding as number[]));
       }
