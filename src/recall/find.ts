@@ -55,7 +55,8 @@ import { queryTerms, textTokens } from "./query_terms.ts";
 import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
-import { nudgeByUse } from "./usage.ts";
+import { nudgeByUse, USAGE_RANKING_DEFAULT } from "./usage.ts";
+import { readCandidates } from "./candidate_reads.ts";
 import { USAGE_FIND_TOP } from "./usage_constants.ts";
 import { chooseTimeFilter, queryWithoutPhrase, type TimeFilter } from "./time_filter.ts";
 import { answerAt, type VersionQuestion } from "./as_of.ts";
@@ -284,7 +285,12 @@ async function searchMemories(
       wordPool: tuning.wordPool,
       spelling: tuning.spellingWeight > 0,
     });
-    const records = await ctx.store.getMemories(candidates.ids);
+    // The records and what the ranking steps ask about the pool, in one go (candidate_reads.ts).
+    const { records, store: known } = await readCandidates(ctx, candidates.ids, {
+      filters,
+      usage: (ctx.settings.usageRanking ?? USAGE_RANKING_DEFAULT).enabled,
+      follows: tuning.followsCarry > 0 && tuning.followsHops > 0,
+    });
     const text = ctx.store.capabilities.fts
       ? await rerankText(ctx.store, candidates, [...records.values()], tuning)
       : candidates.text;
@@ -294,7 +300,11 @@ async function searchMemories(
       now,
       forms: termForms(query, terms, candidates.variants, tuning),
     });
-    ranked = await nudgeByUse(ctx, ranked, { now, pageEnd: offset + limit });
+    // The pool's use was read with the ledger's unwritten uses already (candidate_reads.ts).
+    ranked = await nudgeByUse({ ...ctx, store: known, usage: undefined }, ranked, {
+      now,
+      pageEnd: offset + limit,
+    });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
@@ -317,10 +327,10 @@ async function searchMemories(
       ranked = expanded.ranked;
       total += expanded.added;
     }
-    const carried = await carryToFollowers(ctx.store, ranked, filters, tuning);
+    const carried = await carryToFollowers(known, ranked, filters, tuning);
     ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);
     total += carried.added;
-    const resolved = await demoteStaleClaims(ctx.store, ranked, filters);
+    const resolved = await demoteStaleClaims(known, ranked, filters);
     ranked = resolved.ranked;
     total += resolved.added;
     if (about !== undefined) {
