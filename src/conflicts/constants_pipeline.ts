@@ -34,6 +34,21 @@ export const NOTICE_SYNC_WAIT_MS = 3000;
 export const STRICT_NOTICE_WINDOW = 200;
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
+/** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */
+export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
+/**
+ * Most members of a batch checked in one run of its job; the rest go to a continuation job
+ * committed with the run's findings. Also bounded by time (JOB_SLICE_MS idle, one member while
+ * requests flow), so this only caps the findings one transaction holds.
+ */
+export const DETECT_BATCH_SLICE_MAX = 64;
+/**
+ * Checked members' claim rows (and assessed row-pair outcomes) kept between the runs of batch
+ * jobs: an imported chunk's memories are each other's neighbours (one conversation, one
+ * document), so a member's rows are read once, not once per member that finds it. Keyed by
+ * memory version, which never changes, so nothing goes stale; bounded so a 1M drain does not grow.
+ */
+export const DETECT_BATCH_MEMO_MAX = 4_096;
 /** Bumped when the rule stage changes, so the next scan round is a full one (rules-2: issue 14). */
 export const DETECTOR_VERSION = "rules-2";
 /** Memories per kick (memory-arbiter used 400, capped at 2000). */
