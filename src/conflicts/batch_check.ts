@@ -58,7 +58,7 @@
  * const report = await runBatchCheck(ctx, job, {
  *   stages: defaultStages(),
  *   memo: createDetectionMemo(),
- *   sliceMs: 60_000, // a worker's run lasts JOB_SLICE_MS; this one checks both members
+ *   runMs: 60_000, // a worker's run commits after DETECT_BATCH_RUN_MS; this one checks both
  * });
  * assert.equal(report.checked, 2);
  * assert.equal(report.recorded.length, 1);
@@ -73,11 +73,13 @@ import type { ServiceContext } from "../core/context.ts";
 import { servingRequests } from "../jobs/activity.ts";
 import { JOB_SLICE_MS, JOB_SLICE_SERVING_MS } from "../jobs/constants.ts";
 import { enqueueJob } from "../jobs/queue.ts";
+import { yieldToRequests } from "../jobs/worker.ts";
 import { BoundedMap } from "../platform/bounded_map.ts";
 import type { JobRecord } from "../store/mod.ts";
 import {
   DETECT_BATCH_JOB_KIND,
   DETECT_BATCH_MEMO_MAX,
+  DETECT_BATCH_RUN_MS,
   DETECT_BATCH_SLICE_MAX,
   DETECT_VECTOR_BACKLOG_MAX,
 } from "./constants_pipeline.ts";
@@ -134,13 +136,23 @@ class LeaseLost extends Error {}
 
 /**
  * Checks the next members of a batch job and commits the findings with a continuation for the
- * rest (see the module documentation). A run lasts {@linkcode JOB_SLICE_MS}, one member while
- * requests are being served, at most {@linkcode DETECT_BATCH_SLICE_MAX} members.
+ * rest (see the module documentation). The run works in slices of {@linkcode JOB_SLICE_MS} (one
+ * member while requests are being served) with a turn for requests between them, and commits
+ * after {@linkcode DETECT_BATCH_RUN_MS} or {@linkcode DETECT_BATCH_SLICE_MAX} members.
  */
 export async function runBatchCheck(
   ctx: ServiceContext,
   job: JobRecord,
-  options: { stages: DetectionStages; memo: DetectionMemo; sliceMs?: number },
+  options: {
+    stages: DetectionStages;
+    memo: DetectionMemo;
+    /** Work between two turns for requests (default: the worker's slice). */
+    sliceMs?: number;
+    /** Work before the run commits and hands the rest on (default DETECT_BATCH_RUN_MS). */
+    runMs?: number;
+    /** How the run gives requests their turn (default: the worker's yieldToRequests). */
+    yieldTurn?: () => Promise<void>;
+  },
 ): Promise<BatchCheckReport> {
   const { store } = ctx;
   const members = batchMembers(job);
@@ -151,14 +163,24 @@ export async function runBatchCheck(
   const stages = members.length > DETECT_VECTOR_BACKLOG_MAX
     ? { ...options.stages, vectors: undefined }
     : options.stages;
-  const sliceMs = options.sliceMs ?? (servingRequests() ? JOB_SLICE_SERVING_MS : JOB_SLICE_MS);
+  const sliceBudget = () =>
+    options.sliceMs ?? (servingRequests() ? JOB_SLICE_SERVING_MS : JOB_SLICE_MS);
+  const runMs = options.runMs ?? DETECT_BATCH_RUN_MS;
   const started = performance.now();
+  let sliceStarted = started;
+  let sliceMs = sliceBudget();
   const found: CheckFindings[] = [];
   let checked = 0;
   let skipped = 0;
   for (const [memoryId, version] of members) {
     if (checked >= DETECT_BATCH_SLICE_MAX) break;
-    if (checked > 0 && performance.now() - started >= sliceMs) break;
+    if (checked > 0 && performance.now() - sliceStarted >= sliceMs) {
+      if (performance.now() - started >= runMs) break;
+      // Requests get their turn between two slices; the findings wait for the run's commit.
+      await (options.yieldTurn ?? yieldToRequests)();
+      sliceStarted = performance.now();
+      sliceMs = sliceBudget();
+    }
     checked++;
     const current = await store.read(async () => await store.getMemory(memoryId));
     // A later version queued its own check; a retired or purged memory needs none.

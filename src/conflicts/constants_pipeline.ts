@@ -38,10 +38,19 @@ export const DETECT_JOB_KIND = "detect_conflicts";
 export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
 /**
  * Most members of a batch checked in one run of its job; the rest go to a continuation job
- * committed with the run's findings. Also bounded by time (JOB_SLICE_MS idle, one member while
- * requests flow), so this only caps the findings one transaction holds.
+ * committed with the run's findings. Also bounded by time ({@linkcode DETECT_BATCH_RUN_MS}), so
+ * this only caps the findings one transaction holds.
  */
 export const DETECT_BATCH_SLICE_MAX = 64;
+/**
+ * Longest run of a batch job before it commits (wall time, turns for requests included): the
+ * run yields to requests every JOB_SLICE_MS as any background work does, and commits its
+ * findings and its continuation together at the end. Committing after every slice cost a claim,
+ * a transaction and a rewritten continuation per member on a loaded machine (an 8 ms slice held
+ * one ~15 ms check), which ate what the plan saved (bench/planned_checks.ts at 1M: 0.91× the
+ * per-memory rate per CPU-second). A run killed before its commit checks its members again.
+ */
+export const DETECT_BATCH_RUN_MS = 250;
 /**
  * Checked members' claim rows (and assessed row-pair outcomes) kept between the runs of batch
  * jobs: an imported chunk's memories are each other's neighbours (one conversation, one

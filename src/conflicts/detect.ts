@@ -253,6 +253,10 @@ export async function bestPair(
   if (rowsB.length === 0) return undefined;
   for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
+      // The same sentence told at the same time states one fact, whatever else the memories say
+      // (the rule stage read some of them as two time windows: "staffed in the morning, 8:00 to
+      // 12:00" twice). A library of repeated conversations is mostly such pairs.
+      if (rowA.text === rowB.text && a.eventTime === b.eventTime) continue;
       // Cheap pre-check before the rule stage: rows about the same attribute share words.
       if (!sharesEnough(termsA, termsB)) continue;
       if (stages.budget.pairs-- <= 0) return best;

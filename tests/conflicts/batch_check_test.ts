@@ -244,16 +244,19 @@ onBothBackends(
         limit: 1,
         leaseMs: 1_000,
       }, at))[0];
-    // A first worker checks a few members (a run of 0 ms checks one) and commits.
+    // A first worker checks a few members (a run of 0 ms checks one) and commits each.
     let job = await claim("first");
     for (let run = 0; run < 5; run++) {
-      const report = await runBatchCheck(t.ctx, job, { stages, memo, sliceMs: 0 });
+      const report = await runBatchCheck(t.ctx, job, { stages, memo, sliceMs: 0, runMs: 0 });
       assert.equal(report.checked, 1);
       job = await claim("first");
     }
     // Its next run dies before committing anything: its job stays claimed.
     failNext = true;
-    await assert.rejects(runBatchCheck(t.ctx, job, { stages, memo, sliceMs: 0 }), /killed/);
+    await assert.rejects(
+      runBatchCheck(t.ctx, job, { stages, memo, sliceMs: 0, runMs: 0 }),
+      /killed/,
+    );
     assert.equal(await claim("second"), undefined, "the lease still holds the job");
     // Once the lease expires a second worker (fresh memo) takes the job over and finishes.
     const later = new Date(Date.now() + 5_000);
@@ -263,6 +266,7 @@ onBothBackends(
       stages,
       memo: createDetectionMemo(),
       sliceMs: 60_000,
+      runMs: 60_000,
     });
     assert.equal(report.left, 0);
     assert.equal(checks.size, 41, "every member was checked");
