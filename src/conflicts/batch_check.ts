@@ -91,7 +91,7 @@ import {
   judgeSuspects,
   recordFindings,
 } from "./detect.ts";
-import { batchKey } from "./schedule.ts";
+import { batchKey, memberRuns } from "./schedule.ts";
 
 /** A memo for the batch jobs of one worker, bounded by {@linkcode DETECT_BATCH_MEMO_MAX}. */
 export function createDetectionMemo(): DetectionMemo {
@@ -115,21 +115,22 @@ export interface BatchCheckReport {
   leaseLost?: boolean;
 }
 
-/** The members of a batch job: `[memory id, version]` pairs. */
+/** The members of a batch job, `[memory id, version]` pairs, from its runs (`memberRuns`). */
 export function batchMembers(job: JobRecord): [number, number][] {
-  const members = job.payload.members;
-  const valid = Array.isArray(members) &&
-    members.every((member) =>
-      Array.isArray(member) && member.length === 2 &&
-      member.every((value) => Number.isSafeInteger(value) && value > 0)
-    );
+  const runs = job.payload.runs;
+  const valid = Array.isArray(runs) && runs.every((run) =>
+    Array.isArray(run) && run.length === 3 &&
+    run.every((value) => Number.isSafeInteger(value) && value > 0)
+  );
   if (!valid) {
-    throw new MemaError("invalid_input", `batch check job ${job.id} has no member list`, {
-      field: "payload.members",
+    throw new MemaError("invalid_input", `batch check job ${job.id} has no member runs`, {
+      field: "payload.runs",
       hint: "the job was not written by this mema; it is retried and then kept as poisoned",
     });
   }
-  return members as [number, number][];
+  return (runs as [number, number, number][]).flatMap(([first, count, version]) =>
+    Array.from({ length: count }, (_, k) => [first + k, version] as [number, number])
+  );
 }
 
 class LeaseLost extends Error {}
@@ -203,7 +204,7 @@ export async function runBatchCheck(
         await enqueueJob(store, {
           kind: DETECT_BATCH_JOB_KIND,
           dedupeKey: batchKey(rest),
-          payload: { members: rest },
+          payload: { runs: memberRuns(rest) },
         });
       }
       // The run's findings, its continuation and the end of its job commit together.

@@ -80,8 +80,26 @@ export async function scheduleBatchCheck(
   await enqueueJob(store, {
     kind: DETECT_BATCH_JOB_KIND,
     dedupeKey: batchKey(members),
-    payload: { members },
+    payload: { runs: memberRuns(members) },
   });
+}
+
+/**
+ * A batch's members as runs `[first id, count, version]`: an import chunk is mostly consecutive
+ * new memories at version 1, so its payload is one run, not 500 pairs. The payload is rewritten
+ * whenever the job is claimed and each continuation writes a new one: with pairs, a claim round
+ * of 40 chunk jobs rewrote ~320 KB of rows.
+ */
+export function memberRuns(
+  members: readonly (readonly [number, number])[],
+): [number, number, number][] {
+  const runs: [number, number, number][] = [];
+  for (const [id, version] of members) {
+    const last = runs.at(-1);
+    if (last && last[0] + last[1] === id && last[2] === version) last[1]++;
+    else runs.push([id, 1, version]);
+  }
+  return runs;
 }
 
 /** The job key of a batch: its first member and a digest of the whole list. */

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { createDetectionMemo, runBatchCheck } from "../../src/conflicts/batch_check.ts";
 import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
 import { detectConflicts, type DetectionStages } from "../../src/conflicts/detect.ts";
+import { memberRuns } from "../../src/conflicts/schedule.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
@@ -281,3 +282,14 @@ onBothBackends(
     assert.equal(jobs[DETECT_BATCH_JOB_KIND]?.running ?? 0, 0);
   },
 );
+
+Deno.test("a chunk's members travel as runs of consecutive ids: an import chunk is one run", () => {
+  const chunk = Array.from({ length: 500 }, (_, k) => [1_000 + k, 1] as [number, number]);
+  assert.deepEqual(memberRuns(chunk), [[1_000, 500, 1]]);
+  // An updated memory (version 2) and a gap start new runs; the order is kept.
+  assert.deepEqual(memberRuns([[5, 1], [6, 1], [7, 2], [9, 1], [10, 1]]), [
+    [5, 2, 1],
+    [7, 1, 2],
+    [9, 2, 1],
+  ]);
+});
