@@ -54,3 +54,12 @@ export const TERM_CACHE_FREQUENCIES_MAX = 10_000;
  * words of at least 125 such queries.
  */
 export const TERM_CACHE_POSTINGS_MAX = 250_000;
+
+/**
+ * Rows per `INSERT` when `mema copy` or `mema upgrade` writes a table into a SQLite file
+ * (upgrade_sql.ts `copyRows`), fewer when a row's columns would pass
+ * {@linkcode SQLITE_PARAMETERS_MAX}: one statement per row paid a call into SQLite each.
+ */
+export const COPY_BATCH_ROWS = 200;
+/** The most `?` parameters one SQLite statement may hold (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+export const SQLITE_PARAMETERS_MAX = 32_766;

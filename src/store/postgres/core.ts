@@ -23,19 +23,24 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Sql, TransactionSql } from "postgres";
+import type { ReservedSql, Sql, TransactionSql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_WRITE_LOCK } from "./constants.ts";
 import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
-export type PgQuery = Sql | TransactionSql;
+export type PgQuery = Sql | TransactionSql | ReservedSql;
 
 /** The unit of work open in an async context. */
 interface PgUnit {
-  sql: TransactionSql;
+  /** A write unit's transaction; a read unit's connection, inside its own transaction. */
+  sql: TransactionSql | ReservedSql;
   write: boolean;
+  /** A read unit's answers kept for its own later calls (one snapshot: they cannot change). */
+  kept?: Map<string, unknown>;
+  /** Set when the unit has ended (committed or rolled back). */
+  ended?: boolean;
 }
 
 /** The pool, its units of work, and the repositories handed to unit bodies. */
@@ -53,14 +58,47 @@ export class PgCore<R> {
     this.#whenOpen = whenOpen;
   }
 
+  /**
+   * The unit the caller's async context runs in, while it is open. Work a unit started that
+   * outlives it (a timer set in a `find`, such as the usage ledger's flush) keeps its async
+   * context; once the unit has ended, that work runs outside any unit, as on SQLite
+   * (open_unit.ts), instead of on a finished transaction.
+   */
+  #current(): PgUnit | undefined {
+    const unit = this.#units.getStore();
+    return unit === undefined || unit.ended ? undefined : unit;
+  }
+
+  /** Runs `body` as `unit`'s, and marks the unit ended when the body is done. */
+  async #runAs<T>(unit: PgUnit, body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.#units.run(unit, body);
+    } finally {
+      unit.ended = true;
+    }
+  }
+
   /** True when the caller runs inside a unit of work. */
   inUnit(): boolean {
-    return this.#units.getStore() !== undefined;
+    return this.#current() !== undefined;
+  }
+
+  /**
+   * What the caller's read unit keeps for its later calls: a read unit sees one snapshot
+   * (`REPEATABLE READ`), so an answer read once in it is its answer for the whole unit (a
+   * `find` asks for the index's document count three times). Undefined outside a read unit:
+   * a write unit sees its own changes, and a call outside a unit sees other commits.
+   */
+  unitKept(): Map<string, unknown> | undefined {
+    const unit = this.#current();
+    if (unit === undefined || unit.write) return undefined;
+    unit.kept ??= new Map();
+    return unit.kept;
   }
 
   /** Where a room's query goes: the caller's unit, else the pool. */
   q(): PgQuery {
-    return this.#units.getStore()?.sql ?? this.sql;
+    return this.#current()?.sql ?? this.sql;
   }
 
   /**
@@ -76,7 +114,7 @@ export class PgCore<R> {
    * (PostgreSQL's group commit). `{ durable: false }` skips that wait.
    */
   async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open !== undefined) {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
@@ -93,7 +131,7 @@ export class PgCore<R> {
         await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
           set_config('synchronous_commit', 'off', true)`;
       }
-      const done = await this.#units.run({ sql: tx, write: true }, () => body(this.repositories));
+      const done = await this.#runAs({ sql: tx, write: true }, () => body(this.repositories));
       committing = true;
       return done;
     }).catch((error: unknown) => {
@@ -131,14 +169,32 @@ export class PgCore<R> {
     return this.write(body);
   }
 
-  /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
+  /**
+   * Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). The unit's
+   * `BEGIN` is sent without waiting for its answer, so the body's first statement goes out
+   * right behind it (pipelined on the connection), and the `COMMIT` is left to finish after the
+   * answer: a read-only transaction's commit changes nothing. `sql.begin` waited a round trip
+   * for each, two of a `find`'s ten (bench/find_profile.ts --db-url).
+   */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
-    if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    if (this.#current() !== undefined) return await body(this.repositories);
     await this.#whenOpen();
-    return await this.sql.begin(
-      "ISOLATION LEVEL REPEATABLE READ READ ONLY",
-      (tx) => this.#units.run({ sql: tx, write: false }, () => body(this.repositories)),
-    ) as T;
+    const connection = await this.sql.reserve();
+    const begun = connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // Sent now; a failure is the body's first statement's too, and is thrown below.
+    begun.catch(() => {});
+    let value: T;
+    try {
+      value = await this.#runAs({ sql: connection, write: false }, () => body(this.repositories));
+      await begun;
+    } catch (error) {
+      // The snapshot ends before the connection goes back to the pool.
+      await connection.unsafe("ROLLBACK").catch(() => {});
+      connection.release();
+      throw error;
+    }
+    connection.unsafe("COMMIT").catch(() => {}).finally(() => connection.release());
+    return value;
   }
 
   /**
@@ -146,11 +202,13 @@ export class PgCore<R> {
    * changes are undone.
    */
   async withinUnit<T>(body: () => Promise<T>): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open === undefined || !open.write) {
       throw new Error("withinUnit runs only inside a write unit");
     }
-    return await open.sql.savepoint((sp) => this.#units.run({ sql: sp, write: true }, body)) as T;
+    // A write unit's `sql` is always its transaction (write()).
+    const tx = open.sql as TransactionSql;
+    return await tx.savepoint((sp) => this.#runAs({ sql: sp, write: true }, body)) as T;
   }
 
   /** Inside a write unit: PostgreSQL keeps no in-memory word counts to batch, so it just runs. */
