@@ -49,13 +49,42 @@ export interface MemoryWritten {
  */
 export type MemoryWrittenListener = (store: Store, fact: MemoryWritten) => Promise<void>;
 
+/**
+ * Reacts once to the facts of a whole batch of a bulk writer (an import chunk), inside the
+ * batch's unit of work: work planned per batch (one conflict-check job for the chunk) instead of
+ * once per fact.
+ */
+export type MemoryBatchListener = (
+  store: Store,
+  facts: readonly MemoryWritten[],
+) => Promise<void>;
+
+interface Subscription {
+  each: MemoryWrittenListener;
+  batched?: MemoryBatchListener;
+}
+
 /** The announcements of the write path and who listens to them. */
 export class MemoryEvents {
-  readonly #written: MemoryWrittenListener[] = [];
+  readonly #subscriptions: Subscription[];
+  /** Facts held for batched listeners; only on the events of a batch ({@link batch}). */
+  readonly #held: Map<Subscription, MemoryWritten[]> | undefined;
 
-  /** Adds a listener; listeners run in the order they were added. */
-  onWritten(listener: MemoryWrittenListener): void {
-    this.#written.push(listener);
+  constructor(shared?: { subscriptions: Subscription[] }) {
+    this.#subscriptions = shared?.subscriptions ?? [];
+    this.#held = shared ? new Map() : undefined;
+  }
+
+  /**
+   * Adds a listener; listeners run in the order they were added. With `batched`, the events of a
+   * batch ({@link batch}) hold this listener's facts and hand them over together at
+   * {@link settleBatch}; everywhere else `listener` sees each fact as it is written.
+   */
+  onWritten(
+    listener: MemoryWrittenListener,
+    options: { batched?: MemoryBatchListener } = {},
+  ): void {
+    this.#subscriptions.push({ each: listener, batched: options.batched });
   }
 
   /**
@@ -63,6 +92,33 @@ export class MemoryEvents {
    * after all of them and they act in a fixed order.
    */
   async announceWritten(store: Store, fact: MemoryWritten): Promise<void> {
-    for (const listener of this.#written) await listener(store, fact);
+    for (const subscription of this.#subscriptions) {
+      const held = subscription.batched ? this.#held : undefined;
+      if (held) {
+        const facts = held.get(subscription) ?? [];
+        facts.push(fact);
+        held.set(subscription, facts);
+      } else await subscription.each(store, fact);
+    }
+  }
+
+  /**
+   * Events for one batch of a bulk writer, with the same listeners: a listener subscribed with
+   * `batched` gets the batch's facts at {@link settleBatch}, which the writer calls at the end
+   * of the batch's unit of work. Make a new one for each attempt of the unit (the body may run
+   * again).
+   */
+  batch(): MemoryEvents {
+    return new MemoryEvents({ subscriptions: this.#subscriptions });
+  }
+
+  /** Hands the facts held by a batch's events to their batched listeners (none elsewhere). */
+  async settleBatch(store: Store): Promise<void> {
+    if (!this.#held) return;
+    for (const subscription of this.#subscriptions) {
+      const facts = this.#held.get(subscription);
+      this.#held.delete(subscription);
+      if (facts && facts.length > 0) await subscription.batched!(store, facts);
+    }
   }
 }

@@ -21,7 +21,7 @@ const VECTOR_DIM_KEY = "pg_vector_dim";
 /** The vectors room over `core`'s pool, with this server's copy of the vectors. */
 export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepository {
   const nearestRows = async (vector: Float32Array, k: number) => {
-    if (!core.inUnit()) return await copy.nearest(core.sql, vector, k);
+    if (!core.inUnit() && VectorCopy.supported()) return await copy.nearest(core.sql, vector, k);
     const vectors = new Map<number, Float32Array>();
     for (const row of await core.q()`SELECT row_id, embedding FROM memory_row_vectors`) {
       vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));
@@ -147,5 +147,24 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
       await pruneVectorChanges(sql);
     },
     vectorMirrorSize: () => Promise.resolve({ vectors: copy.size, bytes: copy.bytes }),
+    async wordIndexSlice(afterId, span) {
+      const sql = core.q();
+      const [max] = await sql`SELECT max(id) AS id FROM memories`;
+      const lastId = max.id === null ? 0 : Number(max.id);
+      const through = Math.max(afterId, Math.min(afterId + span, lastId));
+      const last = through === lastId || afterId >= lastId;
+      // The last slice counts every index row past `afterId`: a row without its memory is drift.
+      const [row] = await sql`SELECT
+        (SELECT count(*) FROM memories WHERE id > ${afterId} AND id <= ${through}
+          AND status != 'deleted') AS memories,
+        (SELECT count(*) FROM memory_terms WHERE memory_id > ${afterId}
+          AND (${last} OR memory_id <= ${through})) AS indexed`;
+      return {
+        throughId: through,
+        last,
+        memories: Number(row.memories),
+        indexed: Number(row.indexed),
+      };
+    },
   };
 }
