@@ -149,10 +149,27 @@ export async function indexMemoryGraph(
   for (const key of clusters.keys()) {
     for (const other of aliasKeys(key).slice(1)) if (clusters.has(other)) clusters.join(key, other);
   }
-  const found = await store.entitiesByKeys(
-    memory.workspaceCanonical,
-    [...new Set(clusters.keys().flatMap((key) => aliasKeys(key)))],
-  );
+  const lookup = [...new Set(clusters.keys().flatMap((key) => aliasKeys(key)))];
+  let found = await store.entitiesByKeys(memory.workspaceCanonical, lookup);
+  const existingOf = (cluster: { words: string[] }) => {
+    const keys = cluster.words.map(nameKey);
+    // Its own spellings first, then the built-in table's: the library decides.
+    return keys.map((key) => found.get(key)).find(Boolean) ??
+      keys.flatMap((key) => aliasKeys(key).slice(1)).map((key) => found.get(key)).find(Boolean);
+  };
+  const listed = clusters.clusters().slice(0, ENTITY_MENTIONS_MAX);
+  const unknown = listed.filter(([, cluster]) => existingOf(cluster) === undefined);
+  if (unknown.length > 0) {
+    // A concurrent write unit may be creating one of these names right now: wait for it and
+    // look again, so that one name never becomes two entities.
+    const keys = unknown.flatMap(([, cluster]) =>
+      cluster.words.flatMap((words) => aliasKeys(nameKey(words)))
+    );
+    await store.claimKeys(
+      [...new Set(keys)].map((key) => JSON.stringify(["entity", memory.workspaceCanonical, key])),
+    );
+    found = await store.entitiesByKeys(memory.workspaceCanonical, lookup);
+  }
   const statedKeys = new Set([
     ...named.entities.map((e) => nameKey(e.name)),
     ...named.relations.flatMap((r) => [nameKey(r.from), nameKey(r.to)]),
@@ -160,12 +177,8 @@ export async function indexMemoryGraph(
   const entityOf = new Map<string, number>();
   const graph: MemoryGraph = { mentions: [], relations: [] };
   const at = nowIso();
-  for (const [, cluster] of clusters.clusters().slice(0, ENTITY_MENTIONS_MAX)) {
-    const keys = cluster.words.map(nameKey);
-    // Its own spellings first, then the built-in table's: the library decides.
-    const existing = keys.map((key) => found.get(key)).find(Boolean) ??
-      keys.flatMap((key) => aliasKeys(key).slice(1)).map((key) => found.get(key)).find(Boolean);
-    const id = existing?.id ?? await store.insertEntity({
+  for (const [, cluster] of listed) {
+    const id = existingOf(cluster)?.id ?? await store.insertEntity({
       workspace: memory.workspaceCanonical,
       name: cluster.words[0],
       kind: cluster.kind,

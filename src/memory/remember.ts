@@ -179,7 +179,9 @@ export async function rememberMemory(
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);
   try {
-    return await ctx.store.write(store, { whileSyncing: options.whileSyncing });
+    // Concurrent: a remember claims what it reads before writing (prepareRemember), so remembers
+    // of different texts run side by side on a database several servers share.
+    return await ctx.store.write(store, { whileSyncing: options.whileSyncing, concurrent: true });
   } catch (error) {
     if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
     throw error;
@@ -374,6 +376,9 @@ function prepareRemember(
       ...(arrival.redirectedFrom !== undefined ? { redirectedFrom: arrival.redirectedFrom } : {}),
     };
     if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
+    // Another unit storing the same text in this workspace waits here until this one ends, and
+    // then finds this one's memory: the text is stored once.
+    await ctx.store.claimKeys([JSON.stringify(["content", workspaceCanonical, sha])]);
     const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
     if (existing) {
       return {
@@ -410,7 +415,12 @@ function prepareRemember(
     });
     await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
     if (status === "active") {
-      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1, named });
+      // A new memory stated no names before: with none given now, say so (an edit rereads them).
+      await ctx.events.announceWritten(ctx.store, {
+        memoryId,
+        version: 1,
+        named: named ?? { entities: [], relations: [] },
+      });
     }
     return {
       memoryId,

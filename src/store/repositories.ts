@@ -436,6 +436,13 @@ export interface StoreRepositories
     EntitiesRepository {
   /** Conflict groups, notices and the scan queue. */
   readonly conflicts: ConflictTables;
+  /**
+   * Inside a write: keeps every other unit that claims one of `keys` waiting until this unit
+   * ends, so a read before a write sees no other writer of the same thing between them (the
+   * duplicate check of a text, a new workspace). Only a `{ concurrent: true }` unit needs it:
+   * other write units run alone (SQLite's always do), and for them it does nothing.
+   */
+  claimKeys(keys: readonly string[]): Promise<void>;
 }
 
 /**

@@ -42,14 +42,13 @@ const ids = (list: readonly number[]) => list as number[];
 
 async function dropGraphRows(sql: PgQuery, memoryId: number): Promise<number[]> {
   const touched = new Set<number>();
-  for (
-    const row of await sql`DELETE FROM entity_mentions WHERE memory_id = ${memoryId}
-      RETURNING entity_id`
-  ) touched.add(Number(row.entity_id));
-  for (
-    const row of await sql`DELETE FROM entity_relations WHERE memory_id = ${memoryId}
-      RETURNING from_id, to_id`
-  ) {
+  // Sent together: a unit's one connection runs them in order, in one round trip.
+  const [mentions, relations] = await Promise.all([
+    sql`DELETE FROM entity_mentions WHERE memory_id = ${memoryId} RETURNING entity_id`,
+    sql`DELETE FROM entity_relations WHERE memory_id = ${memoryId} RETURNING from_id, to_id`,
+  ]);
+  for (const row of mentions) touched.add(Number(row.entity_id));
+  for (const row of relations) {
     touched.add(Number(row.from_id));
     touched.add(Number(row.to_id));
   }
@@ -143,30 +142,33 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
         mentions.set(id, { ...item, stated });
       }
       const rows = [...mentions.values()];
+      // Sent together (one round trip in a unit): each insert reads nothing another writes.
+      const inserts = [];
       if (rows.length > 0) {
-        await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+        inserts.push(sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
           SELECT e, ${memory.id}, w, k, s FROM unnest(
             ${rows.map((r) => r.entityId)}::bigint[], ${rows.map((r) => r.words)}::text[],
             ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.stated)}::smallint[]
           ) AS t(e, w, k, s)
           ON CONFLICT (entity_id, memory_id, words)
-          DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`;
-        await sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
+          DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`);
+        inserts.push(sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
           SELECT ${memory.workspace}, k, e FROM unnest(
             ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.entityId)}::bigint[]
           ) AS t(k, e)
-          ON CONFLICT DO NOTHING`;
+          ON CONFLICT DO NOTHING`);
       }
       const relations = graph.relations;
       if (relations.length > 0) {
-        await sql`INSERT INTO entity_relations
+        inserts.push(sql`INSERT INTO entity_relations
             (workspace_canonical, from_id, type, to_id, memory_id, origin)
           SELECT ${memory.workspace}, f, ty, t2, ${memory.id}, o FROM unnest(
             ${relations.map((r) => r.fromId)}::bigint[], ${relations.map((r) => r.type)}::text[],
             ${relations.map((r) => r.toId)}::bigint[], ${relations.map((r) => r.origin)}::text[]
           ) AS t(f, ty, t2, o)
-          ON CONFLICT DO NOTHING`;
+          ON CONFLICT DO NOTHING`);
       }
+      await Promise.all(inserts);
       return await pruneEntities(sql, touched);
     },
     async dropMemoryGraph(memoryId) {

@@ -12,7 +12,7 @@ import type {
   PortabilityRepository,
 } from "../repositories.ts";
 import type { MemoryPageQuery } from "../portability_sql.ts";
-import { type IndexedFields, indexMemoryTerms } from "./word_index_room.ts";
+import { type IndexedFields, indexMemoryTerms, termsRowOwed } from "./word_index_room.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -110,7 +110,10 @@ async function groupCounts(
 export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
   return {
     async insertMemory(memory) {
+      const terms = await termsRowOwed(core, memory);
+      // One statement for the memory and its index row (the row needs the new id).
       const [row] = await core.q()`
+        WITH inserted AS (
         INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
           source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
           version, agent_id, client, metadata, follows, created_at, updated_at, valid_from,
@@ -122,10 +125,16 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
           ${memory.protectionLevel}, ${memory.status}, 1, ${memory.agentId}, ${memory.client},
           ${JSON.stringify(memory.metadata)}::text::json, ${memory.follows},
           ${memory.createdAt}, ${memory.updatedAt}, ${memory.validFrom}, ${memory.validTo})
-        RETURNING id`;
-      const id = Number(row.id);
-      await indexMemoryTerms(core.q(), id, memory);
-      return id;
+        RETURNING id
+        ), indexed AS (
+          INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+          SELECT inserted.id, ${terms.subject}::text[], ${terms.tags}::text[],
+            ${terms.content}::text[], ${terms.scope}, ${terms.size},
+            array_to_tsvector(${terms.words}::text[])
+          FROM inserted
+        )
+        SELECT id FROM inserted`;
+      return Number(row.id);
     },
     async getMemory(id) {
       const sql = core.q();
@@ -173,7 +182,7 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       const [after] = await sql`UPDATE memories SET ${list} WHERE id = ${id}
         RETURNING subject, content, tags, workspace_canonical`;
       if (before && after) {
-        await indexMemoryTerms(sql, id, indexedFields(after), indexedFields(before));
+        await indexMemoryTerms(core, id, indexedFields(after), indexedFields(before));
       }
     },
     async setStatus(id, change) {

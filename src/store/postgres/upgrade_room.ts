@@ -10,7 +10,8 @@
 import type { PgCore, PgQuery } from "./core.ts";
 import type { UpgradeRepository } from "../repositories.ts";
 import { fingerprintRows } from "../upgrade_sql.ts";
-import { indexMemoryTerms } from "./word_index_room.ts";
+import { indexManyMemoryTerms } from "./word_index_room.ts";
+import { PG_BULK_ROWS } from "./constants.ts";
 
 /** Tables rebuilt from the copied ones, never copied (as on SQLite), and the bookkeeping. */
 const DERIVED_TABLES = new Set([
@@ -158,17 +159,30 @@ export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
       await sql`DELETE FROM memory_terms`;
       await sql`DELETE FROM memory_terms_df`;
       await sql`UPDATE memory_terms_size SET tokens = 0`;
-      const rows = await sql`SELECT id, subject, content, tags, workspace_canonical
-        FROM memories WHERE status != 'deleted' ORDER BY id`;
-      for (const row of rows) {
-        await indexMemoryTerms(sql, Number(row.id), {
-          subject: String(row.subject),
-          content: String(row.content),
-          tags: row.tags as string[],
-          workspaceCanonical: String(row.workspace_canonical),
-        });
+      // Whatever this unit indexed before is indexed again below.
+      core.termCounts()?.clear();
+      let indexed = 0;
+      for (let after = 0;;) {
+        const rows = await sql`SELECT id, subject, content, tags, workspace_canonical
+          FROM memories WHERE status != 'deleted' AND id > ${after}
+          ORDER BY id LIMIT ${PG_BULK_ROWS}`;
+        if (rows.length === 0) break;
+        await indexManyMemoryTerms(
+          core,
+          rows.map((row) => ({
+            id: Number(row.id),
+            fields: {
+              subject: String(row.subject),
+              content: String(row.content),
+              tags: row.tags as string[],
+              workspaceCanonical: String(row.workspace_canonical),
+            },
+          })),
+        );
+        indexed += rows.length;
+        after = Number(rows[rows.length - 1].id);
       }
-      return rows.length;
+      return indexed;
     },
     async contentFingerprints() {
       const sql = core.q();
