@@ -33,7 +33,7 @@
  * @module
  */
 import type { MemoryEvents } from "../core/memory_events.ts";
-import { enqueueJob } from "../jobs/queue.ts";
+import { enqueueJob, enqueueJobs } from "../jobs/queue.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { Store } from "../store/mod.ts";
 import { DETECT_JOB_KIND } from "./constants_pipeline.ts";
@@ -65,6 +65,15 @@ export function subscribeConflictChecks(events: MemoryEvents): void {
   events.onWritten(async (store, fact) => {
     if (fact.sameText) return;
     await scheduleConflictCheck(store, fact.memoryId, fact.version);
+  }, async (store, facts) => {
+    await enqueueJobs(
+      store,
+      facts.filter((fact) => !fact.sameText).map((fact) => ({
+        kind: DETECT_JOB_KIND,
+        dedupeKey: checkKey(fact.memoryId, fact.version),
+        payload: { memory_id: fact.memoryId, version: fact.version },
+      })),
+    );
   });
 }
 

@@ -49,13 +49,25 @@ export interface MemoryWritten {
  */
 export type MemoryWrittenListener = (store: Store, fact: MemoryWritten) => Promise<void>;
 
+/**
+ * {@linkcode MemoryWrittenListener} for many memories written in one unit (the bulk path): it
+ * must leave what reacting to each in turn would.
+ */
+export type MemoriesWrittenListener = (
+  store: Store,
+  facts: readonly MemoryWritten[],
+) => Promise<void>;
+
 /** The announcements of the write path and who listens to them. */
 export class MemoryEvents {
-  readonly #written: MemoryWrittenListener[] = [];
+  readonly #written: { one: MemoryWrittenListener; many?: MemoriesWrittenListener }[] = [];
 
-  /** Adds a listener; listeners run in the order they were added. */
-  onWritten(listener: MemoryWrittenListener): void {
-    this.#written.push(listener);
+  /**
+   * Adds a listener; listeners run in the order they were added. `many`, when given, reacts to
+   * a bulk write's memories at once (fewer statements); without it each is announced in turn.
+   */
+  onWritten(listener: MemoryWrittenListener, many?: MemoriesWrittenListener): void {
+    this.#written.push({ one: listener, many });
   }
 
   /**
@@ -63,6 +75,15 @@ export class MemoryEvents {
    * after all of them and they act in a fixed order.
    */
   async announceWritten(store: Store, fact: MemoryWritten): Promise<void> {
-    for (const listener of this.#written) await listener(store, fact);
+    for (const listener of this.#written) await listener.one(store, fact);
+  }
+
+  /** {@linkcode announceWritten} for many memories written in one unit, listener by listener. */
+  async announceWrittenMany(store: Store, facts: readonly MemoryWritten[]): Promise<void> {
+    if (facts.length === 0) return;
+    for (const listener of this.#written) {
+      if (listener.many) await listener.many(store, facts);
+      else for (const fact of facts) await listener.one(store, fact);
+    }
   }
 }

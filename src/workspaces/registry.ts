@@ -81,8 +81,9 @@ export async function admitWorkspace(
   let known = await ctx.store.getWorkspace(canonical);
   if (known === undefined) {
     // A concurrent write unit may be registering it right now: wait for that one, look again.
-    await ctx.store.claimKeys([JSON.stringify(["workspace", canonical])]);
-    known = await ctx.store.getWorkspace(canonical);
+    if (await ctx.store.claimKeys([JSON.stringify(["workspace", canonical])])) {
+      known = await ctx.store.getWorkspace(canonical);
+    }
   }
   if (known?.state === "redirect" && known.redirectTo !== null) {
     const target = await ctx.store.getWorkspace(known.redirectTo);

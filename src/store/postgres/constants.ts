@@ -40,5 +40,11 @@ export const PG_KEY_LOCKS = 0x6d656d63;
  */
 export const PG_BULK_ROWS = 500;
 
+/**
+ * Parameters one statement may carry: the protocol counts them in 16 bits (65,535), less a
+ * margin.
+ */
+export const PG_PARAMETERS_MAX = 60_000;
+
 /** The advisory lock held while migrations run, so two servers starting at once migrate once. */
 export const PG_MIGRATION_LOCK = 0x6d656d62;

@@ -139,13 +139,14 @@ export class PgCore<R> {
    * An exclusive unit already runs alone, so it takes none. A hash collision only makes two
    * units wait for each other needlessly.
    */
-  async claimKeys(keys: readonly string[]): Promise<void> {
+  async claimKeys(keys: readonly string[]): Promise<boolean> {
     const open = this.#units.getStore();
     if (open === undefined || !open.write) throw new Error("claimKeys runs only inside a write");
-    if (open.alone || keys.length === 0) return;
+    if (open.alone || keys.length === 0) return false;
     const sorted = [...new Set(keys)].sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
     await open.sql`SELECT pg_advisory_xact_lock(${PG_KEY_LOCKS}::int, hashtext(k))
       FROM unnest(${sorted}::text[]) AS u(k)`;
+    return true;
   }
 
   /** The open write unit's owed document counts; undefined outside a write unit. */

@@ -12,7 +12,13 @@ import type {
   PortabilityRepository,
 } from "../repositories.ts";
 import type { MemoryPageQuery } from "../portability_sql.ts";
-import { type IndexedFields, indexMemoryTerms, termsRowOwed } from "./word_index_room.ts";
+import {
+  type IndexedFields,
+  indexManyMemoryTerms,
+  indexMemoryTerms,
+  termsRowOwed,
+} from "./word_index_room.ts";
+import { PG_BULK_ROWS } from "./constants.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -136,6 +142,62 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
         SELECT id FROM inserted`;
       return Number(row.id);
     },
+    async insertMemories(list) {
+      const ids: number[] = [];
+      for (let at = 0; at < list.length; at += PG_BULK_ROWS) {
+        const chunk = list.slice(at, at + PG_BULK_ROWS);
+        const rows = chunk.map((memory, ord) => ({
+          ord,
+          subject: memory.subject,
+          content: memory.content,
+          content_sha: memory.contentSha,
+          tags: memory.tags,
+          workspace: memory.workspace,
+          workspace_canonical: memory.workspaceCanonical,
+          source_type: memory.sourceType,
+          source_ref: memory.sourceRef,
+          event_time: memory.eventTime,
+          ingest_time: memory.ingestTime,
+          confidence: memory.confidence,
+          protection_level: memory.protectionLevel,
+          status: memory.status,
+          agent_id: memory.agentId,
+          client: memory.client,
+          // Its text, as the one-row insert stores it (a json column keeps the text).
+          metadata: JSON.stringify(memory.metadata),
+          follows: memory.follows,
+          created_at: memory.createdAt,
+          updated_at: memory.updatedAt,
+          valid_from: memory.validFrom,
+          valid_to: memory.validTo,
+        }));
+        // Identity values are drawn in the insert's order, so the ids sorted are the rows' ids.
+        const inserted = await core.q()`
+          INSERT INTO memories (subject, content, content_sha, tags, workspace,
+            workspace_canonical, source_type, source_ref, event_time, ingest_time, confidence,
+            protection_level, status, version, agent_id, client, metadata, follows, created_at,
+            updated_at, valid_from, valid_to)
+          SELECT subject, content, content_sha, tags, workspace, workspace_canonical,
+            source_type, source_ref, event_time, ingest_time, confidence, protection_level,
+            status, 1, agent_id, client, metadata::json, follows, created_at, updated_at,
+            valid_from, valid_to
+          FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS r(ord int,
+            subject text, content text, content_sha text, tags jsonb, workspace text,
+            workspace_canonical text, source_type text, source_ref text, event_time text,
+            ingest_time text, confidence float8, protection_level text, status text,
+            agent_id text, client text, metadata text, follows bigint, created_at text,
+            updated_at text, valid_from text, valid_to text)
+          ORDER BY ord
+          RETURNING id`;
+        const chunkIds = inserted.map((row) => Number(row.id)).sort((a, b) => a - b);
+        await indexManyMemoryTerms(
+          core,
+          chunk.map((memory, i) => ({ id: chunkIds[i], fields: memory })),
+        );
+        ids.push(...chunkIds);
+      }
+      return ids;
+    },
     async getMemory(id) {
       const sql = core.q();
       const [row] = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories WHERE id = ${id}`;
@@ -159,6 +221,18 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
         WHERE workspace_canonical = ${workspaceCanonical} AND content_sha = ${contentSha}
           AND status = 'active'`;
       return row ? toMemoryRecord(row) : undefined;
+    },
+    async findActiveByContents(texts) {
+      if (texts.length === 0) return [];
+      const sql = core.q();
+      const rows = await sql`SELECT u.n, ${sql.unsafe(MEMORY_COLUMNS)}
+        FROM unnest(${texts.map((t) => t.workspaceCanonical)}::text[],
+          ${texts.map((t) => t.contentSha)}::text[]) WITH ORDINALITY AS u(ws, sha, n)
+        JOIN memories m ON m.workspace_canonical = u.ws AND m.content_sha = u.sha
+          AND m.status = 'active'`;
+      const found: (MemoryRecord | undefined)[] = texts.map(() => undefined);
+      for (const row of rows) found[Number(row.n) - 1] = toMemoryRecord(row);
+      return found;
     },
     async changeMemory(id, change) {
       const sql = core.q();
