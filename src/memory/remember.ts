@@ -46,11 +46,7 @@ import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { checkValidity, validityFromText, type ValidityRead } from "./validity.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { NamedGraph } from "../core/memory_events.ts";
-import {
-  METADATA_MAX_BYTES,
-  SOURCE_REF_MAX_CHARS,
-  SUBJECT_MAX_CHARS,
-} from "./limits.ts";
+import { METADATA_MAX_BYTES, SOURCE_REF_MAX_CHARS, SUBJECT_MAX_CHARS } from "./limits.ts";
 import {
   checkContentSize,
   checkVerbatimText,
