@@ -19,9 +19,14 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** The zone of this process (the `TZ` variable or the machine's setting). */
+let processZone: string | undefined;
+
+/**
+ * The zone of this process (the `TZ` variable or the machine's setting), read once: building
+ * an `Intl.DateTimeFormat` costs ~0.1 ms, paid by every `remember` and `find` before.
+ */
 export function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return processZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /** Blocks the current thread for `ms` milliseconds (used between SQLITE_BUSY retries). */
