@@ -35,14 +35,27 @@ function phraseRegex(phrase: string): RegExp {
     : new RegExp(`(?<![\\p{L}\\p{N}_-])${escaped}(?![\\p{L}\\p{N}_-])`, "iu");
 }
 
+/**
+ * A member's phrase, its pattern compiled on first use (compiling them all cost every start
+ * ~0.1 s), and the lower-cased phrase a row must contain before the pattern is tried.
+ */
+class MemberPhrase {
+  readonly lower: string;
+  #regex: RegExp | undefined;
+  constructor(readonly phrase: string) {
+    this.lower = phrase.toLowerCase();
+  }
+
+  get regex(): RegExp {
+    return this.#regex ??= phraseRegex(this.phrase);
+  }
+}
+
 const GROUPS = Object.entries(EXCLUSIVE_ALTERNATIVES).map(([group, members]) => ({
   group,
   members: members.map((phrases) =>
     // Longest first, so "travis ci" is cut out whole.
-    [...phrases].sort((x, y) => y.length - x.length).map((phrase) => ({
-      phrase,
-      regex: phraseRegex(phrase),
-    }))
+    [...phrases].sort((x, y) => y.length - x.length).map((phrase) => new MemberPhrase(phrase))
   ),
 }));
 
@@ -66,9 +79,12 @@ function attributive(text: string, match: RegExpMatchArray): boolean {
 /** The members of each group a row names, with the words left once they are cut out. */
 function named(text: string): { group: string; member: number; phrase: string; rest: string }[] {
   const found: { group: string; member: number; phrase: string; rest: string }[] = [];
+  const lower = text.toLowerCase();
   for (const { group, members } of GROUPS) {
     members.forEach((phrases, member) => {
-      for (const { regex } of phrases) {
+      for (const candidate of phrases) {
+        if (!lower.includes(candidate.lower)) continue;
+        const regex = candidate.regex;
         const match = text.match(regex);
         if (!match || attributive(text, match)) continue;
         found.push({ group, member, phrase: match[0], rest: text.replace(regex, " ") });

@@ -146,17 +146,33 @@ const VALUE_MARK = "\uE000";
 const WORD = /[@\p{L}\p{N}_\uE000][\p{L}\p{N}_.+\-\uE000]*/gu;
 const HAN = /\p{Script=Han}/u;
 
-type PhraseMatcher = { phrase: string; regex: RegExp };
+/**
+ * A phrase and its pattern between word edges. The pattern is compiled on first use: the
+ * hundreds of phrases' `\p{L}` edges cost ~0.3 s to compile, which every start paid at import,
+ * and most phrases are never tried (a pass checks `includes(phrase)` first).
+ */
+class PhraseMatcher {
+  #regex: RegExp | undefined;
+  constructor(readonly phrase: string) {}
+
+  get regex(): RegExp {
+    return this.#regex ??= HAN.test(this.phrase)
+      ? new RegExp(escape(this.phrase), "g")
+      : new RegExp(`(?<![\\p{L}\\p{N}_])${escape(this.phrase)}(?![\\p{L}\\p{N}_])`, "gu");
+  }
+}
+
+/** A state word: its state's token, and whether it denies the state. */
+class StateMatcher extends PhraseMatcher {
+  constructor(phrase: string, readonly token: string, readonly off: boolean) {
+    super(phrase);
+  }
+}
 
 function matchers(phrases: readonly string[]): PhraseMatcher[] {
-  return [...phrases]
-    .sort((x, y) => y.length - x.length)
-    .map((phrase) => ({
-      phrase,
-      regex: HAN.test(phrase)
-        ? new RegExp(escape(phrase), "g")
-        : new RegExp(`(?<![\\p{L}\\p{N}_])${escape(phrase)}(?![\\p{L}\\p{N}_])`, "gu"),
-    }));
+  return [...phrases].sort((x, y) => y.length - x.length).map((phrase) =>
+    new PhraseMatcher(phrase)
+  );
 }
 
 const UPDATE = matchers(UPDATE_PHRASES);
@@ -165,13 +181,13 @@ const HISTORICAL = matchers(HISTORICAL_PHRASES);
 const ADDITION = matchers(ADDITION_PHRASES);
 const QUALIFIER = matchers(QUALIFIER_PHRASES);
 /** Every state word, longest first, with its token and whether it denies the state. */
-const STATE_WORDS: (PhraseMatcher & { token: string; off: boolean })[] = matchers(
+const STATE_WORDS: StateMatcher[] = matchers(
   Object.values(STATE_ANTONYMS).flatMap(({ on, off }) => [...on, ...off]),
-).map((matcher) => {
+).map(({ phrase }) => {
   const [token, entry] = Object.entries(STATE_ANTONYMS).find(([, { on, off }]) =>
-    on.includes(matcher.phrase) || off.includes(matcher.phrase)
+    on.includes(phrase) || off.includes(phrase)
   )!;
-  return { ...matcher, token, off: entry.off.includes(matcher.phrase) };
+  return new StateMatcher(phrase, token, entry.off.includes(phrase));
 });
 /**
  * "is free", "became free", "免费" (not "free tier", "免费商用"): a price of zero, so it meets
@@ -294,9 +310,10 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   lower = consume(lower, QUALIFIER, (phrase) => qualifiers.push(phrase));
   const states: string[] = [];
   // A state word becomes its state's token; a word denying the state also flips the polarity.
-  for (const { phrase, regex, token, off } of STATE_WORDS) {
+  for (const word of STATE_WORDS) {
+    const { phrase, token, off } = word;
     if (!lower.includes(phrase)) continue;
-    lower = lower.replace(regex, (_match: string, offset: number, text: string) => {
+    lower = lower.replace(word.regex, (_match: string, offset: number, text: string) => {
       states.push(token);
       if (off) flip(text, offset);
       return ` ${token.startsWith("@") ? token : STATE_TOKEN_PREFIX + token.replace(/_/g, "")} `;
@@ -308,9 +325,9 @@ export function readSentence(text: string, options: ReadSentenceOptions = {}): S
   const negated = [...clauses.values()].some((odd) => odd);
   const negatedOnlyWithout = negated &&
     ![...clausesBesidesWithout.values()].some((odd) => odd);
-  for (const { phrase, regex } of FAMILY_PHRASES) {
-    if (!lower.includes(phrase)) continue;
-    lower = lower.replace(regex, ` ${FAMILY_OF_PHRASE.get(phrase)} `);
+  for (const matcher of FAMILY_PHRASES) {
+    if (!lower.includes(matcher.phrase)) continue;
+    lower = lower.replace(matcher.regex, ` ${FAMILY_OF_PHRASE.get(matcher.phrase)} `);
   }
   if (HAN.test(lower)) {
     for (const stopword of HAN_STOPWORDS) lower = lower.replaceAll(stopword, " ");
@@ -384,7 +401,9 @@ export function ownWords(text: string, token: string): string | undefined {
   const slice = (at: number, length: number) =>
     lower.length === text.length ? text.slice(at, at + length).trim() : undefined;
   const phrase = (matchers: readonly PhraseMatcher[]) => {
-    for (const { regex } of matchers) {
+    for (const matcher of matchers) {
+      if (!lower.includes(matcher.phrase)) continue;
+      const regex = matcher.regex;
       regex.lastIndex = 0;
       const found = regex.exec(lower);
       if (found) return slice(found.index, found[0].length);
@@ -486,11 +505,12 @@ function consume(
   found: (phrase: string, offset: number, text: string) => void,
 ): string {
   let out = text;
-  for (const { phrase, regex } of phrases) {
+  for (const matcher of phrases) {
+    const phrase = matcher.phrase;
     // Each pattern is the phrase itself between word edges: no substring, no match. Checking
     // first skips most of the hundreds of regular expressions: 0.71 → 0.22 ms per LoCoMo turn.
     if (!out.includes(phrase)) continue;
-    out = out.replace(regex, (_match: string, offset: number, whole: string) => {
+    out = out.replace(matcher.regex, (_match: string, offset: number, whole: string) => {
       found(phrase, offset, whole);
       return " ";
     });
