@@ -131,7 +131,9 @@ async function replaceGraphs(
         ${rows.map((r) => r.workspace)}::text[], ${rows.map((r) => r.key)}::text[],
         ${rows.map((r) => r.entityId)}::bigint[]
       ) WITH ORDINALITY AS t(ws, k, e, n)
-      ORDER BY n
+      -- Key order: two units adding the same aliases meet them in one order, never in a
+      -- circle (a deadlock); of one key's rows the first still wins.
+      ORDER BY ws COLLATE "C", k COLLATE "C", n
       ON CONFLICT DO NOTHING`);
   }
   if (relations.length > 0) {
