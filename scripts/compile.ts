@@ -236,9 +236,15 @@ export async function compileBinary(options: {
     report.baseRuntime = { path: denort, bytes };
     report.payloadBytes = report.outputBytes - bytes;
     if (report.payloadBytes > options.payloadLimitBytes) {
+      const largest = plan.largest
+        .map((pkg) => `${pkg.name}@${pkg.version} ${(pkg.bytes / 1e6).toFixed(1)} MB`)
+        .join(", ");
       problems.push(
         `payload ${(report.payloadBytes / 1e6).toFixed(1)} MB is over the limit of ` +
-          `${(options.payloadLimitBytes / 1e6).toFixed(0)} MB`,
+          `${(options.payloadLimitBytes / 1e6).toFixed(0)} MB; the largest packages in it: ` +
+          `${largest} (only packages a name in node_modules links to are counted, as in a ` +
+          "clean clone; a new one here is a new dependency: leave it out in scripts/compile_plan.ts " +
+          "if mema never loads it)",
       );
     }
   }

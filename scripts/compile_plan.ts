@@ -2,7 +2,9 @@
  * What the single `mema` binary carries. With `nodeModulesDir: "auto"`, `deno compile` embeds
  * the whole local `node_modules` tree (749 MB here); this module lists what mema never loads
  * at run time on the build platform, so it can be left out with `--exclude`, and the native
- * files that must be in (and are later extracted to the cache dir at run time).
+ * files that must be in (and are later extracted to the cache dir at run time). Only package
+ * folders a name resolves to count (`reachableFolders`), so a checkout that has upgraded a
+ * package ships what a clean clone would.
  *
  * `--exclude` takes paths, not globs, and an excluded parent directory of a package folder is
  * not honoured (the package folder itself must be named), so every path here is a package
@@ -42,11 +44,62 @@ export interface ShippingPlan {
   excludes: string[];
   /** Bytes left out (on disk, before deduplication of hard links). */
   excludedBytes: number;
+  /** The largest packages left in, biggest first (what to look at when the payload grows). */
+  largest: { name: string; version: string; bytes: number }[];
   /** Native files that must be embedded; missing ones are in `missing`. */
   natives: NativeFile[];
   /** Native roles that could not be found in node_modules (a broken install). */
   missing: string[];
 }
+
+/**
+ * The package folders a bare import can reach: those Deno links by name (the checkout's
+ * `node_modules/<pkg>` and the hoisted `node_modules/.deno/node_modules/<pkg>`, which resolves
+ * what a package uses without declaring it: transformers imports onnxruntime-common that way),
+ * and, from each, the dependencies linked beside it (`.deno/<pkg>@<v>/node_modules/<dep>`).
+ * Real paths. What no name reaches is what an earlier install left behind: another version of
+ * a package after an upgrade (20 MB of sharp and libvips in one checkout, which put its payload
+ * over the limit while a clean clone, holding one version of each, passed).
+ */
+function reachableFolders(root: string): Set<string> {
+  const queue: string[] = [];
+  const linksIn = (dir: string): string[] => {
+    if (!exists(dir)) return [];
+    return [...Deno.readDirSync(dir)].flatMap((entry) =>
+      entry.name.startsWith(".")
+        ? []
+        : entry.name.startsWith("@") && entry.isDirectory
+        ? [...Deno.readDirSync(`${dir}/${entry.name}`)].map((e) => `${entry.name}/${e.name}`)
+        : [entry.name]
+    );
+  };
+  const follow = (dir: string, names: string[]) => {
+    for (const name of names) {
+      try {
+        queue.push(Deno.realPathSync(`${dir}/${name}`));
+      } catch {
+        // A dangling link: an optional dependency for another platform, not installed.
+      }
+    }
+  };
+  follow(`${root}/node_modules`, linksIn(`${root}/node_modules`));
+  follow(
+    `${root}/node_modules/.deno/node_modules`,
+    linksIn(`${root}/node_modules/.deno/node_modules`),
+  );
+  const seen = new Set<string>();
+  for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const name = dir.split("/node_modules/").at(-1)!;
+    const beside = dir.slice(0, dir.length - name.length - 1);
+    follow(beside, linksIn(beside).filter((link) => link !== name));
+  }
+  return seen;
+}
+
+/** Packages named when the payload is over its limit. */
+const LARGEST_LISTED = 5;
 
 /** Why each whole package stays out of the binary. */
 const UNSHIPPED_PACKAGES: Record<string, string> = {
@@ -56,6 +109,7 @@ const UNSHIPPED_PACKAGES: Record<string, string> = {
   "@types/node": "type declarations",
   "@modelcontextprotocol/sdk": "a test tool: the server speaks MCP itself (src/mcp/protocol.ts)",
   "undici-types": "type declarations",
+  "playwright-core": "a test tool: drives Chromium in the console's browser tests",
 };
 
 /** Directories inside packages that are never loaded. */
@@ -206,8 +260,12 @@ function nativeFiles(root: string, folders: PackageFolder[], target: TargetPlatf
 
 /** Lists what to leave out of the binary and which native files it must carry. */
 export function planShipping(root: string, target: TargetPlatform): ShippingPlan {
-  const folders = packageFolders(root);
-  const excluded = new Set<string>();
+  const reachable = reachableFolders(root);
+  const all = packageFolders(root);
+  const folders = all.filter((folder) => reachable.has(Deno.realPathSync(`${root}/${folder.dir}`)));
+  const excluded = new Set<string>(
+    all.filter((folder) => !folders.includes(folder)).map((folder) => folder.dir),
+  );
   for (const folder of folders) {
     if (folder.name in UNSHIPPED_PACKAGES || isForeignPlatformPackage(folder.name, target)) {
       excluded.add(folder.dir);
@@ -245,5 +303,15 @@ export function planShipping(root: string, target: TargetPlatform): ShippingPlan
   }
   const excludes = [...excluded].sort();
   const excludedBytes = excludes.reduce((sum, path) => sum + treeBytes(`${root}/${path}`), 0);
-  return { excludes, excludedBytes, ...nativeFiles(root, folders, target) };
+  const largest = folders.filter((folder) => !excluded.has(folder.dir))
+    .map((folder) => ({
+      name: folder.name,
+      version: folder.version,
+      bytes: treeBytes(`${root}/${folder.dir}`) -
+        excludes.filter((path) => path.startsWith(`${folder.dir}/`))
+          .reduce((sum, path) => sum + treeBytes(`${root}/${path}`), 0),
+    }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, LARGEST_LISTED);
+  return { excludes, excludedBytes, largest, ...nativeFiles(root, folders, target) };
 }

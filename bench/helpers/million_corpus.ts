@@ -75,7 +75,7 @@ function personName(index: number): string {
 }
 
 /** The memories of one conversation in one pass, speakers renamed. */
-function* passMemories(
+export function* passMemories(
   conversation: Conversation,
   pass: number,
   conversationIndex: number,

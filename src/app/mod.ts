@@ -36,7 +36,8 @@ import {
 import { enqueueJob } from "../jobs/queue.ts";
 import { yieldToRequests } from "../jobs/worker.ts";
 import type { MemaConfig } from "../config/mod.ts";
-import { DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
+import { createDetectionMemo, runBatchCheck } from "../conflicts/batch_check.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
 import { semanticNeighbours } from "../conflicts/neighbours.ts";
 import { defaultStages, openJudge } from "../conflicts/stages.ts";
@@ -213,6 +214,8 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   const stages = semantic
     ? defaultStages({ judge, vectors: semanticNeighbours(store, semantic) })
     : defaultStages();
+  // Shared by the runs of the import's batch checks (src/conflicts/batch_check.ts).
+  const memo = createDetectionMemo();
   let worker: JobWorker | undefined;
   let replayer: BackupReplayer | undefined;
   let closed = false;
@@ -245,6 +248,9 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         const started = await startEvidenceWorker(store, index, {
           [DETECT_JOB_KIND]: async (job) => {
             await detectConflicts(ctx, Number(job.payload.memory_id), stages);
+          },
+          [DETECT_BATCH_JOB_KIND]: async (job) => {
+            await runBatchCheck(ctx, job, { stages, memo });
           },
           [ENTITY_BACKFILL_JOB_KIND]: () => runEntityBackfill(store, yieldToRequests),
         });

@@ -72,6 +72,11 @@ const NAMED_CHANGE =
 /** "Hopefully…", "maybe…", "I hope…": a wish or a guess, not a statement of fact. */
 const HEDGE = /^\s*(?:hopefully|maybe|perhaps|probably|i hope|i guess|i wish|fingers crossed)\b/iu;
 /**
+ * "For example, `4-6, 8+` means opset 4 to 6, 8 and above": an illustration of how to read
+ * something, with made-up values; two documents' examples (4 vs 7) contradict nothing.
+ */
+const ILLUSTRATION = /^\s*(?:for (?:example|instance)|e\.g\.|例如|比如)[,，:：\s]/iu;
+/**
  * "Defaults to 300 seconds.", "Returns a promise.", "Default: `true`": the description of an
  * option or a function whose name is the heading or the list item above it. With the subject
  * left out, two such rows about different options ("Defaults to 30" under `timeout`, "Defaults
@@ -245,6 +250,7 @@ export function readClaim(row: string): Claim {
   }
   if (EXHORTATION.test(text)) return { text, notAClaim: "an exhortation states no fact" };
   if (HEDGE.test(text)) return { text, notAClaim: "a wish or a guess states no fact" };
+  if (ILLUSTRATION.test(text)) return { text, notAClaim: "an example illustrates, states no fact" };
   if (POSSIBILITY.test(text) && !PERMISSION.test(text) && !STATED_LIMIT.test(text)) {
     return { text, notAClaim: "says what could be, not what is" };
   }

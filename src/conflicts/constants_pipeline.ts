@@ -34,6 +34,30 @@ export const NOTICE_SYNC_WAIT_MS = 3000;
 export const STRICT_NOTICE_WINDOW = 200;
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
+/** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */
+export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
+/**
+ * Most members of a batch checked in one run of its job; the rest go to a continuation job
+ * committed with the run's findings. Also bounded by time ({@linkcode DETECT_BATCH_RUN_MS}), so
+ * this only caps the findings one transaction holds.
+ */
+export const DETECT_BATCH_SLICE_MAX = 64;
+/**
+ * Longest run of a batch job before it commits (wall time, turns for requests included): the
+ * run yields to requests every JOB_SLICE_MS as any background work does, and commits its
+ * findings and its continuation together at the end. Committing after every slice cost a claim,
+ * a transaction and a rewritten continuation per member on a loaded machine (an 8 ms slice held
+ * one ~15 ms check), which ate what the plan saved (bench/planned_checks.ts at 1M: 0.91× the
+ * per-memory rate per CPU-second). A run killed before its commit checks its members again.
+ */
+export const DETECT_BATCH_RUN_MS = 250;
+/**
+ * Checked members' claim rows (and assessed row-pair outcomes) kept between the runs of batch
+ * jobs: an imported chunk's memories are each other's neighbours (one conversation, one
+ * document), so a member's rows are read once, not once per member that finds it. Keyed by
+ * memory version, which never changes, so nothing goes stale; bounded so a 1M drain does not grow.
+ */
+export const DETECT_BATCH_MEMO_MAX = 4_096;
 /** Bumped when the rule stage changes, so the next scan round is a full one (rules-2: issue 14). */
 export const DETECTOR_VERSION = "rules-2";
 /** Memories per kick (memory-arbiter used 400, capped at 2000). */

@@ -196,11 +196,38 @@ function markupRow(row: RowView, code: readonly (readonly [number, number])[]): 
  * The rows of a memory that are claims ({@link readClaim}): rows that state nothing
  * (questions, exclamations) can never be half of a conflict, so they are never compared.
  */
-export async function claimRowsOf(store: Store, memory: MemoryRecord): Promise<ClaimRow[]> {
+export async function claimRowsOf(
+  store: Store,
+  memory: MemoryRecord,
+  memo?: DetectionMemo,
+): Promise<ClaimRow[]> {
+  const key = `${memory.id}:v${memory.version}`;
+  const known = memo?.claims.get(key);
+  if (known) return known;
   const code = markupSpans(memory.content);
-  return (await rowsOf(store, memory)).slice(0, DETECT_MAX_ROWS)
+  const claims = (await rowsOf(store, memory)).slice(0, DETECT_MAX_ROWS)
     .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
+  memo?.claims.set(key, claims);
+  return claims;
+}
+
+/**
+ * What the checks of many memories share (the planned check of an import's batches,
+ * batch_check.ts): each memory version's claim rows, and the pairs of versions already compared
+ * that gave no suspect, so the second memory of a pair that finds the first does not compare
+ * them again. Both are facts of immutable versions; the owner bounds them.
+ */
+export interface DetectionMemo {
+  claims: Map<string, ClaimRow[]>;
+  /** Keys of {@link comparedKey}: compared, either way round, with no suspect and no judge pair. */
+  quiet: Map<string, true>;
+}
+
+/** The key of two memory versions compared, the same either way round. */
+export function comparedKey(a: MemoryRecord, b: MemoryRecord): string {
+  const [first, second] = a.id < b.id ? [a, b] : [b, a];
+  return `${first.id}:v${first.version}|${second.id}:v${second.version}`;
 }
 
 /**
@@ -211,16 +238,25 @@ export async function bestPair(
   store: Store,
   a: MemoryRecord,
   b: MemoryRecord,
-  stages: { assess: PairAssessor; budget: { pairs: number }; rowsA?: readonly ClaimRow[] },
+  stages: {
+    assess: PairAssessor;
+    budget: { pairs: number };
+    rowsA?: readonly ClaimRow[];
+    memo?: DetectionMemo;
+  },
 ): Promise<SuspectPair | undefined> {
   let best: SuspectPair | undefined;
   // Each sentence of a document is about the document's topic: two documents about different
   // things (two packages' READMEs) hold no claim about one thing.
   if (differentDocuments(a, b)) return undefined;
-  const rowsB = await claimRowsOf(store, b);
+  const rowsB = await claimRowsOf(store, b, stages.memo);
   if (rowsB.length === 0) return undefined;
   for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
+      // The same sentence told at the same time states one fact, whatever else the memories say
+      // (the rule stage read some of them as two time windows: "staffed in the morning, 8:00 to
+      // 12:00" twice). A library of repeated conversations is mostly such pairs.
+      if (rowA.text === rowB.text && a.eventTime === b.eventTime) continue;
       // Cheap pre-check before the rule stage: rows about the same attribute share words.
       if (!sharesEnough(termsA, termsB)) continue;
       if (stages.budget.pairs-- <= 0) return best;
@@ -334,9 +370,10 @@ async function closestRows(
   b: MemoryRecord,
   rowsA: readonly ClaimRow[],
   nearByMeaning: boolean,
+  memo?: DetectionMemo,
 ): Promise<SuspectPair | undefined> {
   let best: { pair: SuspectPair; share: number } | undefined;
-  for (const { row: rowB, terms: termsB } of await claimRowsOf(store, b)) {
+  for (const { row: rowB, terms: termsB } of await claimRowsOf(store, b, memo)) {
     for (const { row: rowA, terms: termsA } of rowsA) {
       const [small, large] = termsA.size <= termsB.size ? [termsA, termsB] : [termsB, termsA];
       let shared = 0;
@@ -356,13 +393,30 @@ async function closestRows(
   return best?.pair;
 }
 
-/** Runs detection for one memory's current version. */
-export async function detectConflicts(
+/** The suspect pairs one memory's check found, before the judge and before recording. */
+export interface CheckFindings {
+  memoryId: number;
+  suspects: SuspectPair[];
+  /** Row pairs the rule stage assessed. */
+  checked: number;
+  /** {@link comparedKey}s of neighbours compared with no suspect (for a {@link DetectionMemo}). */
+  quiet: string[];
+}
+
+/**
+ * The read half of a check: the memory's claim rows, its neighbours (by words, and by meaning
+ * when `stages.vectors` is set), and the pairs the rule stage flags. With a `memo`, claim rows
+ * read before are reused and a neighbour already compared from its side without a suspect is
+ * skipped (the rule stage reads a pair the same either way round).
+ */
+export async function findSuspects(
   ctx: ServiceContext,
   memoryId: number,
   stages: DetectionStages,
-): Promise<DetectionReport> {
+  memo?: DetectionMemo,
+): Promise<CheckFindings> {
   const { store } = ctx;
+  const none = { memoryId, suspects: [], checked: 0, quiet: [] };
   const start = await store.read(async () => {
     const memory = await store.getMemory(memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
@@ -370,10 +424,10 @@ export async function detectConflicts(
     }
     // A memory that claims nothing (chat: questions, exclamations, greetings) cannot
     // contradict anything: no neighbour search at all.
-    const claims = await claimRowsOf(store, memory);
+    const claims = await claimRowsOf(store, memory, memo);
     return claims.length === 0 ? undefined : { memory, claims };
   });
-  if (!start) return { memoryId, pairsChecked: 0, suspects: 0, recorded: [] };
+  if (!start) return none;
   const claimText = start.claims.map(({ row }) => row.text).join("\n");
   // Neighbours by meaning find rewordings that share few words ("stores its data in MySQL" /
   // "was migrated off MySQL"); the embedding runs outside any read so the store stays free.
@@ -383,15 +437,16 @@ export async function detectConflicts(
     : [];
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
-  const found = await store.read(async () => {
+  return await store.read(async () => {
     const memory = await store.getMemory(memoryId);
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
-      return { suspects: [], checked: 0 };
+      return none;
     }
     const claims = start.claims;
     const budget = { pairs: DETECT_MAX_PAIRS };
     const suspects: SuspectPair[] = [];
     const judgeOnly: SuspectPair[] = [];
+    const quiet: string[] = [];
     const query = { ...memory, content: claimText };
     const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
     const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
@@ -401,56 +456,99 @@ export async function detectConflicts(
         .values(),
     ].filter((neighbour) => neighbour.status === "active");
     for (const neighbour of [...lexical, ...byMeaning]) {
+      const compared = comparedKey(memory, neighbour);
+      if (memo?.quiet.has(compared)) continue;
       const pair = await bestPair(store, memory, neighbour, {
         assess: stages.assess,
         budget,
         rowsA: claims,
+        memo,
       });
+      let candidate: SuspectPair | undefined;
       if (pair) suspects.push(pair);
       else if (stages.judge) {
         // With a judge, every close neighbour is judged, not only what the rules flag: the
         // rules are tuned for precision offline and miss rewordings a model reads.
         const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
-        const candidate = await closestRows(store, memory, neighbour, claims, close);
+        candidate = await closestRows(store, memory, neighbour, claims, close, memo);
         if (candidate) judgeOnly.push(candidate);
       }
+      // A pair cut short by the budget was not fully compared.
+      if (!pair && !candidate && budget.pairs > 0) quiet.push(compared);
       if (budget.pairs <= 0) break;
     }
     suspects.sort((x, y) => y.assessment.score - x.assessment.score);
     return {
+      memoryId,
       suspects: [
         ...suspects.slice(0, DETECT_MAX_NOTICES),
         ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
       ],
       checked: DETECT_MAX_PAIRS - budget.pairs,
+      quiet,
     };
   });
-  let verdicts: (JudgeVerdictLike | undefined)[] = found.suspects.map(() => undefined);
-  if (stages.judge && found.suspects.length > 0) {
-    verdicts = await stages.judge.judge(
-      found.suspects.map((pair) => ({ a: pair.rowA.text, b: pair.rowB.text })),
-    );
-  }
+}
+
+/** The judge's verdict on each suspect (undefined each without a judge). */
+export async function judgeSuspects(
+  stages: DetectionStages,
+  suspects: readonly SuspectPair[],
+): Promise<(JudgeVerdictLike | undefined)[]> {
+  if (!stages.judge || suspects.length === 0) return suspects.map(() => undefined);
+  return await stages.judge.judge(
+    suspects.map((pair) => ({ a: pair.rowA.text, b: pair.rowB.text })),
+  );
+}
+
+/**
+ * The write half of a check (call inside a unit of work): records each suspect the judge did
+ * not clear, when both memories are still at the versions compared; returns the groups opened
+ * or joined.
+ */
+export async function recordFindings(
+  ctx: ServiceContext,
+  suspects: readonly SuspectPair[],
+  verdicts: readonly (JudgeVerdictLike | undefined)[],
+): Promise<number[]> {
+  const { store } = ctx;
   const recorded: number[] = [];
-  // Most writes have no suspect: no transaction (and no fsync) for them.
-  if (found.suspects.length === 0) {
-    return { memoryId, pairsChecked: found.checked, suspects: 0, recorded };
+  for (const [index, pair] of suspects.entries()) {
+    const verdict = verdicts[index];
+    if (verdict?.verdict === "no_conflict") continue;
+    // A pair only the judge looked at needs the judge's word to be recorded.
+    if (pair.judgeOnly && verdict === undefined) continue;
+    // The memory may have changed while the judge ran: only current versions are recorded.
+    const a = await store.getMemory(pair.a.id);
+    const b = await store.getMemory(pair.b.id);
+    if (a?.version !== pair.a.version || b?.version !== pair.b.version) continue;
+    const id = await recordSuspectPair(ctx, pair, { source: "write_time", verdict });
+    if (id !== undefined) recorded.push(id);
   }
-  await store.write(async () => {
-    for (const [index, pair] of found.suspects.entries()) {
-      const verdict = verdicts[index];
-      if (verdict?.verdict === "no_conflict") continue;
-      // A pair only the judge looked at needs the judge's word to be recorded.
-      if (pair.judgeOnly && verdict === undefined) continue;
-      // The memory may have changed while the judge ran: only current versions are recorded.
-      const a = await store.getMemory(pair.a.id);
-      const b = await store.getMemory(pair.b.id);
-      if (a?.version !== pair.a.version || b?.version !== pair.b.version) continue;
-      const id = await recordSuspectPair(ctx, pair, { source: "write_time", verdict });
-      if (id !== undefined) recorded.push(id);
-    }
-    // Findings of a queued check: a power cut that loses them loses the job's completion
-    // too (WAL keeps commit order), so the check runs again.
-  }, { durable: false });
-  return { memoryId, pairsChecked: found.checked, suspects: found.suspects.length, recorded };
+  return recorded;
+}
+
+/** Runs detection for one memory's current version. */
+export async function detectConflicts(
+  ctx: ServiceContext,
+  memoryId: number,
+  stages: DetectionStages,
+): Promise<DetectionReport> {
+  const found = await findSuspects(ctx, memoryId, stages);
+  const report = {
+    memoryId,
+    pairsChecked: found.checked,
+    suspects: found.suspects.length,
+    recorded: [] as number[],
+  };
+  // Most writes have no suspect: no transaction (and no fsync) for them.
+  if (found.suspects.length === 0) return report;
+  const verdicts = await judgeSuspects(stages, found.suspects);
+  // Findings of a queued check: a power cut that loses them loses the job's completion
+  // too (WAL keeps commit order), so the check runs again.
+  report.recorded = await ctx.store.write(
+    async () => await recordFindings(ctx, found.suspects, verdicts),
+    { durable: false },
+  );
+  return report;
 }

@@ -36,7 +36,7 @@
  * @module
  */
 import { MemaError } from "../errors/mod.ts";
-import { importTransformers } from "../models/transformers_runtime.ts";
+import { importTransformers, transformersModelDir } from "../models/transformers_runtime.ts";
 import { readTextIfExists } from "../platform/files.ts";
 import { pathExists } from "../platform/paths.ts";
 import {
@@ -173,7 +173,7 @@ interface Logits {
  * ```
  */
 export function createJudge(options: JudgeOptions): Judge {
-  const modelDir = absoluteDir(options.modelDir);
+  const modelDir = transformersModelDir(options.modelDir);
   const thresholds = checkThresholds(options.thresholds ?? JUDGE_DEFAULT_THRESHOLDS);
   const labels = normalizeLabels(options.labels ?? DEFAULT_JUDGE_LABELS);
   const batchSize = positiveInteger(options.batchSize ?? JUDGE_BATCH_SIZE, "batchSize");
@@ -338,7 +338,7 @@ export function checkJudgeLabels(
   modelDir: string,
   labels: Record<string, JudgeVerdictName> = DEFAULT_JUDGE_LABELS,
 ): { width: number } {
-  return { width: labelIndexes(absoluteDir(modelDir), normalizeLabels(labels)).width };
+  return { width: labelIndexes(transformersModelDir(modelDir), normalizeLabels(labels)).width };
 }
 
 /** Reads `config.json` `id2label` and finds each role's output index by label name. */
@@ -425,14 +425,4 @@ function positiveInteger(value: number, field: string): number {
     });
   }
   return value;
-}
-
-function absoluteDir(path: string): string {
-  if (!path.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(path)) {
-    throw new MemaError("invalid_input", `modelDir must be an absolute path, got "${path}"`, {
-      field: "modelDir",
-      hint: "a relative path would be read as a Hugging Face repo id by transformers.js",
-    });
-  }
-  return path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 }

@@ -27,6 +27,7 @@ import type { Store } from "../store/mod.ts";
 import type { VectorNeighbours } from "./detect.ts";
 import {
   DETECT_BACKLOG_RECOUNT_MS,
+  DETECT_BATCH_JOB_KIND,
   DETECT_JOB_KIND,
   DETECT_VECTOR_BACKLOG_MAX,
 } from "./constants_pipeline.ts";
@@ -41,9 +42,11 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
   const bulkBacklog = async () => {
     if (performance.now() - counted >= DETECT_BACKLOG_RECOUNT_MS) {
       counted = performance.now();
-      const byStatus = (await store.read(async () => await store.countJobs()))[DETECT_JOB_KIND] ??
-        {};
-      backlog = byStatus.pending ?? 0;
+      const jobs = await store.read(async () => await store.countJobs());
+      // A waiting batch check (an import's chunk) stands for a bulk import on its own.
+      const batches = jobs[DETECT_BATCH_JOB_KIND]?.pending ?? 0;
+      backlog = (jobs[DETECT_JOB_KIND]?.pending ?? 0) +
+        (batches > 0 ? DETECT_VECTOR_BACKLOG_MAX + 1 : 0);
     }
     return backlog > DETECT_VECTOR_BACKLOG_MAX;
   };

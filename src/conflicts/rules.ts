@@ -633,6 +633,14 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     // holds on its own days.
     const ownDays = updates.length === 0 ? stateScopes(a.text, b.text) : undefined;
     if (ownDays) return drop(`each row is limited to its own days or period (${ownDays})`);
+    // "generated via [generate-webgl-operator-md.ts]" / "generated via [this script]": a row
+    // that points at its thing ("this script") names no value to contradict the other's.
+    if (
+      updates.length === 0 &&
+      (pointedAt(a.text, leftOnly.surface) || pointedAt(b.text, rightOnly.surface))
+    ) {
+      return drop(`one row points at its value instead of naming it (${describe()})`);
+    }
     kind = "value";
     opposed = { a: leftOnly.shown.join(" "), b: rightOnly.shown.join(" ") };
     reasons.push(`different value for the same attribute: ${opposed.a} vs ${opposed.b}`);
@@ -1317,6 +1325,13 @@ function scoped(text: string, differing: readonly string[]): boolean {
         new RegExp(`\\b(?:for|in)\\s+(?:the\\s+|all\\s+|our\\s+)?${escapeRegex(word)}\\b`, "u")
           .test(lower)
       ));
+}
+
+/** The differing words follow a demonstrative: "this script", "that file". */
+function pointedAt(text: string, differing: readonly string[]): boolean {
+  if (differing.length === 0) return false;
+  const at = text.toLowerCase().indexOf(differing[0].toLowerCase());
+  return at > 0 && /\b(?:this|that|these|those)\s+$/u.test(text.slice(0, at).toLowerCase());
 }
 
 function escapeRegex(text: string): string {

@@ -17,6 +17,7 @@
  * @module
  */
 import { readEnglishNumber } from "../text/numerals.ts";
+import { monthNumber } from "../text/time_phrases.ts";
 import {
   RULE_AMOUNT_TOLERANCE,
   RULE_EXACT_EPSILON,
@@ -156,21 +157,6 @@ const MULTIPLIERS: Record<string, number> = {
   billion: 1e9,
   万: 1e4,
 };
-
-const MONTHS = [
-  "jan",
-  "feb",
-  "mar",
-  "apr",
-  "may",
-  "jun",
-  "jul",
-  "aug",
-  "sep",
-  "oct",
-  "nov",
-  "dec",
-];
 
 const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
 const CHINESE_WEEKDAYS = "日一二三四五六";
@@ -719,7 +705,7 @@ function time(hour: number, minute: number): Partial<SentenceValue> | undefined 
 }
 
 function monthOf(name: string): number {
-  return MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
+  return monthNumber(name) ?? 0;
 }
 
 function parseNumber(text: string): number {

@@ -50,24 +50,41 @@ export interface MemoryWritten {
 export type MemoryWrittenListener = (store: Store, fact: MemoryWritten) => Promise<void>;
 
 /**
- * {@linkcode MemoryWrittenListener} for many memories written in one unit (the bulk path): it
- * must leave what reacting to each in turn would.
+ * Reacts once to the facts of a whole batch of a bulk writer (an import chunk), inside the
+ * batch's unit of work: work planned per batch (one conflict-check job for the chunk) instead of
+ * once per fact.
  */
-export type MemoriesWrittenListener = (
+export type MemoryBatchListener = (
   store: Store,
   facts: readonly MemoryWritten[],
 ) => Promise<void>;
 
+interface Subscription {
+  each: MemoryWrittenListener;
+  batched?: MemoryBatchListener;
+}
+
 /** The announcements of the write path and who listens to them. */
 export class MemoryEvents {
-  readonly #written: { one: MemoryWrittenListener; many?: MemoriesWrittenListener }[] = [];
+  readonly #subscriptions: Subscription[];
+  /** Facts held for batched listeners; only on the events of a batch ({@link batch}). */
+  readonly #held: Map<Subscription, MemoryWritten[]> | undefined;
+
+  constructor(shared?: { subscriptions: Subscription[] }) {
+    this.#subscriptions = shared?.subscriptions ?? [];
+    this.#held = shared ? new Map() : undefined;
+  }
 
   /**
-   * Adds a listener; listeners run in the order they were added. `many`, when given, reacts to
-   * a bulk write's memories at once (fewer statements); without it each is announced in turn.
+   * Adds a listener; listeners run in the order they were added. With `batched`, the events of a
+   * batch ({@link batch}) hold this listener's facts and hand them over together at
+   * {@link settleBatch}; everywhere else `listener` sees each fact as it is written.
    */
-  onWritten(listener: MemoryWrittenListener, many?: MemoriesWrittenListener): void {
-    this.#written.push({ one: listener, many });
+  onWritten(
+    listener: MemoryWrittenListener,
+    options: { batched?: MemoryBatchListener } = {},
+  ): void {
+    this.#subscriptions.push({ each: listener, batched: options.batched });
   }
 
   /**
@@ -75,15 +92,33 @@ export class MemoryEvents {
    * after all of them and they act in a fixed order.
    */
   async announceWritten(store: Store, fact: MemoryWritten): Promise<void> {
-    for (const listener of this.#written) await listener.one(store, fact);
+    for (const subscription of this.#subscriptions) {
+      const held = subscription.batched ? this.#held : undefined;
+      if (held) {
+        const facts = held.get(subscription) ?? [];
+        facts.push(fact);
+        held.set(subscription, facts);
+      } else await subscription.each(store, fact);
+    }
   }
 
-  /** {@linkcode announceWritten} for many memories written in one unit, listener by listener. */
-  async announceWrittenMany(store: Store, facts: readonly MemoryWritten[]): Promise<void> {
-    if (facts.length === 0) return;
-    for (const listener of this.#written) {
-      if (listener.many) await listener.many(store, facts);
-      else for (const fact of facts) await listener.one(store, fact);
+  /**
+   * Events for one batch of a bulk writer, with the same listeners: a listener subscribed with
+   * `batched` gets the batch's facts at {@link settleBatch}, which the writer calls at the end
+   * of the batch's unit of work. Make a new one for each attempt of the unit (the body may run
+   * again).
+   */
+  batch(): MemoryEvents {
+    return new MemoryEvents({ subscriptions: this.#subscriptions });
+  }
+
+  /** Hands the facts held by a batch's events to their batched listeners (none elsewhere). */
+  async settleBatch(store: Store): Promise<void> {
+    if (!this.#held) return;
+    for (const subscription of this.#subscriptions) {
+      const facts = this.#held.get(subscription);
+      this.#held.delete(subscription);
+      if (facts && facts.length > 0) await subscription.batched!(store, facts);
     }
   }
 }

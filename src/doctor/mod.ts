@@ -34,6 +34,7 @@ import { backlogFindings } from "./backlog_check.ts";
 import { copyIncompleteFinding } from "./copy_check.ts";
 import { postgresFindings } from "./postgres_check.ts";
 import { providerFindings } from "./provider_check.ts";
+import { vectorCoverageFinding } from "./vector_index_check.ts";
 import {
   type DatabaseProbe,
   inspectDatabase,
@@ -364,18 +365,7 @@ function checkVectorChain(
       fix_hint: 'run memory_repair {"task": "rebuild_evidence"} (dry_run first)',
     });
   } else {
-    const complete = facts.space !== undefined && facts.embedded === facts.rows &&
-      facts.memoriesMissingRows === 0;
-    findings.push({
-      check_id: "vector.index",
-      severity: complete || facts.rows === 0 ? "info" : "warning",
-      title: complete ? "the vector index is ready" : "the vector index is incomplete",
-      detail:
-        `${facts.embedded} of ${facts.rows} rows embedded; ${facts.memoriesMissingRows} memories without rows`,
-      fix_hint: complete
-        ? undefined
-        : "keep `mema serve` running (it embeds in the background) or run rebuild_evidence",
-    });
+    findings.push(vectorCoverageFinding(facts));
   }
   checkPoisonedJobs(facts, findings);
 }

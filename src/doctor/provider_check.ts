@@ -31,6 +31,7 @@ import { createProviderEmbedder } from "../models/provider_embedder.ts";
 import { providerFingerprint, providerModelId } from "../models/provider_model.ts";
 import type { DatabaseProbe } from "../store/mod.ts";
 import type { Finding } from "./mod.ts";
+import { vectorCoverageFinding } from "./vector_index_check.ts";
 
 /** Where the key comes from, by name only. */
 function keySource(config: EmbeddingProviderConfig): string {
@@ -81,17 +82,6 @@ export async function providerFindings(
     });
     return findings;
   }
-  const complete = facts.space !== undefined && facts.embedded === facts.rows &&
-    facts.memoriesMissingRows === 0;
-  findings.push({
-    check_id: "vector.index",
-    severity: complete || facts.rows === 0 ? "info" : "warning",
-    title: complete ? "the vector index is ready" : "the vector index is incomplete",
-    detail:
-      `${facts.embedded} of ${facts.rows} rows embedded; ${facts.memoriesMissingRows} memories without rows`,
-    fix_hint: complete
-      ? undefined
-      : "keep `mema serve` running (it embeds in the background) or run rebuild_evidence",
-  });
+  findings.push(vectorCoverageFinding(facts));
   return findings;
 }

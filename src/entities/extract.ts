@@ -2,8 +2,10 @@
  * Reading entities out of a fact without a model (issue 35): code identifiers by their shape
  * (URLs, emails, scoped packages, file paths, hostnames, environment variables, ticket ids,
  * versions attached to what they version), names by capitalization and known suffixes ("API",
- * "service", "team"), lower-case "billing service"-style names, and Chinese names ending in a
- * kind word (支付团队, 订单服务). Aliases the text states ("Kubernetes (K8s)", "X, also known as
+ * "service", "team"), lower-case "billing service"-style names, Chinese names ending in a
+ * kind word (支付团队, 订单服务), and people's names where capitals cannot tell: a given name
+ * opening a sentence ("Alice approved…") and a Chinese surname and name before a verb a person
+ * does (张伟负责…), from the lists in person_names.ts. Aliases the text states ("Kubernetes (K8s)", "X, also known as
  * Y") come back as pairs.
  *
  * One pass of regular expressions over at most `ENTITY_TEXT_MAX_CHARS`; spans already taken by
@@ -25,6 +27,7 @@
  * @module
  */
 import { ENTITY_MENTIONS_MAX, ENTITY_NAME_MAX_CHARS, ENTITY_TEXT_MAX_CHARS } from "./constants.ts";
+import { isGivenName, readHanPersons } from "./person_names.ts";
 
 /** What an entity is, as far as its words tell. */
 export type EntityKind =
@@ -119,7 +122,9 @@ const COMMON_CAPITALIZED = new Set(
   Will Would Can Could Should Must Might Shall Let Lets Let's Just Only Even Still Once Twice
   Never Always Often Sometimes Usually Maybe Perhaps Currently Recently Finally First Second
   Third Last Next Previous New Old Good Bad Great Sure Well Oh Wow Hmm Ah Mr Mrs Ms Dr Prof
-  Fri Mon Tue Wed Thu Sat Sun Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec UTC GMT`
+  Fri Mon Tue Wed Thu Sat Sun Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec UTC GMT
+  Yeah Yep Yup Nope Congrats Congratulations Bye Goodbye Woohoo Awesome Cool Nice Sorry Haha
+  Lol Omg Aww`
     .split(/\s+/u),
 );
 
@@ -164,9 +169,12 @@ const VERSION_AFTER = /^ ?(v?\d+(?:\.\d+){0,3}(?:-[a-z0-9.]+)?)\b/u;
 const PINNED = /(?:@|==)(\d+(?:\.\d+){0,3}(?:-[\w.]+)?)\b/gu;
 const NAME_CHAR = /[\w./-]/u;
 
-/** A Chinese name ending in a kind word; the kind words decide the kind. */
+/**
+ * A Chinese name ending in a kind word; the kind words decide the kind. The verbs that may
+ * stand before a name never stand inside one (张伟负责支付服务: the service is 支付服务).
+ */
 const HAN_NAME =
-  /(?<=^|[^\p{Script=Han}]|[的是在和与了把被由对从向给将也都就还及或]|负责|依赖|使用|属于|汇报|管理|维护|包括|调用|需要)((?:(?![的是在和与了把被由对从向给将也都就还及或我你他她它们这那个一有为上下中不没])\p{Script=Han}){1,6})(团队|小组|组|部门|服务|系统|项目|平台|公司|数据库|集群)/gu;
+  /(?<=^|[^\p{Script=Han}]|[的是在和与了把被由对从向给将也都就还及或]|负责|依赖|使用|属于|汇报|管理|维护|包括|调用|需要)((?:(?![的是在和与了把被由对从向给将也都就还及或我你他她它们这那个一有为上下中不没]|负责|依赖|使用|属于|汇报|管理|维护|包括|调用|需要)\p{Script=Han}){1,6})(团队|小组|组|部门|服务|系统|项目|平台|公司|数据库|集群)/gu;
 const HAN_KINDS: Record<string, EntityKind> = {
   团队: "team",
   小组: "team",
@@ -284,8 +292,9 @@ function readCapitalized(
     const shaped = /[A-Z]|\d|\./u.test(words.slice(1)) || /^[a-z]/u.test(words);
     const atStart = SENTENCE_START.test(source.slice(Math.max(0, start - 4), start)) ||
       start === 0;
-    // A capitalized word that only opens a sentence is usually an ordinary word ("Deploys").
-    if (single && atStart && !known && !shaped) continue;
+    // A capitalized word that only opens a sentence is usually an ordinary word ("Deploys"),
+    // unless it is a given name ("Alice approved the budget.").
+    if (single && atStart && !known && !shaped && !isGivenName(words)) continue;
     const end = start + words.length;
     const mention: Mention = { words, kind: kindOf(words, known), start, end };
     add(mention);
@@ -317,6 +326,7 @@ function kindOf(words: string, known: boolean): EntityKind {
   if (known || KNOWN_PRODUCTS.has(last.toLowerCase())) return "product";
   // Two or three plain capitalized words ("Alice Chen"): most often a person.
   if (/^[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}$/u.test(words)) return "person";
+  if (isGivenName(words)) return "person";
   if (/^[A-Z][a-z]+$/u.test(words)) return "name";
   return "product";
 }
@@ -354,6 +364,7 @@ function readHanNames(source: string, add: (mention: Mention) => void): void {
       end: match.index + words.length,
     });
   }
+  for (const person of readHanPersons(source)) add({ ...person, kind: "person" });
 }
 
 function statedAliases(source: string, mentions: readonly Mention[]): [string, string][] {

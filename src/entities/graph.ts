@@ -50,7 +50,7 @@ import { readRelations } from "./relations.ts";
 export function subscribeEntityGraph(events: MemoryEvents): void {
   events.onWritten(
     (store, fact) => indexMemoryGraph(store, fact),
-    (store, facts) => indexMemoryGraphs(store, facts),
+    { batched: (store, facts) => indexMemoryGraphs(store, facts) },
   );
 }
 

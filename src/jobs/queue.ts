@@ -40,22 +40,6 @@ export interface NewJob {
   maxAttempts?: number;
 }
 
-/** {@linkcode enqueueJob} for many jobs at once, in order (the bulk path). */
-export async function enqueueJobs(
-  store: Store,
-  list: readonly NewJob[],
-  now = new Date(),
-): Promise<void> {
-  if (list.length === 0) return;
-  await store.insertJobs(list.map((job) => ({
-    kind: job.kind,
-    dedupeKey: job.dedupeKey,
-    payload: job.payload,
-    maxAttempts: job.maxAttempts ?? JOB_MAX_ATTEMPTS,
-    now: now.toISOString(),
-  })));
-}
-
 /** Adds a job (call inside the write transaction that makes it necessary). */
 export async function enqueueJob(
   store: Store,

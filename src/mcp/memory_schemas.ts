@@ -71,6 +71,12 @@ const recallFilters = {
   ),
 };
 
+/** Asking about another time (issue 34, src/recall/as_of.ts). */
+const otherTime = {
+  as_of: isoTime.optional().describe("answer with the facts valid at this time"),
+  known_at: isoTime.optional().describe("answer with what was recorded by this time"),
+};
+
 /** Caller-named entities and relations (issue 35); extraction finds most without them. */
 const namedGraph = {
   entities: z.array(
@@ -156,8 +162,7 @@ export const MEMORY_ACTIONS = {
       time: z.string().max(64).optional().describe(
         'a time phrase to filter on ("last week", "上周"), or "off" to ignore one in the query',
       ),
-      as_of: isoTime.optional().describe("answer with the facts valid at this time"),
-      known_at: isoTime.optional().describe("answer with what was recorded by this time"),
+      ...otherTime,
       limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional().describe(
         "page size, default 10",
       ),
@@ -172,11 +177,15 @@ export const MEMORY_ACTIONS = {
       queries: z.array(
         z.union([
           z.string().max(QUERY_MAX_CHARS),
-          z.object({ id: z.string().max(64).optional(), query: z.string().max(QUERY_MAX_CHARS) })
-            .strict(),
+          z.object({
+            id: z.string().max(64).optional(),
+            query: z.string().max(QUERY_MAX_CHARS),
+            ...otherTime,
+          }).strict().describe("as_of / known_at here override the batch's"),
         ]),
       ).min(1).max(BATCH_FIND_QUERIES_MAX),
       ...recallFilters,
+      ...otherTime,
       limit_per_query: z.number().int().min(1).max(BATCH_FIND_LIMIT_MAX).optional().describe(
         "default 3",
       ),

@@ -204,6 +204,21 @@ function conflictSignal(
   };
 }
 
+/**
+ * What a recalled row says beyond its memory (find and batch_find): the version it is at now
+ * when an as-of answer shows an earlier one, its open conflicts, a claim a resolution replaced.
+ */
+function markRecalled(
+  item: RankedMemory,
+  result: Record<string, unknown>,
+  open: ReadonlyMap<number, readonly OpenConflictRef[]>,
+): void {
+  if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
+  const signal = conflictSignal(open, item.memory.id);
+  if (signal) result.conflict_signal = signal;
+  if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
+}
+
 /** The answer to a write that went to the JSONL backup. */
 function backedUp(
   outcome: { entryId: string; path: string; cause: string; version?: number },
@@ -430,13 +445,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const whole = mode === "full" || (data.include_size ?? runtime.ctx.settings.includeSize);
     const { results, size } = presentResults(page.items, mode, {
       hits,
-      extend(item, result) {
-        // An as-of answer showing an earlier version says which version the memory is at now.
-        if (item.currentVersion !== undefined) result.current_version = item.currentVersion;
-        const signal = conflictSignal(conflicts, item.memory.id);
-        if (signal) result.conflict_signal = signal;
-        if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
-      },
+      extend: (item, result) => markRecalled(item, result, conflicts),
       lean: whole ? undefined : { workspace: data.workspace && canonicalWorkspace(data.workspace) },
     });
     const response: Record<string, unknown> = {
@@ -457,9 +466,12 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
   async batch_find(runtime, data) {
     const mode: ContentMode = data.content_mode ?? "preview";
     const queries = data.queries.map((q, index) =>
-      typeof q === "string"
-        ? { id: `q${index + 1}`, query: q }
-        : { id: q.id ?? `q${index + 1}`, query: q.query }
+      typeof q === "string" ? { id: `q${index + 1}`, query: q } : {
+        id: q.id ?? `q${index + 1}`,
+        query: q.query,
+        asOf: q.as_of,
+        knownAt: q.known_at,
+      }
     );
     const ids = new Set<string>();
     for (const [index, q] of queries.entries()) {
@@ -475,6 +487,8 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
       queries,
       filters: {
         ...findInput(data),
+        asOf: data.as_of,
+        knownAt: data.known_at,
         limit: data.limit_per_query ?? BATCH_FIND_LIMIT_DEFAULT,
       },
       deduplicate: data.deduplicate ?? true,
@@ -483,9 +497,7 @@ const handlers: { [A in MemoryAction]: VerbHandler<Data<A>> } = {
     const { results, size } = presentResults(page.items, mode, {
       hits,
       extend(item, result) {
-        const signal = conflictSignal(conflicts, item.memory.id);
-        if (signal) result.conflict_signal = signal;
-        if (item.replacedClaim) result.replaced_claim = presentReplacedClaim(item.replacedClaim);
+        markRecalled(item, result, conflicts);
         const batch = item as BatchItem;
         result.matched_queries = batch.matchedQueries;
         result.best_query_id = batch.bestQueryId;

@@ -210,15 +210,19 @@ async function storeStagedMany(
       content: staged[index].input.content,
     })),
   );
-  await ctx.events.announceWrittenMany(
-    ctx.store,
-    fresh.filter((index) => staged[index].status === "active").map((index) => ({
+  // A batch's events: listeners that react to many facts at once (the conflict check, the
+  // entity graph) get them together at the end.
+  const events = ctx.events.batch();
+  for (const index of fresh) {
+    if (staged[index].status !== "active") continue;
+    await events.announceWritten(ctx.store, {
       memoryId: idOf.get(index)!,
       version: 1,
       // A new memory stated no names before: with none given now, say so.
       named: staged[index].named ?? { entities: [], relations: [] },
-    })),
-  );
+    });
+  }
+  await events.settleBatch(ctx.store);
   return staged.map((item, index) => {
     const { workspaceCanonical, hints } = places[index];
     const found = existing[index];

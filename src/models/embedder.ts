@@ -38,7 +38,7 @@
  */
 import { MemaError } from "../errors/mod.ts";
 import { pathExists } from "../platform/paths.ts";
-import { importTransformers } from "./transformers_runtime.ts";
+import { importTransformers, transformersModelDir } from "./transformers_runtime.ts";
 import { MIN_VECTOR_NORM } from "./vectors.ts";
 
 export { hasDirection } from "./vectors.ts";
@@ -194,7 +194,7 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       field: "batchSize",
     });
   }
-  const modelDir = absoluteDir(options.modelDir);
+  const modelDir = transformersModelDir(options.modelDir);
   let pipeline: Promise<FeatureExtractor> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -291,14 +291,4 @@ async function loadPipeline(modelDir: string, dtype: EmbedDtype): Promise<Featur
       cause: error,
     });
   }
-}
-
-function absoluteDir(path: string): string {
-  if (!path.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(path)) {
-    throw new MemaError("invalid_input", `modelDir must be an absolute path, got "${path}"`, {
-      field: "modelDir",
-      hint: "a relative path would be read as a Hugging Face repo id by transformers.js",
-    });
-  }
-  return path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 }

@@ -48,3 +48,17 @@ export async function importTransformers(): Promise<TransformersModule> {
   env.useWasmCache = false;
   return transformers;
 }
+
+/**
+ * A model directory as transformers.js must be given it: absolute (a relative path would be
+ * read as a Hugging Face repo id), without a trailing separator. `invalid_input` otherwise.
+ */
+export function transformersModelDir(path: string): string {
+  if (!path.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(path)) {
+    throw new MemaError("invalid_input", `modelDir must be an absolute path, got "${path}"`, {
+      field: "modelDir",
+      hint: "a relative path would be read as a Hugging Face repo id by transformers.js",
+    });
+  }
+  return path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
+}

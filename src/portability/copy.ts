@@ -252,7 +252,15 @@ async function copyInto(
   const indexed = await into.writeBlocking(async (tx) => {
     for (const { table, columns } of tables) {
       options.log(`copying ${table}`);
-      copied[table] = await tx.copyTableFrom(from.source, table, columns);
+      copied[table] = 0;
+      if (from.source.pages === undefined) {
+        copied[table] = await tx.copyTableFrom(from.source, table, columns);
+      } else {
+        // A page at a time (a PostgreSQL source): read, then written, then the next one read.
+        for await (const _rows of from.source.pages(table, columns)) {
+          copied[table] += await tx.copyTableFrom(from.source, table, columns);
+        }
+      }
       const expected = from.count(table);
       if (copied[table] !== expected) {
         throw new MemaError(

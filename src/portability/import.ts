@@ -1,7 +1,8 @@
 /**
  * Import: units read from notes or a JSONL export are stored through the write path
  * (`rememberInTransaction` / `updateInTransaction`), so an imported fact is exactly like a
- * remembered one: same validation, evidence rows, conflict check job, `follows` links.
+ * remembered one: same validation, evidence rows, conflict check, `follows` links. The checks
+ * of a batch are planned together: one job for the batch (src/conflicts/batch_check.ts).
  *
  * Idempotent. A memory is matched to what an earlier import stored from the same place —
  * the same `mema_id` with the same ingest time (an export of this database), else the active
@@ -258,7 +259,9 @@ export async function importUnits(
         }
         ran = true;
         for await (const batch of batches) {
-          tally(batch, await applyBatch(ctx, batch, idMap, options));
+          const events = ctx.events.batch();
+          tally(batch, await applyBatch({ ...ctx, events }, batch, idMap, options));
+          await events.settleBatch(ctx.store);
         }
         throw new DryRunRollback();
       });
@@ -273,7 +276,10 @@ export async function importUnits(
     await ctx.store.write(async () => {
       // Runs again from the start when the transaction is retried: only locals change.
       batchIds = new BatchIds(idMap);
-      results = await applyBatch(ctx, batch, batchIds, options);
+      // The batch's conflict checks are planned as one job (src/conflicts/batch_check.ts).
+      const events = ctx.events.batch();
+      results = await applyBatch({ ...ctx, events }, batch, batchIds, options);
+      await events.settleBatch(ctx.store);
     });
     batchIds.commit();
     tally(batch, results);

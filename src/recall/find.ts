@@ -55,7 +55,8 @@ import { queryTerms, textTokens } from "./query_terms.ts";
 import { indexQueryTerms } from "../text/index_terms.ts";
 import { verbForms } from "../text/irregular.ts";
 import { type RecallTuning, recallTuning } from "./tuning.ts";
-import { nudgeByUse } from "./usage.ts";
+import { nudgeByUse, USAGE_RANKING_DEFAULT } from "./usage.ts";
+import { readCandidates } from "./candidate_reads.ts";
 import { USAGE_FIND_TOP } from "./usage_constants.ts";
 import { chooseTimeFilter, queryWithoutPhrase, type TimeFilter } from "./time_filter.ts";
 import { answerAt, type VersionQuestion } from "./as_of.ts";
@@ -284,7 +285,12 @@ async function searchMemories(
       wordPool: tuning.wordPool,
       spelling: tuning.spellingWeight > 0,
     });
-    const records = await ctx.store.getMemories(candidates.ids);
+    // The records and what the ranking steps ask about the pool, in one go (candidate_reads.ts).
+    const { records, store: known } = await readCandidates(ctx, candidates.ids, {
+      filters,
+      usage: (ctx.settings.usageRanking ?? USAGE_RANKING_DEFAULT).enabled,
+      follows: tuning.followsCarry > 0 && tuning.followsHops > 0,
+    });
     const text = ctx.store.capabilities.fts
       ? await rerankText(ctx.store, candidates, [...records.values()], tuning)
       : candidates.text;
@@ -294,7 +300,11 @@ async function searchMemories(
       now,
       forms: termForms(query, terms, candidates.variants, tuning),
     });
-    ranked = await nudgeByUse(ctx, ranked, { now, pageEnd: offset + limit });
+    // The pool's use was read with the ledger's unwritten uses already (candidate_reads.ts).
+    ranked = await nudgeByUse({ ...ctx, store: known, usage: undefined }, ranked, {
+      now,
+      pageEnd: offset + limit,
+    });
     let total = candidates.total;
     if (dates.length > 0) ranked = favourDates(ranked, dates, tuning.dateWeight);
     if (input.queryVector) {
@@ -317,10 +327,10 @@ async function searchMemories(
       ranked = expanded.ranked;
       total += expanded.added;
     }
-    const carried = await carryToFollowers(ctx.store, ranked, filters, tuning);
+    const carried = await carryToFollowers(known, ranked, filters, tuning);
     ranked = preferred === undefined ? carried.ranked : nudgeToward(carried.ranked, preferred);
     total += carried.added;
-    const resolved = await demoteStaleClaims(ctx.store, ranked, filters);
+    const resolved = await demoteStaleClaims(known, ranked, filters);
     ranked = resolved.ranked;
     total += resolved.added;
     if (about !== undefined) {
@@ -577,10 +587,14 @@ async function fuseWithVectors(
   return { ranked, vectorOnly: missing.length };
 }
 
-/** One query of a batch. */
+/** One query of a batch; its own `asOf` / `knownAt` override the batch's. */
 export interface BatchQuery {
   id: string;
   query: string;
+  /** Answer this query with the facts valid at this instant (ISO 8601). */
+  asOf?: string;
+  /** Answer this query with what mema had recorded by this instant. */
+  knownAt?: string;
 }
 
 /** A merged batch result: the memory and which queries found it. */
@@ -596,6 +610,20 @@ export interface BatchQueryReport {
   hasMore: boolean;
   totalEstimate: number;
   retrievalMode: RetrievalMode;
+}
+
+/**
+ * A batch query's time, normalized; `index` names the query it came from in an error (-1: the
+ * batch's own field).
+ */
+function batchTime(
+  value: string | undefined,
+  field: "as_of" | "known_at",
+  index: number,
+): { asOf?: string } | { knownAt?: string } {
+  if (value === undefined) return {};
+  const time = normalizeTime(value, index < 0 ? field : `queries.${index}.${field}`);
+  return field === "as_of" ? { asOf: time } : { knownAt: time };
 }
 
 /** The merged answer of batch_find. */
@@ -621,12 +649,31 @@ export async function batchFindMemories(
     queryVectors?: (Float32Array | undefined)[];
   },
 ): Promise<BatchFindPage> {
-  const merged = new Map<number, BatchItem>();
+  // Every query's times are checked before the first one runs, named by their place.
+  const asked = input.queries.map((q, index) => ({
+    ...q,
+    ...batchTime(q.asOf ?? input.filters.asOf, "as_of", q.asOf !== undefined ? index : -1),
+    ...batchTime(
+      q.knownAt ?? input.filters.knownAt,
+      "known_at",
+      q.knownAt !== undefined ? index : -1,
+    ),
+  }));
+  // Two queries asking about different times may show one memory at two versions: those are
+  // two answers, merged only when the version is the same.
+  const merged = new Map<string, BatchItem>();
   const all: BatchItem[] = [];
   const perQuery: BatchQueryReport[] = [];
-  for (const [index, { id, query }] of input.queries.entries()) {
+  for (const [index, { id, query, asOf, knownAt }] of asked.entries()) {
     const queryVector = input.queryVectors?.[index];
-    const page = await findMemories(ctx, { ...input.filters, query, offset: 0, queryVector });
+    const page = await findMemories(ctx, {
+      ...input.filters,
+      query,
+      offset: 0,
+      queryVector,
+      asOf,
+      knownAt,
+    });
     perQuery.push({
       id,
       count: page.items.length,
@@ -635,7 +682,8 @@ export async function batchFindMemories(
       retrievalMode: page.retrievalMode,
     });
     for (const item of page.items) {
-      const existing = merged.get(item.memory.id);
+      const key = `${item.memory.id}:${item.memory.version}`;
+      const existing = merged.get(key);
       if (existing && input.deduplicate) {
         existing.matchedQueries.push(id);
         if (item.score > existing.score) {
@@ -648,11 +696,13 @@ export async function batchFindMemories(
         continue;
       }
       const entry: BatchItem = { ...item, matchedQueries: [id], bestQueryId: id };
-      merged.set(item.memory.id, entry);
+      merged.set(key, entry);
       all.push(entry);
     }
   }
-  all.sort((a, b) => b.score - a.score || b.memory.id - a.memory.id);
+  all.sort((a, b) =>
+    b.score - a.score || b.memory.id - a.memory.id || b.memory.version - a.memory.version
+  );
   return {
     items: all,
     perQuery,

@@ -34,6 +34,14 @@ export const BM25_WEIGHTS = { subject: 4, tags: 2, content: 1 } as const;
 export const VECTOR_CHANGES_KEPT = 10_000;
 
 /**
+ * Row owners (memory id, version) the vector mirror keeps between lookups; past this it starts
+ * over. A lookup reads ~100 rows' owners, so 50,000 cover hundreds of recent queries in ~5 MB,
+ * where keeping every owner ever read could grow to ~100 MB at a million vectors (issue 38:
+ * the copy's budget is 150 MB).
+ */
+export const VECTOR_OWNERS_KEPT = 50_000;
+
+/**
  * Memory records kept between reads while the database is unchanged (src/store/record_cache.ts),
  * for libraries of up to twice as many memories: a `find`'s 200-candidate pool read as records
  * was a quarter of its time at 1,000 memories. With 10,000 the 10k side-by-side server peaked at
@@ -54,3 +62,12 @@ export const TERM_CACHE_FREQUENCIES_MAX = 10_000;
  * words of at least 125 such queries.
  */
 export const TERM_CACHE_POSTINGS_MAX = 250_000;
+
+/**
+ * Rows per `INSERT` when `mema copy` or `mema upgrade` writes a table into a SQLite file
+ * (upgrade_sql.ts `copyRows`), fewer when a row's columns would pass
+ * {@linkcode SQLITE_PARAMETERS_MAX}: one statement per row paid a call into SQLite each.
+ */
+export const COPY_BATCH_ROWS = 200;
+/** The most `?` parameters one SQLite statement may hold (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+export const SQLITE_PARAMETERS_MAX = 32_766;

@@ -10,6 +10,12 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
+import {
+  entityFromRow,
+  entitySummaryFromRow,
+  mentionsByMemory,
+  relationFromRow,
+} from "./entity_rows.ts";
 
 type Row = Record<string, unknown>;
 
@@ -68,28 +74,6 @@ export interface EntityPage {
   kinds: Record<string, number>;
 }
 
-function toEntity(row: Row): EntityRecord {
-  return {
-    id: Number(row.id),
-    workspace: String(row.workspace_canonical),
-    name: String(row.name),
-    kind: String(row.kind),
-    createdAt: String(row.created_at),
-  };
-}
-
-function toRelation(row: Row): RelationRecord {
-  return {
-    id: Number(row.id),
-    workspace: String(row.workspace_canonical),
-    fromId: Number(row.from_id),
-    type: String(row.type),
-    toId: Number(row.to_id),
-    memoryId: Number(row.memory_id),
-    origin: row.origin as RelationOrigin,
-  };
-}
-
 /** The tables, created by schema generation 15. */
 export const ENTITY_TABLES = `
 CREATE TABLE entities (
@@ -143,7 +127,7 @@ export function selectEntitiesByKeys(
        JOIN entities e ON e.id = a.entity_id
      WHERE a.workspace_canonical = ? AND a.alias_key IN (SELECT value FROM json_each(?))`,
   ).all(workspace, JSON.stringify(keys)) as Row[];
-  for (const row of rows) found.set(String(row.alias_key), toEntity(row));
+  for (const row of rows) found.set(String(row.alias_key), entityFromRow(row));
   return found;
 }
 
@@ -164,7 +148,7 @@ export function selectEntitiesNamed(
     workspaces === undefined ? null : 1,
     JSON.stringify(workspaces ?? []),
   ) as Row[];
-  return rows.map(toEntity);
+  return rows.map(entityFromRow);
 }
 
 /** Inserts an entity; resolves with its id. */
@@ -186,7 +170,7 @@ export function selectEntities(
   const rows = db.prepare(
     "SELECT * FROM entities WHERE id IN (SELECT value FROM json_each(?))",
   ).all(JSON.stringify(ids)) as Row[];
-  return new Map(rows.map((row) => [Number(row.id), toEntity(row)]));
+  return new Map(rows.map((row) => [Number(row.id), entityFromRow(row)]));
 }
 
 /** Each entity's aliases (the distinct words its mentions use), most used first. */
@@ -328,17 +312,7 @@ export function selectMemoryMentions(
     `SELECT memory_id, entity_id, words, stated FROM entity_mentions
      WHERE memory_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id, entity_id, words`,
   ).all(JSON.stringify(memoryIds)) as Row[];
-  const out = new Map<number, MentionRecord[]>();
-  for (const row of rows) {
-    const list = out.get(Number(row.memory_id)) ?? [];
-    list.push({
-      entityId: Number(row.entity_id),
-      words: String(row.words),
-      stated: Number(row.stated) === 1,
-    });
-    out.set(Number(row.memory_id), list);
-  }
-  return out;
+  return mentionsByMemory(rows);
 }
 
 /** Relations with an end among `entityIds`, oldest first, at most `limit`. */
@@ -353,7 +327,7 @@ export function selectRelationsOf(
      WHERE from_id IN (SELECT value FROM json_each(?)) OR to_id IN (SELECT value FROM json_each(?))
      ORDER BY id LIMIT ?`,
   ).all(list, list, limit) as Row[];
-  return rows.map(toRelation);
+  return rows.map(relationFromRow);
 }
 
 /** Every relation, in id order, after `afterId` (export). */
@@ -364,7 +338,7 @@ export function selectRelationPage(
 ): RelationRecord[] {
   const rows = db.prepare("SELECT * FROM entity_relations WHERE id > ? ORDER BY id LIMIT ?")
     .all(afterId, limit) as Row[];
-  return rows.map(toRelation);
+  return rows.map(relationFromRow);
 }
 
 /** A page of entities in scope, newest first, with the kinds' counts. */
@@ -400,11 +374,7 @@ export function selectEntityPage(db: DatabaseSync, query: EntityListQuery): Enti
      ORDER BY p.id DESC`,
   ).all(...scopeArgs, ...kindArgs, query.limit, query.offset) as Row[];
   return {
-    rows: rows.map((row) => ({
-      ...toEntity(row),
-      mentions: Number(row.mentions),
-      relations: Number(row.relations),
-    })),
+    rows: rows.map(entitySummaryFromRow),
     total,
     kinds,
   };

@@ -230,6 +230,29 @@ export function selectLastVectorChange(db: DatabaseSync): number {
   return row.seq === null ? 0 : Number(row.seq);
 }
 
+/** The dimension the vector table was created with, or undefined (no table, or unreadable). */
+export function vecTableDim(db: DatabaseSync): number | undefined {
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(VEC_TABLE) as
+    | Row
+    | undefined;
+  const dim = Number(/float\[(\d+)\]/.exec(String(sql?.sql))?.[1]);
+  return Number.isInteger(dim) && dim > 0 ? dim : undefined;
+}
+
+/**
+ * How many vectors are stored (vec0's row-id table holds one row each; 0 without the table), so
+ * a full load of the in-process copy can reserve its room once.
+ */
+export function countStoredVectors(db: DatabaseSync): number {
+  if (!vecTableExists(db)) return 0;
+  try {
+    const row = db.prepare(`SELECT count(*) AS n FROM ${VEC_TABLE}_rowids`).get() as Row;
+    return Number(row.n);
+  } catch {
+    return 0; // another vec0 layout: the copy grows as it loads instead
+  }
+}
+
 /** Every stored vector, as a row id and the float32 bytes vec0 keeps. */
 export function* iterateVectors(
   db: DatabaseSync,
@@ -259,9 +282,8 @@ export function scanVectorChunks(
   visit: (rowId: number, embedding: Uint8Array) => void,
 ): boolean {
   if (!vecTableExists(db)) return true;
-  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(VEC_TABLE) as Row;
-  const dim = Number(/float\[(\d+)\]/.exec(String(sql.sql))?.[1]);
-  if (!Number.isInteger(dim) || dim <= 0) return false;
+  const dim = vecTableDim(db);
+  if (dim === undefined) return false;
   const samples: { rowId: number; embedding: Uint8Array }[] = [];
   let count = 0;
   try {

@@ -12,9 +12,6 @@ export function sqliteJobs(core: SqliteCore): Sync<JobsRepository> {
   const db = core.connection.db;
   return {
     insertJob: (job) => jobs.insertJob(db, job),
-    insertJobs(list) {
-      for (const job of list) jobs.insertJob(db, job);
-    },
     claimJobs: (claim) => jobs.claimReadyJobs(db, claim),
     finishJob: (id, owner) => jobs.finishJob(db, id, owner),
     failJob: (failure) => jobs.failJobRow(db, failure),

@@ -181,8 +181,6 @@ export interface VectorsRepository {
 /** The durable background job queue. */
 export interface JobsRepository {
   insertJob(job: Parameters<typeof jobs.insertJob>[1]): Promise<number | undefined>;
-  /** {@linkcode insertJob} for many jobs at once, in order (the bulk path). */
-  insertJobs(list: readonly Parameters<typeof jobs.insertJob>[1][]): Promise<void>;
   claimJobs(claim: Parameters<typeof jobs.claimReadyJobs>[1]): Promise<jobs.JobRecord[]>;
   finishJob(id: number, owner: string): Promise<boolean>;
   failJob(failure: Parameters<typeof jobs.failJobRow>[1]): Promise<jobs.JobStatus | undefined>;

@@ -299,7 +299,11 @@ function heldCount(held: HeldCounts, token: string): number {
 
 /** Rebuilds the whole index from `memories` (the index is derived data; purged tombstones stay out). */
 export function rebuildTermsIndex(db: DatabaseSync): number {
-  db.exec("DELETE FROM memories_terms; DELETE FROM memories_terms_df;");
+  // 'delete-all' resets FTS5's own statistics too (documents, token totals), which BM25 reads:
+  // a plain DELETE left them counting the old rows, so a rebuilt index ranked differently.
+  db.exec(
+    "INSERT INTO memories_terms(memories_terms) VALUES('delete-all'); DELETE FROM memories_terms_df;",
+  );
   if (holdsPendingCounts(db)) db.exec("DELETE FROM memories_terms_pending");
   const rows = db.prepare(
     "SELECT id, subject, tags, content, workspace_canonical FROM memories WHERE status != 'deleted'",

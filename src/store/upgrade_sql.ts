@@ -25,6 +25,7 @@ import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 import { getMeta, readGeneration } from "./schema.ts";
 import { loadVecExtension } from "./vec_extension.ts";
 import type { MemoryRecord } from "./types.ts";
+import { COPY_BATCH_ROWS, SQLITE_PARAMETERS_MAX } from "./constants.ts";
 
 type Row = Record<string, unknown>;
 
@@ -84,7 +85,14 @@ function seedLabel(db: DatabaseSync, tables: readonly string[]): string | undefi
  */
 export interface CopySource {
   schema(): Map<string, string[]>;
+  /** The table's rows (with `pages`: the rows of the page read last). */
   iterate(table: string, columns: readonly string[]): Iterable<unknown[]>;
+  /**
+   * A source read over the network: reads the table a page at a time, each step making the
+   * next page what {@linkcode CopySource.iterate} hands out (and yielding its row count), so
+   * the table is never in memory whole. Without it, `iterate` streams the whole table.
+   */
+  pages?(table: string, columns: readonly string[]): AsyncIterable<number>;
 }
 
 /**
@@ -229,19 +237,35 @@ export interface ContentFingerprints {
   history: { count: number; sha256: string };
 }
 
+/**
+ * {@linkcode fingerprintRows} fed a row at a time, for rows read in pages
+ * (postgres/copy_source.ts).
+ */
+export class RowFingerprint {
+  readonly #total = createHash("sha256");
+  #count = 0;
+
+  /** Adds the next row, in order. */
+  add(row: { key: string; content: string }): void {
+    const one = createHash("sha256").update(row.content).digest("hex");
+    this.#total.update(`${row.key}:${one}\n`);
+    this.#count++;
+  }
+
+  /** The rows' count and hash (once: the hash is final after it). */
+  result(): { count: number; sha256: string } {
+    return { count: this.#count, sha256: this.#total.digest("hex") };
+  }
+}
+
 /** SHA-256 over `key:sha256(content)` lines in order: equal only when every text is equal. */
 export function fingerprintRows(rows: Iterable<{ key: string; content: string }>): {
   count: number;
   sha256: string;
 } {
-  const total = createHash("sha256");
-  let count = 0;
-  for (const row of rows) {
-    const one = createHash("sha256").update(row.content).digest("hex");
-    total.update(`${row.key}:${one}\n`);
-    count++;
-  }
-  return { count, sha256: total.digest("hex") };
+  const fingerprint = new RowFingerprint();
+  for (const row of rows) fingerprint.add(row);
+  return fingerprint.result();
 }
 
 function contentFingerprints(db: DatabaseSync, historyTable: string): ContentFingerprints {
@@ -299,17 +323,41 @@ export function copyRows(
 ): number {
   // Foreign keys are checked at commit: tables arrive in name order, not dependency order.
   db.exec("PRAGMA defer_foreign_keys = ON");
-  const insert = db.prepare(
-    `INSERT OR REPLACE INTO ${quote(table)} (${columns.map(quote).join(", ")})
-     VALUES (${columns.map(() => "?").join(", ")})`,
+  const perInsert = Math.max(
+    1,
+    Math.min(COPY_BATCH_ROWS, Math.floor(SQLITE_PARAMETERS_MAX / columns.length)),
   );
+  const one = `(${columns.map(() => "?").join(", ")})`;
+  // Rows of one statement are inserted in order, so a later row replaces an earlier as before.
+  const insertOf = (count: number) =>
+    db.prepare(
+      `INSERT OR REPLACE INTO ${quote(table)} (${columns.map(quote).join(", ")})
+       VALUES ${Array.from({ length: count }, () => one).join(", ")}`,
+    );
+  let full: ReturnType<DatabaseSync["prepare"]> | undefined;
+  let values: unknown[] = [];
+  let held = 0;
   let count = 0;
   for (const row of rows) {
-    insert.run(...(row as (string | number | bigint | null | Uint8Array)[]));
-    count++;
+    values.push(...row);
+    held++;
+    if (held === perInsert) {
+      full ??= insertOf(perInsert);
+      full.run(...(values as SqliteValue[]));
+      count += held;
+      values = [];
+      held = 0;
+    }
+  }
+  if (held > 0) {
+    insertOf(held).run(...(values as SqliteValue[]));
+    count += held;
   }
   return count;
 }
+
+/** A value a SQLite statement binds. */
+type SqliteValue = string | number | bigint | null | Uint8Array;
 
 /** Inserts a memory with its own id (a restored or upgraded fact). */
 export function insertRestoredMemory(db: DatabaseSync, memory: MemoryRecord): void {

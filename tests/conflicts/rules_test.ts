@@ -236,6 +236,28 @@ Deno.test("update_phrase: a replacement named on one side", () => {
   assert.equal(switched.candidate, true);
 });
 
+Deno.test("documents: an example and a row that points at its value name no value", () => {
+  // Two packages' docs explain the same notation with their own numbers.
+  const example = pair(
+    "For example, `4-6, 8+` means ONNX Runtime Web currently support opset version 4 to 6.",
+    "For example, `7-12, 13+` means ONNX Runtime Web currently supports opset version 7 to 12.",
+  );
+  assert.equal(example.candidate, false);
+  assert.match(example.reasons.join(" "), /an example illustrates/);
+  const pointed = pair(
+    "The operator table is generated from the def files via generate-webgl-operator-md.ts.",
+    "The operator table is generated from the def files via this script.",
+  );
+  assert.equal(pointed.candidate, false);
+  assert.match(pointed.reasons.join(" "), /points at its value/);
+  // Named on both sides, the values still conflict.
+  const named = pair(
+    "The operator table is generated from the def files via generate-webgl-operator-md.ts.",
+    "The operator table is generated from the def files via build-tables.ts.",
+  );
+  assert.equal(named.candidate, true);
+});
+
 Deno.test("drops complementary facts about different subjects or attributes", () => {
   const cases: [EvidenceSide, EvidenceSide][] = [
     [{ subject: "Alice", text: "Alice's birthday is March 3." }, {

@@ -214,6 +214,46 @@ async function validityScenario(server: ServerSession, step: Step): Promise<void
       assert.equal(bad.data.error, "invalid_input");
       assert.equal(bad.data.field, "known_at");
     });
+
+    await step("batch_find asks about another time, per batch or per query", async () => {
+      const batch = (data: Record<string, unknown>) =>
+        server.call("batch_find", { workspace: "ops", content_mode: "full", ...data });
+      type Row = { memory_id: number; content: string; matched_queries: string[] };
+      const rows = (answer: { data: { results: Row[] } }, id: number) =>
+        answer.data.results.filter((r) => r.memory_id === id);
+      const both = await batch({
+        queries: [{ id: "march", query: "API port", as_of: "2024-03-15" }, {
+          id: "now",
+          query: "API port",
+        }],
+      });
+      assert.ok(both.ok, JSON.stringify(both.data));
+      const shown = rows(both, portId);
+      assert.deepEqual(
+        shown.map((r) => [r.content, r.matched_queries]).sort(),
+        [["The API port is 8080.", ["march"]], ["The API port is 9090.", ["now"]]],
+        "one memory at two versions is two answers",
+      );
+      const whole = await batch({ queries: ["API port", "deploys run"], as_of: "2024-02-01" });
+      assert.deepEqual(rows(whole, portId).map((r) => r.content), ["The API port is 8080."]);
+      assert.equal(whole.data.results.find((r: Row) => r.memory_id === portId).current_version, 2);
+      assert.ok(
+        whole.data.results.every((r: Row) => !r.content.startsWith("Deploys run on Thursdays")),
+        "a fact not yet valid drops out of every query",
+      );
+      assert.ok(whole.data.results.some((r: Row) => r.content === "Deploys run on Tuesdays."));
+      for (
+        const [data, field] of [
+          [{ queries: ["API port", { query: "port", known_at: "soon" }] }, "queries.1.known_at"],
+          [{ queries: ["API port"], as_of: "2024-02-30x" }, "as_of"],
+        ] as const
+      ) {
+        const bad = await batch(data);
+        assert.equal(bad.ok, false);
+        assert.equal(bad.data.error, "invalid_input");
+        assert.equal(bad.data.field, field);
+      }
+    });
   }
 }
 

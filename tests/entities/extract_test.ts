@@ -1,7 +1,8 @@
 /**
  * What extraction reads from a fact: code identifiers by shape, names by capitalization and
- * kind words, Chinese names by their kind word, aliases the text states, relations from plain
- * wording; and what it leaves alone (a sentence's first word, pronouns, a whole long text).
+ * kind words, Chinese names by their kind word, people by their given name or surname, aliases
+ * the text states, relations from plain wording; and what it leaves alone (a sentence's first
+ * word, pronouns, a whole long text).
  */
 import assert from "node:assert/strict";
 import { extractMentions } from "../../src/entities/extract.ts";
@@ -47,6 +48,35 @@ Deno.test("names come from capitals and kind words; a sentence's first word does
   assert.deepEqual(words("Kubernetes (K8s) runs it."), ["Kubernetes:product", "K8s:product"]);
   assert.deepEqual(extractMentions("Kubernetes (K8s) runs it.").aliases, [["Kubernetes", "K8s"]]);
   assert.deepEqual(words("支付团队负责订单服务。"), ["支付团队:team", "订单服务:service"]);
+});
+
+Deno.test("a given name opening a sentence is a person; an ordinary opening word is not", () => {
+  assert.deepEqual(words("Alice approved the budget."), ["Alice:person"]);
+  assert.deepEqual(words("Yeah Mel, see you soon! Congrats Caroline."), [
+    "Mel:person",
+    "Caroline:person",
+  ]);
+  // Words that open sentences, and given names that are also such words ("Will", "May").
+  assert.deepEqual(
+    words("Deploys run on Fridays. Yesterday we shipped. Will it hold? May brought rain."),
+    [],
+  );
+  assert.deepEqual(relations("Alice owns the billing service."), [
+    "billing service owned_by Alice",
+  ]);
+});
+
+Deno.test("a Chinese person is a surname and name before a verb a person does, or a title", () => {
+  assert.deepEqual(words("张伟负责支付服务。"), ["张伟:person", "支付服务:service"]);
+  assert.deepEqual(relations("张伟负责支付服务。"), ["支付服务 owned_by 张伟"]);
+  assert.deepEqual(words("王经理批准了预算，欧阳娜娜提交了代码。"), [
+    "王经理:person",
+    "欧阳娜娜:person",
+  ]);
+  // Words that start with a surname's character: a weekday, "at once", "plan", "many people".
+  assert.deepEqual(words("周一部署，马上修复。方案设计完成，许多人说好。"), []);
+  assert.deepEqual(words("王先生"), ["王先生:person"], "a bare surname needs its title");
+  assert.deepEqual(words("王说"), [], "a bare surname before a verb is too short to trust");
 });
 
 Deno.test("relations come from plain wording in English and Chinese, never from pronouns", () => {

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import { createDetectionMemo, runBatchCheck } from "../../src/conflicts/batch_check.ts";
 import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import { startJobWorker } from "../../src/jobs/worker.ts";
@@ -134,6 +135,10 @@ Deno.test("a fact from a bulk import that contradicts one already in the library
     const worker = startJobWorker(t.store, {
       [DETECT_JOB_KIND]: async (job) => {
         await detectConflicts(t.ctx, Number(job.payload.memory_id), defaultStages());
+      },
+      // The import's chunks are checked as planned batches.
+      [DETECT_BATCH_JOB_KIND]: async (job) => {
+        await runBatchCheck(t.ctx, job, { stages: defaultStages(), memo: createDetectionMemo() });
       },
     }, { manual: true });
     await worker.drain();

@@ -45,6 +45,30 @@ Deno.test("the shipping plan keeps this platform's native files and drops the wo
   }
 });
 
+Deno.test("the shipping plan leaves out package folders no name resolves to (an old version)", () => {
+  // Deno's layout in miniature: a top-level link to app@1, whose dependency link is lib@2;
+  // lib@1 is what an earlier install left behind.
+  const root = Deno.makeTempDirSync({ prefix: "mema-plan-" });
+  try {
+    const folder = (entry: string, name: string) => {
+      const dir = `${root}/node_modules/.deno/${entry}/node_modules/${name}`;
+      Deno.mkdirSync(dir, { recursive: true });
+      Deno.writeTextFileSync(`${dir}/index.js`, "export {};");
+      return dir;
+    };
+    const app = folder("app@1.0.0", "app");
+    const lib2 = folder("lib@2.0.0", "lib");
+    folder("lib@1.0.0", "lib");
+    Deno.symlinkSync(lib2, `${app}/../lib`);
+    Deno.symlinkSync(app, `${root}/node_modules/app`);
+    const plan = planShipping(root, hostPlatform());
+    assert.ok(plan.excludes.includes("node_modules/.deno/lib@1.0.0/node_modules/lib"));
+    assert.ok(!plan.excludes.some((path) => path.includes("lib@2.0.0") || path.includes("app@")));
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
 Deno.test("without a reachable denort download the build fails with one message and the fix", async () => {
   // A fresh DENO_DIR has no cached denort, and the proxy refuses every connection.
   const denoDir = Deno.makeTempDirSync({ prefix: "mema-deno-dir-" });

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { type NewMemory, openStore } from "../../src/store/mod.ts";
 import { openTestContext } from "../helpers/context.ts";
+import { backendTest } from "./backends.ts";
 
 /** Lets other pending work (timers, other requests' continuations) run. */
 function yieldToOthers(ms = 5): Promise<void> {
@@ -251,3 +252,23 @@ Deno.test("a write's afterCommit runs once after the commit, and not when the wr
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+backendTest(
+  "work a unit started that outlives it runs outside it, and may write",
+  async (store) => {
+    // A continuation made inside a read unit (as the usage ledger's flush timer is, set during a
+    // `find`) keeps the unit's async context; it runs once the unit has ended.
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => go = resolve);
+    let later: Promise<string | undefined> | undefined;
+    await store.read(async (r) => {
+      await r.getMeta("flushed");
+      later = gate.then(async () => {
+        await store.write((tx) => tx.setMeta("flushed", "yes"));
+        return await store.getMeta("flushed");
+      });
+    });
+    go();
+    assert.equal(await later, "yes");
+  },
+);

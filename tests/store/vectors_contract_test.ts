@@ -140,7 +140,9 @@ Deno.test({
       const [northId] = await one.store.workspaceMemoryIds("v");
       await one.store.write((tx) => tx.replaceRows({ id: northId, version: 1 }, []));
       assert.equal((await two.nearestRows(query, 1))[0].rowId, ids["north-east"]);
-      assert.deepEqual(await two.vectorMirrorSize(), { vectors: 4, bytes: 4 * 3 * 4 });
+      const size = await two.vectorMirrorSize();
+      assert.equal(size.vectors, 4);
+      assert.ok(size.bytes > 0, "the copy reports the memory it holds");
       // Inside a unit, a lookup sees the unit's own new vector before it commits.
       await one.store.write(async (tx) => {
         await tx.writeRowVectors(SPACE, [{
@@ -156,6 +158,79 @@ Deno.test({
         walTruncated: false,
         problems: [],
       });
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    `a PostgreSQL server's copy loads thousands of vectors in pages and follows retires and purges${
+      SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+    }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const one = await openScratchPostgres();
+    const two = await openPostgresStore(one.url, { poolMax: 2 });
+    try {
+      const store = one.store as unknown as VectorStore;
+      await store.write((tx) => (tx as VectorStore).recreateVecTable(3));
+      // More rows than one page of the copy's load (2,000), spread around the sphere.
+      const count = 2_345;
+      const { id, rows } = await store.write(async (tx) => {
+        const id = await tx.insertMemory(memory("many rows"));
+        await tx.replaceRows(
+          { id, version: 1 },
+          Array.from({ length: count }, (_, i) => ({
+            kind: "sentence" as const,
+            text: "many rows",
+            startOffset: 0,
+            endOffset: 9,
+            rowIndex: i,
+          })),
+        );
+        return { id, rows: (await tx.rowsOfMemory(id)).map((row) => row.id) };
+      });
+      const direction = (i: number) =>
+        new Float32Array([Math.cos(i * 0.37), Math.sin(i * 0.37), Math.cos(i * 0.011)]);
+      await store.write((tx) =>
+        tx.writeRowVectors(SPACE, rows.map((rowId, i) => ({ rowId, vector: direction(i) })))
+      );
+      // A fresh server loads every vector; its answers are the exact ones up to rounding.
+      const query = new Float32Array([0.2, 0.9, -0.1]);
+      let exact: { rowId: number; distance: number }[] = [];
+      await store.write(async (tx) => {
+        exact = await tx.nearestRows(query, count);
+      });
+      // Lookups arriving together while the copy loads (pages are round trips) all see it whole.
+      const together = await Promise.all(
+        [1, 2, 3].map(() => two.nearestRows(query, count + 10)),
+      );
+      assert.deepEqual(together.map((answer) => answer.length), [count, count, count]);
+      const found = await two.nearestRows(query, count + 10);
+      assert.equal(found.length, count);
+      assert.deepEqual(new Set(found.map((n) => n.rowId)), new Set(rows));
+      assert.equal((await two.vectorMirrorSize()).vectors, count);
+      const exactOf = new Map(exact.map((n) => [n.rowId, n.distance]));
+      for (const { rowId, distance } of found) {
+        assert.ok(Math.abs(distance - exactOf.get(rowId)!) < 5e-3);
+      }
+      const active = { statuses: ["active" as const] };
+      assert.equal((await two.nearestCurrentRows(query, 5, active)).length, 5);
+      // Retired by the other server: its rows keep their vectors but are no longer current.
+      await store.write((tx) =>
+        tx.setStatus(id, { status: "retired", supersededBy: null, now: new Date().toISOString() })
+      );
+      assert.deepEqual(await two.nearestCurrentRows(query, 5, active), []);
+      // Purged: its rows and vectors are gone from the copy too.
+      const record = (await store.getMemory(id))!;
+      await store.write((tx) => tx.purgeMemoryContent(record, new Date().toISOString()));
+      assert.deepEqual(await two.nearestRows(query, 5), []);
+      assert.equal((await two.vectorMirrorSize()).vectors, 0);
     } finally {
       await two.close();
       await one.close();

@@ -141,9 +141,63 @@ backendTest(
     for (const id of top) {
       assert.ok(holders.slice(0, 6).includes(id) && newestDeploy.includes(id), `${id}`);
     }
+    // A capped word beside one read whole: the newest holders of one, every holder of the other.
+    const mixed = await store.weightedTermHits(
+      [{ token: postgr, weight: 1, newest: 3 }, { token: deploy, weight: 1 }],
+      ACTIVE,
+      100,
+    );
+    const everyDeploy = (await store.weightedTermHits([{ token: deploy, weight: 1 }], ACTIVE, 100))
+      .map((hit) => hit.id);
+    assert.deepEqual(
+      mixed.map((hit) => hit.id).sort((a, b) => a - b),
+      [...new Set([...holders.slice(0, 3), ...everyDeploy])].sort((a, b) => a - b),
+    );
     assert.ok(ids.length === 40);
   },
 );
+
+Deno.test({
+  name:
+    `postgres: inside a read unit the index's counts hold its snapshot while another server writes${
+      SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+    }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { store, close } = await BACKENDS.find((backend) => backend.name === "postgres")!.open();
+    try {
+      await fill(store);
+      const [zebra] = indexTokens("zebra");
+      // Another request (as another server would), started from inside the unit and awaited
+      // there: PostgreSQL does not make it wait for the read unit.
+      let start!: () => void;
+      const other = new Promise<void>((resolve) => start = resolve)
+        .then(() => store.write((tx) => tx.insertMemory(memory("zebra", "a zebra crossing"))));
+      const inside = await store.read(async (r) => {
+        const before = await r.tokenFrequencies([zebra]);
+        start();
+        await other;
+        return {
+          before: before.get(zebra),
+          after: (await r.tokenFrequencies([zebra])).get(zebra),
+          documents: await r.indexedMemories(),
+          hits: (await r.termHits([zebra], ACTIVE, 5)).length,
+        };
+      });
+      assert.deepEqual(inside, { before: 0, after: 0, documents: 40, hits: 0 });
+      // The next unit sees the write.
+      const next = await store.read(async (r) => ({
+        zebra: (await r.tokenFrequencies([zebra])).get(zebra),
+        documents: await r.indexedMemories(),
+      }));
+      assert.deepEqual(next, { zebra: 1, documents: 41 });
+    } finally {
+      await close();
+    }
+  },
+});
 
 backendTest("the index follows writes: changes, moves and the counts", async (store) => {
   const ids = await fill(store);
@@ -214,4 +268,24 @@ backendTest("substring matches, newest first; linked todos by shared tags", asyn
     await store.linkedTodos({ tags: ["garden"], exclude: [], todoTag: "todo", limit: 5 }),
     [],
   );
+});
+
+backendTest("a rebuilt index counts and ranks as the one its writes kept", async (store) => {
+  await fill(store);
+  const tokens = [
+    ...new Set(
+      corpus().flatMap((m) => indexTokens(`${m.subject} ${m.tags.join(" ")} ${m.content}`)),
+    ),
+    ...indexTokens("zebra"),
+    "",
+  ];
+  const answers = async () => ({
+    documents: await store.indexedMemories(),
+    counts: [...(await store.tokenFrequencies(tokens))].sort(),
+    ranked: await store.termHits(indexTokens("postgres deploy zebra tokyo"), ACTIVE, 50),
+  });
+  const kept = await answers();
+  const indexed = await store.write((tx) => tx.rebuildWordIndex());
+  assert.equal(indexed, 40);
+  assert.deepEqual(await answers(), kept);
 });

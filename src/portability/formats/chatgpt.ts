@@ -33,16 +33,12 @@
  * ```
  * @module
  */
-import { type ConversationTurn, conversationUnit } from "./conversation.ts";
 import {
-  fieldsOf,
-  isRecord,
-  type JsonRecord,
-  parseExport,
-  RecordError,
-  RecordFields,
-  recordList,
-} from "./records.ts";
+  conversationExportUnits,
+  type ConversationReading,
+  type ConversationTurn,
+} from "./conversation.ts";
+import { isRecord, type JsonRecord, RecordError, RecordFields } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 /** Content types whose string parts are what the user or the assistant said. */
@@ -131,65 +127,54 @@ function projectOf(conversation: JsonRecord): { id: string } | undefined {
   return undefined;
 }
 
-/** Reads a ChatGPT `conversations.json`; see the module documentation. */
-export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
-  const read: FormatRead = { units: [], skipped: [], passedOver: 0 };
-  const skip = (error: RecordError) =>
-    read.skipped.push({ path: options.path, line: 1, at: error.at, reason: error.message });
-  let list;
-  try {
-    list = recordList(parseExport(text), ["conversations"]);
-  } catch (error) {
-    if (!(error instanceof RecordError)) throw error;
-    skip(error);
-    return read;
-  }
-  list.records.forEach((conversation, index) => {
-    const at = `${list.at}[${index}]`;
+/** One conversation of the export: the turns on its active path. */
+function readConversation(
+  fields: RecordFields,
+  skip: (error: RecordError) => void,
+): ConversationReading {
+  const at = fields.at;
+  const id = fields.text("id") ?? fields.text("conversation_id");
+  if (!id) throw new RecordError(`${at}.id`, "the conversation has no id");
+  const mapping = fields.record.mapping;
+  if (!isRecord(mapping)) throw new RecordError(`${at}.mapping`, '"mapping" must be an object');
+  const current = fields.text("current_node") ?? lastLeaf(mapping);
+  const path = current === undefined ? [] : activePath(mapping, current, at);
+  // Every message off the active path is passed over, and so is every one on it that is
+  // no turn; a message that cannot be read is reported instead.
+  let passedOver = Object.values(mapping)
+    .filter((node) => isRecord(node) && isRecord(node.message)).length;
+  const turns: ConversationTurn[] = [];
+  for (const nodeId of path) {
+    const message = (mapping[nodeId] as JsonRecord).message;
+    if (!isRecord(message)) continue;
+    const where = `${at}.mapping["${nodeId}"].message`;
     try {
-      const fields = fieldsOf(conversation, at, "a conversation");
-      const id = fields.text("id") ?? fields.text("conversation_id");
-      if (!id) throw new RecordError(`${at}.id`, "the conversation has no id");
-      const mapping = fields.record.mapping;
-      if (!isRecord(mapping)) throw new RecordError(`${at}.mapping`, '"mapping" must be an object');
-      const current = fields.text("current_node") ?? lastLeaf(mapping);
-      const path = current === undefined ? [] : activePath(mapping, current, at);
-      // Every message off the active path is passed over, and so is every one on it that is
-      // no turn; a message that cannot be read is reported instead.
-      let passedOver = Object.values(mapping)
-        .filter((node) => isRecord(node) && isRecord(node.message)).length;
-      const turns: ConversationTurn[] = [];
-      for (const nodeId of path) {
-        const message = (mapping[nodeId] as JsonRecord).message;
-        if (!isRecord(message)) continue;
-        const where = `${at}.mapping["${nodeId}"].message`;
-        try {
-          const reading = readMessage(new RecordFields(message, where), nodeId);
-          if ("turn" in reading) {
-            turns.push(reading.turn);
-            passedOver--;
-          }
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          skip(error);
-          passedOver--;
-        }
+      const reading = readMessage(new RecordFields(message, where), nodeId);
+      if ("turn" in reading) {
+        turns.push(reading.turn);
+        passedOver--;
       }
-      const unit = conversationUnit({
-        format: "chatgpt",
-        id,
-        title: fields.text("title") ?? "",
-        time: fields.time("create_time"),
-        project: projectOf(fields.record),
-        turns,
-        at,
-      }, options);
-      if (unit) read.units.push(unit);
-      read.passedOver += passedOver;
     } catch (error) {
       if (!(error instanceof RecordError)) throw error;
       skip(error);
+      passedOver--;
     }
-  });
-  return read;
+  }
+  return {
+    conversation: {
+      format: "chatgpt",
+      id,
+      title: fields.text("title") ?? "",
+      time: fields.time("create_time"),
+      project: projectOf(fields.record),
+      turns,
+      at,
+    },
+    passedOver,
+  };
+}
+
+/** Reads a ChatGPT `conversations.json`; see the module documentation. */
+export function chatgptUnits(text: string, options: FormatOptions): FormatRead {
+  return conversationExportUnits(text, options, readConversation);
 }

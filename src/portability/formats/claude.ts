@@ -28,15 +28,12 @@
  * ```
  * @module
  */
-import { type ConversationTurn, conversationUnit } from "./conversation.ts";
 import {
-  fieldsOf,
-  isRecord,
-  parseExport,
-  RecordError,
-  type RecordFields,
-  recordList,
-} from "./records.ts";
+  conversationExportUnits,
+  type ConversationReading,
+  type ConversationTurn,
+} from "./conversation.ts";
+import { fieldsOf, isRecord, RecordError, type RecordFields } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 const SENDERS: Record<string, ConversationTurn["role"]> = { human: "user", assistant: "assistant" };
@@ -65,72 +62,61 @@ function projectOf(
   return undefined;
 }
 
-/** Reads a Claude `conversations.json`; see the module documentation. */
-export function claudeUnits(text: string, options: FormatOptions): FormatRead {
-  const read: FormatRead = { units: [], skipped: [], passedOver: 0 };
-  const skip = (error: RecordError) =>
-    read.skipped.push({ path: options.path, line: 1, at: error.at, reason: error.message });
-  let list;
-  try {
-    list = recordList(parseExport(text), ["conversations"]);
-  } catch (error) {
-    if (!(error instanceof RecordError)) throw error;
-    skip(error);
-    return read;
+/** One conversation of the export, its turns in the order the export lists them. */
+function readConversation(
+  fields: RecordFields,
+  skip: (error: RecordError) => void,
+): ConversationReading {
+  const at = fields.at;
+  const id = fields.text("uuid");
+  if (!id) throw new RecordError(`${at}.uuid`, "the conversation has no uuid");
+  const messages = fields.record.chat_messages;
+  if (!Array.isArray(messages)) {
+    throw new RecordError(`${at}.chat_messages`, '"chat_messages" must be an array');
   }
-  list.records.forEach((conversation, index) => {
-    const at = `${list.at}[${index}]`;
+  const turns: ConversationTurn[] = [];
+  let passedOver = 0;
+  messages.forEach((raw, position) => {
+    const where = `${at}.chat_messages[${position}]`;
     try {
-      const fields = fieldsOf(conversation, at, "a conversation");
-      const id = fields.text("uuid");
-      if (!id) throw new RecordError(`${at}.uuid`, "the conversation has no uuid");
-      const messages = fields.record.chat_messages;
-      if (!Array.isArray(messages)) {
-        throw new RecordError(`${at}.chat_messages`, '"chat_messages" must be an array');
+      const message = fieldsOf(raw, where, "a message");
+      const sender = message.text("sender");
+      if (sender === undefined) {
+        throw new RecordError(`${where}.sender`, "the message has no sender");
       }
-      const turns: ConversationTurn[] = [];
-      let passedOver = 0;
-      messages.forEach((raw, position) => {
-        const where = `${at}.chat_messages[${position}]`;
-        try {
-          const message = fieldsOf(raw, where, "a message");
-          const sender = message.text("sender");
-          if (sender === undefined) {
-            throw new RecordError(`${where}.sender`, "the message has no sender");
-          }
-          const role = SENDERS[sender];
-          const said = messageText(message);
-          if (role === undefined || said.trim() === "") {
-            passedOver++;
-            return;
-          }
-          turns.push({
-            id: message.text("uuid") ?? String(position),
-            role,
-            text: said,
-            time: message.time("created_at"),
-            at: where,
-          });
-        } catch (error) {
-          if (!(error instanceof RecordError)) throw error;
-          skip(error);
-        }
+      const role = SENDERS[sender];
+      const said = messageText(message);
+      if (role === undefined || said.trim() === "") {
+        passedOver++;
+        return;
+      }
+      turns.push({
+        id: message.text("uuid") ?? String(position),
+        role,
+        text: said,
+        time: message.time("created_at"),
+        at: where,
       });
-      const unit = conversationUnit({
-        format: "claude",
-        id,
-        title: fields.text("name") ?? "",
-        time: fields.time("created_at"),
-        project: projectOf(fields.record),
-        turns,
-        at,
-      }, options);
-      if (unit) read.units.push(unit);
-      read.passedOver += passedOver;
     } catch (error) {
       if (!(error instanceof RecordError)) throw error;
       skip(error);
     }
   });
-  return read;
+  return {
+    conversation: {
+      format: "claude",
+      id,
+      title: fields.text("name") ?? "",
+      time: fields.time("created_at"),
+      project: projectOf(fields.record),
+      turns,
+      at,
+    },
+    passedOver,
+  };
+}
+
+/** Reads a Claude `conversations.json`; see the module documentation. */
+export function claudeUnits(text: string, options: FormatOptions): FormatRead {
+  return conversationExportUnits(text, options, readConversation);
 }

@@ -31,7 +31,9 @@ import {
   CONVERSATION_WORKSPACE_ID_CHARS,
   CONVERSATION_WORKSPACE_TITLE_CHARS,
 } from "./constants.ts";
-import type { FormatOptions } from "./types.ts";
+import { walkRecords } from "./record_walk.ts";
+import { fieldsOf, type RecordError, type RecordFields } from "./records.ts";
+import type { FormatOptions, FormatRead } from "./types.ts";
 
 /** One turn of a conversation: what the user or the assistant said. */
 export interface ConversationTurn {
@@ -121,4 +123,30 @@ export function conversationUnit(
     at: turn.at,
   }));
   return { path: options.path, line: 1, items };
+}
+
+/** A conversation a chat export holds, and how many of its messages were no turn. */
+export interface ConversationReading {
+  conversation: Conversation;
+  passedOver: number;
+}
+
+/**
+ * Reads a chat export's `conversations.json`: each conversation by the format's
+ * `readConversation` (which reports a message it cannot read with `skip` and goes on), then
+ * its turns as one unit. A conversation that cannot be read is reported and skipped.
+ */
+export function conversationExportUnits(
+  text: string,
+  options: FormatOptions,
+  readConversation: (
+    fields: RecordFields,
+    skip: (error: RecordError) => void,
+  ) => ConversationReading,
+): FormatRead {
+  return walkRecords(text, { path: options.path, keys: ["conversations"] }, (record, at, walk) => {
+    const fields = fieldsOf(record, at, "a conversation");
+    const { conversation, passedOver } = readConversation(fields, walk.skip);
+    return { unit: conversationUnit(conversation, options), passedOver };
+  });
 }

@@ -28,7 +28,8 @@
  */
 import type { ImportUnit } from "../import_types.ts";
 import { factSubject } from "./fact_subject.ts";
-import { fieldsOf, isRecord, parseExport, RecordError, recordList } from "./records.ts";
+import { walkRecords } from "./record_walk.ts";
+import { fieldsOf, isRecord } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 function memoryUnit(
@@ -70,31 +71,15 @@ function memoryUnit(
   };
 }
 
+/** The machine the export names in its header, when it has one. */
+function sourceMachineOf(parsed: unknown): string | undefined {
+  const header = isRecord(parsed) && isRecord(parsed.export_metadata) ? parsed.export_metadata : {};
+  return typeof header.source_machine === "string" ? header.source_machine : undefined;
+}
+
 /** Reads an mcp-memory-service export; see the module documentation. */
 export function mcpMemoryServiceUnits(text: string, options: FormatOptions): FormatRead {
-  const read: FormatRead = { units: [], skipped: [], passedOver: 0 };
-  const skip = (error: RecordError) =>
-    read.skipped.push({ path: options.path, line: 1, at: error.at, reason: error.message });
-  try {
-    const parsed = parseExport(text);
-    const header = isRecord(parsed) && isRecord(parsed.export_metadata)
-      ? parsed.export_metadata
-      : {};
-    const sourceMachine = typeof header.source_machine === "string"
-      ? header.source_machine
-      : undefined;
-    const list = recordList(parsed, ["memories"]);
-    list.records.forEach((record, index) => {
-      try {
-        read.units.push(memoryUnit(record, `${list.at}[${index}]`, sourceMachine, options));
-      } catch (error) {
-        if (!(error instanceof RecordError)) throw error;
-        skip(error);
-      }
-    });
-  } catch (error) {
-    if (!(error instanceof RecordError)) throw error;
-    skip(error);
-  }
-  return read;
+  return walkRecords(text, { path: options.path, keys: ["memories"] }, (record, at, walk) => ({
+    unit: memoryUnit(record, at, sourceMachineOf(walk.parsed), options),
+  }));
 }

@@ -27,7 +27,8 @@
  */
 import type { ImportUnit } from "../import_types.ts";
 import { factSubject } from "./fact_subject.ts";
-import { fieldsOf, parseExport, RecordError, recordList } from "./records.ts";
+import { walkRecords } from "./record_walk.ts";
+import { fieldsOf } from "./records.ts";
 import type { FormatOptions, FormatRead } from "./types.ts";
 
 /** The scope and bookkeeping fields kept in `metadata.mem0`, as mem0 names them. */
@@ -72,22 +73,7 @@ function mem0Unit(record: unknown, at: string, options: FormatOptions): ImportUn
 
 /** Reads a mem0 export; see the module documentation. */
 export function mem0Units(text: string, options: FormatOptions): FormatRead {
-  const read: FormatRead = { units: [], skipped: [], passedOver: 0 };
-  const skip = (error: RecordError) =>
-    read.skipped.push({ path: options.path, line: 1, at: error.at, reason: error.message });
-  try {
-    const list = recordList(parseExport(text), ["results", "memories"]);
-    list.records.forEach((record, index) => {
-      try {
-        read.units.push(mem0Unit(record, `${list.at}[${index}]`, options));
-      } catch (error) {
-        if (!(error instanceof RecordError)) throw error;
-        skip(error);
-      }
-    });
-  } catch (error) {
-    if (!(error instanceof RecordError)) throw error;
-    skip(error);
-  }
-  return read;
+  return walkRecords(text, { path: options.path, keys: ["results", "memories"] }, (record, at) => ({
+    unit: mem0Unit(record, at, options),
+  }));
 }

@@ -31,9 +31,9 @@ import { aroundRoomCalls } from "./room_calls.ts";
  */
 export async function openPostgresAsStore(
   url: string,
-  options: { waitForDatabase?: boolean } = {},
+  options: { waitForDatabase?: boolean; onQuery?: (query: string) => void } = {},
 ): Promise<Store> {
-  const pg = await openPostgresStore(url, { waitForDatabase: options.waitForDatabase });
+  const pg = await openPostgresStore(url, options);
   const capabilities: StoreCapabilities = { fts: true, vec: true };
   // A unit that fails because the database went away says so clearly (unreachable.ts), and
   // every answer says so until a unit succeeds again (src/capabilities/mod.ts): an in-memory

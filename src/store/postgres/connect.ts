@@ -32,6 +32,8 @@ export function driverUrl(url: string): string {
 export interface ConnectOptions {
   max: number;
   connectTimeoutS?: number;
+  /** Called with each statement as it is sent (bench/find_profile.ts counts round trips). */
+  onQuery?: (query: string) => void;
 }
 
 /** A pool of connections to the database `url` names. */
@@ -43,5 +45,6 @@ export async function connectPostgres(url: string, options: ConnectOptions): Pro
     // The server's notices (e.g. "relation already exists, skipping") are not the user's.
     onnotice: () => {},
     connection: { application_name: "mema" },
+    ...(options.onQuery ? { debug: (_: number, query: string) => options.onQuery!(query) } : {}),
   }) as unknown as Sql;
 }

@@ -48,3 +48,10 @@ export const PG_PARAMETERS_MAX = 60_000;
 
 /** The advisory lock held while migrations run, so two servers starting at once migrate once. */
 export const PG_MIGRATION_LOCK = 0x6d656d62;
+
+/**
+ * Rows `mema copy` reads per page of a PostgreSQL source's table (copy_source.ts, a cursor).
+ * Memories are the widest rows (their text is capped by the write path), so a page stays
+ * within a few MiB however large the library.
+ */
+export const PG_COPY_PAGE_ROWS = 1_000;

@@ -23,7 +23,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Sql, TransactionSql } from "postgres";
+import type { ReservedSql, Sql, TransactionSql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_KEY_LOCKS, PG_WRITE_LOCK } from "./constants.ts";
@@ -31,16 +31,21 @@ import { PendingTermCounts } from "./term_counts.ts";
 import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
-export type PgQuery = Sql | TransactionSql;
+export type PgQuery = Sql | TransactionSql | ReservedSql;
 
 /** The unit of work open in an async context. */
 interface PgUnit {
-  sql: TransactionSql;
+  /** A write unit's transaction; a read unit's connection, inside its own transaction. */
+  sql: TransactionSql | ReservedSql;
   write: boolean;
   /** The write lock is held exclusively: no other write unit runs (so keys need no lock). */
   alone: boolean;
   /** The word index's document counts owed, written just before the commit. */
   counts: PendingTermCounts;
+  /** A read unit's answers kept for its own later calls (one snapshot: they cannot change). */
+  kept?: Map<string, unknown>;
+  /** Set when the unit has ended (committed or rolled back). */
+  ended?: boolean;
 }
 
 /** The pool, its units of work, and the repositories handed to unit bodies. */
@@ -58,14 +63,47 @@ export class PgCore<R> {
     this.#whenOpen = whenOpen;
   }
 
+  /**
+   * The unit the caller's async context runs in, while it is open. Work a unit started that
+   * outlives it (a timer set in a `find`, such as the usage ledger's flush) keeps its async
+   * context; once the unit has ended, that work runs outside any unit, as on SQLite
+   * (open_unit.ts), instead of on a finished transaction.
+   */
+  #current(): PgUnit | undefined {
+    const unit = this.#units.getStore();
+    return unit === undefined || unit.ended ? undefined : unit;
+  }
+
+  /** Runs `body` as `unit`'s, and marks the unit ended when the body is done. */
+  async #runAs<T>(unit: PgUnit, body: () => Promise<T>): Promise<T> {
+    try {
+      return await this.#units.run(unit, body);
+    } finally {
+      unit.ended = true;
+    }
+  }
+
   /** True when the caller runs inside a unit of work. */
   inUnit(): boolean {
-    return this.#units.getStore() !== undefined;
+    return this.#current() !== undefined;
+  }
+
+  /**
+   * What the caller's read unit keeps for its later calls: a read unit sees one snapshot
+   * (`REPEATABLE READ`), so an answer read once in it is its answer for the whole unit (a
+   * `find` asks for the index's document count three times). Undefined outside a read unit:
+   * a write unit sees its own changes, and a call outside a unit sees other commits.
+   */
+  unitKept(): Map<string, unknown> | undefined {
+    const unit = this.#current();
+    if (unit === undefined || unit.write) return undefined;
+    unit.kept ??= new Map();
+    return unit.kept;
   }
 
   /** Where a room's query goes: the caller's unit, else the pool. */
   q(): PgQuery {
-    return this.#units.getStore()?.sql ?? this.sql;
+    return this.#current()?.sql ?? this.sql;
   }
 
   /**
@@ -85,7 +123,7 @@ export class PgCore<R> {
    * `{ durable: false }` skips that wait.
    */
   async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open !== undefined) {
       if (!open.write) throw new Error("a write unit cannot run inside a read unit");
       return await body(this.repositories);
@@ -107,7 +145,7 @@ export class PgCore<R> {
           set_config('synchronous_commit', 'off', true)`;
       }
       const unit: PgUnit = { sql: tx, write: true, alone, counts: new PendingTermCounts() };
-      const done = await this.#units.run(unit, () => body(this.repositories));
+      const done = await this.#runAs(unit, () => body(this.repositories));
       await unit.counts.write(tx);
       committing = true;
       return done;
@@ -140,7 +178,7 @@ export class PgCore<R> {
    * units wait for each other needlessly.
    */
   async claimKeys(keys: readonly string[]): Promise<boolean> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open === undefined || !open.write) throw new Error("claimKeys runs only inside a write");
     if (open.alone || keys.length === 0) return false;
     const sorted = [...new Set(keys)].sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
@@ -151,13 +189,13 @@ export class PgCore<R> {
 
   /** The open write unit's owed document counts; undefined outside a write unit. */
   termCounts(): PendingTermCounts | undefined {
-    const open = this.#units.getStore();
+    const open = this.#current();
     return open?.write ? open.counts : undefined;
   }
 
   /** Writes the open unit's owed document counts now (a read of them inside the unit follows). */
   async settleTermCounts(): Promise<void> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open?.write) await open.counts.write(open.sql);
   }
 
@@ -175,18 +213,35 @@ export class PgCore<R> {
     return this.write(body);
   }
 
-  /** Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). */
+  /**
+   * Runs `body` against one consistent snapshot (`REPEATABLE READ`, read only). The unit's
+   * `BEGIN` is sent without waiting for its answer, so the body's first statement goes out
+   * right behind it (pipelined on the connection), and the `COMMIT` is left to finish after the
+   * answer: a read-only transaction's commit changes nothing. `sql.begin` waited a round trip
+   * for each, two of a `find`'s ten (bench/find_profile.ts --db-url).
+   */
   async read<T>(body: (tx: R) => Promise<T>): Promise<T> {
-    if (this.#units.getStore() !== undefined) return await body(this.repositories);
+    if (this.#current() !== undefined) return await body(this.repositories);
     await this.#whenOpen();
-    return await this.sql.begin(
-      "ISOLATION LEVEL REPEATABLE READ READ ONLY",
-      (tx) =>
-        this.#units.run(
-          { sql: tx, write: false, alone: false, counts: new PendingTermCounts() },
-          () => body(this.repositories),
-        ),
-    ) as T;
+    const connection = await this.sql.reserve();
+    const begun = connection.unsafe("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // Sent now; a failure is the body's first statement's too, and is thrown below.
+    begun.catch(() => {});
+    let value: T;
+    try {
+      value = await this.#runAs(
+        { sql: connection, write: false, alone: false, counts: new PendingTermCounts() },
+        () => body(this.repositories),
+      );
+      await begun;
+    } catch (error) {
+      // The snapshot ends before the connection goes back to the pool.
+      await connection.unsafe("ROLLBACK").catch(() => {});
+      connection.release();
+      throw error;
+    }
+    connection.unsafe("COMMIT").catch(() => {}).finally(() => connection.release());
+    return value;
   }
 
   /**
@@ -194,13 +249,17 @@ export class PgCore<R> {
    * changes are undone.
    */
   async withinUnit<T>(body: () => Promise<T>): Promise<T> {
-    const open = this.#units.getStore();
+    const open = this.#current();
     if (open === undefined || !open.write) {
       throw new Error("withinUnit runs only inside a write unit");
     }
+    // A write unit's `sql` is always its transaction (write()).
+    const tx = open.sql as TransactionSql;
     const owed = open.counts.save();
     try {
-      return await open.sql.savepoint((sp) => this.#units.run({ ...open, sql: sp }, body)) as T;
+      return await tx.savepoint((sp) =>
+        this.#runAs({ ...open, sql: sp, ended: undefined }, body)
+      ) as T;
     } catch (error) {
       // The savepoint's rows were rolled back, so are the counts they owed.
       open.counts.restore(owed);

@@ -7,37 +7,15 @@
  */
 import type { PgCore, PgQuery } from "./core.ts";
 import type { EntitiesRepository } from "../repositories.ts";
-import type {
-  EntityRecord,
-  MemoryGraph,
-  MentionRecord,
-  RelationOrigin,
-  RelationRecord,
-} from "../entities_sql.ts";
+import {
+  entityFromRow,
+  entitySummaryFromRow,
+  mentionsByMemory,
+  relationFromRow,
+} from "../entity_rows.ts";
+import type { EntityRecord, MemoryGraph } from "../entities_sql.ts";
 
 type Row = Record<string, unknown>;
-
-function toEntity(row: Row): EntityRecord {
-  return {
-    id: Number(row.id),
-    workspace: String(row.workspace_canonical),
-    name: String(row.name),
-    kind: String(row.kind),
-    createdAt: String(row.created_at),
-  };
-}
-
-function toRelation(row: Row): RelationRecord {
-  return {
-    id: Number(row.id),
-    workspace: String(row.workspace_canonical),
-    fromId: Number(row.from_id),
-    type: String(row.type),
-    toId: Number(row.to_id),
-    memoryId: Number(row.memory_id),
-    origin: row.origin as RelationOrigin,
-  };
-}
 
 const ids = (list: readonly number[]) => list as number[];
 
@@ -155,7 +133,7 @@ async function replaceGraphs(
 export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
   const getEntities = async (list: readonly number[]) => {
     const rows = await core.q()`SELECT * FROM entities WHERE id = ANY(${ids(list)}::bigint[])`;
-    return new Map(rows.map((row) => [Number(row.id), toEntity(row)]));
+    return new Map(rows.map((row) => [Number(row.id), entityFromRow(row)]));
   };
   const insertEntity = async (
     entity: { workspace: string; name: string; kind: string; at: string },
@@ -171,7 +149,7 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       const rows = await core.q()`SELECT a.alias_key, e.* FROM entity_aliases a
         JOIN entities e ON e.id = a.entity_id
         WHERE a.workspace_canonical = ${workspace} AND a.alias_key = ANY(${keys as string[]})`;
-      for (const row of rows) found.set(String(row.alias_key), toEntity(row));
+      for (const row of rows) found.set(String(row.alias_key), entityFromRow(row));
       return found;
     },
     async entitiesNamed(keys, workspaces) {
@@ -183,7 +161,7 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       const rows = await sql`SELECT DISTINCT e.* FROM entity_aliases a
         JOIN entities e ON e.id = a.entity_id
         WHERE a.alias_key = ANY(${keys as string[]}) AND ${scope} ORDER BY e.id`;
-      return rows.map(toEntity);
+      return rows.map(entityFromRow);
     },
     insertEntity,
     async insertEntities(list) {
@@ -228,28 +206,18 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       const rows = await core.q()`SELECT memory_id, entity_id, words, stated FROM entity_mentions
         WHERE memory_id = ANY(${ids(memoryIds)}::bigint[])
         ORDER BY memory_id, entity_id, words COLLATE "C"`;
-      const out = new Map<number, MentionRecord[]>();
-      for (const row of rows) {
-        const list = out.get(Number(row.memory_id)) ?? [];
-        list.push({
-          entityId: Number(row.entity_id),
-          words: String(row.words),
-          stated: Number(row.stated) === 1,
-        });
-        out.set(Number(row.memory_id), list);
-      }
-      return out;
+      return mentionsByMemory(rows);
     },
     async relationsOf(list, limit) {
       const rows = await core.q()`SELECT * FROM entity_relations
         WHERE from_id = ANY(${ids(list)}::bigint[]) OR to_id = ANY(${ids(list)}::bigint[])
         ORDER BY id LIMIT ${limit}`;
-      return rows.map(toRelation);
+      return rows.map(relationFromRow);
     },
     async relationPage(afterId, limit) {
       const rows = await core.q()`SELECT * FROM entity_relations WHERE id > ${afterId}
         ORDER BY id LIMIT ${limit}`;
-      return rows.map(toRelation);
+      return rows.map(relationFromRow);
     },
     async entityPage(query) {
       const sql = core.q();
@@ -274,11 +242,7 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
           ORDER BY e.id DESC LIMIT ${query.limit} OFFSET ${query.offset}) p
         ORDER BY p.id DESC`;
       return {
-        rows: rows.map((row) => ({
-          ...toEntity(row),
-          mentions: Number(row.mentions),
-          relations: Number(row.relations),
-        })),
+        rows: rows.map(entitySummaryFromRow),
         total: Number(count.n),
         kinds,
       };

@@ -61,19 +61,6 @@ export function pgJobs(core: PgCore<unknown>): JobsRepository {
         ON CONFLICT DO NOTHING RETURNING id`;
       return row ? Number(row.id) : undefined;
     },
-    async insertJobs(list) {
-      if (list.length === 0) return;
-      await core.q()`INSERT INTO jobs (kind, dedupe_key, payload, status, attempts, max_attempts,
-          run_after, created_at, updated_at)
-        SELECT k, d, p::json, 'pending', 0, m, t, t, t
-        FROM unnest(${list.map((job) => job.kind)}::text[],
-          ${list.map((job) => job.dedupeKey ?? null)}::text[],
-          ${list.map((job) => JSON.stringify(job.payload))}::text[],
-          ${list.map((job) => job.maxAttempts)}::int[], ${list.map((job) => job.now)}::text[])
-          WITH ORDINALITY AS u(k, d, p, m, t, n)
-        ORDER BY n
-        ON CONFLICT DO NOTHING`;
-    },
     async claimJobs(claim) {
       const sql = core.q();
       const kinds = claim.kinds as string[];

@@ -83,6 +83,8 @@ export interface OpenPostgresOptions {
    * first that does migrates the schema and reads the server's facts, as an open would have.
    */
   waitForDatabase?: boolean;
+  /** Called with each statement as it is sent (profiling: bench/find_profile.ts). */
+  onQuery?: (query: string) => void;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function openPostgresStore(
   const sql = await connectPostgres(url, {
     max: options.poolMax ?? PG_POOL_MAX,
     connectTimeoutS: options.connectTimeoutS,
+    onQuery: options.onQuery,
   });
   const facts = {
     schema: { version: 0, applied: [] } as PgSchemaState,

@@ -10,7 +10,7 @@
 import type { PgCore, PgQuery } from "./core.ts";
 import type { UpgradeRepository } from "../repositories.ts";
 import { fingerprintRows } from "../upgrade_sql.ts";
-import { indexManyMemoryTerms } from "./word_index_room.ts";
+import { indexMemoriesInBulk, recountTerms } from "./word_index_room.ts";
 import { PG_BULK_ROWS, PG_PARAMETERS_MAX } from "./constants.ts";
 
 /** Tables rebuilt from the copied ones, never copied (as on SQLite), and the bookkeeping. */
@@ -25,6 +25,9 @@ const DERIVED_TABLES = new Set([
   "memory_terms_size",
   "schema_version",
 ]);
+
+/** Memories indexed per statement when the word index is rebuilt. */
+const REBUILD_PAGE = 1_000;
 
 /** Memories first, then their history, then the rest by name (as on SQLite). */
 const COPY_FIRST = ["memories", "memory_history"];
@@ -173,31 +176,30 @@ export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
     async rebuildWordIndex() {
       const sql = core.q();
       await sql`DELETE FROM memory_terms`;
-      await sql`DELETE FROM memory_terms_df`;
-      await sql`UPDATE memory_terms_size SET tokens = 0`;
-      // Whatever this unit indexed before is indexed again below.
+      // Whatever this unit indexed before is indexed again below, and recounted.
       core.termCounts()?.clear();
+      // Keyset pages: a large library is never read whole into memory.
+      let after = 0;
       let indexed = 0;
-      for (let after = 0;;) {
+      for (;;) {
         const rows = await sql`SELECT id, subject, content, tags, workspace_canonical
           FROM memories WHERE status != 'deleted' AND id > ${after}
-          ORDER BY id LIMIT ${PG_BULK_ROWS}`;
+          ORDER BY id LIMIT ${REBUILD_PAGE}`;
         if (rows.length === 0) break;
-        await indexManyMemoryTerms(
-          core,
+        await indexMemoriesInBulk(
+          sql,
           rows.map((row) => ({
             id: Number(row.id),
-            fields: {
-              subject: String(row.subject),
-              content: String(row.content),
-              tags: row.tags as string[],
-              workspaceCanonical: String(row.workspace_canonical),
-            },
+            subject: String(row.subject),
+            content: String(row.content),
+            tags: row.tags as string[],
+            workspaceCanonical: String(row.workspace_canonical),
           })),
         );
         indexed += rows.length;
         after = Number(rows[rows.length - 1].id);
       }
+      await recountTerms(sql);
       return indexed;
     },
     async contentFingerprints() {

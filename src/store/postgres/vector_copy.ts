@@ -2,7 +2,10 @@
  * A server's in-process copy of the vectors (issue 33: Debian's PostgreSQL has no pgvector, so
  * vectors are stored portably and searched here). Loaded at the first lookup, then brought up to
  * date before each one from `vector_changes`, which a trigger fills for every insert, update and
- * delete made by any server; a copy further behind than the log keeps is loaded again.
+ * delete made by any server; a copy further behind than the log keeps is loaded again. The copy
+ * is the SQLite backend's (`../quantized_vectors.ts`: int8, scanned by WebAssembly SIMD), so both
+ * backends find the same rows at the same distances; `cosineNearest` is the exact scan a unit of
+ * work uses over the table itself.
  *
  * @example
  * ```ts
@@ -17,6 +20,10 @@
  */
 import type { PgQuery } from "./core.ts";
 import { VECTOR_CHANGES_KEPT } from "../constants.ts";
+import { QuantizedVectors } from "../quantized_vectors.ts";
+
+/** Rows read per round trip while loading every vector (bounded memory at any size). */
+const RELOAD_BATCH = 2_000;
 
 /** Rows nearest to `query` by cosine distance (0 = same direction), nearest first (ties: lower id). */
 export function cosineNearest(
@@ -47,17 +54,26 @@ export function cosineNearest(
 
 /** The copy of every vector, as of the last change it read. */
 export class VectorCopy {
-  #vectors = new Map<number, Float32Array>();
+  #vectors = new QuantizedVectors();
   #seq: number | undefined;
+  /**
+   * The catch-up in progress: lookups wait for it and run theirs after it, one at a time. A
+   * load spans many round trips, and a second one started beside it would clear the copy under
+   * the first (whose lookup would then see part of the vectors).
+   */
+  #caughtUp: Promise<void> = Promise.resolve();
+
+  /** True when this runtime can run the copy's scan (WebAssembly SIMD). */
+  static supported(): boolean {
+    return QuantizedVectors.supported();
+  }
 
   get size(): number {
     return this.#vectors.size;
   }
 
   get bytes(): number {
-    let bytes = 0;
-    for (const vector of this.#vectors.values()) bytes += vector.byteLength;
-    return bytes;
+    return this.#vectors.bytes;
   }
 
   /** The `k` nearest rows to `query`, after catching up with every server's writes. */
@@ -66,8 +82,10 @@ export class VectorCopy {
     query: Float32Array,
     k: number,
   ): Promise<{ rowId: number; distance: number }[]> {
-    await this.#refresh(sql);
-    return cosineNearest(this.#vectors, query, k);
+    const turn = this.#caughtUp.then(() => this.#refresh(sql));
+    this.#caughtUp = turn.catch(() => {});
+    await turn;
+    return this.#vectors.nearest(query, k);
   }
 
   async #refresh(sql: PgQuery): Promise<void> {
@@ -89,19 +107,34 @@ export class VectorCopy {
         return;
       }
       const rowId = Number(row.row_id);
-      if (row.embedding === null) this.#vectors.delete(rowId);
-      else this.#vectors.set(rowId, Float32Array.from(row.embedding as number[]));
+      if (row.embedding === null) this.#vectors.remove(rowId);
+      else this.#vectors.put(rowId, Float32Array.from(row.embedding as number[]));
     }
     this.#seq = latest;
   }
 
+  /**
+   * Loads every vector, a batch at a time in row order (keyset pages: the whole table as
+   * JavaScript arrays of numbers was ~1 KB a vector, 1 GB at a million).
+   */
   async #reload(sql: PgQuery, latest: number): Promise<void> {
-    const vectors = new Map<number, Float32Array>();
-    const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors`;
-    for (const row of rows) {
-      vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));
+    this.#vectors.clear();
+    // Until the load completes the copy is nobody's: a load cut short starts over next time.
+    this.#seq = undefined;
+    const [{ count }] = await sql`SELECT count(*) AS count FROM memory_row_vectors`;
+    for (let after = -1;;) {
+      const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors
+        WHERE row_id > ${after} ORDER BY row_id LIMIT ${RELOAD_BATCH}`;
+      // Room for every vector at once (growing as it loads would leave up to a sixteenth spare).
+      if (after === -1 && rows.length > 0) {
+        this.#vectors.reserve((rows[0].embedding as number[]).length, Number(count));
+      }
+      for (const row of rows) {
+        this.#vectors.put(Number(row.row_id), Float32Array.from(row.embedding as number[]));
+      }
+      if (rows.length < RELOAD_BATCH) break;
+      after = Number(rows[rows.length - 1].row_id);
     }
-    this.#vectors = vectors;
     this.#seq = latest;
   }
 }

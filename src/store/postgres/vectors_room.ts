@@ -21,7 +21,7 @@ const VECTOR_DIM_KEY = "pg_vector_dim";
 /** The vectors room over `core`'s pool, with this server's copy of the vectors. */
 export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepository {
   const nearestRows = async (vector: Float32Array, k: number) => {
-    if (!core.inUnit()) return await copy.nearest(core.sql, vector, k);
+    if (!core.inUnit() && VectorCopy.supported()) return await copy.nearest(core.sql, vector, k);
     const vectors = new Map<number, Float32Array>();
     for (const row of await core.q()`SELECT row_id, embedding FROM memory_row_vectors`) {
       vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));

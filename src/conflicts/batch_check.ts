@@ -1,0 +1,228 @@
+/**
+ * The planned conflict check of a bulk write (issue 38). An import queues one job per chunk
+ * (schedule.ts, `scheduleBatchCheck`) instead of one per memory; this runs it a slice at a time:
+ * each run checks the next members against the library (the same neighbour lookup and rule
+ * stage as a single check, so a contradiction inside the import or with a fact already stored
+ * is found as before) and commits, in one transaction, what it found, a continuation job holding
+ * the members not checked yet, and the removal of its own job. A run killed half way therefore
+ * loses nothing and repeats nothing that committed: either its findings and its continuation
+ * are in, or neither is and the job runs again.
+ *
+ * What it plans away: members that are no longer current (a later version has its own check),
+ * members that claim nothing (chat: questions, greetings) before any lookup, and work the
+ * members of one chunk share — their claim rows are read once for all of them, and a pair of
+ * members compared from one side without a suspect is not compared again from the other
+ * ({@link DetectionMemo}). A chunk's memories are mostly each other's neighbours (one
+ * conversation, one document), which is where a per-memory check spent its time twice.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createDetectionMemo, runBatchCheck } from "./batch_check.ts";
+ * import { scheduleBatchCheck } from "./schedule.ts";
+ * import { defaultStages } from "./stages.ts";
+ * import { rememberMemory } from "../memory/remember.ts";
+ * import { claimJobs } from "../jobs/queue.ts";
+ * import { openStore } from "../store/mod.ts";
+ * import { MemoryEvents } from "../core/memory_events.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+ * const ctx = {
+ *   store,
+ *   caller: { client: "docs", agentId: "docs-agent" },
+ *   settings: { workspaceIsolation: "none" as const, includeSize: false },
+ *   events: new MemoryEvents(), // no listeners: this example plans the check itself
+ * };
+ * const first = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline is Friday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * const second = await rememberMemory(ctx, {
+ *   content: "The Atlas deadline moved to Monday.",
+ *   subject: "atlas deadline",
+ *   workspace: "atlas",
+ * });
+ * await store.write(async () =>
+ *   await scheduleBatchCheck(store, [
+ *     { memoryId: first.memoryId, version: 1 },
+ *     { memoryId: second.memoryId, version: 1 },
+ *   ])
+ * );
+ * const [job] = await claimJobs(store, {
+ *   kinds: ["detect_conflicts_batch"],
+ *   owner: "docs",
+ *   limit: 1,
+ * });
+ * const report = await runBatchCheck(ctx, job, {
+ *   stages: defaultStages(),
+ *   memo: createDetectionMemo(),
+ *   runMs: 60_000, // a worker's run commits after DETECT_BATCH_RUN_MS; this one checks both
+ * });
+ * assert.equal(report.checked, 2);
+ * assert.equal(report.recorded.length, 1);
+ * assert.equal(report.left, 0);
+ * store.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ * @module
+ */
+import { MemaError } from "../errors/mod.ts";
+import type { ServiceContext } from "../core/context.ts";
+import { servingRequests } from "../jobs/activity.ts";
+import { JOB_SLICE_MS, JOB_SLICE_SERVING_MS } from "../jobs/constants.ts";
+import { enqueueJob } from "../jobs/queue.ts";
+import { yieldToRequests } from "../jobs/worker.ts";
+import { BoundedMap } from "../platform/bounded_map.ts";
+import type { JobRecord } from "../store/mod.ts";
+import {
+  DETECT_BATCH_JOB_KIND,
+  DETECT_BATCH_MEMO_MAX,
+  DETECT_BATCH_RUN_MS,
+  DETECT_BATCH_SLICE_MAX,
+  DETECT_VECTOR_BACKLOG_MAX,
+} from "./constants_pipeline.ts";
+import {
+  type CheckFindings,
+  type DetectionMemo,
+  type DetectionStages,
+  findSuspects,
+  judgeSuspects,
+  recordFindings,
+} from "./detect.ts";
+import { batchKey, memberRuns } from "./schedule.ts";
+
+/** A memo for the batch jobs of one worker, bounded by {@linkcode DETECT_BATCH_MEMO_MAX}. */
+export function createDetectionMemo(): DetectionMemo {
+  return {
+    claims: new BoundedMap(DETECT_BATCH_MEMO_MAX),
+    quiet: new BoundedMap(DETECT_BATCH_MEMO_MAX * 4),
+  };
+}
+
+/** What one run of a batch job did. */
+export interface BatchCheckReport {
+  /** Members checked in this run (skipped ones included). */
+  checked: number;
+  /** Of them, members not current any more or claiming nothing: no lookup was made. */
+  skipped: number;
+  /** Conflict groups opened or joined. */
+  recorded: number[];
+  /** Members handed to the continuation job. */
+  left: number;
+  /** True when the job's lease was lost before the run could commit (another worker has it). */
+  leaseLost?: boolean;
+}
+
+/** The members of a batch job, `[memory id, version]` pairs, from its runs (`memberRuns`). */
+export function batchMembers(job: JobRecord): [number, number][] {
+  const runs = job.payload.runs;
+  const valid = Array.isArray(runs) && runs.every((run) =>
+    Array.isArray(run) && run.length === 3 &&
+    run.every((value) => Number.isSafeInteger(value) && value > 0)
+  );
+  if (!valid) {
+    throw new MemaError("invalid_input", `batch check job ${job.id} has no member runs`, {
+      field: "payload.runs",
+      hint: "the job was not written by this mema; it is retried and then kept as poisoned",
+    });
+  }
+  return (runs as [number, number, number][]).flatMap(([first, count, version]) =>
+    Array.from({ length: count }, (_, k) => [first + k, version] as [number, number])
+  );
+}
+
+class LeaseLost extends Error {}
+
+/**
+ * Checks the next members of a batch job and commits the findings with a continuation for the
+ * rest (see the module documentation). The run works in slices of {@linkcode JOB_SLICE_MS} (one
+ * member while requests are being served) with a turn for requests between them, and commits
+ * after {@linkcode DETECT_BATCH_RUN_MS} or {@linkcode DETECT_BATCH_SLICE_MAX} members.
+ */
+export async function runBatchCheck(
+  ctx: ServiceContext,
+  job: JobRecord,
+  options: {
+    stages: DetectionStages;
+    memo: DetectionMemo;
+    /** Work between two turns for requests (default: the worker's slice). */
+    sliceMs?: number;
+    /** Work before the run commits and hands the rest on (default DETECT_BATCH_RUN_MS). */
+    runMs?: number;
+    /** How the run gives requests their turn (default: the worker's yieldToRequests). */
+    yieldTurn?: () => Promise<void>;
+  },
+): Promise<BatchCheckReport> {
+  const { store } = ctx;
+  const members = batchMembers(job);
+  const owner = job.leaseOwner;
+  if (owner === null) throw new Error(`batch check job ${job.id} runs without a lease`);
+  // A chunk larger than the by-meaning backlog bar is a bulk import: word neighbours only (the
+  // by-meaning lookup scans every vector; see DETECT_VECTOR_BACKLOG_MAX).
+  const stages = members.length > DETECT_VECTOR_BACKLOG_MAX
+    ? { ...options.stages, vectors: undefined }
+    : options.stages;
+  const sliceBudget = () =>
+    options.sliceMs ?? (servingRequests() ? JOB_SLICE_SERVING_MS : JOB_SLICE_MS);
+  const runMs = options.runMs ?? DETECT_BATCH_RUN_MS;
+  const started = performance.now();
+  let sliceStarted = started;
+  let sliceMs = sliceBudget();
+  const found: CheckFindings[] = [];
+  let checked = 0;
+  let skipped = 0;
+  for (const [memoryId, version] of members) {
+    if (checked >= DETECT_BATCH_SLICE_MAX) break;
+    if (checked > 0 && performance.now() - sliceStarted >= sliceMs) {
+      // While requests flow the worker's own pause paces the drain, one member a run as one
+      // job each did: going on after a turn ran a second check into the next calls (find's
+      // p95 at 1M 1.22-1.31x idle against 0.92-1.02x one job each, bench/drain_find.ts).
+      if (
+        performance.now() - started >= runMs || (options.sliceMs === undefined && servingRequests())
+      ) break;
+      // Requests get their turn between two slices; the findings wait for the run's commit.
+      await (options.yieldTurn ?? yieldToRequests)();
+      sliceStarted = performance.now();
+      sliceMs = sliceBudget();
+    }
+    checked++;
+    const current = await store.read(async () => await store.getMemory(memoryId));
+    // A later version queued its own check; a retired or purged memory needs none.
+    if (current?.version !== version || current.status !== "active") {
+      skipped++;
+      continue;
+    }
+    const findings = await findSuspects(ctx, memoryId, stages, options.memo);
+    if (findings.checked === 0 && findings.suspects.length === 0) skipped++;
+    found.push(findings);
+  }
+  const suspects = found.flatMap((findings) => findings.suspects);
+  const verdicts = await judgeSuspects(stages, suspects);
+  const rest = members.slice(checked);
+  let recorded: number[];
+  try {
+    recorded = await store.write(async () => {
+      const opened = await recordFindings(ctx, suspects, verdicts);
+      if (rest.length > 0) {
+        await enqueueJob(store, {
+          kind: DETECT_BATCH_JOB_KIND,
+          dedupeKey: batchKey(rest),
+          payload: { runs: memberRuns(rest) },
+        });
+      }
+      // The run's findings, its continuation and the end of its job commit together.
+      if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
+      return opened;
+    }, { durable: false });
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+    return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };
+  }
+  // Only what committed may spare a later check its comparison.
+  for (const findings of found) {
+    for (const key of findings.quiet) options.memo.quiet.set(key, true);
+  }
+  return { checked, skipped, recorded, left: rest.length };
+}
