@@ -3,7 +3,8 @@
  * must leave exactly what storing them one by one leaves: the same answers (duplicates of stored
  * texts and of earlier facts of the call, a new workspace's hints once, window edges read from
  * the words), the same memories, the same entity graph (a new name shared by several facts is one
- * entity) and the same queued checks. Run on both backends.
+ * entity). Its conflict checks are queued as one batch job (conflicts/batch_check.ts), where
+ * one-by-one writes queue one each. Run on both backends.
  */
 import assert from "node:assert/strict";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
@@ -99,7 +100,7 @@ async function library(store: Store) {
   );
   const workspaces = (await store.listWorkspaces()).map((w) => `${w.canonical}:${w.state}`)
     .sort();
-  return { memories, entities, graph, workspaces, jobs: await store.countJobs() };
+  return { memories, entities, graph, workspaces };
 }
 
 const FACTS: BatchRememberInput[] = [
@@ -155,6 +156,9 @@ for (const backend of BACKENDS) {
         assert.equal(together[7].duplicateReplay, false, "a pending fact is no duplicate");
         assert.equal(together[8].duplicateReplay, true);
         assert.deepEqual(await library(batch.store), await library(oneByOne.store));
+        // Every fact stored active is checked: one job for the call, one per fact one by one.
+        const checks = await batch.store.countJobs();
+        assert.equal(checks.detect_conflicts_batch?.pending, 1);
         const entities = (await library(batch.store)).entities;
         assert.equal(entities.filter((e) => e.startsWith("infra/Quillon Relay/")).length, 1);
       } finally {
