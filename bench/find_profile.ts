@@ -11,6 +11,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import type { ServiceContext } from "../src/core/context.ts";
 import { findMemories } from "../src/recall/find.ts";
@@ -39,7 +40,7 @@ const store: Store = values["db-url"]
   ? await openPostgresAsStore(values["db-url"], { onQuery: (query) => sent.push(query) })
   : await openStore(values.db!, { cacheDir: `${values.db}.cache`, skipVec: true });
 console.log(`open: ${(performance.now() - opened).toFixed(0)} ms`);
-const spent = new Map<string, { ms: number; calls: number }>();
+const spent = new Map<string, { ms: number; cpuMs: number; calls: number }>();
 const timed = store as unknown as Record<string, unknown>;
 for (const [name, method] of Object.entries(timed)) {
   if (["read", "write", "withinUnit", "close"].includes(name) || typeof method !== "function") {
@@ -47,11 +48,14 @@ for (const [name, method] of Object.entries(timed)) {
   }
   timed[name] = async (...args: unknown[]) => {
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     try {
       return await (method as (...a: unknown[]) => unknown)(...args);
     } finally {
-      const entry = spent.get(name) ?? { ms: 0, calls: 0 };
+      const cpu = process.cpuUsage(cpuBefore);
+      const entry = spent.get(name) ?? { ms: 0, cpuMs: 0, calls: 0 };
       entry.ms += performance.now() - started;
+      entry.cpuMs += (cpu.user + cpu.system) / 1000;
       entry.calls++;
       spent.set(name, entry);
     }
@@ -72,11 +76,15 @@ const asked =
 for (let pass = 0; pass < Number(values.passes); pass++) {
   spent.clear();
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   const trips: number[] = [];
   for (const [n, query] of asked.entries()) {
     sent = [];
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await findMemories(ctx, { query, limit: 10 });
+    const cpu = process.cpuUsage(cpuBefore);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
     times.push(performance.now() - started);
     trips.push(sent.length);
     if (values.statements && pass === 0 && n === 0) {
@@ -85,14 +93,22 @@ for (let pass = 0; pass < Number(values.passes); pass++) {
     }
   }
   const summary = summarize(times);
-  console.log(`pass ${pass + 1}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, max ${summary.max}`);
+  const cpu = summarize(cpuTimes);
+  console.log(
+    `pass ${pass + 1}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, max ${summary.max}; ` +
+      `CPU p50 ${cpu.p50} ms, p95 ${cpu.p95} ms (wall minus CPU is waiting: disk, or a core)`,
+  );
   if (values["db-url"]) {
     const roundTrips = summarize(trips);
     console.log(`  statements per find: p50 ${roundTrips.p50}, max ${roundTrips.max}`);
   }
   const rows = [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12);
-  for (const [name, { ms, calls }] of rows) {
-    console.log(`  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query (${calls} calls)`);
+  for (const [name, { ms, cpuMs, calls }] of rows) {
+    console.log(
+      `  ${name.padEnd(28)} ${(ms / asked.length).toFixed(2)} ms/query, CPU ${
+        (cpuMs / asked.length).toFixed(2)
+      } ms (${calls} calls)`,
+    );
   }
 }
 await store.close();

@@ -96,6 +96,22 @@ export function peakRssBytes(pid: number | "self" = "self"): number | undefined 
   }
 }
 
+/**
+ * CPU time (user + system, ms) a process has used so far (Linux, 10 ms ticks), or undefined.
+ * On a loaded machine wall-clock latency carries the wait for a core; the CPU a server spent
+ * per call does not.
+ */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Bytes of a file, or 0 when it does not exist. */
 export function fileBytes(path: string): number {
   try {

@@ -45,6 +45,7 @@ import type { DetectionStages } from "../conflicts/detect.ts";
 import type { JudgeHandle } from "../conflicts/judge_state.ts";
 import type { CallerIdentity, ServiceContext, ServiceSettings } from "../core/context.ts";
 import { SemanticIndex } from "../evidence/semantic.ts";
+import { EVIDENCE_WORKER_START_DELAY_MS } from "../evidence/constants.ts";
 import { markRowsComplete, startEvidenceWorker } from "../evidence/worker.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
@@ -55,6 +56,7 @@ import { DatabaseUnreachable } from "../errors/mod.ts";
 import { logWarn } from "../platform/log.ts";
 import { openStore, type Store } from "../store/mod.ts";
 import { UsageLedger } from "../recall/usage.ts";
+import { checkWordIndex } from "../recall/word_index_check.ts";
 import { refuseIncompleteCopy } from "../portability/copy.ts";
 import { composeMemoryEvents } from "./memory_events.ts";
 import { serviceSettings } from "./service_settings.ts";
@@ -67,6 +69,8 @@ export interface DatabaseOptions {
   path?: string;
   /** Open without sqlite-vec (commands that embed nothing). */
   skipVec?: boolean;
+  /** Check the word index after start, in slices (serving processes), not at open. */
+  deferWordIndexCheck?: boolean;
   /**
    * On PostgreSQL, start even while the database cannot be reached (serving processes): reads
    * fail clearly and writes go to the local backup until it answers.
@@ -129,6 +133,7 @@ export async function openDatabase(
     durability: config.durability,
     skipVec: options.skipVec,
     waitForDatabase: options.waitForDatabase,
+    deferWordIndexCheck: options.deferWordIndexCheck,
   });
   // A library a `mema copy` left half written is never served as if it were whole.
   try {
@@ -167,6 +172,8 @@ export async function openApp(config: MemaConfig, options: AppOptions): Promise<
   const store = await openDatabase(config, {
     ...options,
     waitForDatabase: options.serving?.waitForDatabase === true,
+    // Counting a large library before the first answer is what held a 1M start (issue 38).
+    deferWordIndexCheck: options.serving !== undefined,
   });
   try {
     return await composeApp(config, store, options);
@@ -218,6 +225,8 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   const memo = createDetectionMemo();
   let worker: JobWorker | undefined;
   let replayer: BackupReplayer | undefined;
+  let indexCheck: Promise<unknown> | undefined;
+  let wakeIndexCheck: (() => void) | undefined;
   let closed = false;
   return {
     config,
@@ -234,7 +243,25 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       }
       if (semantic === undefined || store.capabilities.readOnly !== undefined) return;
       const index = semantic;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let stopping = false;
       const startWorker = async () => {
+        indexCheck ??= (async () => {
+          // The handshake and the first calls go first, as for the job worker below.
+          await new Promise<void>((resolve) => {
+            const delay = setTimeout(resolve, EVIDENCE_WORKER_START_DELAY_MS);
+            wakeIndexCheck = () => {
+              clearTimeout(delay);
+              resolve();
+            };
+          });
+          await checkWordIndex(store, {
+            between: yieldToRequests,
+            stopped: () => closed || stopping,
+          });
+        })().catch((error) => {
+          if (!closed && !stopping) logWarn(`the word index check did not finish: ${error}`);
+        });
         // Facts written before the entity graph existed are read in the background.
         if (await entityBackfillOwed(store)) {
           await store.writeBlocking(async () =>
@@ -258,14 +285,13 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         // The job in progress gets the transport's grace period to finish; no new one starts.
         void stop.requested.then(() => started.stop());
       };
-      if (await databaseAnswers(store)) return await startWorker();
-      // A server that started before its database answered starts its jobs once it does.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let stopping = false;
       void stop.requested.then(() => {
         stopping = true;
         clearTimeout(timer);
+        wakeIndexCheck?.();
       });
+      if (await databaseAnswers(store)) return await startWorker();
+      // A server that started before its database answered starts its jobs once it does.
       const retry = () => {
         timer = setTimeout(async () => {
           if (stopping || closed) return;
@@ -286,6 +312,8 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       if (replayer && !(await settlesWithin(replayer.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn("stopping during a replay of the local backup; the next start replays it");
       }
+      wakeIndexCheck?.();
+      await indexCheck;
       if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn(
           "stopping without the background job in progress; it runs again on the next start",

@@ -233,7 +233,7 @@ function checkDatabase(
           probe.wordRows ?? "no"
         } word-index rows for ${total} memories`,
       fix_hint:
-        "start `mema serve` once: it rebuilds the full-text index when it opens the database",
+        "start `mema serve` once: it checks the full-text index once it answers and rebuilds it",
     });
   } else {
     findings.push({

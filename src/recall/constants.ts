@@ -400,3 +400,12 @@ export const ENTITY_EXPANSION_SHARE = 0;
 export const ENTITY_EXPANSION_RELATIONS = 100;
 /** Facts of related entities an expansion may lift. */
 export const ENTITY_EXPANSION_FACTS = 50;
+
+/**
+ * Ids a serving process's start-up check of the word index counts per slice
+ * (src/recall/word_index_check.ts): ~2–4 ms of the one connection at 1M memories on the
+ * 2-core build machine (10,000 ids took 10–20 ms, and the whole count ~400 ms before the first
+ * answer), so a request that arrives during a slice waits at most about that; the 500 slices
+ * of a million memories finish within a minute of an idle server.
+ */
+export const WORD_INDEX_CHECK_SPAN = 2_000;

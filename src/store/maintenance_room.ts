@@ -1,6 +1,6 @@
 /**
  * Upkeep of the SQLite file and copying an older database in: {@linkcode MaintenanceRepository}
- * (WAL checkpoints, VACUUM, the FTS5 `optimize`, the sqlite-vec table) and
+ * (WAL checkpoints, VACUUM, the FTS5 `optimize`, the word index's check, the sqlite-vec table) and
  * {@linkcode UpgradeRepository}.
  *
  * @module
@@ -26,6 +26,10 @@ export function sqliteMaintenance(core: SqliteCore): Sync<MaintenanceRepository>
     },
     vecTableExists: () => core.vecTableExists(),
     recreateVecTable: (dim) => evidence.recreateVecTable(db, dim),
+    wordIndexSlice: (afterId, span) =>
+      core.capabilities.fts
+        ? terms.countWordIndexSlice(db, afterId, span)
+        : { throughId: afterId, last: true, memories: 0, indexed: 0 },
     vectorMirrorSize: () => ({
       vectors: core.vectors?.size ?? 0,
       bytes: core.vectors?.bytes ?? 0,

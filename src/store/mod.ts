@@ -129,6 +129,11 @@ export interface OpenStoreOptions {
    * reads fail and writes go to the local backup until it answers (postgres/mod.ts).
    */
   waitForDatabase?: boolean;
+  /**
+   * Leave the word index's count check to the caller (a serving process runs it in slices
+   * after its first answer, src/recall/word_index_check.ts); by default it runs here.
+   */
+  deferWordIndexCheck?: boolean;
   /** Internal: a read-write open failed with this because the database cannot be written. */
   readOnlyCause?: unknown;
 }
@@ -216,7 +221,8 @@ export async function openStore(path: string, options: OpenStoreOptions): Promis
     const schema = readOnly === undefined
       ? prepareSchema(connection)
       : readOnlySchema(connection, path);
-    if (readOnly === undefined && repairFtsIfNeeded(connection)) {
+    // At 1M memories the count is ~400 ms with the file in the page cache, and reads the whole table.
+    if (readOnly === undefined && !options.deferWordIndexCheck && repairFtsIfNeeded(connection)) {
       logWarn(`rebuilt the full-text index of ${path}`);
     }
     const capabilities: StoreCapabilities = {

@@ -37,6 +37,7 @@ import type {
   ProtectionLevel,
   RecallFilters,
   SourceType,
+  WordIndexSlice,
 } from "./types.ts";
 
 /** The memories themselves: rows, versions in place, status and trust. */
@@ -377,6 +378,12 @@ export interface MaintenanceRepository {
   recreateVecTable(dim: number): Promise<void>;
   /** Vectors held in this process's copy and its bytes (benchmarks report memory with it). */
   vectorMirrorSize(): Promise<{ vectors: number; bytes: number }>;
+  /**
+   * Counts memories not purged against word-index rows among the `span` ids after `afterId`:
+   * a serving process checks the index a slice at a time between requests
+   * (src/recall/word_index_check.ts). A sound index agrees in every slice.
+   */
+  wordIndexSlice(afterId: number, span: number): Promise<WordIndexSlice>;
 }
 
 /**

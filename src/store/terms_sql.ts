@@ -25,7 +25,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { indexTokens } from "../text/index_terms.ts";
 import { BM25_WEIGHTS } from "./constants.ts";
 import { filterSql } from "./recall_sql.ts";
-import type { LexicalHit, RecallFilters } from "./types.ts";
+import type { LexicalHit, RecallFilters, WordIndexSlice } from "./types.ts";
 
 /** The index and its vocabulary (created by the generation 6 migration). */
 export const TERMS_TABLES = `
@@ -329,6 +329,43 @@ export function rebuildTermsIndex(db: DatabaseSync): number {
 export function countIndexedMemories(db: DatabaseSync): number {
   const row = db.prepare("SELECT count(*) AS n FROM memories_terms_docsize").get() as { n: number };
   return Number(row.n);
+}
+
+/**
+ * Counts memories not purged and index rows among the ids after `afterId`, `span` ids at a
+ * time, so a serving process can check a large library between requests instead of counting
+ * it whole before its first answer (~10 ms per 10,000 ids at 1M, against ~400 ms for the whole
+ * count). Every indexed memory has its row in the same transaction, so the two counts agree in
+ * every slice of a sound index, whatever is written between slices.
+ */
+export function countWordIndexSlice(
+  db: DatabaseSync,
+  afterId: number,
+  span: number,
+): WordIndexSlice {
+  const max = db.prepare("SELECT max(id) AS id FROM memories").get() as { id: number | null };
+  const lastId = max.id === null ? 0 : Number(max.id);
+  const through = Math.max(afterId, Math.min(afterId + span, lastId));
+  const last = through === lastId || afterId >= lastId;
+  const count = (sql: string, ...bounds: number[]) =>
+    Number((db.prepare(sql).get(...bounds) as { n: number }).n);
+  return {
+    throughId: through,
+    last,
+    memories: count(
+      "SELECT count(*) AS n FROM memories WHERE id > ? AND id <= ? AND status != 'deleted'",
+      afterId,
+      through,
+    ),
+    // The last slice counts every row past `afterId`: a row without its memory is drift too.
+    indexed: last
+      ? count("SELECT count(*) AS n FROM memories_terms_docsize WHERE id > ?", afterId)
+      : count(
+        "SELECT count(*) AS n FROM memories_terms_docsize WHERE id > ? AND id <= ?",
+        afterId,
+        through,
+      ),
+  };
 }
 
 /**

@@ -129,3 +129,15 @@ export interface LexicalHit {
   /** Full-text relevance (BM25), larger is better. */
   relevance: number;
 }
+
+/** One slice of the word index's check against `memories` (`MaintenanceRepository.wordIndexSlice`). */
+export interface WordIndexSlice {
+  /** The last id the slice covered: the next slice starts after it. */
+  throughId: number;
+  /** True for the slice that reached the last memory (it also counted index rows past it). */
+  last: boolean;
+  /** Memories not purged with ids in the slice. */
+  memories: number;
+  /** Index rows with ids in the slice. */
+  indexed: number;
+}

@@ -24,6 +24,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { openConnection, type SqliteConnection } from "./sqlite_connection.ts";
 import { getMeta, readGeneration } from "./schema.ts";
 import { loadVecExtension } from "./vec_extension.ts";
+import { ROW_SOURCE_COLUMNS, storedText } from "./evidence_sql.ts";
 import type { MemoryRecord } from "./types.ts";
 import { COPY_BATCH_ROWS, SQLITE_PARAMETERS_MAX } from "./constants.ts";
 
@@ -218,11 +219,25 @@ export class UpgradeSource implements CopySource {
 
   /** Iterates a table's rows for a copy. */
   iterate(table: string, columns: readonly string[]): Iterable<unknown[]> {
+    // Evidence rows stored without their text (evidence_sql.ts) are copied with it, so any
+    // target (PostgreSQL keeps every row's text) reads them alike.
+    const withText = table === "memory_rows" && columns.includes("text");
     const rows = this.#connection.db.prepare(
-      `SELECT ${columns.map(quote).join(", ")} FROM ${quote(table)}`,
+      withText
+        ? `SELECT ${
+          columns.map((column) => `r.${quote(column)}`).join(", ")
+        }, r.start_offset, r.end_offset,
+             ${ROW_SOURCE_COLUMNS}
+           FROM memory_rows r LEFT JOIN memories m
+             ON m.id = r.memory_id AND m.version = r.memory_version`
+        : `SELECT ${columns.map(quote).join(", ")} FROM ${quote(table)}`,
     ).iterate() as Iterable<Row>;
     return (function* () {
-      for (const row of rows) yield columns.map((column) => row[column]);
+      for (const row of rows) {
+        yield columns.map((column) =>
+          withText && column === "text" ? storedText(row) : row[column]
+        );
+      }
     })();
   }
 

@@ -9,6 +9,8 @@ import { openApp } from "../../src/app/mod.ts";
 import { loadConfig, type MemaConfig } from "../../src/config/mod.ts";
 import { DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
+import { findMemories } from "../../src/recall/find.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const CALLER = { client: "unit", agentId: "unit-agent" };
 
@@ -79,3 +81,42 @@ Deno.test(
     assert.throws(() => Deno.statSync(config.dbPath), Deno.errors.NotFound);
   }),
 );
+
+Deno.test({
+  name:
+    "a serving app answers before it checks the word index, then rebuilds the rows a hand edit lost",
+  // The job worker's request turns keep a loopback socket for the process (platform/io_turn.ts).
+  sanitizeResources: false,
+  fn: withConfig(async (config) => {
+    const writer = await openApp(config, { caller: CALLER, skipVec: true });
+    const ids: number[] = [];
+    for (const [city, month] of [["Osaka", "May"], ["Quito", "June"], ["Osaka", "July"]]) {
+      const { memoryId } = await rememberMemory(writer.ctx, {
+        subject: `trip to ${city}`,
+        content: `We flew to ${city} in ${month}.`,
+        workspace: "travel",
+      });
+      ids.push(memoryId);
+    }
+    await writer.close();
+    const db = new DatabaseSync(config.dbPath);
+    db.prepare("DELETE FROM memories_terms WHERE rowid = ?").run(ids[2]);
+    db.close();
+    const app = await openApp(config, { caller: CALLER, skipVec: true, serving: {} });
+    const osaka = async () =>
+      (await findMemories(app.ctx, { query: "Osaka", workspace: "travel" })).items
+        .map((item) => item.memory.id).sort((a, b) => a - b);
+    try {
+      // Open, and nothing counted the library yet: the hand edit still hides the memory.
+      assert.deepEqual(await osaka(), [ids[0]]);
+      await app.startBackgroundJobs({ requested: new Promise(() => {}), dispose() {} });
+      const deadline = Date.now() + 30_000;
+      while ((await osaka()).length < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(await osaka(), [ids[0], ids[2]]);
+    } finally {
+      await app.close();
+    }
+  }),
+});

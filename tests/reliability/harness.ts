@@ -144,7 +144,10 @@ export function assertDatabaseConsistent(dbPath: string): DatabaseCounts {
       `SELECT r.text, r.start_offset AS s, r.end_offset AS e, m.content FROM memory_rows r
          JOIN memories m ON m.id = r.memory_id WHERE r.kind != 'subject'`,
     ).all() as { text: string; s: number; e: number; content: string }[];
-    for (const span of spans) assert.equal(span.content.slice(span.s, span.e), span.text);
+    // A row whose text is its slice of the content is stored empty and read from the content.
+    for (const span of spans) {
+      if (span.text !== "") assert.equal(span.content.slice(span.s, span.e), span.text);
+    }
     const gaps = db.prepare(
       `SELECT m.id, m.version, count(h.id) AS n, coalesce(min(h.version), 0) AS lo,
               coalesce(max(h.version), 0) AS hi

@@ -237,6 +237,23 @@ backendTest("the index follows writes: changes, moves and the counts", async (st
   );
 });
 
+backendTest("the start-up check counts the index a slice of ids at a time", async (store) => {
+  const empty = await store.read((tx) => tx.wordIndexSlice(0, 7));
+  assert.deepEqual(empty, { throughId: 0, last: true, memories: 0, indexed: 0 });
+  const ids = await fill(store);
+  const slices = [];
+  for (let afterId = 0;;) {
+    const slice = await store.read((tx) => tx.wordIndexSlice(afterId, 7));
+    slices.push(slice);
+    assert.equal(slice.indexed, slice.memories, `ids ${afterId + 1}–${slice.throughId}`);
+    if (slice.last) break;
+    afterId = slice.throughId;
+  }
+  assert.equal(slices.reduce((sum, slice) => sum + slice.memories, 0), 40);
+  assert.equal(slices.at(-1)!.throughId, Math.max(...ids));
+  assert.ok(slices.slice(0, -1).every((slice) => slice.memories === 7));
+});
+
 backendTest("substring matches, newest first; linked todos by shared tags", async (store) => {
   const ids = await store.write(async (tx) => {
     const older = await tx.insertMemory(

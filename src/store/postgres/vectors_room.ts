@@ -125,5 +125,24 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
       await pruneVectorChanges(sql);
     },
     vectorMirrorSize: () => Promise.resolve({ vectors: copy.size, bytes: copy.bytes }),
+    async wordIndexSlice(afterId, span) {
+      const sql = core.q();
+      const [max] = await sql`SELECT max(id) AS id FROM memories`;
+      const lastId = max.id === null ? 0 : Number(max.id);
+      const through = Math.max(afterId, Math.min(afterId + span, lastId));
+      const last = through === lastId || afterId >= lastId;
+      // The last slice counts every index row past `afterId`: a row without its memory is drift.
+      const [row] = await sql`SELECT
+        (SELECT count(*) FROM memories WHERE id > ${afterId} AND id <= ${through}
+          AND status != 'deleted') AS memories,
+        (SELECT count(*) FROM memory_terms WHERE memory_id > ${afterId}
+          AND (${last} OR memory_id <= ${through})) AS indexed`;
+      return {
+        throughId: through,
+        last,
+        memories: Number(row.memories),
+        indexed: Number(row.indexed),
+      };
+    },
   };
 }
