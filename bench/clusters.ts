@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { composeMemoryEvents } from "../src/app/memory_events.ts";
 import type { ServiceContext } from "../src/core/context.ts";
-import { rememberMany } from "../src/memory/remember.ts";
+import { rememberMany } from "../src/memory/remember_many.ts";
 import { openStore } from "../src/store/mod.ts";
 import { clustersView } from "../src/views/clusters.ts";
 import { SemanticIndex } from "../src/evidence/semantic.ts";

@@ -13,7 +13,8 @@
 import { parseArgs } from "node:util";
 import { possibleDuplicateOf } from "../src/conflicts/duplicates.ts";
 import type { ServiceContext } from "../src/core/context.ts";
-import { rememberMany, rememberMemory } from "../src/memory/remember.ts";
+import { rememberMemory } from "../src/memory/remember.ts";
+import { rememberMany } from "../src/memory/remember_many.ts";
 import { openStore } from "../src/store/mod.ts";
 import { buildLocomoLibrary } from "./helpers/locomo_library.ts";
 import { markdownTable, summarize, timedAsync, writeResult } from "./helpers/stats.ts";

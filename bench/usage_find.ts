@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { composeMemoryEvents } from "../src/app/memory_events.ts";
 import type { ServiceContext } from "../src/core/context.ts";
-import { rememberMany } from "../src/memory/remember.ts";
+import { rememberMany } from "../src/memory/remember_many.ts";
 import { findMemories } from "../src/recall/find.ts";
 import { USAGE_RANKING_DEFAULT, UsageLedger } from "../src/recall/usage.ts";
 import { openStore } from "../src/store/mod.ts";

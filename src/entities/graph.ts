@@ -38,6 +38,7 @@
  */
 import type { MemoryEvents, MemoryWritten, NamedGraph } from "../core/memory_events.ts";
 import type { StoreRepositories } from "../store/repositories.ts";
+import type { MemoryRecord } from "../store/types.ts";
 import type { MemoryGraph, RelationOrigin } from "../store/entities_sql.ts";
 import { nowIso } from "../platform/clock.ts";
 import { ENTITY_MENTIONS_MAX, ENTITY_RELATIONS_MAX } from "./constants.ts";
@@ -47,7 +48,10 @@ import { readRelations } from "./relations.ts";
 
 /** Reads the entity graph of every written memory, in the write's unit of work. */
 export function subscribeEntityGraph(events: MemoryEvents): void {
-  events.onWritten((store, fact) => indexMemoryGraph(store, fact));
+  events.onWritten(
+    (store, fact) => indexMemoryGraph(store, fact),
+    { batched: (store, facts) => indexMemoryGraphs(store, facts) },
+  );
 }
 
 /** How much a kind says: a caller's word first, a bare capitalized "name" last. */
@@ -116,26 +120,22 @@ class NameClusters {
   }
 }
 
-/**
- * Replaces the memory's part of the graph with what its text and the caller's names say.
- * A memory that is not active has no part (its mentions and relations go).
- */
-export async function indexMemoryGraph(
-  store: StoreRepositories,
-  fact: MemoryWritten,
-): Promise<void> {
-  const memory = await store.getMemory(fact.memoryId);
-  if (memory === undefined) return;
-  if (memory.status !== "active") {
-    await store.dropMemoryGraph(memory.id);
-    return;
-  }
+/** One memory's names, read from its text and the caller's words, before they meet the library. */
+interface GraphReading {
+  memory: MemoryRecord;
+  named: NamedGraph;
+  clusters: Cluster[];
+  /** Every key the library is asked for (each spelling and the built-in table's). */
+  lookup: string[];
+  read: ReturnType<typeof readRelations>["relations"];
+  mentions: ReturnType<typeof extractMentions>["mentions"];
+}
+
+function readGraph(memory: MemoryRecord, named: NamedGraph): GraphReading {
   const text = `${memory.subject}\n${memory.content}`;
   const { mentions, aliases } = extractMentions(text);
   const { relations: read, phrases } = readRelations(text, mentions);
   const clusters = new NameClusters();
-  // Read again without the caller's names (an edit): the names stated before still hold.
-  const named = fact.named ?? await statedBefore(store, memory.id);
   for (const entity of named.entities) {
     clusters.add(entity.name, entity.kind ?? "name", entity.kind !== undefined);
   }
@@ -149,52 +149,142 @@ export async function indexMemoryGraph(
   for (const key of clusters.keys()) {
     for (const other of aliasKeys(key).slice(1)) if (clusters.has(other)) clusters.join(key, other);
   }
-  const found = await store.entitiesByKeys(
-    memory.workspaceCanonical,
-    [...new Set(clusters.keys().flatMap((key) => aliasKeys(key)))],
-  );
-  const statedKeys = new Set([
-    ...named.entities.map((e) => nameKey(e.name)),
-    ...named.relations.flatMap((r) => [nameKey(r.from), nameKey(r.to)]),
-  ]);
-  const entityOf = new Map<string, number>();
-  const graph: MemoryGraph = { mentions: [], relations: [] };
-  const at = nowIso();
-  for (const [, cluster] of clusters.clusters().slice(0, ENTITY_MENTIONS_MAX)) {
-    const keys = cluster.words.map(nameKey);
-    // Its own spellings first, then the built-in table's: the library decides.
-    const existing = keys.map((key) => found.get(key)).find(Boolean) ??
-      keys.flatMap((key) => aliasKeys(key).slice(1)).map((key) => found.get(key)).find(Boolean);
-    const id = existing?.id ?? await store.insertEntity({
-      workspace: memory.workspaceCanonical,
-      name: cluster.words[0],
-      kind: cluster.kind,
-      at,
-    });
-    for (const words of cluster.words) {
-      entityOf.set(nameKey(words), id);
-      const key = nameKey(words);
-      graph.mentions.push({ entityId: id, words, key, stated: statedKeys.has(key) });
-    }
-  }
-  const relate = (from: string, type: string, to: string, origin: RelationOrigin) => {
-    const [fromId, toId] = [entityOf.get(nameKey(from)), entityOf.get(nameKey(to))];
-    if (fromId === undefined || toId === undefined || fromId === toId) return;
-    if (graph.relations.length >= ENTITY_RELATIONS_MAX) return;
-    graph.relations.push({ fromId, type, toId, origin });
+  return {
+    memory,
+    named,
+    clusters: clusters.clusters().slice(0, ENTITY_MENTIONS_MAX).map(([, cluster]) => cluster),
+    lookup: [...new Set(clusters.keys().flatMap((key) => aliasKeys(key)))],
+    read,
+    mentions,
   };
-  for (const relation of named.relations) {
-    relate(relation.from, relation.type, relation.to, "stated");
-  }
-  for (const relation of read) {
-    relate(relation.from.words, relation.type, relation.to.words, "read");
-  }
-  for (const mention of mentions) {
-    if (mention.versionOf !== undefined) {
-      relate(mention.words, "version_of", mention.versionOf, "read");
+}
+
+/** The entity a cluster names in `found` (alias key → entity id): its own spellings first. */
+function existingEntity(found: Map<string, number>, cluster: Cluster): number | undefined {
+  const keys = cluster.words.map(nameKey);
+  // Its own spellings first, then the built-in table's: the library decides.
+  return keys.map((key) => found.get(key)).find((id) => id !== undefined) ??
+    keys.flatMap((key) => aliasKeys(key).slice(1)).map((key) => found.get(key))
+      .find((id) => id !== undefined);
+}
+
+/**
+ * Replaces the memory's part of the graph with what its text and the caller's names say.
+ * A memory that is not active has no part (its mentions and relations go).
+ */
+export async function indexMemoryGraph(
+  store: StoreRepositories,
+  fact: MemoryWritten,
+): Promise<void> {
+  await indexMemoryGraphs(store, [fact]);
+}
+
+/**
+ * {@linkcode indexMemoryGraph} for many memories, in order, as if one after the other (a name
+ * the first creates is the later ones' entity), in a fixed number of statements: one read of
+ * the memories, one lookup of names per workspace, one insert of the new entities, one
+ * replacement of every memory's mentions and relations.
+ */
+export async function indexMemoryGraphs(
+  store: StoreRepositories,
+  facts: readonly MemoryWritten[],
+): Promise<void> {
+  const records = await store.getMemories(facts.map((fact) => fact.memoryId));
+  const readings: GraphReading[] = [];
+  for (const fact of facts) {
+    const memory = records.get(fact.memoryId);
+    if (memory === undefined) continue;
+    if (memory.status !== "active") {
+      await store.dropMemoryGraph(memory.id);
+      continue;
     }
+    // Read again without the caller's names (an edit): the names stated before still hold.
+    readings.push(readGraph(memory, fact.named ?? await statedBefore(store, memory.id)));
   }
-  await store.replaceMemoryGraph({ id: memory.id, workspace: memory.workspaceCanonical }, graph);
+  if (readings.length === 0) return;
+  const workspaces = [...new Set(readings.map((r) => r.memory.workspaceCanonical))];
+  const found = new Map<string, Map<string, number>>();
+  const lookUp = async (workspace: string) => {
+    const keys = [
+      ...new Set(
+        readings.filter((r) => r.memory.workspaceCanonical === workspace).flatMap((r) => r.lookup),
+      ),
+    ];
+    const entities = await store.entitiesByKeys(workspace, keys);
+    found.set(workspace, new Map([...entities].map(([key, entity]) => [key, entity.id])));
+  };
+  for (const workspace of workspaces) await lookUp(workspace);
+  // A concurrent write unit may be creating one of the names not found right now: wait for it
+  // and look again, so that one name never becomes two entities.
+  const unknown = readings.flatMap((r) =>
+    r.clusters.filter((cluster) =>
+      existingEntity(found.get(r.memory.workspaceCanonical)!, cluster) === undefined
+    ).flatMap((cluster) =>
+      cluster.words.flatMap((words) => aliasKeys(nameKey(words)))
+        .map((key) => JSON.stringify(["entity", r.memory.workspaceCanonical, key]))
+    )
+  );
+  if (unknown.length > 0 && await store.claimKeys([...new Set(unknown)])) {
+    for (const workspace of workspaces) await lookUp(workspace);
+  }
+  // New entities get a placeholder id (-1, -2, …) until they are inserted, all at once.
+  const created: { workspace: string; name: string; kind: string; at: string }[] = [];
+  const at = nowIso();
+  const graphs = readings.map((reading) => {
+    const workspace = reading.memory.workspaceCanonical;
+    const known = found.get(workspace)!;
+    const { named } = reading;
+    const statedKeys = new Set([
+      ...named.entities.map((e) => nameKey(e.name)),
+      ...named.relations.flatMap((r) => [nameKey(r.from), nameKey(r.to)]),
+    ]);
+    const entityOf = new Map<string, number>();
+    const graph: MemoryGraph = { mentions: [], relations: [] };
+    for (const cluster of reading.clusters) {
+      let id = existingEntity(known, cluster);
+      if (id === undefined) {
+        created.push({ workspace, name: cluster.words[0], kind: cluster.kind, at });
+        id = -created.length;
+      }
+      for (const words of cluster.words) {
+        const key = nameKey(words);
+        entityOf.set(key, id);
+        graph.mentions.push({ entityId: id, words, key, stated: statedKeys.has(key) });
+      }
+    }
+    // The aliases this memory adds name its entities for the memories after it (an alias
+    // already held keeps its entity, as the insert does).
+    for (const mention of graph.mentions) {
+      if (!known.has(mention.key)) known.set(mention.key, mention.entityId);
+    }
+    const relate = (from: string, type: string, to: string, origin: RelationOrigin) => {
+      const [fromId, toId] = [entityOf.get(nameKey(from)), entityOf.get(nameKey(to))];
+      if (fromId === undefined || toId === undefined || fromId === toId) return;
+      if (graph.relations.length >= ENTITY_RELATIONS_MAX) return;
+      graph.relations.push({ fromId, type, toId, origin });
+    };
+    for (const relation of named.relations) {
+      relate(relation.from, relation.type, relation.to, "stated");
+    }
+    for (const relation of reading.read) {
+      relate(relation.from.words, relation.type, relation.to.words, "read");
+    }
+    for (const mention of reading.mentions) {
+      if (mention.versionOf !== undefined) {
+        relate(mention.words, "version_of", mention.versionOf, "read");
+      }
+    }
+    return { memory: { id: reading.memory.id, workspace }, graph };
+  });
+  const ids = await store.insertEntities(created);
+  const real = (id: number) => id < 0 ? ids[-id - 1] : id;
+  await store.replaceMemoryGraphs(graphs.map(({ memory, graph }) => ({
+    memory,
+    graph: {
+      mentions: graph.mentions.map((m) => ({ ...m, entityId: real(m.entityId) })),
+      relations: graph.relations.map((r) => ({ ...r, fromId: real(r.fromId), toId: real(r.toId) })),
+    },
+  })));
 }
 
 /** The entities and relations the caller named for a memory before, from its graph. */

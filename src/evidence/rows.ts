@@ -44,6 +44,21 @@ export function evidenceRowsFor(subject: string, content: string): NewEvidenceRo
   return out;
 }
 
+/** {@linkcode refreshEvidence} for many memories written in one unit (the bulk path). */
+export async function refreshEvidenceOfMany(
+  store: Store,
+  list: readonly { id: number; version: number; subject: string; content: string }[],
+): Promise<void> {
+  if (list.length === 0) return;
+  await store.replaceRowsOfMany(list.map((memory) => ({
+    memory,
+    rows: evidenceRowsFor(memory.subject, memory.content),
+  })));
+  if (await store.getMeta("embedding_space") !== undefined) {
+    await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
+  }
+}
+
 /**
  * Rewrites a memory's rows for its current version (call inside the write
  * transaction that changed it) and queues embedding when vectors are in use.

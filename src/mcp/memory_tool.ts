@@ -13,12 +13,8 @@ import { judgeConflict } from "../conflicts/workflow.ts";
 import { checkWithinWait } from "../conflicts/schedule.ts";
 import { takeOwnNotices } from "../conflicts/notices.ts";
 import { MEMORY_HELP_TOPICS } from "./guidance.ts";
-import {
-  type BatchRememberInput,
-  rememberMany,
-  rememberMemory,
-  type RememberResult,
-} from "../memory/remember.ts";
+import { rememberMemory, type RememberResult } from "../memory/remember.ts";
+import { type BatchRememberInput, rememberMany } from "../memory/remember_many.ts";
 import { type MemoryEdit, updateMemory } from "../memory/update.ts";
 import type { ValidityRead } from "../memory/validity.ts";
 import type { BatchItem, FindInput, FindPage } from "../recall/find.ts";

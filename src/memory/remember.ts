@@ -32,24 +32,21 @@ import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../core/authorization.ts";
 import { nowIso, systemTimeZone } from "../platform/clock.ts";
-import type { ProtectionLevel, SourceType } from "../store/mod.ts";
+import type { NewMemory, ProtectionLevel, SourceType } from "../store/mod.ts";
 import { canonicalWorkspace, WORKSPACE_MAX_CHARS } from "../core/workspace_names.ts";
 import { visible, writeWorkspace } from "../workspaces/access.ts";
 import {
   admitWorkspace,
   NewWorkspacePending,
   registerPendingWorkspace,
+  type WorkspaceArrival,
 } from "../workspaces/registry.ts";
 import { contentSha } from "./content_hash.ts";
 import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { checkValidity, validityFromText, type ValidityRead } from "./validity.ts";
 import type { ServiceContext } from "../core/context.ts";
-import {
-  BATCH_REMEMBER_MAX,
-  METADATA_MAX_BYTES,
-  SOURCE_REF_MAX_CHARS,
-  SUBJECT_MAX_CHARS,
-} from "./limits.ts";
+import type { NamedGraph } from "../core/memory_events.ts";
+import { METADATA_MAX_BYTES, SOURCE_REF_MAX_CHARS, SUBJECT_MAX_CHARS } from "./limits.ts";
 import {
   checkContentSize,
   checkVerbatimText,
@@ -179,101 +176,13 @@ export async function rememberMemory(
 ): Promise<RememberResult> {
   const store = prepareRemember(ctx, input);
   try {
-    return await ctx.store.write(store, { whileSyncing: options.whileSyncing });
+    // Concurrent: a remember claims what it reads before writing (prepareRemember), so remembers
+    // of different texts run side by side on a database several servers share.
+    return await ctx.store.write(store, { whileSyncing: options.whileSyncing, concurrent: true });
   } catch (error) {
     if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
     throw error;
   }
-}
-
-/** One fact of a {@linkcode rememberMany} call. */
-export interface BatchRememberInput extends RememberInput {
-  /** The index of an earlier fact of the same call that this one continues. */
-  followsItem?: number;
-}
-
-/**
- * Stores many facts in one transaction (the bulk path: `batch_remember`, imports). Every
- * fact is validated first; one bad fact fails the call, naming it (`items.3.content`), and
- * nothing is stored. Each fact answers as {@linkcode rememberMemory} would, duplicates
- * included.
- */
-export async function rememberMany(
-  ctx: ServiceContext,
-  inputs: readonly BatchRememberInput[],
-): Promise<RememberResult[]> {
-  if (inputs.length > BATCH_REMEMBER_MAX) {
-    throw new MemaError(
-      "resource_limit_exceeded",
-      `${inputs.length} facts in one call; the limit is ${BATCH_REMEMBER_MAX}`,
-      { field: "items", details: { actual: inputs.length, max: BATCH_REMEMBER_MAX } },
-    );
-  }
-  inputs.forEach((input, index) => {
-    if (input.followsItem === undefined) return;
-    if (input.follows !== undefined || input.followsItem < 0 || input.followsItem >= index) {
-      throw new MemaError(
-        "invalid_input",
-        `items.${index}.follows_item must name an earlier item of this call (0..${
-          index - 1
-        }), without follows`,
-        { field: `items.${index}.follows_item` },
-      );
-    }
-  });
-  // Validate every fact before the transaction; the bodies run inside it.
-  const prepared = inputs.map((input, index) =>
-    itemError(index, () => prepareRemember(ctx, input))
-  );
-  const run = async () => {
-    const results: RememberResult[] = [];
-    for (const [index, input] of inputs.entries()) {
-      const follows = input.followsItem === undefined
-        ? undefined
-        : results[input.followsItem].memoryId;
-      const store = follows === undefined
-        ? prepared[index]
-        : prepareRemember(ctx, { ...input, follows });
-      results.push(await itemErrorAsync(index, store));
-    }
-    return results;
-  };
-  try {
-    return await ctx.store.write(run);
-  } catch (error) {
-    if (error instanceof NewWorkspacePending) await registerPendingWorkspace(ctx, error);
-    throw error;
-  }
-}
-
-/** Runs `fn`; a MemaError it throws names the batch item (`items.3.content`). */
-function itemError<T>(index: number, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw itemFailure(index, error);
-  }
-}
-
-/** {@linkcode itemError} for a fact's store body. */
-async function itemErrorAsync<T>(index: number, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw itemFailure(index, error);
-  }
-}
-
-/** A fact's bad input, named by its place in the batch; other errors as they are. */
-function itemFailure(index: number, error: unknown): unknown {
-  if (!(error instanceof MemaError)) return error;
-  return new MemaError(error.code, `items.${index}: ${error.reason}`, {
-    field: `items.${index}${error.field ? `.${error.field}` : ""}`,
-    hint: error.hint,
-    didYouMean: error.didYouMean,
-    details: error.details,
-    cause: error,
-  });
 }
 
 /** How an import restores a fact written elsewhere (never reachable from MCP data). */
@@ -295,11 +204,40 @@ export function rememberInTransaction(
 }
 
 /** Validates and normalizes the input; returns the transaction body that stores it. */
-function prepareRemember(
+export function prepareRemember(
   ctx: ServiceContext,
   input: RememberInput,
   origin: RememberOrigin = {},
 ): () => Promise<RememberResult> {
+  const staged = stageRemember(ctx, input, origin);
+  return () => storeStaged(ctx, staged);
+}
+
+/** A fact validated and normalized, ready to store (what {@linkcode stageRemember} makes). */
+export interface StagedRemember {
+  input: RememberInput;
+  subject: string;
+  requestedCanonical: string;
+  requestedDisplay: string;
+  tags: string[];
+  named: NamedGraph | undefined;
+  eventTime: string | null;
+  metadata: Record<string, unknown>;
+  sourceType: SourceType;
+  protectionLevel: ProtectionLevel;
+  sha: string;
+  status: "active" | "pending";
+  ingestTime: string | undefined;
+  validityRead: ValidityRead[] | undefined;
+  window: { validFrom: string | null; validTo: string | null };
+}
+
+/** Validates and normalizes one fact (bad input throws here, before any unit of work). */
+export function stageRemember(
+  ctx: ServiceContext,
+  input: RememberInput,
+  origin: RememberOrigin = {},
+): StagedRemember {
   if (input.content.trim() === "") {
     throw new MemaError("invalid_input", "content must not be empty", { field: "content" });
   }
@@ -363,62 +301,122 @@ function prepareRemember(
     : undefined;
   const window = fromText?.window ??
     { validFrom: given.validFrom ?? null, validTo: given.validTo ?? null };
+  return {
+    input,
+    subject,
+    requestedCanonical,
+    requestedDisplay,
+    tags,
+    named,
+    eventTime,
+    metadata,
+    sourceType,
+    protectionLevel,
+    sha,
+    status,
+    ingestTime,
+    validityRead: fromText?.read,
+    window,
+  };
+}
 
-  return async () => {
-    const arrival = await admitWorkspace(ctx, requestedCanonical, requestedDisplay);
-    const workspaceCanonical = arrival.canonical;
-    const workspace = arrival.redirectedFrom === undefined ? requestedDisplay : arrival.display;
-    const hints = {
+/** The unit-of-work body that stores a staged fact (a duplicate answers with the existing one). */
+export async function storeStaged(
+  ctx: ServiceContext,
+  staged: StagedRemember,
+): Promise<RememberResult> {
+  const { input, subject, named, sha, status } = staged;
+  const arrival = await admitWorkspace(ctx, staged.requestedCanonical, staged.requestedDisplay);
+  const { workspaceCanonical, workspace, hints } = placeOf(staged, arrival);
+  if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
+  // Another unit storing the same text in this workspace waits here until this one ends, and
+  // then finds this one's memory: the text is stored once.
+  await ctx.store.claimKeys([JSON.stringify(["content", workspaceCanonical, sha])]);
+  const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
+  if (existing) {
+    return {
+      memoryId: existing.id,
+      version: existing.version,
+      workspace: existing.workspaceCanonical,
+      duplicateReplay: true,
+      ...hints,
+    };
+  }
+  const memoryId = await ctx.store.insertMemory(
+    newMemoryRow(ctx, staged, { workspace, workspaceCanonical }, nowIso()),
+  );
+  await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
+  if (status === "active") {
+    // A new memory stated no names before: with none given now, say so (an edit rereads them).
+    await ctx.events.announceWritten(ctx.store, {
+      memoryId,
+      version: 1,
+      named: named ?? { entities: [], relations: [] },
+    });
+  }
+  return {
+    memoryId,
+    version: 1,
+    workspace: workspaceCanonical,
+    duplicateReplay: false,
+    ...readHint(staged),
+    ...hints,
+  };
+}
+
+/** Where a staged fact lands, by its workspace's arrival, and the hints the arrival gives. */
+export function placeOf(staged: StagedRemember, arrival: WorkspaceArrival): {
+  workspaceCanonical: string;
+  workspace: string;
+  hints: Pick<RememberResult, "newWorkspace" | "didYouMean" | "redirectedFrom">;
+} {
+  return {
+    workspaceCanonical: arrival.canonical,
+    workspace: arrival.redirectedFrom === undefined ? staged.requestedDisplay : arrival.display,
+    hints: {
       ...(arrival.isNew ? { newWorkspace: true } : {}),
       ...(arrival.didYouMean !== undefined ? { didYouMean: arrival.didYouMean } : {}),
       ...(arrival.redirectedFrom !== undefined ? { redirectedFrom: arrival.redirectedFrom } : {}),
-    };
-    if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
-    const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
-    if (existing) {
-      return {
-        memoryId: existing.id,
-        version: existing.version,
-        workspace: existing.workspaceCanonical,
-        duplicateReplay: true,
-        ...hints,
-      };
-    }
-    const now = nowIso();
-    const memoryId = await ctx.store.insertMemory({
-      subject,
-      content: input.content,
-      contentSha: sha,
-      tags,
-      workspace,
-      workspaceCanonical,
-      sourceType,
-      sourceRef: input.sourceRef ?? null,
-      eventTime,
-      ingestTime: ingestTime ?? now,
-      validFrom: window.validFrom,
-      validTo: window.validTo,
-      confidence: input.confidence ?? 0.5,
-      protectionLevel,
-      status,
-      agentId: ctx.caller.agentId,
-      client: ctx.caller.client,
-      metadata,
-      follows: input.follows ?? null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await refreshEvidence(ctx.store, { id: memoryId, version: 1, subject, content: input.content });
-    if (status === "active") {
-      await ctx.events.announceWritten(ctx.store, { memoryId, version: 1, named });
-    }
-    return {
-      memoryId,
-      version: 1,
-      workspace: workspaceCanonical,
-      duplicateReplay: false,
-      ...(fromText && fromText.read.length > 0 ? { validityRead: fromText.read } : {}),
-      ...hints,
-    };
+    },
+  };
+}
+
+/** The window edges read from the fact's words, as a result field (none when none were read). */
+export function readHint(staged: StagedRemember): Pick<RememberResult, "validityRead"> {
+  return staged.validityRead && staged.validityRead.length > 0
+    ? { validityRead: staged.validityRead }
+    : {};
+}
+
+/** The row a staged fact becomes where it lands, written at `now`. */
+export function newMemoryRow(
+  ctx: ServiceContext,
+  staged: StagedRemember,
+  place: { workspace: string; workspaceCanonical: string },
+  now: string,
+): NewMemory {
+  const { input } = staged;
+  return {
+    subject: staged.subject,
+    content: input.content,
+    contentSha: staged.sha,
+    tags: staged.tags,
+    workspace: place.workspace,
+    workspaceCanonical: place.workspaceCanonical,
+    sourceType: staged.sourceType,
+    sourceRef: input.sourceRef ?? null,
+    eventTime: staged.eventTime,
+    ingestTime: staged.ingestTime ?? now,
+    validFrom: staged.window.validFrom,
+    validTo: staged.window.validTo,
+    confidence: input.confidence ?? 0.5,
+    protectionLevel: staged.protectionLevel,
+    status: staged.status,
+    agentId: ctx.caller.agentId,
+    client: ctx.caller.client,
+    metadata: staged.metadata,
+    follows: input.follows ?? null,
+    createdAt: now,
+    updatedAt: now,
   };
 }

@@ -14,9 +14,12 @@ export function sqliteEntities(core: SqliteCore): Sync<EntitiesRepository> {
     entitiesByKeys: (workspace, keys) => entities.selectEntitiesByKeys(db, workspace, keys),
     entitiesNamed: (keys, workspaces) => entities.selectEntitiesNamed(db, keys, workspaces),
     insertEntity: (entity) => entities.insertEntity(db, entity),
+    insertEntities: (list) => list.map((entity) => entities.insertEntity(db, entity)),
     getEntities: (ids) => entities.selectEntities(db, ids),
     entityAliases: (ids) => entities.selectAliases(db, ids),
     replaceMemoryGraph: (memory, graph) => entities.replaceMemoryGraph(db, memory, graph),
+    replaceMemoryGraphs: (list) =>
+      list.flatMap(({ memory, graph }) => entities.replaceMemoryGraph(db, memory, graph)),
     dropMemoryGraph: (memoryId) => entities.dropMemoryGraph(db, memoryId),
     entityMemoryIds: (ids, limit) => entities.selectEntityMemoryIds(db, ids, limit),
     memoryMentions: (ids) => entities.selectMemoryMentions(db, ids),

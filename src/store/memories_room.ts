@@ -17,23 +17,30 @@ import type {
   PortabilityRepository,
 } from "./repositories.ts";
 import type { SqliteCore, Sync } from "./sqlite_core.ts";
+import type { NewMemory } from "./types.ts";
 
 const NOT_INDEXED: terms.IndexedRow = { counted: new Set(), held: false, folded: false };
 
 /** The memories room over `core`'s connection. */
 export function sqliteMemories(core: SqliteCore): Sync<MemoriesRepository> {
   const db = core.connection.db;
+  const insertMemory = (memory: NewMemory) => {
+    const id = memories.insertMemory(db, memory);
+    const row = core.capabilities.fts ? terms.indexMemoryTerms(db, id, memory) : NOT_INDEXED;
+    core.inserts?.memories.push({ id, tokens: row.counted, held: row.held, folded: row.folded });
+    return id;
+  };
   return {
-    insertMemory(memory) {
-      const id = memories.insertMemory(db, memory);
-      const row = core.capabilities.fts ? terms.indexMemoryTerms(db, id, memory) : NOT_INDEXED;
-      core.inserts?.memories.push({ id, tokens: row.counted, held: row.held, folded: row.folded });
-      return id;
-    },
+    insertMemory,
+    insertMemories: (list) => list.map(insertMemory),
     getMemory: (id) => memories.selectMemory(db, id),
     getMemories: (ids) => core.getMemories(ids),
     findActiveByContent: (workspaceCanonical, contentSha) =>
       memories.selectActiveByContent(db, workspaceCanonical, contentSha),
+    findActiveByContents: (texts) =>
+      texts.map((text) =>
+        memories.selectActiveByContent(db, text.workspaceCanonical, text.contentSha)
+      ),
     changeMemory(id, change) {
       const indexed = core.capabilities.fts &&
         (change.subject !== undefined || change.content !== undefined ||

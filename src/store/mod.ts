@@ -279,6 +279,8 @@ function sqliteStore(core: SqliteCore): Store {
     ...asyncRoom(connection, sqliteUpgrade(core)),
     ...asyncRoom(connection, sqliteMaintenance(core)),
     ...asyncRoom(connection, sqliteEntities(core)),
+    // Every SQLite write unit runs alone: nothing else can claim a key meanwhile.
+    claimKeys: () => Promise.resolve(false),
   };
   const store: Store = {
     ...repositories,

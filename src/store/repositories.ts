@@ -44,6 +44,8 @@ import type {
 export interface MemoriesRepository {
   /** Inserts a memory (and its word-index row); resolves with its id. */
   insertMemory(memory: NewMemory): Promise<number>;
+  /** Inserts many memories, in order (the bulk path); resolves with their ids, in order. */
+  insertMemories(memories: readonly NewMemory[]): Promise<number[]>;
   getMemory(id: number): Promise<MemoryRecord | undefined>;
   /** The memories of `ids` that exist (frozen: callers may share them). */
   getMemories(ids: readonly number[]): Promise<Map<number, MemoryRecord>>;
@@ -51,6 +53,10 @@ export interface MemoriesRepository {
     workspaceCanonical: string,
     contentSha: string,
   ): Promise<MemoryRecord | undefined>;
+  /** {@linkcode findActiveByContent} for many texts at once; answers in their order. */
+  findActiveByContents(
+    texts: readonly { workspaceCanonical: string; contentSha: string }[],
+  ): Promise<(MemoryRecord | undefined)[]>;
   changeMemory(id: number, change: MemoryChange): Promise<void>;
   setStatus(
     id: number,
@@ -138,6 +144,13 @@ export interface EvidenceRowsRepository {
   replaceRows(
     memory: { id: number; version: number },
     rows: readonly evidence.NewEvidenceRow[],
+  ): Promise<void>;
+  /** {@linkcode replaceRows} for many memories at once (the bulk path). */
+  replaceRowsOfMany(
+    list: readonly {
+      memory: { id: number; version: number };
+      rows: readonly evidence.NewEvidenceRow[];
+    }[],
   ): Promise<void>;
   rowsToEmbed(space: string, limit: number): Promise<evidence.EvidenceRowRecord[]>;
   rowsOfMemory(memoryId: number): Promise<evidence.EvidenceRowRecord[]>;
@@ -391,6 +404,10 @@ export interface EntitiesRepository {
   insertEntity(
     entity: { workspace: string; name: string; kind: string; at: string },
   ): Promise<number>;
+  /** {@linkcode insertEntity} for many entities at once; resolves with their ids, in order. */
+  insertEntities(
+    list: readonly { workspace: string; name: string; kind: string; at: string }[],
+  ): Promise<number[]>;
   getEntities(ids: readonly number[]): Promise<Map<number, entities.EntityRecord>>;
   /** Each entity's aliases, most used first. */
   entityAliases(ids: readonly number[]): Promise<Map<number, string[]>>;
@@ -398,6 +415,10 @@ export interface EntitiesRepository {
   replaceMemoryGraph(
     memory: { id: number; workspace: string },
     graph: entities.MemoryGraph,
+  ): Promise<number[]>;
+  /** {@linkcode replaceMemoryGraph} for many memories at once (the bulk path). */
+  replaceMemoryGraphs(
+    list: readonly { memory: { id: number; workspace: string }; graph: entities.MemoryGraph }[],
   ): Promise<number[]>;
   /** Removes a memory's part of the graph; resolves with the entities that went. */
   dropMemoryGraph(memoryId: number): Promise<number[]>;
@@ -443,6 +464,14 @@ export interface StoreRepositories
     EntitiesRepository {
   /** Conflict groups, notices and the scan queue. */
   readonly conflicts: ConflictTables;
+  /**
+   * Inside a write: keeps every other unit that claims one of `keys` waiting until this unit
+   * ends, so a read before a write sees no other writer of the same thing between them (the
+   * duplicate check of a text, a new workspace). Only a `{ concurrent: true }` unit needs it:
+   * other write units run alone (SQLite's always do), and for them it does nothing. Resolves
+   * `true` when it claimed them: what the unit read of them before may have changed since.
+   */
+  claimKeys(keys: readonly string[]): Promise<boolean>;
 }
 
 /**

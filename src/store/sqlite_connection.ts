@@ -56,6 +56,14 @@ export interface WriteOptions<T = unknown> {
    */
   serialized?: boolean;
   /**
+   * `true`: the body may run beside other concurrent units, because it claims by key
+   * (`claimKeys`) whatever it reads before writing (a `remember`: the text's duplicate check, a
+   * new workspace, a new entity name). On PostgreSQL such units share the write lock, so they
+   * run together across servers but never beside an ordinary (exclusive) unit. SQLite runs every
+   * write unit alone whatever this says.
+   */
+  concurrent?: boolean;
+  /**
    * Work to run once the transaction committed, before the write resolves, given its result (a
    * hint computed from what was just written). With `durability: full` in WAL mode the disk sync
    * then runs off the thread meanwhile: the commit leaves its WAL frames unsynced, the WAL file is

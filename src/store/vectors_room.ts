@@ -19,6 +19,11 @@ export function sqliteEvidenceRows(core: SqliteCore): Sync<EvidenceRowsRepositor
   const db = core.connection.db;
   return {
     replaceRows: (memory, rows) => evidence.replaceRows(db, memory, rows, core.capabilities.vec),
+    replaceRowsOfMany(list) {
+      for (const { memory, rows } of list) {
+        evidence.replaceRows(db, memory, rows, core.capabilities.vec);
+      }
+    },
     rowsToEmbed: (space, limit) => evidence.selectRowsToEmbed(db, space, limit),
     rowsOfMemory: (memoryId) => evidence.selectRowsOfMemory(db, memoryId),
     countRowsToEmbed: (space) => evidence.countRowsToEmbed(db, space),

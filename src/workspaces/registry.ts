@@ -78,7 +78,13 @@ export async function admitWorkspace(
   canonical: string,
   display: string,
 ): Promise<WorkspaceArrival> {
-  const known = await ctx.store.getWorkspace(canonical);
+  let known = await ctx.store.getWorkspace(canonical);
+  if (known === undefined) {
+    // A concurrent write unit may be registering it right now: wait for that one, look again.
+    if (await ctx.store.claimKeys([JSON.stringify(["workspace", canonical])])) {
+      known = await ctx.store.getWorkspace(canonical);
+    }
+  }
   if (known?.state === "redirect" && known.redirectTo !== null) {
     const target = await ctx.store.getWorkspace(known.redirectTo);
     return {

@@ -25,6 +25,27 @@ export const PG_CONNECT_TIMEOUT_S = 10;
  */
 export const PG_WRITE_LOCK = 0x6d656d61;
 
+/**
+ * The key space (the first half of a two-number advisory lock) of the keys a concurrent write
+ * unit claims (`PgCore.claimKeys`): a workspace being registered, a text being checked for a
+ * duplicate, an entity name being created. PostgreSQL keeps one-number and two-number locks
+ * apart, so these never meet `PG_WRITE_LOCK`.
+ */
+export const PG_KEY_LOCKS = 0x6d656d63;
+
+/**
+ * Rows one bulk statement writes (a batch of memories, a copy's index rebuild): one round trip
+ * per batch instead of one per row, while a statement's parameters and the JSON it sends stay a
+ * few megabytes at most.
+ */
+export const PG_BULK_ROWS = 500;
+
+/**
+ * Parameters one statement may carry: the protocol counts them in 16 bits (65,535), less a
+ * margin.
+ */
+export const PG_PARAMETERS_MAX = 60_000;
+
 /** The advisory lock held while migrations run, so two servers starting at once migrate once. */
 export const PG_MIGRATION_LOCK = 0x6d656d62;
 

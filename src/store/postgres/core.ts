@@ -26,7 +26,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { ReservedSql, Sql, TransactionSql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
-import { PG_WRITE_LOCK } from "./constants.ts";
+import { PG_KEY_LOCKS, PG_WRITE_LOCK } from "./constants.ts";
+import { PendingTermCounts } from "./term_counts.ts";
 import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
@@ -37,6 +38,10 @@ interface PgUnit {
   /** A write unit's transaction; a read unit's connection, inside its own transaction. */
   sql: TransactionSql | ReservedSql;
   write: boolean;
+  /** The write lock is held exclusively: no other write unit runs (so keys need no lock). */
+  alone: boolean;
+  /** The word index's document counts owed, written just before the commit. */
+  counts: PendingTermCounts;
   /** A read unit's answers kept for its own later calls (one snapshot: they cannot change). */
   kept?: Map<string, unknown>;
   /** Set when the unit has ended (committed or rolled back). */
@@ -103,15 +108,19 @@ export class PgCore<R> {
 
   /**
    * Runs `body` in one write transaction (all or nothing). Write units take one advisory lock
-   * first, so they run one at a time across every server on the database (constants.ts says
-   * why), unless `{ serialized: false }` says its statements lock their own rows. Inside another
-   * write unit the body joins it.
+   * first, exclusively, so they run one at a time across every server on the database
+   * (constants.ts says why). `{ concurrent: true }` takes it shared instead: such units run
+   * beside each other (never beside an exclusive one), and each locks what it reads before
+   * writing by key ({@linkcode claimKeys}). `{ serialized: false }` takes no lock at all: its
+   * statements lock their own rows. Inside another write unit the body joins it.
    *
-   * The commit itself does not wait for the disk (`synchronous_commit = off`), so the write lock
-   * is released without an fsync inside it; a durable unit then waits for the WAL to reach the
-   * disk after the lock is gone ({@linkcode flushWal}), and resolves only then, so nothing is
-   * acknowledged before it is durable, and the fsyncs of writers on every server are shared
-   * (PostgreSQL's group commit). `{ durable: false }` skips that wait.
+   * The word index's document counts the body changed are written last, just before the
+   * commit (term_counts.ts says why). The commit itself does not wait for the disk
+   * (`synchronous_commit = off`), so the locks are released without an fsync inside them; a
+   * durable unit then waits for the WAL to reach the disk after they are gone
+   * ({@linkcode flushWal}), and resolves only then, so nothing is acknowledged before it is
+   * durable, and the fsyncs of writers on every server are shared (PostgreSQL's group commit).
+   * `{ durable: false }` skips that wait.
    */
   async write<T>(body: (tx: R) => Promise<T>, options: WriteOptions<T> = {}): Promise<T> {
     const open = this.#current();
@@ -123,15 +132,21 @@ export class PgCore<R> {
     // Set once the body returned: a connection lost after it may have lost it during COMMIT,
     // and then nobody knows whether the write committed (unreachable.ts, `commitInDoubt`).
     let committing = false;
+    const alone = options.serialized !== false && options.concurrent !== true;
     const value = await this.sql.begin(async (tx) => {
       // One round trip for both: every one inside the lock holds up every other writer.
       if (options.serialized === false) {
         await tx`SELECT set_config('synchronous_commit', 'off', true)`;
+      } else if (options.concurrent === true) {
+        await tx`SELECT pg_advisory_xact_lock_shared(${PG_WRITE_LOCK}),
+          set_config('synchronous_commit', 'off', true)`;
       } else {
         await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
           set_config('synchronous_commit', 'off', true)`;
       }
-      const done = await this.#runAs({ sql: tx, write: true }, () => body(this.repositories));
+      const unit: PgUnit = { sql: tx, write: true, alone, counts: new PendingTermCounts() };
+      const done = await this.#runAs(unit, () => body(this.repositories));
+      await unit.counts.write(tx);
       committing = true;
       return done;
     }).catch((error: unknown) => {
@@ -153,6 +168,35 @@ export class PgCore<R> {
     }
     await flushed;
     return value;
+  }
+
+  /**
+   * Inside a write unit: waits until no other unit holds any of `keys`, then holds them until
+   * this unit ends (`pg_advisory_xact_lock` on each key's hash, in the key space
+   * `PG_KEY_LOCKS`). Units that take keys in byte order never wait for each other in a circle.
+   * An exclusive unit already runs alone, so it takes none. A hash collision only makes two
+   * units wait for each other needlessly.
+   */
+  async claimKeys(keys: readonly string[]): Promise<boolean> {
+    const open = this.#current();
+    if (open === undefined || !open.write) throw new Error("claimKeys runs only inside a write");
+    if (open.alone || keys.length === 0) return false;
+    const sorted = [...new Set(keys)].sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+    await open.sql`SELECT pg_advisory_xact_lock(${PG_KEY_LOCKS}::int, hashtext(k))
+      FROM unnest(${sorted}::text[]) AS u(k)`;
+    return true;
+  }
+
+  /** The open write unit's owed document counts; undefined outside a write unit. */
+  termCounts(): PendingTermCounts | undefined {
+    const open = this.#current();
+    return open?.write ? open.counts : undefined;
+  }
+
+  /** Writes the open unit's owed document counts now (a read of them inside the unit follows). */
+  async settleTermCounts(): Promise<void> {
+    const open = this.#current();
+    if (open?.write) await open.counts.write(open.sql);
   }
 
   /**
@@ -185,7 +229,10 @@ export class PgCore<R> {
     begun.catch(() => {});
     let value: T;
     try {
-      value = await this.#runAs({ sql: connection, write: false }, () => body(this.repositories));
+      value = await this.#runAs(
+        { sql: connection, write: false, alone: false, counts: new PendingTermCounts() },
+        () => body(this.repositories),
+      );
       await begun;
     } catch (error) {
       // The snapshot ends before the connection goes back to the pool.
@@ -208,10 +255,19 @@ export class PgCore<R> {
     }
     // A write unit's `sql` is always its transaction (write()).
     const tx = open.sql as TransactionSql;
-    return await tx.savepoint((sp) => this.#runAs({ sql: sp, write: true }, body)) as T;
+    const owed = open.counts.save();
+    try {
+      return await tx.savepoint((sp) =>
+        this.#runAs({ ...open, sql: sp, ended: undefined }, body)
+      ) as T;
+    } catch (error) {
+      // The savepoint's rows were rolled back, so are the counts they owed.
+      open.counts.restore(owed);
+      throw error;
+    }
   }
 
-  /** Inside a write unit: PostgreSQL keeps no in-memory word counts to batch, so it just runs. */
+  /** Inside a write unit: every unit sums its document counts already (term_counts.ts). */
   bulkWrites<T>(body: () => Promise<T>): Promise<T> {
     return body();
   }

@@ -13,22 +13,23 @@ import {
   mentionsByMemory,
   relationFromRow,
 } from "../entity_rows.ts";
-import type { EntityRecord } from "../entities_sql.ts";
+import type { EntityRecord, MemoryGraph } from "../entities_sql.ts";
 
 type Row = Record<string, unknown>;
 
 const ids = (list: readonly number[]) => list as number[];
 
-async function dropGraphRows(sql: PgQuery, memoryId: number): Promise<number[]> {
+async function dropGraphRows(sql: PgQuery, memoryIds: number[]): Promise<number[]> {
   const touched = new Set<number>();
-  for (
-    const row of await sql`DELETE FROM entity_mentions WHERE memory_id = ${memoryId}
-      RETURNING entity_id`
-  ) touched.add(Number(row.entity_id));
-  for (
-    const row of await sql`DELETE FROM entity_relations WHERE memory_id = ${memoryId}
-      RETURNING from_id, to_id`
-  ) {
+  // Sent together: a unit's one connection runs them in order, in one round trip.
+  const [mentions, relations] = await Promise.all([
+    sql`DELETE FROM entity_mentions WHERE memory_id = ANY(${memoryIds}::bigint[])
+      RETURNING entity_id`,
+    sql`DELETE FROM entity_relations WHERE memory_id = ANY(${memoryIds}::bigint[])
+      RETURNING from_id, to_id`,
+  ]);
+  for (const row of mentions) touched.add(Number(row.entity_id));
+  for (const row of relations) {
     touched.add(Number(row.from_id));
     touched.add(Number(row.to_id));
   }
@@ -57,6 +58,75 @@ async function pruneEntities(sql: PgQuery, list: readonly number[]): Promise<num
       AND NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id AND m.words = e.name)
       AND EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)`;
   return orphans;
+}
+
+/**
+ * Replaces the mentions and relations of every memory of `list`: one statement per table for
+ * all of them (arrays unnested), sent together; resolves with the entities that went.
+ */
+async function replaceGraphs(
+  sql: PgQuery,
+  list: readonly { memory: { id: number; workspace: string }; graph: MemoryGraph }[],
+): Promise<number[]> {
+  if (list.length === 0) return [];
+  const touched = await dropGraphRows(sql, list.map((item) => item.memory.id));
+  // An upsert may not touch a row twice, so repeated mentions of a memory are folded first.
+  const mentions = new Map<
+    string,
+    {
+      memoryId: number;
+      workspace: string;
+      entityId: number;
+      words: string;
+      key: string;
+      stated: number;
+    }
+  >();
+  for (const { memory, graph } of list) {
+    for (const item of graph.mentions) {
+      const id = JSON.stringify([memory.id, item.entityId, item.words]);
+      const stated = Math.max(mentions.get(id)?.stated ?? 0, item.stated ? 1 : 0);
+      mentions.set(id, { ...item, memoryId: memory.id, workspace: memory.workspace, stated });
+    }
+  }
+  const rows = [...mentions.values()];
+  const relations = list.flatMap(({ memory, graph }) =>
+    graph.relations.map((relation) => ({ ...relation, memory }))
+  );
+  // Sent together (one round trip in a unit): each insert reads nothing another writes.
+  const inserts = [];
+  if (rows.length > 0) {
+    inserts.push(sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
+      SELECT e, m, w, k, s FROM unnest(
+        ${rows.map((r) => r.entityId)}::bigint[], ${rows.map((r) => r.memoryId)}::bigint[],
+        ${rows.map((r) => r.words)}::text[], ${rows.map((r) => r.key)}::text[],
+        ${rows.map((r) => r.stated)}::smallint[]
+      ) AS t(e, m, w, k, s)
+      ON CONFLICT (entity_id, memory_id, words)
+      DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`);
+    inserts.push(sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
+      SELECT ws, k, e FROM unnest(
+        ${rows.map((r) => r.workspace)}::text[], ${rows.map((r) => r.key)}::text[],
+        ${rows.map((r) => r.entityId)}::bigint[]
+      ) WITH ORDINALITY AS t(ws, k, e, n)
+      -- Key order: two units adding the same aliases meet them in one order, never in a
+      -- circle (a deadlock); of one key's rows the first still wins.
+      ORDER BY ws COLLATE "C", k COLLATE "C", n
+      ON CONFLICT DO NOTHING`);
+  }
+  if (relations.length > 0) {
+    inserts.push(sql`INSERT INTO entity_relations
+        (workspace_canonical, from_id, type, to_id, memory_id, origin)
+      SELECT ws, f, ty, t2, m, o FROM unnest(
+        ${relations.map((r) => r.memory.workspace)}::text[],
+        ${relations.map((r) => r.fromId)}::bigint[], ${relations.map((r) => r.type)}::text[],
+        ${relations.map((r) => r.toId)}::bigint[], ${relations.map((r) => r.memory.id)}::bigint[],
+        ${relations.map((r) => r.origin)}::text[]
+      ) AS t(ws, f, ty, t2, m, o)
+      ON CONFLICT DO NOTHING`);
+  }
+  await Promise.all(inserts);
+  return await pruneEntities(sql, touched);
 }
 
 /** The entities room over `core`'s pool. */
@@ -94,6 +164,16 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       return rows.map(entityFromRow);
     },
     insertEntity,
+    async insertEntities(list) {
+      if (list.length === 0) return [];
+      const rows = await core.q()`INSERT INTO entities (workspace_canonical, name, kind, created_at)
+        SELECT w, n, k, t FROM unnest(${list.map((e) => e.workspace)}::text[],
+          ${list.map((e) => e.name)}::text[], ${list.map((e) => e.kind)}::text[],
+          ${list.map((e) => e.at)}::text[]) WITH ORDINALITY AS u(w, n, k, t, o)
+        ORDER BY o RETURNING id`;
+      // Identity values are drawn in the insert's order, so the ids sorted are the rows' ids.
+      return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    },
     getEntities,
     async entityAliases(list) {
       const rows = await core.q()`SELECT entity_id, words, count(*) AS n FROM entity_mentions
@@ -108,49 +188,14 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
       return out;
     },
     async replaceMemoryGraph(memory, graph) {
-      const sql = core.q();
-      const touched = await dropGraphRows(sql, memory.id);
-      // One statement per table (arrays unnested), not one round trip per row. An upsert may
-      // not touch a row twice, so repeated mentions are folded first.
-      const mentions = new Map<
-        string,
-        { entityId: number; words: string; key: string; stated: number }
-      >();
-      for (const item of graph.mentions) {
-        const id = JSON.stringify([item.entityId, item.words]);
-        const stated = Math.max(mentions.get(id)?.stated ?? 0, item.stated ? 1 : 0);
-        mentions.set(id, { ...item, stated });
-      }
-      const rows = [...mentions.values()];
-      if (rows.length > 0) {
-        await sql`INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)
-          SELECT e, ${memory.id}, w, k, s FROM unnest(
-            ${rows.map((r) => r.entityId)}::bigint[], ${rows.map((r) => r.words)}::text[],
-            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.stated)}::smallint[]
-          ) AS t(e, w, k, s)
-          ON CONFLICT (entity_id, memory_id, words)
-          DO UPDATE SET stated = greatest(entity_mentions.stated, excluded.stated)`;
-        await sql`INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)
-          SELECT ${memory.workspace}, k, e FROM unnest(
-            ${rows.map((r) => r.key)}::text[], ${rows.map((r) => r.entityId)}::bigint[]
-          ) AS t(k, e)
-          ON CONFLICT DO NOTHING`;
-      }
-      const relations = graph.relations;
-      if (relations.length > 0) {
-        await sql`INSERT INTO entity_relations
-            (workspace_canonical, from_id, type, to_id, memory_id, origin)
-          SELECT ${memory.workspace}, f, ty, t2, ${memory.id}, o FROM unnest(
-            ${relations.map((r) => r.fromId)}::bigint[], ${relations.map((r) => r.type)}::text[],
-            ${relations.map((r) => r.toId)}::bigint[], ${relations.map((r) => r.origin)}::text[]
-          ) AS t(f, ty, t2, o)
-          ON CONFLICT DO NOTHING`;
-      }
-      return await pruneEntities(sql, touched);
+      return await replaceGraphs(core.q(), [{ memory, graph }]);
+    },
+    async replaceMemoryGraphs(list) {
+      return await replaceGraphs(core.q(), list);
     },
     async dropMemoryGraph(memoryId) {
       const sql = core.q();
-      return await pruneEntities(sql, await dropGraphRows(sql, memoryId));
+      return await pruneEntities(sql, await dropGraphRows(sql, [memoryId]));
     },
     async entityMemoryIds(list, limit) {
       const rows = await core.q()`SELECT DISTINCT memory_id FROM entity_mentions

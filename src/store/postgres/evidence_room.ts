@@ -51,6 +51,24 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
           AS r(row_index, kind, text, start_offset, end_offset)`;
       await Promise.all([removed, inserted]);
     },
+    async replaceRowsOfMany(list) {
+      if (list.length === 0) return;
+      const sql = core.q();
+      const removed = sql`DELETE FROM memory_rows
+        WHERE memory_id = ANY(${list.map((item) => item.memory.id)}::bigint[])`;
+      if (!core.inUnit()) await removed;
+      const rows = list.flatMap(({ memory, rows }) => rows.map((row) => ({ memory, row })));
+      // Sent with the delete, as replaceRows does: one round trip for every memory's rows.
+      const inserted = rows.length === 0 ? [] : sql`INSERT INTO memory_rows (memory_id,
+          memory_version, row_index, kind, text, start_offset, end_offset)
+        SELECT * FROM unnest(${rows.map((r) => r.memory.id)}::bigint[],
+          ${rows.map((r) => r.memory.version)}::int[], ${rows.map((r) => r.row.rowIndex)}::int[],
+          ${rows.map((r) => r.row.kind)}::text[], ${rows.map((r) => r.row.text)}::text[],
+          ${rows.map((r) => r.row.startOffset)}::int[], ${
+        rows.map((r) => r.row.endOffset)
+      }::int[])`;
+      await Promise.all([removed, inserted]);
+    },
     async rowsToEmbed(space, limit) {
       const sql = core.q();
       const select = async (condition: Fragment, take: number) =>

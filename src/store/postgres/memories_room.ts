@@ -12,7 +12,13 @@ import type {
   PortabilityRepository,
 } from "../repositories.ts";
 import type { MemoryPageQuery } from "../portability_sql.ts";
-import { type IndexedFields, indexMemoryTerms } from "./word_index_room.ts";
+import {
+  type IndexedFields,
+  indexManyMemoryTerms,
+  indexMemoryTerms,
+  termsRowOwed,
+} from "./word_index_room.ts";
+import { PG_BULK_ROWS } from "./constants.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -110,7 +116,10 @@ async function groupCounts(
 export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
   return {
     async insertMemory(memory) {
+      const terms = await termsRowOwed(core, memory);
+      // One statement for the memory and its index row (the row needs the new id).
       const [row] = await core.q()`
+        WITH inserted AS (
         INSERT INTO memories (subject, content, content_sha, tags, workspace, workspace_canonical,
           source_type, source_ref, event_time, ingest_time, confidence, protection_level, status,
           version, agent_id, client, metadata, follows, created_at, updated_at, valid_from,
@@ -122,10 +131,72 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
           ${memory.protectionLevel}, ${memory.status}, 1, ${memory.agentId}, ${memory.client},
           ${JSON.stringify(memory.metadata)}::text::json, ${memory.follows},
           ${memory.createdAt}, ${memory.updatedAt}, ${memory.validFrom}, ${memory.validTo})
-        RETURNING id`;
-      const id = Number(row.id);
-      await indexMemoryTerms(core.q(), id, memory);
-      return id;
+        RETURNING id
+        ), indexed AS (
+          INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+          SELECT inserted.id, ${terms.subject}::text[], ${terms.tags}::text[],
+            ${terms.content}::text[], ${terms.scope}, ${terms.size},
+            array_to_tsvector(${terms.words}::text[])
+          FROM inserted
+        )
+        SELECT id FROM inserted`;
+      return Number(row.id);
+    },
+    async insertMemories(list) {
+      const ids: number[] = [];
+      for (let at = 0; at < list.length; at += PG_BULK_ROWS) {
+        const chunk = list.slice(at, at + PG_BULK_ROWS);
+        const rows = chunk.map((memory, ord) => ({
+          ord,
+          subject: memory.subject,
+          content: memory.content,
+          content_sha: memory.contentSha,
+          tags: memory.tags,
+          workspace: memory.workspace,
+          workspace_canonical: memory.workspaceCanonical,
+          source_type: memory.sourceType,
+          source_ref: memory.sourceRef,
+          event_time: memory.eventTime,
+          ingest_time: memory.ingestTime,
+          confidence: memory.confidence,
+          protection_level: memory.protectionLevel,
+          status: memory.status,
+          agent_id: memory.agentId,
+          client: memory.client,
+          // Its text, as the one-row insert stores it (a json column keeps the text).
+          metadata: JSON.stringify(memory.metadata),
+          follows: memory.follows,
+          created_at: memory.createdAt,
+          updated_at: memory.updatedAt,
+          valid_from: memory.validFrom,
+          valid_to: memory.validTo,
+        }));
+        // Identity values are drawn in the insert's order, so the ids sorted are the rows' ids.
+        const inserted = await core.q()`
+          INSERT INTO memories (subject, content, content_sha, tags, workspace,
+            workspace_canonical, source_type, source_ref, event_time, ingest_time, confidence,
+            protection_level, status, version, agent_id, client, metadata, follows, created_at,
+            updated_at, valid_from, valid_to)
+          SELECT subject, content, content_sha, tags, workspace, workspace_canonical,
+            source_type, source_ref, event_time, ingest_time, confidence, protection_level,
+            status, 1, agent_id, client, metadata::json, follows, created_at, updated_at,
+            valid_from, valid_to
+          FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS r(ord int,
+            subject text, content text, content_sha text, tags jsonb, workspace text,
+            workspace_canonical text, source_type text, source_ref text, event_time text,
+            ingest_time text, confidence float8, protection_level text, status text,
+            agent_id text, client text, metadata text, follows bigint, created_at text,
+            updated_at text, valid_from text, valid_to text)
+          ORDER BY ord
+          RETURNING id`;
+        const chunkIds = inserted.map((row) => Number(row.id)).sort((a, b) => a - b);
+        await indexManyMemoryTerms(
+          core,
+          chunk.map((memory, i) => ({ id: chunkIds[i], fields: memory })),
+        );
+        ids.push(...chunkIds);
+      }
+      return ids;
     },
     async getMemory(id) {
       const sql = core.q();
@@ -151,6 +222,18 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
           AND status = 'active'`;
       return row ? toMemoryRecord(row) : undefined;
     },
+    async findActiveByContents(texts) {
+      if (texts.length === 0) return [];
+      const sql = core.q();
+      const rows = await sql`SELECT u.n, ${sql.unsafe(MEMORY_COLUMNS)}
+        FROM unnest(${texts.map((t) => t.workspaceCanonical)}::text[],
+          ${texts.map((t) => t.contentSha)}::text[]) WITH ORDINALITY AS u(ws, sha, n)
+        JOIN memories m ON m.workspace_canonical = u.ws AND m.content_sha = u.sha
+          AND m.status = 'active'`;
+      const found: (MemoryRecord | undefined)[] = texts.map(() => undefined);
+      for (const row of rows) found[Number(row.n) - 1] = toMemoryRecord(row);
+      return found;
+    },
     async changeMemory(id, change) {
       const sql = core.q();
       const indexed = change.subject !== undefined || change.content !== undefined ||
@@ -173,7 +256,7 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       const [after] = await sql`UPDATE memories SET ${list} WHERE id = ${id}
         RETURNING subject, content, tags, workspace_canonical`;
       if (before && after) {
-        await indexMemoryTerms(sql, id, indexedFields(after), indexedFields(before));
+        await indexMemoryTerms(core, id, indexedFields(after), indexedFields(before));
       }
     },
     async setStatus(id, change) {

@@ -179,6 +179,7 @@ export async function openPostgresStore(
     ...pgUpgrade(core),
     ...pgEntities(core),
     conflicts: { ...pgConflictGroups(core), ...pgNotices(core), ...pgScanQueue(core) },
+    claimKeys: (keys) => core.claimKeys(keys),
   };
   core.repositories = repositories;
   return {

@@ -38,7 +38,7 @@ export function pgPurge(core: PgCore<unknown>): PurgeRepository {
         version: Number(row.version),
         contentSha: String(row.content_sha),
       }));
-      await unindexMemoryTerms(sql, id, memory);
+      await unindexMemoryTerms(core, id, memory);
       // Their vectors go with them (a cascade, logged for every server's copy).
       const rows = (await sql`DELETE FROM memory_rows WHERE memory_id = ${id} RETURNING id`).length;
       await sql`DELETE FROM memory_history WHERE memory_id = ${id}`;

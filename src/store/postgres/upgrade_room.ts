@@ -11,6 +11,7 @@ import type { PgCore, PgQuery } from "./core.ts";
 import type { UpgradeRepository } from "../repositories.ts";
 import { fingerprintRows } from "../upgrade_sql.ts";
 import { indexMemoriesInBulk, recountTerms } from "./word_index_room.ts";
+import { PG_BULK_ROWS, PG_PARAMETERS_MAX } from "./constants.ts";
 
 /** Tables rebuilt from the copied ones, never copied (as on SQLite), and the bookkeeping. */
 const DERIVED_TABLES = new Set([
@@ -100,20 +101,36 @@ export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
       const overriding = identity.length > 0 && columns.includes(String(identity[0].column_name))
         ? sql`OVERRIDING SYSTEM VALUE`
         : sql``;
-      let count = 0;
-      for (const row of source.iterate(table, columns)) {
-        const values = columns.map((column, index) => {
-          const type = types.get(column)!;
-          const value = convert(row[index], type);
-          return type === "json" || type === "jsonb"
-            ? sql`${value === null ? null : String(value)}::text::${sql.unsafe(type)}`
-            : sql`${value}`;
+      // Many rows per statement (one round trip each), within the protocol's parameter limit.
+      const perStatement = Math.max(
+        1,
+        Math.min(PG_BULK_ROWS, Math.floor(PG_PARAMETERS_MAX / columns.length)),
+      );
+      const insert = async (rows: unknown[][]) => {
+        const tuples = rows.map((row) => {
+          const values = columns.map((column, index) => {
+            const type = types.get(column)!;
+            const value = convert(row[index], type);
+            return type === "json" || type === "jsonb"
+              ? sql`${value === null ? null : String(value)}::text::${sql.unsafe(type)}`
+              : sql`${value}`;
+          });
+          return sql`(${values.reduce((all, value) => sql`${all}, ${value}`)})`;
         });
-        const list = values.reduce((all, value) => sql`${all}, ${value}`);
         await sql`INSERT INTO ${sql(table)} (${sql(columns)}) ${overriding}
-          VALUES (${list}) ${onConflict}`;
+          VALUES ${tuples.reduce((all, tuple) => sql`${all}, ${tuple}`)} ${onConflict}`;
+      };
+      let count = 0;
+      let pending: unknown[][] = [];
+      for (const row of source.iterate(table, columns)) {
+        pending.push(row as unknown[]);
         count++;
+        if (pending.length >= perStatement) {
+          await insert(pending);
+          pending = [];
+        }
       }
+      if (pending.length > 0) await insert(pending);
       // The next id a server hands out follows the ids copied in.
       for (
         const { column_name } of await sql`SELECT column_name FROM information_schema.columns
@@ -159,6 +176,8 @@ export function pgUpgrade(core: PgCore<unknown>): UpgradeRepository {
     async rebuildWordIndex() {
       const sql = core.q();
       await sql`DELETE FROM memory_terms`;
+      // Whatever this unit indexed before is indexed again below, and recounted.
+      core.termCounts()?.clear();
       // Keyset pages: a large library is never read whole into memory.
       let after = 0;
       let indexed = 0;

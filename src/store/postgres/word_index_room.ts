@@ -17,6 +17,7 @@ import { indexTokens } from "../../text/index_terms.ts";
 import { ALL_DOCUMENTS_TOKEN, scopeToken } from "../terms_sql.ts";
 import { BM25_WEIGHTS } from "../constants.ts";
 import type { PgCore, PgQuery } from "./core.ts";
+import { PendingTermCounts } from "./term_counts.ts";
 import { filterCondition, type Fragment } from "./recall_room.ts";
 import type { WordIndexRepository } from "../repositories.ts";
 
@@ -86,16 +87,58 @@ function documentTokens(tokens: ReturnType<typeof fieldTokens>): string[] {
   ];
 }
 
-/** Adds `delta` to the document counts of `terms`, and to the index's token total. */
+/**
+ * Owes `delta` to the document counts of `terms` and `delta × size` to the index's token total:
+ * the unit writes them just before it commits (term_counts.ts); outside a unit, at once.
+ */
 async function countTerms(
-  sql: PgQuery,
+  core: PgCore<unknown>,
   change: { terms: string[]; size: number },
   delta: 1 | -1,
 ): Promise<void> {
-  await sql`INSERT INTO memory_terms_df (term, docs) SELECT unnest(${change.terms}::text[]), ${delta}
-    ON CONFLICT (term) DO UPDATE SET docs = memory_terms_df.docs + excluded.docs`;
-  if (delta < 0) await sql`DELETE FROM memory_terms_df WHERE docs <= 0`;
-  await sql`UPDATE memory_terms_size SET tokens = tokens + ${delta * change.size}`;
+  const owed = core.termCounts();
+  const counts = owed ?? new PendingTermCounts();
+  counts.add(change.terms, { docs: delta, tokens: delta * change.size });
+  if (owed === undefined) await counts.write(core.q());
+}
+
+/** A memory's `memory_terms` row (what {@linkcode indexMemoryTerms} inserts), as JSON. */
+export interface MemoryTermsRow {
+  subject: string[];
+  tags: string[];
+  content: string[];
+  scope: string;
+  size: number;
+  words: string[];
+}
+
+/** A memory's index row, and the tokens it counts in the document counts. */
+function termsRow(fields: IndexedFields): { row: MemoryTermsRow; counted: string[] } {
+  const tokens = fieldTokens(fields);
+  // FTS5 counts the scope column's one token in a document's size too.
+  const size = tokens.subject.length + tokens.tags.length + tokens.content.length + 1;
+  const row = {
+    subject: tokens.subject,
+    tags: tokens.tags,
+    content: tokens.content,
+    scope: tokens.scope,
+    size,
+    words: tsvectorWords([...new Set([...tokens.subject, ...tokens.tags, ...tokens.content])]),
+  };
+  return { row, counted: documentTokens(tokens) };
+}
+
+/**
+ * The index row of a new memory, its document counts owed to the unit open now (written at
+ * once outside a unit): for a caller that inserts the row inside a statement of its own.
+ */
+export async function termsRowOwed(
+  core: PgCore<unknown>,
+  fields: IndexedFields,
+): Promise<MemoryTermsRow> {
+  const { row, counted } = termsRow(fields);
+  await countTerms(core, { terms: counted, size: row.size }, 1);
+  return row;
 }
 
 /**
@@ -103,29 +146,56 @@ async function countTerms(
  * counts out first.
  */
 export async function indexMemoryTerms(
-  sql: PgQuery,
+  core: PgCore<unknown>,
   id: number,
   fields: IndexedFields,
   previous?: IndexedFields,
 ): Promise<void> {
-  if (previous) await unindexMemoryTerms(sql, id, previous);
-  const tokens = fieldTokens(fields);
-  const words = tsvectorWords([
-    ...new Set([...tokens.subject, ...tokens.tags, ...tokens.content]),
-  ]);
-  // FTS5 counts the scope column's one token in a document's size too.
-  const size = tokens.subject.length + tokens.tags.length + tokens.content.length + 1;
-  // One statement, so one round trip inside the write lock: the row, its tokens' document
-  // counts and the index's token total (data-modifying WITH parts always run, on other tables).
-  await sql`WITH indexed AS (
-      INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
-      VALUES (${id}, ${tokens.subject}::text[], ${tokens.tags}::text[], ${tokens.content}::text[],
-        ${tokens.scope}, ${size}, array_to_tsvector(${words}::text[]))
-    ), counted AS (
-      INSERT INTO memory_terms_df (term, docs) SELECT unnest(${documentTokens(tokens)}::text[]), 1
-      ON CONFLICT (term) DO UPDATE SET docs = memory_terms_df.docs + excluded.docs
-    )
-    UPDATE memory_terms_size SET tokens = tokens + ${size}`;
+  if (previous) await unindexMemoryTerms(core, id, previous);
+  const row = await termsRowOwed(core, fields);
+  await core.q()`INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+    VALUES (${id}, ${row.subject}::text[], ${row.tags}::text[], ${row.content}::text[],
+      ${row.scope}, ${row.size}, array_to_tsvector(${row.words}::text[]))`;
+}
+
+/**
+ * Writes the index rows of many new memories in one statement (the rows go as one JSON
+ * document: their token arrays differ in length, so they cannot be parallel arrays).
+ */
+export async function indexManyMemoryTerms(
+  core: PgCore<unknown>,
+  memories: readonly { id: number; fields: IndexedFields }[],
+): Promise<void> {
+  if (memories.length === 0) return;
+  const owed = core.termCounts();
+  const counts = owed ?? new PendingTermCounts();
+  const rows = memories.map(({ id, fields }) => {
+    const { row, counted } = termsRow(fields);
+    counts.add(counted, { docs: 1, tokens: row.size });
+    return { memory_id: id, ...row };
+  });
+  await core.q()`INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+    SELECT memory_id, subject, tags, content, scope, size, array_to_tsvector(words)
+    FROM json_to_recordset(${
+    JSON.stringify(rows)
+  }::text::json) AS r(memory_id bigint, subject text[],
+      tags text[], content text[], scope text, size int, words text[])`;
+  if (owed === undefined) await counts.write(core.q());
+}
+
+/** Removes memory `id` (whose fields were `fields`) from the index. */
+export async function unindexMemoryTerms(
+  core: PgCore<unknown>,
+  id: number,
+  fields: IndexedFields,
+): Promise<void> {
+  const [row] = await core.q()`DELETE FROM memory_terms WHERE memory_id = ${id} RETURNING size`;
+  if (row === undefined) return;
+  await countTerms(
+    core,
+    { terms: documentTokens(fieldTokens(fields)), size: Number(row.size) },
+    -1,
+  );
 }
 
 /**
@@ -170,17 +240,6 @@ export async function recountTerms(sql: PgQuery): Promise<void> {
   await sql`UPDATE memory_terms_size SET tokens = (SELECT coalesce(sum(size), 0) FROM memory_terms)`;
 }
 
-/** Removes memory `id` (whose fields were `fields`) from the index. */
-export async function unindexMemoryTerms(
-  sql: PgQuery,
-  id: number,
-  fields: IndexedFields,
-): Promise<void> {
-  const [row] = await sql`DELETE FROM memory_terms WHERE memory_id = ${id} RETURNING size`;
-  if (row === undefined) return;
-  await countTerms(sql, { terms: documentTokens(fieldTokens(fields)), size: Number(row.size) }, -1);
-}
-
 /** The prefix of a document count kept in a read unit (PgCore.unitKept). */
 const DF_KEY = "df:";
 
@@ -194,6 +253,8 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
   const tokenFrequencies = async (tokens: readonly string[]) => {
     const found = new Map<string, number>(tokens.map((token) => [token, 0]));
     if (tokens.length === 0) return found;
+    // Inside a write unit, the counts it owes are written first, so it reads its own writes.
+    await core.settleTermCounts();
     // Inside a read unit, counts read before are still its answer (PgCore.unitKept), and the
     // library's size comes along with the first read: `find` asks for it twice more.
     const kept = core.unitKept() as Map<string, number> | undefined;
@@ -218,6 +279,7 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
   return {
     async termHits(tokens, filters, limit) {
       if (tokens.length === 0) return [];
+      await core.settleTermCounts();
       const sql = core.q();
       // Each token is a phrase of its own (a repeated one counts twice, as in FTS5's query).
       const rows = await sql`
@@ -301,6 +363,7 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
     async vocabularyByPrefix(prefix, lengths, limit) {
       const found = new Map<string, number>();
       if (prefix === "") return found;
+      await core.settleTermCounts();
       const last = prefix.length - 1;
       const after = prefix.slice(0, last) + String.fromCharCode(prefix.charCodeAt(last) + 1);
       // The LIMIT bounds the rows read, not the rows kept, as on SQLite.

@@ -135,7 +135,7 @@ export function pgWorkspaces(core: PgCore<unknown>): WorkspacesRepository {
         WHERE follows = ${memory.id} AND workspace_canonical != ${to.canonical}`;
       // The index row moves with it: its scope token names the new workspace.
       const fields = { subject: memory.subject, tags: memory.tags, content: memory.content };
-      await indexMemoryTerms(sql, memory.id, { ...fields, workspaceCanonical: to.canonical }, {
+      await indexMemoryTerms(core, memory.id, { ...fields, workspaceCanonical: to.canonical }, {
         ...fields,
         workspaceCanonical: memory.workspaceCanonical,
       });

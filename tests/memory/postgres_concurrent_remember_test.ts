@@ -1,0 +1,169 @@
+/**
+ * `remember` on PostgreSQL runs beside other remembers, on one server or several (issue 33):
+ * a remember of another text never waits for a unit still open on another server, while every
+ * guarantee of the SQLite file still holds across them: a text is stored once per workspace, a
+ * new workspace is registered once, a new name becomes one entity. Each check holds a unit open
+ * on one server (its body waits on a gate the test opens) while the other server writes, so the
+ * order of events is the test's, never the scheduler's.
+ */
+import assert from "node:assert/strict";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
+import {
+  rememberInTransaction,
+  rememberMemory,
+  type RememberResult,
+} from "../../src/memory/remember.ts";
+import type { Store } from "../../src/store/mod.ts";
+import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
+import { nameKey } from "../../src/entities/names.ts";
+
+const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+
+function contextOf(store: Store, dir: string, agentId: string): ServiceContext {
+  return {
+    store,
+    caller: { client: "unit", agentId },
+    settings: { workspaceIsolation: "none", includeSize: false, backupPath: `${dir}/${agentId}` },
+    events: composeMemoryEvents(),
+  };
+}
+
+/** A promise and the function that settles it. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * Server A remembers `first` in a unit held open until the returned `release` is called; the
+ * unit's result arrives once it committed.
+ */
+async function holdOpen(
+  ctx: ServiceContext,
+  first: { content: string; subject: string; workspace: string },
+): Promise<{ release(): void; committed: Promise<RememberResult> }> {
+  const held = gate();
+  const stored = gate();
+  const committed = ctx.store.write(async () => {
+    const result = await rememberInTransaction(ctx, first);
+    stored.open();
+    await held.opened;
+    return result;
+  }, { concurrent: true });
+  // A failed check closes the stores under it: its rejection is the test's, not uncaught.
+  committed.catch(() => {});
+  await stored.opened;
+  return { release: held.open, committed };
+}
+
+/**
+ * `promise`, or a failure naming `what` after a generous bound: without it a remember that
+ * wrongly waits for the held unit would hang the test (the gate opens only after it).
+ */
+async function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), 30_000);
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test({
+  name: `postgres: concurrent remembers on two servers keep every guarantee${
+    SKIP ? " SKIPPED" : ""
+  }`,
+  ignore: SKIP,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scratch = await createScratchDatabase(testPostgresUrl());
+    const [storeA, storeB] = [
+      await openPostgresAsStore(scratch.url),
+      await openPostgresAsStore(scratch.url),
+    ];
+    const dir = Deno.makeTempDirSync({ prefix: "mema-pg-concurrent-" });
+    const a = contextOf(storeA, dir, "agent-a");
+    const b = contextOf(storeB, dir, "agent-b");
+    try {
+      await rememberMemory(a, {
+        content: "the deploy window opens at nine",
+        subject: "deploys",
+        workspace: "infra",
+      });
+
+      // The same text: server B's remember waits for A's unit, then answers with A's memory.
+      const text = { content: "Quillon Relay forwards the payment events", subject: "relay" };
+      const held = await holdOpen(a, { ...text, workspace: "infra" });
+      const sameText = rememberMemory(b, { ...text, workspace: "infra" });
+      sameText.catch(() => {});
+      // Another text in a known workspace with no new name: it does not wait for A's unit.
+      const other = await withinBound(
+        rememberMemory(b, {
+          content: "rollbacks need a second reviewer",
+          subject: "rollbacks",
+          workspace: "infra",
+        }),
+        "a remember of another text waited for a unit open on the other server",
+      );
+      assert.equal(other.duplicateReplay, false);
+      // A new name (Quillon Relay) in another text: B waits for A's unit, then links to A's.
+      const sameName = rememberMemory(b, {
+        content: "Quillon Relay moved to the second data centre",
+        subject: "relay move",
+        workspace: "infra",
+      });
+      sameName.catch(() => {});
+      held.release();
+      const first = await held.committed;
+      const replay = await sameText;
+      assert.equal(replay.duplicateReplay, true);
+      assert.equal(replay.memoryId, first.memoryId);
+      await sameName;
+      const named = await storeB.entitiesNamed([nameKey("Quillon Relay")], ["infra"]);
+      assert.equal(named.length, 1, "one name, one entity, whichever server met it first");
+
+      // A new workspace: registered once, by the unit that wrote to it first.
+      const fresh = await holdOpen(a, {
+        content: "billing exports run nightly",
+        subject: "billing",
+        workspace: "billing",
+      });
+      const second = rememberMemory(b, {
+        content: "billing invoices are kept seven years",
+        subject: "billing",
+        workspace: "billing",
+      });
+      second.catch(() => {});
+      fresh.release();
+      assert.equal((await fresh.committed).newWorkspace, true);
+      assert.equal((await second).newWorkspace, undefined);
+
+      // Many remembers of the same facts at once from both servers: each stored once.
+      const facts = Array.from({ length: 8 }, (_, i) => `release train ${i} leaves on time`);
+      const answers = await Promise.all(
+        [a, b].flatMap((ctx) =>
+          facts.map((content) =>
+            rememberMemory(ctx, { content, subject: "trains", workspace: "ops" })
+          )
+        ),
+      );
+      assert.equal(answers.filter((answer) => !answer.duplicateReplay).length, facts.length);
+      assert.equal(answers.filter((answer) => answer.newWorkspace).length, 1);
+      const counts = await storeA.overviewCounts("ops");
+      assert.deepEqual(counts.byStatus, { active: facts.length });
+    } finally {
+      await storeA.close();
+      await storeB.close();
+      await scratch.drop();
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
