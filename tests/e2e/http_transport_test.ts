@@ -203,16 +203,19 @@ onBothBackends(
       "X-Mema-Agent-Id: agent",
       `Content-Length: ${body.byteLength}`,
       "Connection: close",
+      // The server answers "100 Continue" once its handler reads the body: then the request
+      // is surely in flight (a fixed sleep raced the server's start of it on a loaded CI).
+      "Expect: 100-continue",
       "",
       "",
     ].join("\r\n");
-    // Headers and half the body: the request is in flight, its body still arriving.
+    // Headers and part of the body: the request is in flight, its body still arriving.
     const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
     await conn.write(new TextEncoder().encode(head));
     await conn.write(body.subarray(0, 40));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await readUntil(conn, /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
     server.child.kill("SIGTERM");
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => /finishing 1 in-flight request/.test(server.stderr()), "the shutdown log");
     const late = await postRaw(
       server.url,
       toolCallFrame(2, {
@@ -242,6 +245,25 @@ onBothBackends(
     await assert.rejects(() => fetch(server.url, { method: "POST", body: "{}" }));
   },
 );
+
+/** Reads from `conn` until what came matches `pattern` (nothing after it is read). */
+async function readUntil(conn: Deno.Conn, pattern: RegExp): Promise<void> {
+  let text = "";
+  const buffer = new Uint8Array(1);
+  while (!pattern.test(text)) {
+    const n = await conn.read(buffer);
+    if (n === null) throw new Error(`connection closed before ${pattern}: ${text}`);
+    text += String.fromCharCode(buffer[0]);
+  }
+}
+
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
   const chunks: number[] = [];
