@@ -12,6 +12,10 @@
  *    (warm): `find` p50/p95/max, the answers' modes, server peak RSS.
  *
  *   deno run -A bench/million_hybrid.ts --db PATH [--queries 200] [--skip-embed]
+ *     [--skip-in-process] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` writes the server's CPU profile there (`python3 /work/wt/prof/top.py` or
+ * Chrome's DevTools read it); `--skip-in-process` goes straight to the server.
  *
  * Besides wall times it reports the server's CPU time a find (Linux), which on a shared machine
  * says more than the wall time; it includes whatever background jobs the server ran meanwhile.
@@ -96,13 +100,18 @@ function cpuMsOf(pid: number | undefined): number {
   }
 }
 
-async function findThroughMcp(dbPath: string, home: string, modelsDir: string, count: number) {
-  const asked = questions(count);
+async function findThroughMcp(
+  dbPath: string,
+  home: string,
+  options: { modelsDir: string; count: number; cpuProfDir?: string },
+) {
+  const asked = questions(options.count);
   const started = await timedAsync(() =>
     startMemaServer({
       home,
       dbPath,
-      env: { MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID, MEMA_MODELS_DIR: modelsDir },
+      env: { MEMA_EMBEDDING_MODEL: STATIC_MODEL_ID, MEMA_MODELS_DIR: options.modelsDir },
+      denoFlags: options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [],
     })
   );
   const server = started.value;
@@ -148,6 +157,8 @@ if (import.meta.main) {
       db: { type: "string" },
       queries: { type: "string", default: "200" },
       "skip-embed": { type: "boolean", default: false },
+      "skip-in-process": { type: "boolean", default: false },
+      "cpu-prof": { type: "string" },
     },
   });
   if (!values.db) throw new Error("--db PATH: a copy of a library (it gets vectors written)");
@@ -155,10 +166,16 @@ if (import.meta.main) {
   const modelsDir = `${home}/models`;
   await ensureStaticModel(modelsDir);
   log(`load average ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`);
-  const inProcess = await embedInProcess(values.db, modelsDir, values["skip-embed"]);
-  log(JSON.stringify(inProcess));
+  const inProcess = values["skip-in-process"]
+    ? undefined
+    : await embedInProcess(values.db, modelsDir, values["skip-embed"]);
+  if (inProcess) log(JSON.stringify(inProcess));
   log(`load average ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`);
-  const mcp = await findThroughMcp(values.db, home, modelsDir, Number(values.queries));
+  const mcp = await findThroughMcp(values.db, home, {
+    modelsDir,
+    count: Number(values.queries),
+    cpuProfDir: values["cpu-prof"],
+  });
   log(JSON.stringify(mcp));
   log(`load average ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`);
   console.log(JSON.stringify({ machine: machineFacts(), inProcess, mcp }, null, 2));

@@ -78,11 +78,16 @@ export function runnerDenoDir(): string {
   return denoDirOfRunner = String(JSON.parse(new TextDecoder().decode(info.stdout)).denoDir);
 }
 
-/** The command line that starts `mema serve` from this checkout. */
-export function serveCommand(): { command: string; args: string[] } {
+/**
+ * The command line that starts `mema serve` from this checkout; `denoFlags` go before the
+ * script (e.g. `--cpu-prof` to profile the server).
+ */
+export function serveCommand(
+  denoFlags: readonly string[] = [],
+): { command: string; args: string[] } {
   return {
     command: Deno.execPath(),
-    args: ["run", "--allow-all", "--quiet", `${ROOT}/main.ts`, "serve"],
+    args: ["run", "--allow-all", "--quiet", ...denoFlags, `${ROOT}/main.ts`, "serve"],
   };
 }
 
@@ -93,8 +98,10 @@ export async function startMemaServer(options: {
   env?: Record<string, string>;
   /** Keep the server's stderr (its last 8 KiB) for `stderrTail`. */
   keepStderr?: boolean;
+  /** Flags for `deno run` (e.g. `--cpu-prof`, `--cpu-prof-dir=DIR`). */
+  denoFlags?: readonly string[];
 }): Promise<MemaServer> {
-  const { command, args } = serveCommand();
+  const { command, args } = serveCommand(options.denoFlags);
   const transport = new StdioClientTransport({
     command,
     args,
