@@ -50,6 +50,8 @@ import { markRowsComplete, startEvidenceWorker } from "../evidence/worker.ts";
 import { finishOwedScrub } from "../govern/purge.ts";
 import type { JobWorker } from "../jobs/worker.ts";
 import { settlesWithin } from "../platform/deadline.ts";
+import { ioTurn } from "../platform/io_turn.ts";
+import { pathExists } from "../platform/paths.ts";
 import { type BackupReplayer, startBackupReplayer } from "../memory/backup_replayer.ts";
 import { BACKUP_REPLAY_TICK_MS } from "../memory/backup_constants.ts";
 import { DatabaseUnreachable } from "../errors/mod.ts";
@@ -226,6 +228,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   let worker: JobWorker | undefined;
   let replayer: BackupReplayer | undefined;
   let indexCheck: Promise<unknown> | undefined;
+  let copyLoad: Promise<unknown> | undefined;
   let wakeIndexCheck: (() => void) | undefined;
   let closed = false;
   return {
@@ -246,6 +249,16 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       let timer: ReturnType<typeof setTimeout> | undefined;
       let stopping = false;
       const startWorker = async () => {
+        // The vector copy loads between requests from the start, so that no find pays for it
+        // (its first page before the first call: lookups answer from the part loaded).
+        if (copyLoad === undefined) {
+          const stopped = () => closed || stopping;
+          await index.startVectorCopyLoad({ between: copyLoadHold(stopped) ?? ioTurn, stopped })
+            .catch((error) => logWarn(`the vector copy did not start loading: ${error}`));
+          copyLoad = index.vectorCopyLoading?.catch((error) => {
+            if (!closed && !stopping) logWarn(`the vector copy did not load: ${error}`);
+          }) ?? Promise.resolve();
+        }
         indexCheck ??= (async () => {
           // The handshake and the first calls go first, as for the job worker below.
           await new Promise<void>((resolve) => {
@@ -314,6 +327,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       }
       wakeIndexCheck?.();
       await indexCheck;
+      await copyLoad;
       if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn(
           "stopping without the background job in progress; it runs again on the next start",
@@ -322,6 +336,23 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       await usage?.close();
       await store.close();
     },
+  };
+}
+
+/**
+ * Tests hold the background load of the vector copy after its first page until the file this
+ * variable names exists, to ask a `find` while the copy is partial without racing the load.
+ */
+const COPY_LOAD_HOLD_ENV = "MEMA_TEST_VECTOR_COPY_HOLD";
+
+function copyLoadHold(stopped: () => boolean): (() => Promise<void>) | undefined {
+  const path = Deno.env.get(COPY_LOAD_HOLD_ENV);
+  if (!path) return undefined;
+  return async () => {
+    while (!pathExists(path) && !stopped()) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await ioTurn();
   };
 }
 

@@ -45,6 +45,8 @@ export interface VectorCapability {
    * library); a filling index below that leaves `mode` lexical.
    */
   searchable: boolean;
+  /** The vector copy is still loading: the vector channel searches part of the vectors. */
+  partial?: { loaded: number; total: number };
   warning?: string;
   fix?: string;
 }
@@ -119,10 +121,12 @@ export function describeCapabilities(
   // `degraded` means something the configuration asks for is unavailable. Lexical recall with
   // no embedding model configured is a choice the user made (`mode` says "lexical" and the
   // standing warning how to turn meaning on), not a fault; a configured model that cannot
-  // search (missing, mismatched, sqlite-vec absent, still filling), no FTS, an unwritable
-  // database or a configured judge that cannot run are.
+  // search (missing, mismatched, sqlite-vec absent, still filling or loading), no FTS, an
+  // unwritable database or a configured judge that cannot run are.
   const vectorsWanted = vector !== undefined && vector.state !== "off";
-  const degraded = (vectorsWanted && (!hybrid || vector.state === "indexing")) || !store.fts ||
+  const degraded =
+    (vectorsWanted && (!hybrid || vector.state === "indexing" || vector.partial !== undefined)) ||
+    !store.fts ||
     unwritableReason(store) !== undefined || judge?.state === "unavailable";
   return { mode, degraded, warnings, standing };
 }

@@ -60,6 +60,8 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
         throw error;
       });
       if (!vector) return [];
+      // A check runs once per write: it waits for every vector, not the part loaded so far.
+      await semantic.vectorCopyLoaded();
       const floor = semantic.similarityFloor ?? DEFAULT_SIMILARITY_FLOOR;
       const hits = await store.read(async () =>
         await vectorCandidates(store, vector, {

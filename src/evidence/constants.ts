@@ -138,3 +138,11 @@ export const QUERY_WORD_ROWS_MAX = 20_000;
  * needs a query vector loads it at once, on its own time.
  */
 export const MODEL_LOAD_QUIET_MAX_MS = 30_000;
+
+/**
+ * Vectors a serving process adds to its in-memory copy per page of the background load
+ * (src/evidence/vector_copy_load.ts): ~2 µs each, so a page holds a request ≤ ~5 ms, and
+ * 1.1M vectors load in ~550 pages. Two sqlite-vec chunks of 1,024; PostgreSQL's keyset pages
+ * were 2,000 rows already.
+ */
+export const VECTOR_COPY_PAGE_VECTORS = 2_048;

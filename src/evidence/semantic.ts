@@ -32,7 +32,7 @@ import {
   type OpenedModel,
   openEmbeddingModel,
 } from "../models/embedding_model.ts";
-import type { EvidenceRowRecord, Store } from "../store/mod.ts";
+import type { EvidenceRowRecord, Store, VectorCopyLoad } from "../store/mod.ts";
 import type { EmbeddingProviderConfig } from "../config/embedding_provider.ts";
 import { createProviderEmbedder, type ProviderEmbedder } from "../models/provider_embedder.ts";
 import {
@@ -54,8 +54,10 @@ import {
   QUERY_WORD_ROWS_MAX,
   REBUILD_DEDUPE_KEY,
   REBUILD_JOB_KIND,
+  VECTOR_COPY_PAGE_VECTORS,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
+import { copyLoadWarning, loadVectorCopyInPages } from "./vector_copy_load.ts";
 
 /** Vector recall's state, the last step of doctor's vector chain. */
 export type VectorState = "off" | "unavailable" | "mismatch" | "indexing" | "ready";
@@ -78,6 +80,11 @@ export interface SemanticReport {
    * embedded of rows in the new one (while `mismatch`, the switch itself is still to come).
    */
   rebuild?: { fromSpace: string; done: number; total: number };
+  /**
+   * The process's vector copy is still loading in the background: `find` ranks by meaning
+   * among the `loaded` of `total` vectors (src/evidence/vector_copy_load.ts).
+   */
+  partial?: { loaded: number; total: number };
   warning?: string;
   fix?: string;
 }
@@ -139,6 +146,8 @@ export class SemanticIndex {
   #rowsComplete = false;
   /** This process queued the rebuild once already (the job itself dedupes while pending). */
   #rebuildQueued = false;
+  /** The vector copy's background load in progress ({@link loadVectorCopy}). */
+  #copyLoading: Promise<VectorCopyLoad> | undefined;
 
   constructor(store: Store, config: SemanticConfig) {
     this.#store = store;
@@ -173,7 +182,53 @@ export class SemanticIndex {
    * after the call.
    */
   async describe(): Promise<SemanticReport> {
-    return this.#withOutage(await this.#describeCached());
+    return await this.#withCopyLoad(this.#withOutage(await this.#describeCached()));
+  }
+
+  /**
+   * Starts loading this process's vector copy in the background (a serving process, at its
+   * start; src/evidence/vector_copy_load.ts): reads the first page, so that from then on
+   * lookups answer from the vectors loaded so far instead of loading them all, then the rest
+   * a page at a time with `between` after each. {@link describe} says how far it is.
+   */
+  async startVectorCopyLoad(
+    options: { between: () => Promise<void>; stopped: () => boolean },
+  ): Promise<void> {
+    if (this.#copyLoading !== undefined || !(await this.usable())) return;
+    const first = await this.#store.loadVectorCopyPage(VECTOR_COPY_PAGE_VECTORS);
+    if (first.complete) return;
+    const loading = (async () => {
+      await options.between();
+      return await loadVectorCopyInPages(this.#store, options);
+    })();
+    this.#copyLoading = loading;
+    loading.finally(() => this.#copyLoading = undefined).catch(() => {});
+  }
+
+  /** The background load started by {@link startVectorCopyLoad}, while it runs. */
+  get vectorCopyLoading(): Promise<VectorCopyLoad> | undefined {
+    return this.#copyLoading;
+  }
+
+  /**
+   * Resolves once no background load of the vector copy is in progress: for background work
+   * whose lookups must see every vector (a conflict check runs once per write).
+   */
+  async vectorCopyLoaded(): Promise<void> {
+    await this.#copyLoading?.catch(() => {});
+  }
+
+  /**
+   * While the copy loads in the background, the vector channel searches part of the vectors:
+   * `partial`, and a warning with the progress. Not cached: the progress moves between calls.
+   */
+  async #withCopyLoad(report: SemanticReport): Promise<SemanticReport> {
+    if (this.#copyLoading === undefined || !report.searchable) return report;
+    const load = await this.#store.vectorCopyLoad();
+    if (load.complete) return report;
+    const progress = copyLoadWarning(load);
+    const warning = report.warning ? `${report.warning}; ${progress}` : progress;
+    return { ...report, partial: { loaded: load.loaded, total: load.total }, warning };
   }
 
   /**

@@ -302,32 +302,49 @@ export function* iterateVectors(
   }
 }
 
-/** One stored vector in {@link SAMPLE_EVERY} is compared with a point read after a chunk scan. */
+/** One stored vector in {@link SAMPLE_EVERY} is compared with a point read as a page is read. */
 const SAMPLE_EVERY = 4_096;
 
+/** Where a paged read of the chunk tables stands ({@link scanVectorChunkPage}). */
+export interface ChunkPage {
+  /** The last chunk read: the next page starts after it. */
+  lastChunk: number;
+  /** Vectors visited in this page. */
+  visited: number;
+  /** True when no chunk is left after this page. */
+  done: boolean;
+}
+
 /**
- * Visits every stored vector by reading sqlite-vec's chunk tables directly: ~0.1 s at 100k
- * vectors, where reading the virtual table row by row takes ~1.7 s (vec0 looks up each row).
- * The layout read is sqlite-vec 0.1's: `<table>_chunks(chunk_id, size, validity, rowids)`, a
- * validity bit and a little-endian int64 row id per slot, and `<table>_vector_chunks00(rowid =
- * chunk_id, vectors)`, `size` float32 vectors. It is checked as it is read (blob sizes), then
- * against the table (the count, and one vector in {@link SAMPLE_EVERY} byte for byte against a
- * point read); anything unexpected returns false, and the caller drops what it was given and
- * reads the table with {@link iterateVectors} instead.
+ * Visits the stored vectors of up to `maxChunks` chunks after chunk `afterChunk` (start at -1)
+ * by reading sqlite-vec's chunk tables directly: ~0.1 s at 100k vectors, where reading the
+ * virtual table row by row takes ~1.7 s (vec0 looks up each row). A serving process reads a
+ * page at a time between requests; call it inside one read transaction per page. The layout
+ * read is sqlite-vec 0.1's: `<table>_chunks(chunk_id, size, validity, rowids)`, a validity bit
+ * and a little-endian int64 row id per slot, and `<table>_vector_chunks00(rowid = chunk_id,
+ * vectors)`, `size` float32 vectors. It is checked as it is read (blob sizes, and one vector in
+ * {@link SAMPLE_EVERY} byte for byte against a point read in the same snapshot); anything
+ * unexpected returns undefined, and the caller drops what it was given and reads the table with
+ * {@link iterateVectors} instead. The count is the caller's to check once every page is read
+ * ({@link countVecRows}).
  */
-export function scanVectorChunks(
+export function scanVectorChunkPage(
   db: DatabaseSync,
+  page: { afterChunk: number; maxChunks: number },
   visit: (rowId: number, embedding: Uint8Array) => void,
-): boolean {
-  if (!vecTableExists(db)) return true;
+): ChunkPage | undefined {
+  if (!vecTableExists(db)) return { lastChunk: page.afterChunk, visited: 0, done: true };
   const dim = vecTableDim(db);
-  if (dim === undefined) return false;
+  if (dim === undefined) return undefined;
   const samples: { rowId: number; embedding: Uint8Array }[] = [];
-  let count = 0;
+  let visited = 0;
+  let lastChunk = page.afterChunk;
+  let chunksRead = 0;
   try {
     const chunks = db.prepare(
-      `SELECT chunk_id, size, validity, rowids FROM ${VEC_TABLE}_chunks ORDER BY chunk_id`,
-    ).iterate() as Iterable<Row>;
+      `SELECT chunk_id, size, validity, rowids FROM ${VEC_TABLE}_chunks WHERE chunk_id > ?
+       ORDER BY chunk_id LIMIT ?`,
+    ).all(page.afterChunk, page.maxChunks) as Row[];
     const vectorsOf = db.prepare(
       `SELECT vectors FROM ${VEC_TABLE}_vector_chunks00 WHERE rowid = ?`,
     );
@@ -341,27 +358,34 @@ export function scanVectorChunks(
         !(vectors instanceof Uint8Array) || validity.byteLength * 8 !== size ||
         rowIds.byteLength !== size * 8 || vectors.byteLength !== size * dim * 4
       ) {
-        return false;
+        return undefined;
       }
       const ids = new DataView(rowIds.buffer, rowIds.byteOffset, rowIds.byteLength);
       for (let slot = 0; slot < size; slot++) {
         if ((validity[slot >> 3] & (1 << (slot & 7))) === 0) continue;
         const rowId = Number(ids.getBigInt64(slot * 8, true));
         const embedding = vectors.subarray(slot * dim * 4, (slot + 1) * dim * 4);
-        if (count++ % SAMPLE_EVERY === 0) samples.push({ rowId, embedding: embedding.slice() });
+        if (visited++ % SAMPLE_EVERY === 0) samples.push({ rowId, embedding: embedding.slice() });
         visit(rowId, embedding);
       }
+      lastChunk = Number(chunk.chunk_id);
+      chunksRead++;
     }
   } catch {
-    return false;
+    return undefined;
   }
-  const stored = Number((db.prepare(`SELECT count(*) AS n FROM ${VEC_TABLE}`).get() as Row).n);
-  if (stored !== count) return false;
-  return samples.every(({ rowId, embedding }) => {
+  const sound = samples.every(({ rowId, embedding }) => {
     const read = selectVector(db, rowId);
     return read !== undefined && read.byteLength === embedding.byteLength &&
       read.every((byte, i) => byte === embedding[i]);
   });
+  return sound ? { lastChunk, visited, done: chunksRead < page.maxChunks } : undefined;
+}
+
+/** The rows of the vector table as vec0 counts them (the check of a finished chunk read). */
+export function countVecRows(db: DatabaseSync): number {
+  if (!vecTableExists(db)) return 0;
+  return Number((db.prepare(`SELECT count(*) AS n FROM ${VEC_TABLE}`).get() as Row).n);
 }
 
 /** The stored vector of one row (float32 bytes), or undefined when it has none. */

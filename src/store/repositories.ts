@@ -177,6 +177,22 @@ export interface VectorsRepository {
     k: number,
     filters: RecallFilters,
   ): Promise<{ rowId: number; distance: number; memoryId: number }[]>;
+  /**
+   * Loads the next page (about `maxVectors` vectors) of this process's vector copy, starting the
+   * load if it never was: a serving process calls it between requests until `complete`, and
+   * meanwhile lookups answer from the vectors loaded so far. A process that never calls it
+   * loads the whole copy at its first lookup.
+   */
+  loadVectorCopyPage(maxVectors: number): Promise<VectorCopyLoad>;
+  /** How far this process's vector copy is loaded (complete when no load is in progress). */
+  vectorCopyLoad(): Promise<VectorCopyLoad>;
+}
+
+/** How far a process's vector copy is loaded: `loaded` of `total` stored vectors. */
+export interface VectorCopyLoad {
+  complete: boolean;
+  loaded: number;
+  total: number;
 }
 
 /** The durable background job queue. */

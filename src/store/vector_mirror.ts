@@ -12,14 +12,22 @@
  * everything after the table was recreated, or when entries it needed were pruned). Reading the
  * current state of a logged row is idempotent, so no lock or snapshot is needed.
  *
+ * Loading every vector costs ~2 µs each (~2 s at a million): a serving process loads the copy
+ * a page of chunks at a time between requests ({@link VectorMirror.loadPage}), and until the
+ * last page lookups answer from the vectors read so far. The log position is taken when the
+ * load starts and the log is read before every page and lookup, so a row changed after its
+ * chunk was read is read again like any other change. A process that loads no pages (the CLI,
+ * a test) loads everything at its first lookup.
+ *
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
 import {
   countStoredVectors,
+  countVecRows,
   iterateVectors,
   type RowOwner,
-  scanVectorChunks,
+  scanVectorChunkPage,
   selectLastVectorChange,
   selectRowOwnersOf,
   selectVector,
@@ -30,6 +38,28 @@ import { VECTOR_CHANGES_KEPT, VECTOR_OWNERS_KEPT } from "./constants.ts";
 import { type NearestRow, QuantizedVectors } from "./quantized_vectors.ts";
 
 export type { NearestRow };
+
+/** A load in progress: where its chunk read stands. */
+interface Load {
+  /** The log position when it started. */
+  seq: number;
+  /** The last chunk read (-1: none yet). */
+  afterChunk: number;
+  /** Vectors visited so far, and the stored count when it started (progress). */
+  visited: number;
+  total: number;
+}
+
+/** How far the copy is loaded: undefined when it is complete (or holds nothing to load). */
+export interface CopyLoadProgress {
+  loaded: number;
+  total: number;
+}
+
+/** sqlite-vec's default vectors per chunk (vec0 `chunk_size`), until a page says otherwise. */
+const VEC_CHUNK_SIZE = 1_024;
+/** Chunks read per query when a lookup loads the whole copy itself. */
+const FULL_LOAD_CHUNKS = 64;
 
 /** The float32 values of `bytes` (copied only when they are not 4-byte aligned). */
 function floats(bytes: Uint8Array): Float32Array {
@@ -50,8 +80,13 @@ export class VectorMirror {
    * `VECTOR_OWNERS_KEPT` are kept.
    */
   #owners = new Map<number, RowOwner | null>();
-  /** The last logged change this copy reflects; undefined until loaded. */
+  /** The last logged change this copy reflects; undefined until a load starts. */
   #seq: number | undefined;
+  /** The load in progress, if any; lookups meanwhile see the vectors read so far. */
+  #load: Load | undefined;
+  /** True once {@link loadPage} was called: a serving process finishes the load in pages. */
+  #paged = false;
+  #chunkSize = VEC_CHUNK_SIZE;
   /** The change stamp the copy was last brought up to date at ({@link nearest}). */
   #refreshedAt: string | undefined;
 
@@ -81,11 +116,39 @@ export class VectorMirror {
    * at: then nothing was committed since, and the log holds nothing new.
    */
   nearest(vector: Float32Array, k: number, stamp?: string): NearestRow[] {
-    if (stamp === undefined || stamp !== this.#refreshedAt) {
-      this.#refresh();
-      this.#refreshedAt = stamp;
-    }
+    this.#catchUp(stamp);
+    // Without pages loading in the background, the first lookup loads everything.
+    if (this.#load !== undefined && !this.#paged) this.#loadPages(Infinity);
     return this.#vectors.nearest(vector, k);
+  }
+
+  /**
+   * Reads the next page of the load (about `maxVectors` vectors; the load starts when none is
+   * in progress and the copy was never loaded), after catching up with the log like a lookup.
+   * Returns how far the load is, or undefined once the copy is complete. Call inside one read
+   * transaction; from then on lookups no longer finish the load themselves.
+   */
+  loadPage(maxVectors: number, stamp?: string): CopyLoadProgress | undefined {
+    this.#paged = true;
+    this.#catchUp(stamp);
+    if (this.#load !== undefined) this.#loadPages(maxVectors);
+    const progress = this.progress;
+    // Complete: a later reload (the log outran the copy) is a lookup's to do again.
+    if (progress === undefined) this.#paged = false;
+    return progress;
+  }
+
+  /** How far the load in progress is; undefined when none is. */
+  get progress(): CopyLoadProgress | undefined {
+    const load = this.#load;
+    return load && { loaded: this.#vectors.size, total: Math.max(load.total, load.visited) };
+  }
+
+  /** Starts the copy, then brings it up to date with the log unless `stamp` says nothing moved. */
+  #catchUp(stamp: string | undefined): void {
+    if (this.#seq === undefined) this.#startLoad();
+    else if (stamp === undefined || stamp !== this.#refreshedAt) this.#refresh();
+    this.#refreshedAt = stamp;
   }
 
   /**
@@ -112,17 +175,16 @@ export class VectorMirror {
     return out;
   }
 
-  /** Reads the changes logged since the last lookup; reloads when that is not possible. */
+  /** Reads the changes logged since the last lookup; starts over when that is not possible. */
   #refresh(): void {
-    if (this.#seq === undefined) return this.#reload();
-    const changes = selectVectorChanges(this.#db, this.#seq, VECTOR_CHANGES_KEPT + 1);
+    const changes = selectVectorChanges(this.#db, this.#seq!, VECTOR_CHANGES_KEPT + 1);
     if (changes.length === 0) return;
     // A gap: entries this copy never saw were pruned. Too many: one scan beats that many reads.
     if (
-      changes[0].seq !== this.#seq + 1 || changes.length > VECTOR_CHANGES_KEPT ||
+      changes[0].seq !== this.#seq! + 1 || changes.length > VECTOR_CHANGES_KEPT ||
       changes.some((change) => change.rowId === null)
     ) {
-      return this.#reload();
+      return this.#startLoad();
     }
     const dim = this.#vectors.dim;
     for (const rowId of new Set(changes.map((change) => change.rowId as number))) {
@@ -130,23 +192,58 @@ export class VectorMirror {
       this.#owners.delete(rowId);
       if (bytes === undefined) this.#vectors.remove(rowId);
       // Another size without a logged recreate cannot happen; if it did, start over.
-      else if (dim !== 0 && bytes.byteLength !== dim * 4) return this.#reload();
+      else if (dim !== 0 && bytes.byteLength !== dim * 4) return this.#startLoad();
       else this.#vectors.put(rowId, floats(bytes));
     }
     this.#seq = changes[changes.length - 1].seq;
   }
 
-  /** Drops the copy and reads every vector again. */
-  #reload(): void {
-    // The log position first: changes made during the scan are read again next time.
+  /** Drops the copy and starts reading every vector again (the pages follow). */
+  #startLoad(): void {
+    // The log position first: changes made during the load are read again from there.
     const seq = selectLastVectorChange(this.#db);
     this.#clear();
     const dim = vecTableDim(this.#db);
-    if (dim !== undefined) this.#vectors.reserve(dim, countStoredVectors(this.#db));
+    const total = countStoredVectors(this.#db);
+    if (dim !== undefined) this.#vectors.reserve(dim, total);
+    this.#seq = seq;
+    this.#load = { seq, afterChunk: -1, visited: 0, total };
+  }
+
+  /** Reads one page of about `maxVectors` vectors, or every page left when that is Infinity. */
+  #loadPages(maxVectors: number): void {
+    const load = this.#load!;
     const put = (rowId: number, bytes: Uint8Array) => this.#vectors.put(rowId, floats(bytes));
-    if (!scanVectorChunks(this.#db, put)) {
-      this.#clear();
-      for (const { rowId, embedding } of iterateVectors(this.#db)) put(rowId, embedding);
+    for (;;) {
+      const maxChunks = Number.isFinite(maxVectors)
+        ? Math.max(1, Math.round(maxVectors / this.#chunkSize))
+        : FULL_LOAD_CHUNKS;
+      const page = scanVectorChunkPage(this.#db, { afterChunk: load.afterChunk, maxChunks }, put);
+      if (page === undefined) return this.#readRowByRow();
+      load.afterChunk = page.lastChunk;
+      load.visited += page.visited;
+      if (page.done) break;
+      // Deleted slots make chunks hold fewer vectors than their size: the next page reads more.
+      this.#chunkSize = Math.max(1, Math.ceil(page.visited / maxChunks));
+      if (Number.isFinite(maxVectors)) return;
+    }
+    // The count vouches for the layout when nothing was logged since the load began (any
+    // change moves it; each page's samples were checked as it was read).
+    if (selectLastVectorChange(this.#db) === load.seq && countVecRows(this.#db) !== load.visited) {
+      return this.#readRowByRow();
+    }
+    this.#load = undefined;
+  }
+
+  /**
+   * Reads every vector through the virtual table, in one go (~17 µs a vector): only when the
+   * chunk tables are not laid out as expected.
+   */
+  #readRowByRow(): void {
+    const seq = selectLastVectorChange(this.#db);
+    this.#clear();
+    for (const { rowId, embedding } of iterateVectors(this.#db)) {
+      this.#vectors.put(rowId, floats(embedding));
     }
     this.#seq = seq;
   }
@@ -154,5 +251,6 @@ export class VectorMirror {
   #clear(): void {
     this.#vectors.clear();
     this.#owners = new Map();
+    this.#load = undefined;
   }
 }

@@ -9,7 +9,7 @@
  */
 import * as evidence from "./evidence_sql.ts";
 import * as recall from "./recall_sql.ts";
-import type { EvidenceRowsRepository, VectorsRepository } from "./repositories.ts";
+import type { EvidenceRowsRepository, VectorCopyLoad, VectorsRepository } from "./repositories.ts";
 import type { SqliteCore, Sync } from "./sqlite_core.ts";
 import type { RecallFilters } from "./types.ts";
 import { VectorMirror } from "./vector_mirror.ts";
@@ -42,7 +42,28 @@ export function sqliteVectors(core: SqliteCore): Sync<VectorsRepository> {
     // One snapshot for the lookup, the owners and the memories.
     nearestCurrentRows: (vector, k, filters) =>
       core.connection.readNow(() => nearestCurrentRows(core, vector, k, filters)),
+    loadVectorCopyPage: (maxVectors) => loadVectorCopyPage(core, maxVectors),
+    vectorCopyLoad: () => copyLoad(core.vectors),
   };
+}
+
+/** A copy that is not loading (none made, or complete) counts as complete. */
+function copyLoad(mirror: VectorMirror | undefined): VectorCopyLoad {
+  const progress = mirror?.progress;
+  return progress
+    ? { complete: false, ...progress }
+    : { complete: true, loaded: mirror?.size ?? 0, total: mirror?.size ?? 0 };
+}
+
+function loadVectorCopyPage(core: SqliteCore, maxVectors: number): VectorCopyLoad {
+  const connection = core.connection;
+  // Lookups use sqlite-vec's scan without the copy: nothing to load.
+  if (!core.capabilities.vec || !VectorMirror.supported()) return copyLoad(undefined);
+  const mirror = core.vectors ??= new VectorMirror(connection.db);
+  // A write's changes may still roll back: the page waits for the next call.
+  if (connection.inWrite) return { ...copyLoad(mirror), complete: false };
+  connection.readNow(() => mirror.loadPage(maxVectors, connection.changeStamp()));
+  return copyLoad(mirror);
 }
 
 function nearestRows(

@@ -237,3 +237,110 @@ Deno.test({
     }
   },
 });
+
+/**
+ * A second process's copy loaded in pages (as a serving process loads it between requests):
+ * lookups answer at once from the vectors loaded so far, a vector written during the load is
+ * seen whichever side of the pages read it falls, and the last page leaves the exact copy.
+ */
+async function pagedLoadContract(one: VectorStore, two: VectorStore): Promise<void> {
+  await one.write((tx) => (tx as VectorStore).recreateVecTable(3));
+  // Past two pages of 2,048 either way (SQLite reads chunks of 1,024, PostgreSQL rows).
+  const count = 5_000;
+  const rows = await one.write(async (tx) => {
+    const id = await tx.insertMemory(memory("many rows"));
+    await tx.replaceRows(
+      { id, version: 1 },
+      Array.from({ length: count }, (_, i) => ({
+        kind: "sentence" as const,
+        text: "many rows",
+        startOffset: 0,
+        endOffset: 9,
+        rowIndex: i,
+      })),
+    );
+    return (await tx.rowsOfMemory(id)).map((row) => row.id);
+  });
+  const direction = (i: number) =>
+    new Float32Array([Math.cos(i * 0.37), Math.sin(i * 0.37), Math.cos(i * 0.011)]);
+  await one.write((tx) =>
+    tx.writeRowVectors(SPACE, rows.map((rowId, i) => ({ rowId, vector: direction(i) })))
+  );
+  const query = new Float32Array([0.2, 0.9, -0.1]);
+  const first = await two.loadVectorCopyPage(2_048);
+  assert.equal(first.complete, false);
+  assert.equal(first.total, count);
+  assert.ok(first.loaded > 0 && first.loaded < count, `one page: ${first.loaded}`);
+  assert.deepEqual(await two.vectorCopyLoad(), first);
+  // A lookup meanwhile answers from the part loaded, without loading the rest.
+  const partial = await two.nearestRows(query, count);
+  assert.equal(partial.length, first.loaded);
+  assert.equal((await two.vectorCopyLoad()).loaded, first.loaded);
+  // Written during the load: a row already read turns to face the query, one not read yet
+  // loses its vector, and a new memory's row gets one.
+  const [early, late] = [rows[0], rows[count - 1]];
+  const added = await one.write(async (tx) => {
+    const id = await tx.insertMemory(memory("added"));
+    await tx.replaceRows({ id, version: 1 }, [
+      { kind: "subject", text: "added", startOffset: null, endOffset: null, rowIndex: 0 },
+    ]);
+    const [row] = await tx.rowsOfMemory(id);
+    await tx.writeRowVectors(SPACE, [
+      { rowId: early, vector: query },
+      { rowId: late, vector: null },
+      { rowId: row.id, vector: new Float32Array([0.2, 0.9, -0.12]) },
+    ]);
+    return row.id;
+  });
+  let pages = 1;
+  for (let load = first; !load.complete; pages++) load = await two.loadVectorCopyPage(2_048);
+  assert.ok(pages >= 3, `pages: ${pages}`);
+  const complete = await two.vectorCopyLoad();
+  assert.equal(complete.complete, true);
+  const found = await two.nearestRows(query, count + 10);
+  const expected = new Set([...rows.filter((rowId) => rowId !== late), added]);
+  assert.deepEqual(new Set(found.map((n) => n.rowId)), expected);
+  assert.equal(found[0].rowId, early);
+  assert.ok(found[0].distance < 1e-3);
+  // The exact scan (inside a write; sqlite-vec's k stops at 4,096): the same neighbours.
+  let exact: { rowId: number; distance: number }[] = [];
+  await one.write(async (tx) => {
+    exact = await tx.nearestRows(query, 4_000);
+  });
+  for (const [i, { distance }] of exact.entries()) {
+    assert.ok(Math.abs(distance - found[i].distance) < 5e-3);
+  }
+}
+
+Deno.test("a SQLite process's vector copy loads in pages, answering from what it holds meanwhile", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mema-vectors-" });
+  const one = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` });
+  const two = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache-two` });
+  try {
+    assert.ok(one.capabilities.vec, one.capabilities.vecError);
+    await pagedLoadContract(one, two);
+  } finally {
+    two.close();
+    one.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: `a PostgreSQL server's vector copy loads in pages, answering from what it holds meanwhile${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const one = await openScratchPostgres();
+    const two = await openPostgresStore(one.url, { poolMax: 2 });
+    try {
+      await pagedLoadContract(one.store as unknown as VectorStore, two as unknown as VectorStore);
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  },
+});

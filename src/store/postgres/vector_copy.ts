@@ -1,7 +1,8 @@
 /**
  * A server's in-process copy of the vectors (issue 33: Debian's PostgreSQL has no pgvector, so
- * vectors are stored portably and searched here). Loaded at the first lookup, then brought up to
- * date before each one from `vector_changes`, which a trigger fills for every insert, update and
+ * vectors are stored portably and searched here). Loaded a page at a time between requests by a
+ * serving process (lookups meanwhile answer from what it holds), or at the first lookup by any
+ * other, then brought up to date before each lookup from `vector_changes`, which a trigger fills for every insert, update and
  * delete made by any server; a copy further behind than the log keeps is loaded again. The copy
  * is the SQLite backend's (`../quantized_vectors.ts`: int8, scanned by WebAssembly SIMD), so both
  * backends find the same rows at the same distances; `cosineNearest` is the exact scan a unit of
@@ -52,14 +53,24 @@ export function cosineNearest(
   return found.slice(0, k);
 }
 
+/** A load in progress: the last row id read (keyset pages) and the count when it began. */
+interface Load {
+  after: number;
+  total: number;
+}
+
 /** The copy of every vector, as of the last change it read. */
 export class VectorCopy {
   #vectors = new QuantizedVectors();
   #seq: number | undefined;
+  /** The load in progress, if any; lookups meanwhile see the vectors read so far. */
+  #load: Load | undefined;
+  /** True while a serving process loads the copy in pages ({@link loadPage}). */
+  #paged = false;
   /**
-   * The catch-up in progress: lookups wait for it and run theirs after it, one at a time. A
-   * load spans many round trips, and a second one started beside it would clear the copy under
-   * the first (whose lookup would then see part of the vectors).
+   * The catch-up in progress: lookups and pages wait for it and run theirs after it, one at a
+   * time. A load spans many round trips, and a second one started beside it would clear the
+   * copy under the first (whose lookup would then see part of the vectors).
    */
   #caughtUp: Promise<void> = Promise.resolve();
 
@@ -76,16 +87,52 @@ export class VectorCopy {
     return this.#vectors.bytes;
   }
 
-  /** The `k` nearest rows to `query`, after catching up with every server's writes. */
+  /** How far the load in progress is; undefined when none is. */
+  get progress(): { loaded: number; total: number } | undefined {
+    const load = this.#load;
+    return load && { loaded: this.#vectors.size, total: Math.max(load.total, this.#vectors.size) };
+  }
+
+  /**
+   * The `k` nearest rows to `query`, after catching up with every server's writes. Without
+   * pages loading in the background ({@link loadPage}), the first lookup loads every vector.
+   */
   async nearest(
     sql: PgQuery,
     query: Float32Array,
     k: number,
   ): Promise<{ rowId: number; distance: number }[]> {
-    const turn = this.#caughtUp.then(() => this.#refresh(sql));
+    await this.#inTurn(async () => {
+      await this.#refresh(sql);
+      if (this.#load !== undefined && !this.#paged) await this.#loadPages(sql, Infinity);
+    });
+    return this.#vectors.nearest(query, k);
+  }
+
+  /**
+   * Reads the next page of the load (about `maxVectors` vectors; it starts when the copy was
+   * never loaded), after catching up with the log like a lookup. Returns how far the load is,
+   * or undefined once the copy is complete; until then lookups answer from what it holds.
+   */
+  async loadPage(
+    sql: PgQuery,
+    maxVectors: number,
+  ): Promise<{ loaded: number; total: number } | undefined> {
+    this.#paged = true;
+    await this.#inTurn(async () => {
+      await this.#refresh(sql);
+      if (this.#load !== undefined) await this.#loadPages(sql, maxVectors);
+    });
+    const progress = this.progress;
+    // Complete: a later reload (the log outran the copy) is a lookup's to do again.
+    if (progress === undefined) this.#paged = false;
+    return progress;
+  }
+
+  async #inTurn(work: () => Promise<void>): Promise<void> {
+    const turn = this.#caughtUp.then(work);
     this.#caughtUp = turn.catch(() => {});
     await turn;
-    return this.#vectors.nearest(query, k);
   }
 
   async #refresh(sql: PgQuery): Promise<void> {
@@ -95,17 +142,13 @@ export class VectorCopy {
     if (this.#seq === latest) return;
     // First use, or further behind than the log reaches: load everything.
     if (this.#seq === undefined || Number(last.first) > this.#seq + 1) {
-      await this.#reload(sql, latest);
-      return;
+      return await this.#startLoad(sql, latest);
     }
     const changed = await sql`SELECT DISTINCT c.row_id, v.embedding FROM vector_changes c
       LEFT JOIN memory_row_vectors v ON v.row_id = c.row_id
       WHERE c.seq > ${this.#seq} AND c.seq <= ${latest}`;
     for (const row of changed) {
-      if (row.row_id === null) {
-        await this.#reload(sql, latest);
-        return;
-      }
+      if (row.row_id === null) return await this.#startLoad(sql, latest);
       const rowId = Number(row.row_id);
       if (row.embedding === null) this.#vectors.remove(rowId);
       else this.#vectors.put(rowId, Float32Array.from(row.embedding as number[]));
@@ -114,28 +157,39 @@ export class VectorCopy {
   }
 
   /**
-   * Loads every vector, a batch at a time in row order (keyset pages: the whole table as
-   * JavaScript arrays of numbers was ~1 KB a vector, 1 GB at a million).
+   * Drops the copy and starts loading every vector; changes logged after `latest` are read
+   * again by the next catch-up, so a row changed after its page was read stays right.
    */
-  async #reload(sql: PgQuery, latest: number): Promise<void> {
+  async #startLoad(sql: PgQuery, latest: number): Promise<void> {
     this.#vectors.clear();
-    // Until the load completes the copy is nobody's: a load cut short starts over next time.
-    this.#seq = undefined;
     const [{ count }] = await sql`SELECT count(*) AS count FROM memory_row_vectors`;
-    for (let after = -1;;) {
+    this.#load = { after: -1, total: Number(count) };
+    this.#seq = latest;
+  }
+
+  /**
+   * Reads pages of the load in row order, one of about `maxVectors` rows or all that are left
+   * (keyset pages: the whole table as JavaScript arrays of numbers was ~1 KB a vector, 1 GB at
+   * a million).
+   */
+  async #loadPages(sql: PgQuery, maxVectors: number): Promise<void> {
+    const load = this.#load!;
+    const limit = Number.isFinite(maxVectors) ? Math.max(1, maxVectors) : RELOAD_BATCH;
+    for (;;) {
       const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors
-        WHERE row_id > ${after} ORDER BY row_id LIMIT ${RELOAD_BATCH}`;
+        WHERE row_id > ${load.after} ORDER BY row_id LIMIT ${limit}`;
       // Room for every vector at once (growing as it loads would leave up to a sixteenth spare).
-      if (after === -1 && rows.length > 0) {
-        this.#vectors.reserve((rows[0].embedding as number[]).length, Number(count));
+      if (load.after === -1 && rows.length > 0) {
+        this.#vectors.reserve((rows[0].embedding as number[]).length, load.total);
       }
       for (const row of rows) {
         this.#vectors.put(Number(row.row_id), Float32Array.from(row.embedding as number[]));
       }
-      if (rows.length < RELOAD_BATCH) break;
-      after = Number(rows[rows.length - 1].row_id);
+      if (rows.length < limit) break;
+      load.after = Number(rows[rows.length - 1].row_id);
+      if (Number.isFinite(maxVectors)) return;
     }
-    this.#seq = latest;
+    this.#load = undefined;
   }
 }
 

@@ -11,9 +11,17 @@
  * @module
  */
 import type { PgCore } from "./core.ts";
-import type { MaintenanceRepository, VectorsRepository } from "../repositories.ts";
+import type { MaintenanceRepository, VectorCopyLoad, VectorsRepository } from "../repositories.ts";
 import { filterCondition } from "./recall_room.ts";
 import { cosineNearest, pruneVectorChanges, VectorCopy } from "./vector_copy.ts";
+
+/** How far `copy` is loaded (complete when no load is in progress). */
+function copyLoad(copy: VectorCopy): VectorCopyLoad {
+  const progress = copy.progress;
+  return progress
+    ? { complete: false, ...progress }
+    : { complete: true, loaded: copy.size, total: copy.size };
+}
 
 /** The meta key holding the current embedding space's dimension. */
 const VECTOR_DIM_KEY = "pg_vector_dim";
@@ -73,6 +81,12 @@ export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepos
     },
     nearestRows,
     currentRowOwners,
+    async loadVectorCopyPage(maxVectors) {
+      if (!VectorCopy.supported()) return { complete: true, loaded: 0, total: 0 };
+      await copy.loadPage(core.sql, maxVectors);
+      return copyLoad(copy);
+    },
+    vectorCopyLoad: () => Promise.resolve(copyLoad(copy)),
     async nearestCurrentRows(vector, k, filters) {
       const nearest = await nearestRows(vector, k);
       const owners = await currentRowOwners(nearest.map((row) => row.rowId), filters);
