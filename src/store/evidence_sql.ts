@@ -339,12 +339,15 @@ export function scanVectorChunkPage(
   const samples: { rowId: number; embedding: Uint8Array }[] = [];
   let visited = 0;
   let lastChunk = page.afterChunk;
-  let chunksRead = 0;
+  let more = false;
   try {
+    // One chunk more than the page reads says whether any is left after it.
     const chunks = db.prepare(
       `SELECT chunk_id, size, validity, rowids FROM ${VEC_TABLE}_chunks WHERE chunk_id > ?
        ORDER BY chunk_id LIMIT ?`,
-    ).all(page.afterChunk, page.maxChunks) as Row[];
+    ).all(page.afterChunk, page.maxChunks + 1) as Row[];
+    more = chunks.length > page.maxChunks;
+    if (more) chunks.pop();
     const vectorsOf = db.prepare(
       `SELECT vectors FROM ${VEC_TABLE}_vector_chunks00 WHERE rowid = ?`,
     );
@@ -369,7 +372,6 @@ export function scanVectorChunkPage(
         visit(rowId, embedding);
       }
       lastChunk = Number(chunk.chunk_id);
-      chunksRead++;
     }
   } catch {
     return undefined;
@@ -379,7 +381,7 @@ export function scanVectorChunkPage(
     return read !== undefined && read.byteLength === embedding.byteLength &&
       read.every((byte, i) => byte === embedding[i]);
   });
-  return sound ? { lastChunk, visited, done: chunksRead < page.maxChunks } : undefined;
+  return sound ? { lastChunk, visited, done: !more } : undefined;
 }
 
 /** The rows of the vector table as vec0 counts them (the check of a finished chunk read). */

@@ -88,6 +88,11 @@ export class PgCore<R> {
     return this.#current() !== undefined;
   }
 
+  /** True when the caller runs inside a write unit (whose changes only it sees until commit). */
+  inWriteUnit(): boolean {
+    return this.#current()?.write === true;
+  }
+
   /**
    * What the caller's read unit keeps for its later calls: a read unit sees one snapshot
    * (`REPEATABLE READ`), so an answer read once in it is its answer for the whole unit (a

@@ -176,8 +176,11 @@ export class VectorCopy {
     const load = this.#load!;
     const limit = Number.isFinite(maxVectors) ? Math.max(1, maxVectors) : RELOAD_BATCH;
     for (;;) {
+      // One row more than the page takes says whether any is left after it.
       const rows = await sql`SELECT row_id, embedding FROM memory_row_vectors
-        WHERE row_id > ${load.after} ORDER BY row_id LIMIT ${limit}`;
+        WHERE row_id > ${load.after} ORDER BY row_id LIMIT ${limit + 1}`;
+      const more = rows.length > limit;
+      if (more) rows.pop();
       // Room for every vector at once (growing as it loads would leave up to a sixteenth spare).
       if (load.after === -1 && rows.length > 0) {
         this.#vectors.reserve((rows[0].embedding as number[]).length, load.total);
@@ -185,7 +188,7 @@ export class VectorCopy {
       for (const row of rows) {
         this.#vectors.put(Number(row.row_id), Float32Array.from(row.embedding as number[]));
       }
-      if (rows.length < limit) break;
+      if (!more) break;
       load.after = Number(rows[rows.length - 1].row_id);
       if (Number.isFinite(maxVectors)) return;
     }

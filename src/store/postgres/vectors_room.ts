@@ -1,7 +1,7 @@
 /**
  * Vectors of evidence rows on PostgreSQL: {@linkcode VectorsRepository}, and the vector side of
  * {@linkcode MaintenanceRepository}. Stored portably (`real[]`), searched through this server's
- * copy (vector_copy.ts) outside units of work, and from the table itself inside one, whose own
+ * copy (vector_copy.ts) outside write units, and from the table itself inside one, whose own
  * uncommitted writes only it can see (as on SQLite, where sqlite-vec's scan answers then).
  *
  * The embedding space's dimension lives in `meta` (`pg_vector_dim`): "the vector table exists"
@@ -29,7 +29,11 @@ const VECTOR_DIM_KEY = "pg_vector_dim";
 /** The vectors room over `core`'s pool, with this server's copy of the vectors. */
 export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepository {
   const nearestRows = async (vector: Float32Array, k: number) => {
-    if (!core.inUnit() && VectorCopy.supported()) return await copy.nearest(core.sql, vector, k);
+    // A read unit's snapshot holds nothing the copy lacks (a `find` reads inside one: the
+    // whole table read and scanned exactly there was every hybrid find's cost at scale).
+    if (!core.inWriteUnit() && VectorCopy.supported()) {
+      return await copy.nearest(core.sql, vector, k);
+    }
     const vectors = new Map<number, Float32Array>();
     for (const row of await core.q()`SELECT row_id, embedding FROM memory_row_vectors`) {
       vectors.set(Number(row.row_id), Float32Array.from(row.embedding as number[]));
