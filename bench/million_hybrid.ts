@@ -8,8 +8,10 @@
  * 2. loads the process's vector copy (the first lookup) and times nearest-row lookups for the
  *    LoCoMo questions: load time, the copy's bytes, RSS, lookup p50/p95;
  * 3. starts a real `mema serve` with the static model and asks the same questions through MCP
- *    right after it starts (cold: the copy loads at the first hybrid `find`), then again
- *    (warm): `find` p50/p95/max, the answers' modes, server peak RSS.
+ *    right after it starts (cold: the copy loads in the background meanwhile, and the answers
+ *    given before it completes say so), then again (warm): `find` p50/p95/max, the first
+ *    find's time, how many answers came while the copy loaded and when the first came after,
+ *    the answers' modes, server peak RSS.
  *
  *   deno run -A bench/million_hybrid.ts --db PATH [--queries 200] [--skip-embed]
  *     [--skip-in-process] [--cpu-prof DIR]
@@ -115,17 +117,27 @@ async function findThroughMcp(
     })
   );
   const server = started.value;
+  const startedAt = performance.now() - started.ms;
   try {
     const modes = new Map<string, number>();
     const cpu: number[] = [];
+    // Answers given while the vector copy was still loading in the background, and when the
+    // first one came that no longer said so (ms after the server was started).
+    let partial = 0;
+    let completeAt: number | undefined;
+    let firstFindMs: number | undefined;
     const pass = async () => {
       const cpuStart = cpuMsOf(server.pid);
       const times: number[] = [];
       for (const query of asked) {
         const timed = await timedAsync(() => server.call("memory", "find", { query, limit: 10 }));
         times.push(timed.ms);
+        firstFindMs ??= timed.ms;
         const mode = String(timed.value?.mode ?? "?");
         modes.set(mode, (modes.get(mode) ?? 0) + 1);
+        const warnings: string[] = timed.value?.warnings ?? [];
+        if (warnings.some((w) => w.startsWith("semantic recall is starting"))) partial++;
+        else completeAt ??= performance.now() - startedAt;
       }
       cpu.push((cpuMsOf(server.pid) - cpuStart) / asked.length);
       return times;
@@ -134,6 +146,9 @@ async function findThroughMcp(
     const warm = summarize(await pass());
     return {
       initialize_ms: Math.round(started.ms),
+      first_find_ms: Math.round(firstFindMs ?? 0),
+      finds_while_copy_loading: partial,
+      copy_complete_after_start_ms: completeAt === undefined ? undefined : Math.round(completeAt),
       find_cold_p50_ms: cold.p50,
       find_cold_p95_ms: cold.p95,
       find_cold_max_ms: cold.max,

@@ -253,7 +253,13 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         // (its first page before the first call: lookups answer from the part loaded).
         if (copyLoad === undefined) {
           const stopped = () => closed || stopping;
-          await index.startVectorCopyLoad({ between: copyLoadHold(stopped) ?? ioTurn, stopped })
+          const hold = copyLoadHold(stopped);
+          // Held for a test: one page a slice, so that the first is part of any library.
+          await index.startVectorCopyLoad({
+            between: hold ?? ioTurn,
+            stopped,
+            sliceMs: hold ? 0 : undefined,
+          })
             .catch((error) => logWarn(`the vector copy did not start loading: ${error}`));
           copyLoad = index.vectorCopyLoading?.catch((error) => {
             if (!closed && !stopping) logWarn(`the vector copy did not load: ${error}`);
@@ -340,7 +346,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
 }
 
 /**
- * Tests hold the background load of the vector copy after its first page until the file this
+ * Tests hold the background load of the vector copy after its first slice until the file this
  * variable names exists, to ask a `find` while the copy is partial without racing the load.
  */
 const COPY_LOAD_HOLD_ENV = "MEMA_TEST_VECTOR_COPY_HOLD";
@@ -348,8 +354,10 @@ const COPY_LOAD_HOLD_ENV = "MEMA_TEST_VECTOR_COPY_HOLD";
 function copyLoadHold(stopped: () => boolean): (() => Promise<void>) | undefined {
   const path = Deno.env.get(COPY_LOAD_HOLD_ENV);
   if (!path) return undefined;
+  let turns = 0;
   return async () => {
-    while (!pathExists(path) && !stopped()) {
+    // The first turn comes before the first slice, which the test wants loaded.
+    while (turns++ > 0 && !pathExists(path) && !stopped()) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await ioTurn();

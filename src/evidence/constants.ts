@@ -146,3 +146,10 @@ export const MODEL_LOAD_QUIET_MAX_MS = 30_000;
  * were 2,000 rows already.
  */
 export const VECTOR_COPY_PAGE_VECTORS = 2_048;
+
+/**
+ * Pages of the background load run back to back for this long before requests get a turn: one
+ * page each turn advanced the load by one page per `find` under calls back to back (539 finds
+ * to load 1.1M vectors on a loaded machine); the job worker's slice (`JOB_SLICE_MS`) is as long.
+ */
+export const VECTOR_COPY_SLICE_MS = 8;

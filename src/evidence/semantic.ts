@@ -54,10 +54,13 @@ import {
   QUERY_WORD_ROWS_MAX,
   REBUILD_DEDUPE_KEY,
   REBUILD_JOB_KIND,
-  VECTOR_COPY_PAGE_VECTORS,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
-import { copyLoadWarning, loadVectorCopyInPages } from "./vector_copy_load.ts";
+import {
+  copyLoadWarning,
+  loadVectorCopyInPages,
+  type VectorCopyLoadOptions,
+} from "./vector_copy_load.ts";
 
 /** Vector recall's state, the last step of doctor's vector chain. */
 export type VectorState = "off" | "unavailable" | "mismatch" | "indexing" | "ready";
@@ -187,16 +190,15 @@ export class SemanticIndex {
 
   /**
    * Starts loading this process's vector copy in the background (a serving process, at its
-   * start; src/evidence/vector_copy_load.ts): reads the first page, so that from then on
-   * lookups answer from the vectors loaded so far instead of loading them all, then the rest
-   * a page at a time with `between` after each. {@link describe} says how far it is.
+   * start; src/evidence/vector_copy_load.ts): from the moment this resolves, lookups answer
+   * from the vectors loaded so far instead of loading them all, and the pages follow between
+   * requests, `between` after each slice. {@link describe} says how far it is.
    */
-  async startVectorCopyLoad(
-    options: { between: () => Promise<void>; stopped: () => boolean },
-  ): Promise<void> {
+  async startVectorCopyLoad(options: VectorCopyLoadOptions): Promise<void> {
     if (this.#copyLoading !== undefined || !(await this.usable())) return;
-    const first = await this.#store.loadVectorCopyPage(VECTOR_COPY_PAGE_VECTORS);
-    if (first.complete) return;
+    // No page yet (a count and an allocation): the pages wait for the handshake's turn.
+    const started = await this.#store.loadVectorCopyPage(0);
+    if (started.complete) return;
     const loading = (async () => {
       await options.between();
       return await loadVectorCopyInPages(this.#store, options);

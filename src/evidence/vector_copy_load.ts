@@ -27,19 +27,33 @@
  * @module
  */
 import type { Store, VectorCopyLoad } from "../store/mod.ts";
-import { VECTOR_COPY_PAGE_VECTORS } from "./constants.ts";
+import { VECTOR_COPY_PAGE_VECTORS, VECTOR_COPY_SLICE_MS } from "./constants.ts";
+
+/** How the background load shares the thread. */
+export interface VectorCopyLoadOptions {
+  /** Gives requests a turn between two slices. */
+  between: () => Promise<void>;
+  stopped: () => boolean;
+  /** How long a slice of pages runs (default {@linkcode VECTOR_COPY_SLICE_MS}; 0: one page). */
+  sliceMs?: number;
+}
 
 /**
  * Loads the copy a page ({@linkcode VECTOR_COPY_PAGE_VECTORS} vectors) at a time, calling
- * `between` after each page, until it is complete or `stopped` says so; resolves with how far
- * it got.
+ * `between` after each slice of pages ({@linkcode VECTOR_COPY_SLICE_MS}), until it is complete
+ * or `stopped` says so; resolves with how far it got.
  */
 export async function loadVectorCopyInPages(
   store: Store,
-  options: { between: () => Promise<void>; stopped: () => boolean },
+  options: VectorCopyLoadOptions,
 ): Promise<VectorCopyLoad> {
+  const sliceMs = options.sliceMs ?? VECTOR_COPY_SLICE_MS;
   for (;;) {
-    const load = await store.loadVectorCopyPage(VECTOR_COPY_PAGE_VECTORS);
+    const sliceStart = performance.now();
+    let load: VectorCopyLoad;
+    do {
+      load = await store.loadVectorCopyPage(VECTOR_COPY_PAGE_VECTORS);
+    } while (!load.complete && performance.now() - sliceStart < sliceMs);
     if (load.complete || options.stopped()) return load;
     await options.between();
   }

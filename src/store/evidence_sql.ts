@@ -278,18 +278,31 @@ export function vecTableDim(db: DatabaseSync): number | undefined {
 }
 
 /**
- * How many vectors are stored (vec0's row-id table holds one row each; 0 without the table), so
- * a full load of the in-process copy can reserve its room once.
+ * How many vectors are stored: the set validity bits of sqlite-vec's chunks (~1 ms at 1.1M
+ * vectors, where counting vec0's row-id table took 15 ms warm and the virtual table itself
+ * ~0.4 s), so a load of the in-process copy can reserve its room once and say how far it is;
+ * 0 without the table or in another layout (the copy then grows as it loads).
  */
 export function countStoredVectors(db: DatabaseSync): number {
   if (!vecTableExists(db)) return 0;
   try {
-    const row = db.prepare(`SELECT count(*) AS n FROM ${VEC_TABLE}_rowids`).get() as Row;
-    return Number(row.n);
+    let count = 0;
+    const chunks = db.prepare(`SELECT validity FROM ${VEC_TABLE}_chunks`).iterate();
+    for (const { validity } of chunks as Iterable<Row>) {
+      if (!(validity instanceof Uint8Array)) return 0;
+      for (const byte of validity) count += BITS_SET[byte];
+    }
+    return count;
   } catch {
-    return 0; // another vec0 layout: the copy grows as it loads instead
+    return 0;
   }
 }
+
+/** Set bits of each byte value. */
+const BITS_SET = Uint8Array.from(
+  { length: 256 },
+  (_, byte) => byte.toString(2).replaceAll("0", "").length,
+);
 
 /** Every stored vector, as a row id and the float32 bytes vec0 keeps. */
 export function* iterateVectors(
@@ -302,7 +315,10 @@ export function* iterateVectors(
   }
 }
 
-/** One stored vector in {@link SAMPLE_EVERY} is compared with a point read as a page is read. */
+/**
+ * The first vector of a page and one in {@link SAMPLE_EVERY} after it are compared with a point
+ * read as the page is read.
+ */
 const SAMPLE_EVERY = 4_096;
 
 /** Where a paged read of the chunk tables stands ({@link scanVectorChunkPage}). */
@@ -325,8 +341,9 @@ export interface ChunkPage {
  * vectors)`, `size` float32 vectors. It is checked as it is read (blob sizes, and one vector in
  * {@link SAMPLE_EVERY} byte for byte against a point read in the same snapshot); anything
  * unexpected returns undefined, and the caller drops what it was given and reads the table with
- * {@link iterateVectors} instead. The count is the caller's to check once every page is read
- * ({@link countVecRows}).
+ * {@link iterateVectors} instead. The samples are the check against vec0's own reads: counting
+ * the virtual table's rows, the check of a one-go load, took ~0.4 s at 1.1M vectors, which the
+ * last page would have held a request for.
  */
 export function scanVectorChunkPage(
   db: DatabaseSync,
@@ -382,12 +399,6 @@ export function scanVectorChunkPage(
       read.every((byte, i) => byte === embedding[i]);
   });
   return sound ? { lastChunk, visited, done: !more } : undefined;
-}
-
-/** The rows of the vector table as vec0 counts them (the check of a finished chunk read). */
-export function countVecRows(db: DatabaseSync): number {
-  if (!vecTableExists(db)) return 0;
-  return Number((db.prepare(`SELECT count(*) AS n FROM ${VEC_TABLE}`).get() as Row).n);
 }
 
 /** The stored vector of one row (float32 bytes), or undefined when it has none. */

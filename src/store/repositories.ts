@@ -178,8 +178,8 @@ export interface VectorsRepository {
     filters: RecallFilters,
   ): Promise<{ rowId: number; distance: number; memoryId: number }[]>;
   /**
-   * Loads the next page (about `maxVectors` vectors) of this process's vector copy, starting the
-   * load if it never was: a serving process calls it between requests until `complete`, and
+   * Loads the next page (about `maxVectors` vectors; none for 0) of this process's vector copy,
+   * starting the load if it never was: a serving process calls it between requests until `complete`, and
    * meanwhile lookups answer from the vectors loaded so far. A process that never calls it
    * loads the whole copy at its first lookup.
    */

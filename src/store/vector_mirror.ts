@@ -24,7 +24,6 @@
 import type { DatabaseSync } from "node:sqlite";
 import {
   countStoredVectors,
-  countVecRows,
   iterateVectors,
   type RowOwner,
   scanVectorChunkPage,
@@ -41,8 +40,6 @@ export type { NearestRow };
 
 /** A load in progress: where its chunk read stands. */
 interface Load {
-  /** The log position when it started. */
-  seq: number;
   /** The last chunk read (-1: none yet). */
   afterChunk: number;
   /** Vectors visited so far, and the stored count when it started (progress). */
@@ -123,15 +120,15 @@ export class VectorMirror {
   }
 
   /**
-   * Reads the next page of the load (about `maxVectors` vectors; the load starts when none is
-   * in progress and the copy was never loaded), after catching up with the log like a lookup.
+   * Reads the next page of the load (about `maxVectors` vectors, none for 0; the load starts
+   * when the copy was never loaded), after catching up with the log like a lookup.
    * Returns how far the load is, or undefined once the copy is complete. Call inside one read
    * transaction; from then on lookups no longer finish the load themselves.
    */
   loadPage(maxVectors: number, stamp?: string): CopyLoadProgress | undefined {
     this.#paged = true;
     this.#catchUp(stamp);
-    if (this.#load !== undefined) this.#loadPages(maxVectors);
+    if (this.#load !== undefined && maxVectors > 0) this.#loadPages(maxVectors);
     const progress = this.progress;
     // Complete: a later reload (the log outran the copy) is a lookup's to do again.
     if (progress === undefined) this.#paged = false;
@@ -207,7 +204,7 @@ export class VectorMirror {
     const total = countStoredVectors(this.#db);
     if (dim !== undefined) this.#vectors.reserve(dim, total);
     this.#seq = seq;
-    this.#load = { seq, afterChunk: -1, visited: 0, total };
+    this.#load = { afterChunk: -1, visited: 0, total };
   }
 
   /** Reads one page of about `maxVectors` vectors, or every page left when that is Infinity. */
@@ -226,11 +223,6 @@ export class VectorMirror {
       // Deleted slots make chunks hold fewer vectors than their size: the next page reads more.
       this.#chunkSize = Math.max(1, Math.ceil(page.visited / maxChunks));
       if (Number.isFinite(maxVectors)) return;
-    }
-    // The count vouches for the layout when nothing was logged since the load began (any
-    // change moves it; each page's samples were checked as it was read).
-    if (selectLastVectorChange(this.#db) === load.seq && countVecRows(this.#db) !== load.visited) {
-      return this.#readRowByRow();
     }
     this.#load = undefined;
   }

@@ -87,7 +87,7 @@ onBothBackends(
       await seeding.close();
     }
 
-    // The next server holds its load after the first page until the test releases it.
+    // The next server holds its load after the first slice until the test releases it.
     const release = `${home.dir}/release-vector-copy`;
     const server = await startServer(home, {
       env: { ...modelEnv(home), MEMA_TEST_VECTOR_COPY_HOLD: release },

@@ -110,8 +110,8 @@ export class VectorCopy {
   }
 
   /**
-   * Reads the next page of the load (about `maxVectors` vectors; it starts when the copy was
-   * never loaded), after catching up with the log like a lookup. Returns how far the load is,
+   * Reads the next page of the load (about `maxVectors` vectors, none for 0; it starts when the
+   * copy was never loaded), after catching up with the log like a lookup. Returns how far the load is,
    * or undefined once the copy is complete; until then lookups answer from what it holds.
    */
   async loadPage(
@@ -121,7 +121,7 @@ export class VectorCopy {
     this.#paged = true;
     await this.#inTurn(async () => {
       await this.#refresh(sql);
-      if (this.#load !== undefined) await this.#loadPages(sql, maxVectors);
+      if (this.#load !== undefined && maxVectors > 0) await this.#loadPages(sql, maxVectors);
     });
     const progress = this.progress;
     // Complete: a later reload (the log outran the copy) is a lookup's to do again.
