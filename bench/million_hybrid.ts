@@ -9,9 +9,9 @@
  *    LoCoMo questions: load time, the copy's bytes, RSS, lookup p50/p95;
  * 3. starts a real `mema serve` with the static model and asks the same questions through MCP
  *    right after it starts (cold: the copy loads in the background meanwhile, and the answers
- *    given before it completes say so), then again (warm): `find` p50/p95/max, the first
- *    find's time, how many answers came while the copy loaded and when the first came after,
- *    the answers' modes, server peak RSS.
+ *    given before it completes say so), then, once the copy is complete, again (warm): `find`
+ *    p50/p95/max, the first find's time, how many answers came while the copy loaded and when
+ *    it was complete, the answers' modes, server peak RSS.
  *
  *   deno run -A bench/million_hybrid.ts --db PATH [--queries 200] [--skip-embed]
  *     [--skip-in-process] [--cpu-prof DIR]
@@ -135,14 +135,21 @@ async function findThroughMcp(
         firstFindMs ??= timed.ms;
         const mode = String(timed.value?.mode ?? "?");
         modes.set(mode, (modes.get(mode) ?? 0) + 1);
-        const warnings: string[] = timed.value?.warnings ?? [];
-        if (warnings.some((w) => w.startsWith("semantic recall is starting"))) partial++;
+        if (loading(timed.value?.warnings)) partial++;
         else completeAt ??= performance.now() - startedAt;
       }
       cpu.push((cpuMsOf(server.pid) - cpuStart) / asked.length);
       return times;
     };
+    const loading = (warnings: string[] = []) =>
+      warnings.some((w) => w.startsWith("semantic recall is starting"));
     const cold = summarize(await pass());
+    // The warm pass measures a server whose copy is complete: wait for it (status answers say).
+    while (completeAt === undefined && performance.now() - startedAt < 600_000) {
+      const status = await server.call("memory", "status", {});
+      if (!loading(status.warnings)) completeAt = performance.now() - startedAt;
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
     const warm = summarize(await pass());
     return {
       initialize_ms: Math.round(started.ms),

@@ -148,8 +148,10 @@ export const MODEL_LOAD_QUIET_MAX_MS = 30_000;
 export const VECTOR_COPY_PAGE_VECTORS = 2_048;
 
 /**
- * Pages of the background load run back to back for this long before requests get a turn: one
- * page each turn advanced the load by one page per `find` under calls back to back (539 finds
- * to load 1.1M vectors on a loaded machine); the job worker's slice (`JOB_SLICE_MS`) is as long.
+ * Without requests, pages of the background load run back to back for this long before a turn
+ * for whatever arrives (the job worker's slice, `JOB_SLICE_MS`, is as long). While calls come
+ * back to back, one page runs between two of them: 8 ms slices then raised the cold `find` p95
+ * at 1M (load 7.5 on the 2 cores: 105 → 169 ms against the load at the first `find`), since
+ * every call waited for one.
  */
 export const VECTOR_COPY_SLICE_MS = 8;

@@ -27,6 +27,7 @@
  * @module
  */
 import type { Store, VectorCopyLoad } from "../store/mod.ts";
+import { servingRequests } from "../jobs/activity.ts";
 import { VECTOR_COPY_PAGE_VECTORS, VECTOR_COPY_SLICE_MS } from "./constants.ts";
 
 /** How the background load shares the thread. */
@@ -34,21 +35,26 @@ export interface VectorCopyLoadOptions {
   /** Gives requests a turn between two slices. */
   between: () => Promise<void>;
   stopped: () => boolean;
-  /** How long a slice of pages runs (default {@linkcode VECTOR_COPY_SLICE_MS}; 0: one page). */
+  /**
+   * How long a slice of pages runs (0: one page); by default {@linkcode VECTOR_COPY_SLICE_MS},
+   * or one page while requests come back to back.
+   */
   sliceMs?: number;
 }
 
 /**
  * Loads the copy a page ({@linkcode VECTOR_COPY_PAGE_VECTORS} vectors) at a time, calling
- * `between` after each slice of pages ({@linkcode VECTOR_COPY_SLICE_MS}), until it is complete
- * or `stopped` says so; resolves with how far it got.
+ * `between` after each slice of pages, until it is complete or `stopped` says so; resolves with
+ * how far it got.
  */
 export async function loadVectorCopyInPages(
   store: Store,
   options: VectorCopyLoadOptions,
 ): Promise<VectorCopyLoad> {
-  const sliceMs = options.sliceMs ?? VECTOR_COPY_SLICE_MS;
   for (;;) {
+    // While calls come back to back, one page between two of them (as the job worker runs one
+    // job): each waits for at most one page, and the load still moves a page per call.
+    const sliceMs = options.sliceMs ?? (servingRequests() ? 0 : VECTOR_COPY_SLICE_MS);
     const sliceStart = performance.now();
     let load: VectorCopyLoad;
     do {
