@@ -88,6 +88,32 @@ Deno.test("identical vectors tie in row-id order, whatever order they were put i
   assert.deepEqual(copy.nearest(same, 4).map((n) => n.rowId), [2, 7, 31, 50]);
 });
 
+Deno.test("ties stay in row-id order across thousands of slots, freed ones skipped", () => {
+  if (!QuantizedVectors.supported()) return;
+  const copy = new QuantizedVectors();
+  // 40 directions far apart, 137 rows each, put in an order unrelated to their ids: the best
+  // direction's rows tie, and the selection cuts its buffer many times before the end.
+  const directions = Array.from({ length: 40 }, (_, d) => {
+    const angle = (d / 40) * Math.PI;
+    return new Float32Array([Math.cos(angle), Math.sin(angle), 0.1]);
+  });
+  const random = seededRandom(11);
+  const rows = Array.from({ length: 40 * 137 }, (_, i) => ({ rowId: 1 + i, direction: i % 40 }));
+  for (let i = rows.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [rows[i], rows[j]] = [rows[j], rows[i]];
+  }
+  for (const { rowId, direction } of rows) copy.put(rowId, directions[direction]);
+  const best = rows.filter((row) => row.direction === 0).map((row) => row.rowId)
+    .sort((a, b) => a - b);
+  copy.remove(best[0]);
+  const found = copy.nearest(directions[0], 100);
+  assert.deepEqual(found.map((n) => n.rowId), best.slice(1, 101));
+  assert.ok(found.every((n) => n.distance < 1e-3));
+  // A few: the bar reaches the tied score early, and later ties with lower ids still join.
+  assert.deepEqual(copy.nearest(directions[0], 5).map((n) => n.rowId), best.slice(1, 6));
+});
+
 Deno.test("a million 100-dimension vectors fit in 150 MB with their ids (measured at 20,000)", () => {
   if (!QuantizedVectors.supported()) return;
   const random = seededRandom(3);
