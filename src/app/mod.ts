@@ -228,7 +228,6 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
   let worker: JobWorker | undefined;
   let replayer: BackupReplayer | undefined;
   let indexCheck: Promise<unknown> | undefined;
-  let copyLoad: Promise<unknown> | undefined;
   let modelOpen: Promise<unknown> | undefined;
   let wakeModelOpen: (() => void) | undefined;
   let wakeIndexCheck: (() => void) | undefined;
@@ -252,21 +251,15 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       let stopping = false;
       const startWorker = async () => {
         // The vector copy loads between requests from the start, so that no find pays for it
-        // (its first page before the first call: lookups answer from the part loaded).
-        if (copyLoad === undefined) {
-          const stopped = () => closed || stopping;
-          const hold = copyLoadHold(stopped);
-          // Held for a test: one page a slice, so that the first is part of any library.
-          await index.startVectorCopyLoad({
-            between: hold ?? ioTurn,
-            stopped,
-            sliceMs: hold ? 0 : undefined,
-          })
-            .catch((error) => logWarn(`the vector copy did not start loading: ${error}`));
-          copyLoad = index.vectorCopyLoading?.catch((error) => {
-            if (!closed && !stopping) logWarn(`the vector copy did not load: ${error}`);
-          }) ?? Promise.resolve();
-        }
+        // (started before the first call: lookups answer from the part loaded).
+        const stopped = () => closed || stopping;
+        const hold = copyLoadHold(stopped);
+        // Held for a test: one page a slice, so that the first is part of any library.
+        await index.startVectorCopyLoad({
+          between: hold ?? ioTurn,
+          stopped,
+          sliceMs: hold ? 0 : undefined,
+        }).catch((error) => logWarn(`the vector copy did not start loading: ${error}`));
         // The query model opens after the handshake's second, not at the first find.
         modelOpen ??= (async () => {
           await new Promise<void>((resolve) => {
@@ -350,7 +343,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
       wakeIndexCheck?.();
       wakeModelOpen?.();
       await indexCheck;
-      await copyLoad;
+      await semantic?.vectorCopyLoading?.catch(() => {});
       await modelOpen;
       if (worker && !(await settlesWithin(worker.stop(), SERVE_WORKER_STOP_MS))) {
         logWarn(

@@ -22,6 +22,7 @@
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
+import { logWarn } from "../platform/log.ts";
 import { MemaError } from "../errors/mod.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { untilQuiet } from "../jobs/activity.ts";
@@ -149,7 +150,9 @@ export class SemanticIndex {
   #rowsComplete = false;
   /** This process queued the rebuild once already (the job itself dedupes while pending). */
   #rebuildQueued = false;
-  /** The vector copy's background load in progress ({@link loadVectorCopy}). */
+  /** How the copy's background load shares the thread, once started ({@link startVectorCopyLoad}). */
+  #copyLoadOptions: VectorCopyLoadOptions | undefined;
+  /** The background load's pages while they run. */
   #copyLoading: Promise<VectorCopyLoad> | undefined;
 
   constructor(store: Store, config: SemanticConfig) {
@@ -195,28 +198,41 @@ export class SemanticIndex {
    * requests, `between` after each slice. {@link describe} says how far it is.
    */
   async startVectorCopyLoad(options: VectorCopyLoadOptions): Promise<void> {
-    if (this.#copyLoading !== undefined || !(await this.usable())) return;
+    if (this.#copyLoadOptions !== undefined || !(await this.usable())) return;
+    this.#copyLoadOptions = options;
     // No page yet (a count and an allocation): the pages wait for the handshake's turn.
     const started = await this.#store.loadVectorCopyPage(0);
-    if (started.complete) return;
+    if (!started.complete) this.#runCopyLoad();
+  }
+
+  /** Runs the background load's pages, unless they run already or the process stops. */
+  #runCopyLoad(): void {
+    const options = this.#copyLoadOptions;
+    if (options === undefined || this.#copyLoading !== undefined || options.stopped()) return;
     const loading = (async () => {
       await options.between();
       return await loadVectorCopyInPages(this.#store, options);
     })();
     this.#copyLoading = loading;
-    loading.finally(() => this.#copyLoading = undefined).catch(() => {});
+    loading.catch((error) => {
+      if (!options.stopped()) logWarn(`the vector copy did not load: ${error}`);
+    }).finally(() => this.#copyLoading = undefined);
   }
 
-  /** The background load started by {@link startVectorCopyLoad}, while it runs. */
+  /** The background load's pages, while they run (a stopping process waits for them). */
   get vectorCopyLoading(): Promise<VectorCopyLoad> | undefined {
     return this.#copyLoading;
   }
 
   /**
-   * Resolves once no background load of the vector copy is in progress: for background work
-   * whose lookups must see every vector (a conflict check runs once per write).
+   * Resolves once this process's copy holds every vector, when it loads in the background:
+   * for background work whose lookups must see them all (a conflict check runs once a write).
    */
   async vectorCopyLoaded(): Promise<void> {
+    await this.#copyLoading?.catch(() => {});
+    if (this.#copyLoadOptions === undefined) return;
+    if ((await this.#store.vectorCopyLoad()).complete) return;
+    this.#runCopyLoad();
     await this.#copyLoading?.catch(() => {});
   }
 
@@ -225,9 +241,11 @@ export class SemanticIndex {
    * `partial`, and a warning with the progress. Not cached: the progress moves between calls.
    */
   async #withCopyLoad(report: SemanticReport): Promise<SemanticReport> {
-    if (this.#copyLoading === undefined || !report.searchable) return report;
+    if (this.#copyLoadOptions === undefined || !report.searchable) return report;
     const load = await this.#store.vectorCopyLoad();
     if (load.complete) return report;
+    // Pages that stopped short (an error) start again.
+    this.#runCopyLoad();
     const progress = copyLoadWarning(load);
     const warning = report.warning ? `${report.warning}; ${progress}` : progress;
     return { ...report, partial: { loaded: load.loaded, total: load.total }, warning };

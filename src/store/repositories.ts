@@ -181,7 +181,8 @@ export interface VectorsRepository {
    * Loads the next page (about `maxVectors` vectors; none for 0) of this process's vector copy,
    * starting the load if it never was: a serving process calls it between requests until `complete`, and
    * meanwhile lookups answer from the vectors loaded so far. A process that never calls it
-   * loads the whole copy at its first lookup.
+   * loads the whole copy at its first lookup, and so does any once its paged load completed
+   * and the copy must start over (the change log outran it).
    */
   loadVectorCopyPage(maxVectors: number): Promise<VectorCopyLoad>;
   /** How far this process's vector copy is loaded (complete when no load is in progress). */

@@ -81,7 +81,7 @@ export class VectorMirror {
   #seq: number | undefined;
   /** The load in progress, if any; lookups meanwhile see the vectors read so far. */
   #load: Load | undefined;
-  /** True once {@link loadPage} was called: a serving process finishes the load in pages. */
+  /** True from {@link loadPage}'s first call to the end of its load: lookups leave it to pages. */
   #paged = false;
   #chunkSize = VEC_CHUNK_SIZE;
   /** The change stamp the copy was last brought up to date at ({@link nearest}). */
@@ -123,14 +123,15 @@ export class VectorMirror {
    * Reads the next page of the load (about `maxVectors` vectors, none for 0; the load starts
    * when the copy was never loaded), after catching up with the log like a lookup.
    * Returns how far the load is, or undefined once the copy is complete. Call inside one read
-   * transaction; from then on lookups no longer finish the load themselves.
+   * transaction; until the load completes, lookups no longer finish it themselves.
    */
   loadPage(maxVectors: number, stamp?: string): CopyLoadProgress | undefined {
     this.#paged = true;
     this.#catchUp(stamp);
     if (this.#load !== undefined && maxVectors > 0) this.#loadPages(maxVectors);
     const progress = this.progress;
-    // Complete: a later reload (the log outran the copy) is a lookup's to do again.
+    // Complete: a later reload (the log outran the copy) is a lookup's to do again, as in any
+    // process (a new space's first vectors are few; a restart mid-load stays paged).
     if (progress === undefined) this.#paged = false;
     return progress;
   }

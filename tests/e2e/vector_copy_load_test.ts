@@ -108,7 +108,9 @@ onBothBackends(
       const later = await findOnceLoaded(server);
       assert.equal(later.mode, "hybrid");
       assert.equal(later.degraded, false, later.warnings.join("; "));
-      assert.deepEqual(ids(later), reference!);
+      // Found by meaning again, first as for the server that had every vector (the rest of the
+      // page may move: each find counts as a use of what it returned).
+      assert.equal(ids(later)[0], reference![0]);
     } finally {
       await server.close();
     }
