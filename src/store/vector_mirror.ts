@@ -53,7 +53,7 @@ export interface CopyLoadProgress {
   total: number;
 }
 
-/** sqlite-vec's default vectors per chunk (vec0 `chunk_size`), until a page says otherwise. */
+/** sqlite-vec's default vectors per chunk (vec0 `chunk_size`): a page reads 2,048 / this chunks. */
 const VEC_CHUNK_SIZE = 1_024;
 /** Chunks read per query when a lookup loads the whole copy itself. */
 const FULL_LOAD_CHUNKS = 64;
@@ -83,7 +83,6 @@ export class VectorMirror {
   #load: Load | undefined;
   /** True from {@link loadPage}'s first call to the end of its load: lookups leave it to pages. */
   #paged = false;
-  #chunkSize = VEC_CHUNK_SIZE;
   /** The change stamp the copy was last brought up to date at ({@link nearest}). */
   #refreshedAt: string | undefined;
 
@@ -213,16 +212,15 @@ export class VectorMirror {
     const load = this.#load!;
     const put = (rowId: number, bytes: Uint8Array) => this.#vectors.put(rowId, floats(bytes));
     for (;;) {
+      // Chunks holding deleted slots make a lighter page, never a heavier one.
       const maxChunks = Number.isFinite(maxVectors)
-        ? Math.max(1, Math.round(maxVectors / this.#chunkSize))
+        ? Math.max(1, Math.round(maxVectors / VEC_CHUNK_SIZE))
         : FULL_LOAD_CHUNKS;
       const page = scanVectorChunkPage(this.#db, { afterChunk: load.afterChunk, maxChunks }, put);
       if (page === undefined) return this.#readRowByRow();
       load.afterChunk = page.lastChunk;
       load.visited += page.visited;
       if (page.done) break;
-      // Deleted slots make chunks hold fewer vectors than their size: the next page reads more.
-      this.#chunkSize = Math.max(1, Math.ceil(page.visited / maxChunks));
       if (Number.isFinite(maxVectors)) return;
     }
     this.#load = undefined;
