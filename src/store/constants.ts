@@ -62,6 +62,14 @@ export const TERM_CACHE_FREQUENCIES_MAX = 10_000;
  * words of at least 125 such queries.
  */
 export const TERM_CACHE_POSTINGS_MAX = 250_000;
+/**
+ * Ids of capped postings reads (a word's newest holders, when it is held by more memories than
+ * a lookup may score) kept while the database is unchanged, all lists together: ~1 MB. The
+ * conflict checks of an import's chunk at 1M LoCoMo memories read 1,636 capped lists of 250 ids
+ * for 837 distinct words (bench/planned_checks.ts), and the next chunk of the same conversation
+ * reads most of them again: 1,000 lists of 250.
+ */
+export const TERM_CACHE_NEWEST_MAX = 250_000;
 
 /**
  * Rows per `INSERT` when `mema copy` or `mema upgrade` writes a table into a SQLite file
