@@ -85,6 +85,7 @@ import {
 } from "./constants_pipeline.ts";
 import {
   type CheckFindings,
+  currentRecord,
   type DetectionMemo,
   type DetectionStages,
   findSuspects,
@@ -188,7 +189,7 @@ export async function runBatchCheck(
       sliceMs = sliceBudget();
     }
     checked++;
-    const current = await store.read(async () => await store.getMemory(memoryId));
+    const current = await store.read(async () => await currentRecord(store, memoryId));
     // A later version queued its own check; a retired or purged memory needs none.
     if (current?.version !== version || current.status !== "active") {
       skipped++;

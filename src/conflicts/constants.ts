@@ -175,6 +175,12 @@ export const CLAIM_MIN_WORDS = 3;
  * a chunk's worth, like the rule stage's own cache of readings (READ_CACHE_MAX in rules.ts).
  */
 export const CLAIM_READS_KEPT = 4_096;
+/**
+ * Per-text readings the rule stage's pair tests keep (the choices a row takes and turns down,
+ * the exclusive alternatives it names): a check compares each of its rows with every
+ * neighbour's, and the rows of a chunk's checks fit in 4,096 as the claims do.
+ */
+export const RULE_TEXT_READS_KEPT = 4_096;
 
 /**
  * A free-word value ("Jira" vs "Linear", "tabs" vs "spaces") counts only inside a frame of

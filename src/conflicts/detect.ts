@@ -393,6 +393,17 @@ async function closestRows(
   return best?.pair;
 }
 
+/**
+ * A memory as stored now, through the store's record cache (shared, frozen): a check reads its
+ * memory three times (the batch's currency test, then each of its two reads), one query at most.
+ */
+export async function currentRecord(
+  store: Store,
+  memoryId: number,
+): Promise<MemoryRecord | undefined> {
+  return (await store.getMemories([memoryId])).get(memoryId);
+}
+
 /** The suspect pairs one memory's check found, before the judge and before recording. */
 export interface CheckFindings {
   memoryId: number;
@@ -418,7 +429,7 @@ export async function findSuspects(
   const { store } = ctx;
   const none = { memoryId, suspects: [], checked: 0, quiet: [] };
   const start = await store.read(async () => {
-    const memory = await store.getMemory(memoryId);
+    const memory = await currentRecord(store, memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
     }
@@ -438,7 +449,7 @@ export async function findSuspects(
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
   return await store.read(async () => {
-    const memory = await store.getMemory(memoryId);
+    const memory = await currentRecord(store, memoryId);
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
       return none;
     }
