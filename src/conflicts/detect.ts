@@ -50,7 +50,7 @@ import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/query_terms.ts";
-import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
+import type { ConflictMember, EvidenceRowRecord, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
   DETECT_JUDGE_MIN_SHARED_SHARE,
@@ -100,7 +100,12 @@ export interface RowView {
 
 /** The content rows of a memory's current version (stored, or cut now). */
 export async function rowsOf(store: Store, memory: MemoryRecord): Promise<RowView[]> {
-  const stored = (await store.rowsOfMemory(memory.id)).filter((row) => row.kind !== "subject");
+  return contentRows(memory, await store.rowsOfMemory(memory.id));
+}
+
+/** The content rows of `memory` from its stored rows, or cut now when it has none. */
+function contentRows(memory: MemoryRecord, read: readonly EvidenceRowRecord[]): RowView[] {
+  const stored = read.filter((row) => row.kind !== "subject");
   const rows = stored.length > 0
     ? stored
     : evidenceRowsFor(memory.subject, memory.content).filter((row) => row.kind !== "subject");
@@ -201,15 +206,46 @@ export async function claimRowsOf(
   memory: MemoryRecord,
   memo?: DetectionMemo,
 ): Promise<ClaimRow[]> {
-  const key = `${memory.id}:v${memory.version}`;
-  const known = memo?.claims.get(key);
+  const known = memo?.claims.get(claimsKey(memory));
   if (known) return known;
+  return claimsFrom(memory, await rowsOf(store, memory), memo);
+}
+
+function claimsKey(memory: MemoryRecord): string {
+  return `${memory.id}:v${memory.version}`;
+}
+
+function claimsFrom(memory: MemoryRecord, rows: RowView[], memo?: DetectionMemo): ClaimRow[] {
   const code = markupSpans(memory.content);
-  const claims = (await rowsOf(store, memory)).slice(0, DETECT_MAX_ROWS)
+  const claims = rows.slice(0, DETECT_MAX_ROWS)
     .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
-  memo?.claims.set(key, claims);
+  memo?.claims.set(claimsKey(memory), claims);
   return claims;
+}
+
+/**
+ * {@link claimRowsOf} for several memories (a check's neighbours), by id: the rows of those not
+ * in the memo are read in one query rather than one each.
+ */
+export async function claimRowsOfMany(
+  store: Store,
+  memories: readonly MemoryRecord[],
+  memo?: DetectionMemo,
+): Promise<Map<number, ClaimRow[]>> {
+  const out = new Map<number, ClaimRow[]>();
+  const unread: MemoryRecord[] = [];
+  for (const memory of memories) {
+    const known = memo?.claims.get(claimsKey(memory));
+    if (known) out.set(memory.id, known);
+    else unread.push(memory);
+  }
+  if (unread.length === 0) return out;
+  const stored = await store.rowsOfMemories(unread.map((memory) => memory.id));
+  for (const memory of unread) {
+    out.set(memory.id, claimsFrom(memory, contentRows(memory, stored.get(memory.id) ?? []), memo));
+  }
+  return out;
 }
 
 /**
@@ -242,6 +278,8 @@ export async function bestPair(
     assess: PairAssessor;
     budget: { pairs: number };
     rowsA?: readonly ClaimRow[];
+    /** `b`'s claim rows when the caller already has them ({@link claimRowsOfMany}). */
+    rowsB?: readonly ClaimRow[];
     memo?: DetectionMemo;
   },
 ): Promise<SuspectPair | undefined> {
@@ -249,7 +287,7 @@ export async function bestPair(
   // Each sentence of a document is about the document's topic: two documents about different
   // things (two packages' READMEs) hold no claim about one thing.
   if (differentDocuments(a, b)) return undefined;
-  const rowsB = await claimRowsOf(store, b, stages.memo);
+  const rowsB = stages.rowsB ?? await claimRowsOf(store, b, stages.memo);
   if (rowsB.length === 0) return undefined;
   for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
@@ -364,16 +402,15 @@ export interface DetectionReport {
  * largest share of the shorter row's terms. Undefined when no pair shares enough
  * ({@linkcode sharesEnough}) and the memories are not near by meaning either.
  */
-async function closestRows(
-  store: Store,
+function closestRows(
   a: MemoryRecord,
   b: MemoryRecord,
-  rowsA: readonly ClaimRow[],
+  rows: { a: readonly ClaimRow[]; b: readonly ClaimRow[] },
   nearByMeaning: boolean,
-  memo?: DetectionMemo,
-): Promise<SuspectPair | undefined> {
+): SuspectPair | undefined {
+  const rowsA = rows.a;
   let best: { pair: SuspectPair; share: number } | undefined;
-  for (const { row: rowB, terms: termsB } of await claimRowsOf(store, b, memo)) {
+  for (const { row: rowB, terms: termsB } of rows.b) {
     for (const { row: rowA, terms: termsA } of rowsA) {
       const [small, large] = termsA.size <= termsB.size ? [termsA, termsB] : [termsB, termsA];
       let shared = 0;
@@ -466,13 +503,22 @@ export async function findSuspects(
       ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
         .values(),
     ].filter((neighbour) => neighbour.status === "active");
-    for (const neighbour of [...lexical, ...byMeaning]) {
+    const neighbours = [...lexical, ...byMeaning].filter((neighbour) =>
+      !memo?.quiet.has(comparedKey(memory, neighbour))
+    );
+    // Their rows in one read; a document about another topic is never compared (bestPair).
+    const claimsOf = await claimRowsOfMany(
+      store,
+      neighbours.filter((neighbour) => !differentDocuments(memory, neighbour)),
+      memo,
+    );
+    for (const neighbour of neighbours) {
       const compared = comparedKey(memory, neighbour);
-      if (memo?.quiet.has(compared)) continue;
       const pair = await bestPair(store, memory, neighbour, {
         assess: stages.assess,
         budget,
         rowsA: claims,
+        rowsB: claimsOf.get(neighbour.id),
         memo,
       });
       let candidate: SuspectPair | undefined;
@@ -481,7 +527,8 @@ export async function findSuspects(
         // With a judge, every close neighbour is judged, not only what the rules flag: the
         // rules are tuned for precision offline and miss rewordings a model reads.
         const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
-        candidate = await closestRows(store, memory, neighbour, claims, close, memo);
+        const rowsB = claimsOf.get(neighbour.id) ?? await claimRowsOf(store, neighbour, memo);
+        candidate = closestRows(memory, neighbour, { a: claims, b: rowsB }, close);
         if (candidate) judgeOnly.push(candidate);
       }
       // A pair cut short by the budget was not fully compared.

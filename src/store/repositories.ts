@@ -154,6 +154,8 @@ export interface EvidenceRowsRepository {
   ): Promise<void>;
   rowsToEmbed(space: string, limit: number): Promise<evidence.EvidenceRowRecord[]>;
   rowsOfMemory(memoryId: number): Promise<evidence.EvidenceRowRecord[]>;
+  /** {@linkcode rowsOfMemory} of several memories; those without current rows are absent. */
+  rowsOfMemories(memoryIds: readonly number[]): Promise<Map<number, evidence.EvidenceRowRecord[]>>;
   /** Rows and rows not yet embedded in `space`. */
   countRowsToEmbed(space: string | undefined): Promise<{ rows: number; pending: number }>;
   countEvidence(space: string | undefined): Promise<ReturnType<typeof evidence.countEvidence>>;

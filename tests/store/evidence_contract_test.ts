@@ -69,6 +69,49 @@ backendTest(
   },
 );
 
+backendTest(
+  "the rows of several memories are read at once, each memory's current version in order",
+  async (store) => {
+    const contents = ["Ein. Zwei. Drei", "東京行き 🚄. Der Zug fährt um 7", "No rows yet"];
+    const ids = await store.write(async (tx) => {
+      const ids: number[] = [];
+      for (const content of contents) ids.push(await tx.insertMemory(memory(content)));
+      await tx.replaceRows({ id: ids[0], version: 1 }, rowsOf(contents[0]));
+      await tx.replaceRows({ id: ids[1], version: 1 }, rowsOf(contents[1]));
+      return ids;
+    });
+    const texts = async (asked: number[]) =>
+      new Map(
+        [...await store.rowsOfMemories(asked)].map((
+          [id, rows],
+        ) => [id, rows.map((row) => row.text)]),
+      );
+    // The same rows as one memory at a time; one asked twice is read once, one without rows
+    // is absent.
+    const read = await store.rowsOfMemories([ids[1], ids[0], ids[2], ids[1]]);
+    assert.deepEqual([...read.keys()].sort((a, b) => a - b), [ids[0], ids[1]]);
+    for (const id of [ids[0], ids[1]]) {
+      assert.deepEqual(read.get(id), await store.rowsOfMemory(id));
+    }
+    assert.deepEqual(await texts([]), new Map());
+    // An update leaves the memory without current rows until its new ones are written.
+    await store.write((tx) => tx.changeMemory(ids[0], { version: 2, updatedAt: AT }));
+    assert.deepEqual(
+      await texts(ids),
+      new Map([[ids[1], ["subject", "東京行き 🚄", "Der Zug fährt um 7"]]]),
+    );
+    await store.write((tx) => tx.replaceRows({ id: ids[0], version: 2 }, rowsOf("Neu")));
+    assert.deepEqual(
+      await texts(ids),
+      new Map([[ids[0], ["subject", "Neu"]], [ids[1], [
+        "subject",
+        "東京行き 🚄",
+        "Der Zug fährt um 7",
+      ]]]),
+    );
+  },
+);
+
 backendTest("rows to embed come in queue order and are counted", async (store) => {
   const ids = await store.write(async (tx) => {
     const ids: number[] = [];

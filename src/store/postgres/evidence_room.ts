@@ -91,6 +91,21 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
         WHERE r.memory_id = ${memoryId} AND r.memory_version = m.version ORDER BY r.row_index`;
       return rows.map(toRow);
     },
+    async rowsOfMemories(memoryIds) {
+      const out = new Map<number, EvidenceRowRecord[]>();
+      if (memoryIds.length === 0) return out;
+      const rows = await core.q()`SELECT r.* FROM memory_rows r
+        JOIN memories m ON m.id = r.memory_id
+        WHERE r.memory_id = ANY(${[...new Set(memoryIds)]}::bigint[])
+          AND r.memory_version = m.version
+        ORDER BY r.memory_id, r.row_index`;
+      for (const row of rows.map(toRow)) {
+        const list = out.get(row.memoryId);
+        if (list) list.push(row);
+        else out.set(row.memoryId, [row]);
+      }
+      return out;
+    },
     async countRowsToEmbed(space) {
       const sql = core.q();
       const [row] = space === undefined
