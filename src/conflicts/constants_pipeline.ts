@@ -32,6 +32,12 @@ export const NOTICE_SYNC_WAIT_MS = 3000;
  * caller may see (others belong to other workspaces and wait for their own callers).
  */
 export const STRICT_NOTICE_WINDOW = 200;
+/**
+ * The key (`claimKeys`) a concurrent unit claims before it reads and then changes conflict
+ * groups or notices (a check recording its findings, a response marking notices told): on a
+ * shared database such units run beside remembers, and one at a time among themselves.
+ */
+export const CONFLICT_TABLES_KEY = "conflict-tables";
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
 /** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */

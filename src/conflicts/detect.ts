@@ -53,6 +53,7 @@ import { queryTerms } from "../recall/query_terms.ts";
 import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
+  CONFLICT_TABLES_KEY,
   DETECT_JUDGE_MIN_SHARED_SHARE,
   DETECT_JUDGE_MIN_SIMILARITY,
   DETECT_MAX_CONTENT_CHARS,
@@ -513,6 +514,11 @@ export async function recordFindings(
 ): Promise<number[]> {
   const { store } = ctx;
   const recorded: number[] = [];
+  // A check's unit runs beside remembers (`concurrent`); units that record conflict groups and
+  // their notices run one at a time among themselves, so a pair is recorded once and an open
+  // group is joined by one of them at a time. A memory's version cannot change meanwhile:
+  // update, retire and merge run alone.
+  if (suspects.length > 0) await store.claimKeys([CONFLICT_TABLES_KEY]);
   for (const [index, pair] of suspects.entries()) {
     const verdict = verdicts[index];
     if (verdict?.verdict === "no_conflict") continue;
@@ -548,7 +554,7 @@ export async function detectConflicts(
   // too (WAL keeps commit order), so the check runs again.
   report.recorded = await ctx.store.write(
     async () => await recordFindings(ctx, found.suspects, verdicts),
-    { durable: false },
+    { durable: false, concurrent: true },
   );
   return report;
 }
