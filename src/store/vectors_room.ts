@@ -26,6 +26,8 @@ export function sqliteEvidenceRows(core: SqliteCore): Sync<EvidenceRowsRepositor
     },
     rowsToEmbed: (space, limit) => evidence.selectRowsToEmbed(db, space, limit),
     rowsOfMemory: (memoryId) => evidence.selectRowsOfMemory(db, memoryId),
+    rowsOfMemories: (memoryIds) =>
+      new Map(memoryIds.map((id) => [id, evidence.selectRowsOfMemory(db, id)])),
     countRowsToEmbed: (space) => evidence.countRowsToEmbed(db, space),
     countEvidence: (space) => evidence.countEvidence(db, space),
     memoriesMissingRows: (limit) => evidence.selectMemoriesMissingRows(db, limit),
