@@ -88,6 +88,8 @@ export interface VectorNeighbour {
 export interface VectorNeighbours {
   /** Active memories in `workspaces` near `text`, best first; [] when the index cannot answer. */
   near(text: string, workspaces: string[] | undefined): Promise<VectorNeighbour[]>;
+  /** False when `near` cannot answer now (no embedding model): the check then skips it. */
+  searchable?(): Promise<boolean>;
 }
 
 /** One content row with its offsets. */
@@ -462,7 +464,10 @@ export async function findSuspects(
     const claims = await claimRowsOf(store, memory, memo);
     return claims.length === 0 ? undefined : { memory, claims };
   };
-  if (!stages.vectors) {
+  const vectors = stages.vectors && (await stages.vectors.searchable?.() ?? true)
+    ? stages.vectors
+    : undefined;
+  if (!vectors) {
     // Nothing to embed between the reads: one snapshot for the whole check.
     return await store.read(async () => {
       const start = await opening();
@@ -474,7 +479,7 @@ export async function findSuspects(
   const claimText = start.claims.map(({ row }) => row.text).join("\n");
   // Neighbours by meaning find rewordings that share few words ("stores its data in MySQL" /
   // "was migrated off MySQL"); the embedding runs outside any read so the store stays free.
-  const near = (await stages.vectors.near(claimText, scopeOf(start.memory)))
+  const near = (await vectors.near(claimText, scopeOf(start.memory)))
     .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS);
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
@@ -592,13 +597,19 @@ export async function recordFindings(
   return recorded;
 }
 
-/** Runs detection for one memory's current version. */
+/**
+ * Runs detection for one memory's current version. With a `memo` (the job worker's, shared
+ * with the planned checks of batch_check.ts), claim rows read by earlier checks are reused and
+ * a pair of versions an earlier check compared without a suspect is not compared again: the
+ * checks of one conversation's turns meet the same neighbours.
+ */
 export async function detectConflicts(
   ctx: ServiceContext,
   memoryId: number,
   stages: DetectionStages,
+  memo?: DetectionMemo,
 ): Promise<DetectionReport> {
-  const found = await findSuspects(ctx, memoryId, stages);
+  const found = await findSuspects(ctx, memoryId, stages, memo);
   const report = {
     memoryId,
     pairsChecked: found.checked,
@@ -606,7 +617,10 @@ export async function detectConflicts(
     recorded: [] as number[],
   };
   // Most writes have no suspect: no transaction (and no fsync) for them.
-  if (found.suspects.length === 0) return report;
+  if (found.suspects.length === 0) {
+    rememberQuiet(memo, found);
+    return report;
+  }
   const verdicts = await judgeSuspects(stages, found.suspects);
   // Findings of a queued check: a power cut that loses them loses the job's completion
   // too (WAL keeps commit order), so the check runs again.
@@ -614,5 +628,11 @@ export async function detectConflicts(
     async () => await recordFindings(ctx, found.suspects, verdicts),
     { durable: false, concurrent: true },
   );
+  rememberQuiet(memo, found);
   return report;
+}
+
+/** Keeps the pairs a check compared without a suspect, once what it found is committed. */
+function rememberQuiet(memo: DetectionMemo | undefined, found: CheckFindings): void {
+  for (const key of found.quiet) memo?.quiet.set(key, true);
 }
