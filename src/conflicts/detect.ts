@@ -47,7 +47,6 @@ import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../core/context.ts";
-import { memoryClaimKey } from "../core/claim_keys.ts";
 import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/query_terms.ts";
@@ -578,16 +577,11 @@ export async function recordFindings(
 ): Promise<number[]> {
   const { store } = ctx;
   const recorded: number[] = [];
-  // A check's unit runs beside remembers and updates (`concurrent`); units that record conflict
-  // groups and their notices run one at a time among themselves, so a pair is recorded once and
-  // an open group is joined by one of them at a time, and an update of a memory in a pair waits
-  // (or is waited for), so the versions read below stay current until the commit.
-  if (suspects.length > 0) {
-    await store.claimKeys([
-      CONFLICT_TABLES_KEY,
-      ...suspects.flatMap((pair) => [memoryClaimKey(pair.a.id), memoryClaimKey(pair.b.id)]),
-    ]);
-  }
+  // A check's unit runs beside remembers (`concurrent`); units that record conflict groups and
+  // their notices run one at a time among themselves, so a pair is recorded once and an open
+  // group is joined by one of them at a time. A memory's version cannot change meanwhile:
+  // update, retire and merge run alone.
+  if (suspects.length > 0) await store.claimKeys([CONFLICT_TABLES_KEY]);
   for (const [index, pair] of suspects.entries()) {
     const verdict = verdicts[index];
     if (verdict?.verdict === "no_conflict") continue;

@@ -28,7 +28,6 @@
  * ```
  * @module
  */
-import { contentClaimKey } from "../core/claim_keys.ts";
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { requireAuthorization } from "../core/authorization.ts";
@@ -332,7 +331,7 @@ export async function storeStaged(
   if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
   // Another unit storing the same text in this workspace waits here until this one ends, and
   // then finds this one's memory: the text is stored once.
-  await ctx.store.claimKeys([contentClaimKey(workspaceCanonical, sha)]);
+  await ctx.store.claimKeys([JSON.stringify(["content", workspaceCanonical, sha])]);
   const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
   if (existing) {
     return {

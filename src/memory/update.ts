@@ -39,7 +39,6 @@ import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
-import { contentClaimKey, memoryClaimKey } from "../core/claim_keys.ts";
 import { nowIso, systemTimeZone } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
 import { contentSha } from "./content_hash.ts";
@@ -227,9 +226,7 @@ function sameTags(a: readonly string[], b: readonly string[]): boolean {
 /** Changes a memory atomically; a failed check writes nothing. */
 export async function updateMemory(ctx: ServiceContext, input: UpdateInput): Promise<UpdateResult> {
   const apply = prepareUpdate(ctx, input);
-  // Concurrent: an update claims the memory, and the text it writes, before reading them, so
-  // on a database several servers share it runs beside remembers and other updates.
-  return await ctx.store.write(apply, { concurrent: true });
+  return await ctx.store.write(apply);
 }
 
 /** {@linkcode updateMemory} for a caller already inside a write transaction. */
@@ -259,8 +256,6 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
   const windowGiven = input.validFrom !== undefined || input.validTo !== undefined;
 
   return async () => {
-    // Another unit changing this memory waits here until this one ends, then reads its version.
-    await ctx.store.claimKeys([memoryClaimKey(input.memoryId)]);
     const current = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!current || current.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
@@ -381,8 +376,6 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       };
     }
     if (sha !== current.contentSha && current.status === "active") {
-      // As a remember of the same text does: one of them stores it, the other finds it.
-      await ctx.store.claimKeys([contentClaimKey(current.workspaceCanonical, sha)]);
       const twin = await ctx.store.findActiveByContent(current.workspaceCanonical, sha);
       if (twin && twin.id !== current.id) {
         throw new MemaError(
