@@ -20,6 +20,7 @@ import type { PgCore, PgQuery } from "./core.ts";
 import { PendingTermCounts } from "./term_counts.ts";
 import { filterCondition, type Fragment } from "./recall_room.ts";
 import type { WordIndexRepository } from "../repositories.ts";
+import type { RecallFilters } from "../types.ts";
 
 /** FTS5's BM25 constants (fts5_aux.c), so scores match the SQLite backend's. */
 const BM25_K1 = 1.2;
@@ -273,6 +274,14 @@ function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
+/** True when `filters` keep memories to part of the library, beyond their statuses. */
+function narrows(filters: RecallFilters): boolean {
+  const some = (list: readonly unknown[] | undefined) => list !== undefined && list.length > 0;
+  return filters.workspaces !== undefined || some(filters.excludeWorkspaces) ||
+    some(filters.tagsAll) || filters.after !== undefined || filters.before !== undefined ||
+    filters.sourceTypes !== undefined || filters.protectionLevels !== undefined;
+}
+
 /** The word index room over `core`'s pool. */
 export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
   const tokenFrequencies = async (tokens: readonly string[]) => {
@@ -306,6 +315,14 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
       if (tokens.length === 0) return [];
       await core.settleTermCounts();
       const sql = core.q();
+      // Without a filter that leaves out most memories, the candidates are scored first (the
+      // score does not depend on the filters) and the best probed in order until enough pass:
+      // a probe of `memories` per candidate was the costliest join, 15 of 35 ms at 10,000
+      // memories. A narrowing filter (a workspace, tags, a time range) is applied first, as it
+      // may leave few of many candidates.
+      const narrowed = narrows(filters)
+        ? sql`JOIN memories m ON m.id = t.memory_id AND ${filterCondition(sql, filters)}`
+        : sql``;
       // Each token is a phrase of its own (a repeated one counts twice, as in FTS5's query).
       const rows = await sql`
         WITH stats AS (
@@ -319,10 +336,7 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
           FROM unnest(${tokens as string[]}::text[]) AS q(term)
           CROSS JOIN stats s LEFT JOIN memory_terms_df d ON d.term = q.term
         ), matched AS MATERIALIZED (
-          -- Scored before the recall filters: the score does not depend on them, and the best
-          -- first are probed in order until enough pass (one memories probe per candidate was
-          -- the costliest join of the query, 15 of 35 ms at 10,000 memories).
-          SELECT t.memory_id, t.size, t.counts FROM memory_terms t
+          SELECT t.memory_id, t.size, t.counts FROM memory_terms t ${narrowed}
           WHERE t.words @@ (SELECT string_agg(quote_literal(x), ' | ')
               FROM unnest(${[...tokens, OVERFLOW_LEXEME]}::text[]) AS x)::tsquery
         ), counted AS (
