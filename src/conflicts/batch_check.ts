@@ -216,7 +216,7 @@ export async function runBatchCheck(
       // The run's findings, its continuation and the end of its job commit together.
       if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
       return opened;
-    }, { durable: false });
+    }, { durable: false, concurrent: true });
   } catch (error) {
     if (!(error instanceof LeaseLost)) throw error;
     return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };

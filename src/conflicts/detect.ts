@@ -53,6 +53,7 @@ import { queryTerms } from "../recall/query_terms.ts";
 import type { ConflictMember, EvidenceRowRecord, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
+  CONFLICT_TABLES_KEY,
   DETECT_JUDGE_MIN_SHARED_SHARE,
   DETECT_JUDGE_MIN_SIMILARITY,
   DETECT_MAX_CONTENT_CHARS,
@@ -87,6 +88,8 @@ export interface VectorNeighbour {
 export interface VectorNeighbours {
   /** Active memories in `workspaces` near `text`, best first; [] when the index cannot answer. */
   near(text: string, workspaces: string[] | undefined): Promise<VectorNeighbour[]>;
+  /** False when `near` cannot answer now (no embedding model): the check then skips it. */
+  searchable?(): Promise<boolean>;
 }
 
 /** One content row with its offsets. */
@@ -100,14 +103,14 @@ export interface RowView {
 
 /** The content rows of a memory's current version (stored, or cut now). */
 export async function rowsOf(store: Store, memory: MemoryRecord): Promise<RowView[]> {
-  return contentRows(memory, await store.rowsOfMemory(memory.id));
+  return rowViews(memory, await store.rowsOfMemory(memory.id));
 }
 
-/** The content rows of `memory` from its stored rows, or cut now when it has none. */
-function contentRows(memory: MemoryRecord, read: readonly EvidenceRowRecord[]): RowView[] {
-  const stored = read.filter((row) => row.kind !== "subject");
-  const rows = stored.length > 0
-    ? stored
+/** A memory's content rows from its stored evidence rows, or cut now when none are stored. */
+function rowViews(memory: MemoryRecord, stored: readonly EvidenceRowRecord[]): RowView[] {
+  const content = stored.filter((row) => row.kind !== "subject");
+  const rows = content.length > 0
+    ? content
     : evidenceRowsFor(memory.subject, memory.content).filter((row) => row.kind !== "subject");
   return rows.map((row) => ({
     text: row.text,
@@ -206,46 +209,44 @@ export async function claimRowsOf(
   memory: MemoryRecord,
   memo?: DetectionMemo,
 ): Promise<ClaimRow[]> {
-  const known = memo?.claims.get(claimsKey(memory));
+  const key = claimsKey(memory);
+  const known = memo?.claims.get(key);
   if (known) return known;
-  return claimsFrom(memory, await rowsOf(store, memory), memo);
+  const claims = claimsAmong(memory, await rowsOf(store, memory));
+  memo?.claims.set(key, claims);
+  return claims;
 }
 
 function claimsKey(memory: MemoryRecord): string {
   return `${memory.id}:v${memory.version}`;
 }
 
-function claimsFrom(memory: MemoryRecord, rows: RowView[], memo?: DetectionMemo): ClaimRow[] {
+/** The claims among a memory's rows, with their terms. */
+function claimsAmong(memory: MemoryRecord, rows: readonly RowView[]): ClaimRow[] {
   const code = markupSpans(memory.content);
-  const claims = rows.slice(0, DETECT_MAX_ROWS)
+  return rows.slice(0, DETECT_MAX_ROWS)
     .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
     .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
-  memo?.claims.set(claimsKey(memory), claims);
-  return claims;
 }
 
 /**
- * {@link claimRowsOf} for several memories (a check's neighbours), by id: the rows of those not
- * in the memo are read in one query rather than one each.
+ * Reads the claim rows of `memories` not in `memo` yet with one store call (a check compares
+ * its memory with up to a dozen neighbours: on PostgreSQL one round trip instead of one each).
  */
-export async function claimRowsOfMany(
+export async function readClaimRows(
   store: Store,
   memories: readonly MemoryRecord[],
-  memo?: DetectionMemo,
-): Promise<Map<number, ClaimRow[]>> {
-  const out = new Map<number, ClaimRow[]>();
-  const unread: MemoryRecord[] = [];
-  for (const memory of memories) {
-    const known = memo?.claims.get(claimsKey(memory));
-    if (known) out.set(memory.id, known);
-    else unread.push(memory);
+  memo: DetectionMemo,
+): Promise<void> {
+  const missing = memories.filter((memory) => !memo.claims.has(claimsKey(memory)));
+  if (missing.length === 0) return;
+  const stored = await store.rowsOfMemories(missing.map((memory) => memory.id));
+  for (const memory of missing) {
+    memo.claims.set(
+      claimsKey(memory),
+      claimsAmong(memory, rowViews(memory, stored.get(memory.id) ?? [])),
+    );
   }
-  if (unread.length === 0) return out;
-  const stored = await store.rowsOfMemories(unread.map((memory) => memory.id));
-  for (const memory of unread) {
-    out.set(memory.id, claimsFrom(memory, contentRows(memory, stored.get(memory.id) ?? []), memo));
-  }
-  return out;
 }
 
 /**
@@ -278,8 +279,6 @@ export async function bestPair(
     assess: PairAssessor;
     budget: { pairs: number };
     rowsA?: readonly ClaimRow[];
-    /** `b`'s claim rows when the caller already has them ({@link claimRowsOfMany}). */
-    rowsB?: readonly ClaimRow[];
     memo?: DetectionMemo;
   },
 ): Promise<SuspectPair | undefined> {
@@ -287,7 +286,7 @@ export async function bestPair(
   // Each sentence of a document is about the document's topic: two documents about different
   // things (two packages' READMEs) hold no claim about one thing.
   if (differentDocuments(a, b)) return undefined;
-  const rowsB = stages.rowsB ?? await claimRowsOf(store, b, stages.memo);
+  const rowsB = await claimRowsOf(store, b, stages.memo);
   if (rowsB.length === 0) return undefined;
   for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
     for (const { row: rowB, terms: termsB } of rowsB) {
@@ -402,15 +401,16 @@ export interface DetectionReport {
  * largest share of the shorter row's terms. Undefined when no pair shares enough
  * ({@linkcode sharesEnough}) and the memories are not near by meaning either.
  */
-function closestRows(
+async function closestRows(
+  store: Store,
   a: MemoryRecord,
   b: MemoryRecord,
-  rows: { a: readonly ClaimRow[]; b: readonly ClaimRow[] },
+  rowsA: readonly ClaimRow[],
   nearByMeaning: boolean,
-): SuspectPair | undefined {
-  const rowsA = rows.a;
+  memo?: DetectionMemo,
+): Promise<SuspectPair | undefined> {
   let best: { pair: SuspectPair; share: number } | undefined;
-  for (const { row: rowB, terms: termsB } of rows.b) {
+  for (const { row: rowB, terms: termsB } of await claimRowsOf(store, b, memo)) {
     for (const { row: rowA, terms: termsA } of rowsA) {
       const [small, large] = termsA.size <= termsB.size ? [termsA, termsB] : [termsB, termsA];
       let shared = 0;
@@ -430,17 +430,6 @@ function closestRows(
   return best?.pair;
 }
 
-/**
- * A memory as stored now, through the store's record cache (shared, frozen): a check reads its
- * memory three times (the batch's currency test, then each of its two reads), one query at most.
- */
-export async function currentRecord(
-  store: Store,
-  memoryId: number,
-): Promise<MemoryRecord | undefined> {
-  return (await store.getMemories([memoryId])).get(memoryId);
-}
-
 /** The suspect pairs one memory's check found, before the judge and before recording. */
 export interface CheckFindings {
   memoryId: number;
@@ -449,6 +438,18 @@ export interface CheckFindings {
   checked: number;
   /** {@link comparedKey}s of neighbours compared with no suspect (for a {@link DetectionMemo}). */
   quiet: string[];
+}
+
+/**
+ * A memory as stored now, through the store's record cache (shared, frozen): a planned check
+ * reads its memory twice or three times (the batch's currency test, then the check's reads), one
+ * query at most.
+ */
+export async function currentRecord(
+  store: Store,
+  memoryId: number,
+): Promise<MemoryRecord | undefined> {
+  return (await store.getMemories([memoryId])).get(memoryId);
 }
 
 /**
@@ -465,7 +466,7 @@ export async function findSuspects(
 ): Promise<CheckFindings> {
   const { store } = ctx;
   const none = { memoryId, suspects: [], checked: 0, quiet: [] };
-  const start = await store.read(async () => {
+  const opening = async () => {
     const memory = await currentRecord(store, memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
@@ -474,15 +475,24 @@ export async function findSuspects(
     // contradict anything: no neighbour search at all.
     const claims = await claimRowsOf(store, memory, memo);
     return claims.length === 0 ? undefined : { memory, claims };
-  });
+  };
+  const vectors = stages.vectors && (await stages.vectors.searchable?.() ?? true)
+    ? stages.vectors
+    : undefined;
+  if (!vectors) {
+    // Nothing to embed between the reads: one snapshot for the whole check.
+    return await store.read(async () => {
+      const start = await opening();
+      return start ? await compareNeighbours(store, start, { stages, near: [], memo }) : none;
+    });
+  }
+  const start = await store.read(opening);
   if (!start) return none;
   const claimText = start.claims.map(({ row }) => row.text).join("\n");
   // Neighbours by meaning find rewordings that share few words ("stores its data in MySQL" /
   // "was migrated off MySQL"); the embedding runs outside any read so the store stays free.
-  const near = stages.vectors
-    ? (await stages.vectors.near(claimText, scopeOf(start.memory)))
-      .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS)
-    : [];
+  const near = (await vectors.near(claimText, scopeOf(start.memory)))
+    .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS);
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
   return await store.read(async () => {
@@ -490,62 +500,70 @@ export async function findSuspects(
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
       return none;
     }
-    const claims = start.claims;
-    const budget = { pairs: DETECT_MAX_PAIRS };
-    const suspects: SuspectPair[] = [];
-    const judgeOnly: SuspectPair[] = [];
-    const quiet: string[] = [];
-    const query = { ...memory, content: claimText };
-    const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
-    const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
-    const seen = new Set(lexical.map((neighbour) => neighbour.id));
-    const byMeaning = [
-      ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
-        .values(),
-    ].filter((neighbour) => neighbour.status === "active");
-    const neighbours = [...lexical, ...byMeaning].filter((neighbour) =>
-      !memo?.quiet.has(comparedKey(memory, neighbour))
-    );
-    // Their rows in one read; a document about another topic is never compared (bestPair).
-    const claimsOf = await claimRowsOfMany(
-      store,
-      neighbours.filter((neighbour) => !differentDocuments(memory, neighbour)),
-      memo,
-    );
-    for (const neighbour of neighbours) {
-      const compared = comparedKey(memory, neighbour);
-      const pair = await bestPair(store, memory, neighbour, {
-        assess: stages.assess,
-        budget,
-        rowsA: claims,
-        rowsB: claimsOf.get(neighbour.id),
-        memo,
-      });
-      let candidate: SuspectPair | undefined;
-      if (pair) suspects.push(pair);
-      else if (stages.judge) {
-        // With a judge, every close neighbour is judged, not only what the rules flag: the
-        // rules are tuned for precision offline and miss rewordings a model reads.
-        const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
-        const rowsB = claimsOf.get(neighbour.id) ?? await claimRowsOf(store, neighbour, memo);
-        candidate = closestRows(memory, neighbour, { a: claims, b: rowsB }, close);
-        if (candidate) judgeOnly.push(candidate);
-      }
-      // A pair cut short by the budget was not fully compared.
-      if (!pair && !candidate && budget.pairs > 0) quiet.push(compared);
-      if (budget.pairs <= 0) break;
-    }
-    suspects.sort((x, y) => y.assessment.score - x.assessment.score);
-    return {
-      memoryId,
-      suspects: [
-        ...suspects.slice(0, DETECT_MAX_NOTICES),
-        ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
-      ],
-      checked: DETECT_MAX_PAIRS - budget.pairs,
-      quiet,
-    };
+    return await compareNeighbours(store, { memory, claims: start.claims }, { stages, near, memo });
   });
+}
+
+/**
+ * The rest of {@linkcode findSuspects}, inside its read: the memory's neighbours by words (and
+ * `near`, by meaning), each compared with it by the rule stage (and picked for the judge).
+ */
+async function compareNeighbours(
+  store: Store,
+  start: { memory: MemoryRecord; claims: ClaimRow[] },
+  options: { stages: DetectionStages; near: readonly VectorNeighbour[]; memo?: DetectionMemo },
+): Promise<CheckFindings> {
+  const { memory, claims } = start;
+  const { stages, near, memo } = options;
+  const claimText = claims.map(({ row }) => row.text).join("\n");
+  const budget = { pairs: DETECT_MAX_PAIRS };
+  const suspects: SuspectPair[] = [];
+  const judgeOnly: SuspectPair[] = [];
+  const quiet: string[] = [];
+  const query = { ...memory, content: claimText };
+  const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
+  const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
+  const seen = new Set(lexical.map((neighbour) => neighbour.id));
+  const byMeaning = near.length === 0 ? [] : [
+    ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
+      .values(),
+  ].filter((neighbour) => neighbour.status === "active");
+  const neighbours = [...lexical, ...byMeaning];
+  // Claim rows read once for every neighbour; a check without a memo keeps them for itself.
+  const rows = memo ?? { claims: new Map(), quiet: new Map() };
+  await readClaimRows(store, neighbours, rows);
+  for (const neighbour of neighbours) {
+    const compared = comparedKey(memory, neighbour);
+    if (memo?.quiet.has(compared)) continue;
+    const pair = await bestPair(store, memory, neighbour, {
+      assess: stages.assess,
+      budget,
+      rowsA: claims,
+      memo: rows,
+    });
+    let candidate: SuspectPair | undefined;
+    if (pair) suspects.push(pair);
+    else if (stages.judge) {
+      // With a judge, every close neighbour is judged, not only what the rules flag: the
+      // rules are tuned for precision offline and miss rewordings a model reads.
+      const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
+      candidate = await closestRows(store, memory, neighbour, claims, close, rows);
+      if (candidate) judgeOnly.push(candidate);
+    }
+    // A pair cut short by the budget was not fully compared.
+    if (!pair && !candidate && budget.pairs > 0) quiet.push(compared);
+    if (budget.pairs <= 0) break;
+  }
+  suspects.sort((x, y) => y.assessment.score - x.assessment.score);
+  return {
+    memoryId: memory.id,
+    suspects: [
+      ...suspects.slice(0, DETECT_MAX_NOTICES),
+      ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
+    ],
+    checked: DETECT_MAX_PAIRS - budget.pairs,
+    quiet,
+  };
 }
 
 /** The judge's verdict on each suspect (undefined each without a judge). */
@@ -571,6 +589,11 @@ export async function recordFindings(
 ): Promise<number[]> {
   const { store } = ctx;
   const recorded: number[] = [];
+  // A check's unit runs beside remembers (`concurrent`); units that record conflict groups and
+  // their notices run one at a time among themselves, so a pair is recorded once and an open
+  // group is joined by one of them at a time. A memory's version cannot change meanwhile:
+  // update, retire and merge run alone.
+  if (suspects.length > 0) await store.claimKeys([CONFLICT_TABLES_KEY]);
   for (const [index, pair] of suspects.entries()) {
     const verdict = verdicts[index];
     if (verdict?.verdict === "no_conflict") continue;
@@ -586,13 +609,19 @@ export async function recordFindings(
   return recorded;
 }
 
-/** Runs detection for one memory's current version. */
+/**
+ * Runs detection for one memory's current version. With a `memo` (the job worker's, shared
+ * with the planned checks of batch_check.ts), claim rows read by earlier checks are reused and
+ * a pair of versions an earlier check compared without a suspect is not compared again: the
+ * checks of one conversation's turns meet the same neighbours.
+ */
 export async function detectConflicts(
   ctx: ServiceContext,
   memoryId: number,
   stages: DetectionStages,
+  memo?: DetectionMemo,
 ): Promise<DetectionReport> {
-  const found = await findSuspects(ctx, memoryId, stages);
+  const found = await findSuspects(ctx, memoryId, stages, memo);
   const report = {
     memoryId,
     pairsChecked: found.checked,
@@ -600,13 +629,22 @@ export async function detectConflicts(
     recorded: [] as number[],
   };
   // Most writes have no suspect: no transaction (and no fsync) for them.
-  if (found.suspects.length === 0) return report;
+  if (found.suspects.length === 0) {
+    rememberQuiet(memo, found);
+    return report;
+  }
   const verdicts = await judgeSuspects(stages, found.suspects);
   // Findings of a queued check: a power cut that loses them loses the job's completion
   // too (WAL keeps commit order), so the check runs again.
   report.recorded = await ctx.store.write(
     async () => await recordFindings(ctx, found.suspects, verdicts),
-    { durable: false },
+    { durable: false, concurrent: true },
   );
+  rememberQuiet(memo, found);
   return report;
+}
+
+/** Keeps the pairs a check compared without a suspect, once what it found is committed. */
+function rememberQuiet(memo: DetectionMemo | undefined, found: CheckFindings): void {
+  for (const key of found.quiet) memo?.quiet.set(key, true);
 }

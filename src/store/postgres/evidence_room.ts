@@ -92,19 +92,15 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
       return rows.map(toRow);
     },
     async rowsOfMemories(memoryIds) {
-      const out = new Map<number, EvidenceRowRecord[]>();
-      if (memoryIds.length === 0) return out;
+      const found = new Map<number, EvidenceRowRecord[]>(memoryIds.map((id) => [id, []]));
+      if (memoryIds.length === 0) return found;
       const rows = await core.q()`SELECT r.* FROM memory_rows r
         JOIN memories m ON m.id = r.memory_id
-        WHERE r.memory_id = ANY(${[...new Set(memoryIds)]}::bigint[])
+        WHERE r.memory_id = ANY(${memoryIds as number[]}::bigint[])
           AND r.memory_version = m.version
         ORDER BY r.memory_id, r.row_index`;
-      for (const row of rows.map(toRow)) {
-        const list = out.get(row.memoryId);
-        if (list) list.push(row);
-        else out.set(row.memoryId, [row]);
-      }
-      return out;
+      for (const row of rows) found.get(Number(row.memory_id))?.push(toRow(row));
+      return found;
     },
     async countRowsToEmbed(space) {
       const sql = core.q();
