@@ -42,16 +42,21 @@ function ids(envelope: Envelope): number[] {
   return envelope.data.results.map((r: { memory_id: number }) => r.memory_id);
 }
 
-/** Finds until the answer no longer says the copy is loading (the load completes by itself). */
+/**
+ * Finds until an answer no longer says the copy is loading (the load completes by itself), then
+ * once more: the answer is told after its lookup, so the call during which the last page was
+ * read may have looked at part of the copy; the next one starts after it was complete.
+ */
 async function findOnceLoaded(server: ServerSession): Promise<Envelope> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const found = await server.call("find", { query: QUERY });
     assert.equal(found.ok, true, JSON.stringify(found.data));
-    if (!found.warnings.some((w) => STARTING.test(w))) return found;
+    if (!found.warnings.some((w) => STARTING.test(w))) break;
     assert.ok(Date.now() < deadline, `the copy never finished loading: ${found.warnings}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return await server.call("find", { query: QUERY });
 }
 
 onBothBackends(
@@ -60,7 +65,6 @@ onBothBackends(
     // ~2,700 vectors (about one per six sentences): more than the first page of the load (2,048).
     const seeding = await startServer(home, { env: modelEnv(home) });
     let carId: number;
-    let reference: number[];
     try {
       for (let part = 0; part < 9; part++) {
         const stored = await seeding.call("remember", {
@@ -81,8 +85,7 @@ onBothBackends(
       const whole = await seeding.call("find", { query: QUERY });
       assert.equal(whole.mode, "hybrid");
       assert.equal(whole.degraded, false, whole.warnings.join("; "));
-      reference = ids(whole);
-      assert.equal(reference[0], carId, "found by meaning alone: no word in common");
+      assert.equal(ids(whole)[0], carId, "found by meaning alone: no word in common");
     } finally {
       await seeding.close();
     }
@@ -108,9 +111,9 @@ onBothBackends(
       const later = await findOnceLoaded(server);
       assert.equal(later.mode, "hybrid");
       assert.equal(later.degraded, false, later.warnings.join("; "));
-      // Found by meaning again, first as for the server that had every vector (the rest of the
-      // page may move: each find counts as a use of what it returned).
-      assert.equal(ids(later)[0], reference![0]);
+      // Found by meaning again, as by the server that had every vector (the order may move: each
+      // find counts as a use of what it returned, and the early ones returned other memories).
+      assert.ok(ids(later).includes(carId!), JSON.stringify(ids(later)));
     } finally {
       await server.close();
     }
