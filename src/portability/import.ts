@@ -49,9 +49,11 @@ import { rememberInTransaction } from "../memory/remember.ts";
 import { type MemoryEdit, updateInTransaction } from "../memory/update.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { normalizeTags } from "../memory/normalize.ts";
-import type { MemoryRecord, SourceType } from "../store/mod.ts";
+import type { SourceType } from "../store/mod.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
-import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
+import { IMPORT_BATCH_MEMORIES } from "./constants.ts";
+import { hasPlainShape, PlainGroup, preparePlain } from "./import_bulk.ts";
+import { callerFor, findExisting, rememberInputOf, trustOf } from "./import_match.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
 import { ImportedIds } from "./imported_ids.ts";
 
@@ -65,6 +67,11 @@ export interface ImportOptions {
   authorized?: boolean;
   /** Do everything, report it, then roll it all back. */
   dryRun?: boolean;
+  /**
+   * Store every item through the single-fact write path, plain new memories too (the
+   * reference the bulk path is tested against).
+   */
+  oneByOne?: boolean;
   /** Called after each batch with memories handled so far and in all. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -287,7 +294,19 @@ export async function importUnits(
   return report;
 }
 
-/** Applies one batch inside the caller's transaction; `idMap` learns the ids it stores. */
+/** A unit that failed on `item`, as the report names it. */
+function skippedAt(
+  unit: ImportUnit,
+  item: ImportItem,
+  error: MemaError | AuthorizationRequired,
+): SkippedSource {
+  return { path: unit.path, line: errorLine(item, error), at: item.at, reason: describe(error) };
+}
+
+/**
+ * Applies one batch inside the caller's transaction; `idMap` learns the ids it stores. Plain
+ * new memories go through the bulk path (import_bulk.ts), the rest item by item.
+ */
 async function applyBatch(
   ctx: ServiceContext,
   batch: ImportUnit[],
@@ -297,7 +316,40 @@ async function applyBatch(
   return await ctx.store.bulkWrites(async () => {
     // One unit after another: a later unit's links resolve through the ids the earlier set.
     const applied: BatchResults = [];
+    const group = new PlainGroup();
+    const storeGroup = async () => {
+      for (const stored of await group.store(ctx)) {
+        const item = stored.unit.items[0];
+        if (item.memaId !== undefined) idMap.set(item.memaId, stored.memoryId);
+        applied[stored.slot] = {
+          unit: stored.unit,
+          result: {
+            outcomes: [stored.duplicate ? "duplicates" : "created"],
+            versions: 0,
+            lowered: stored.lowered ? 1 : 0,
+            ids: item.memaId === undefined ? [] : [[item.memaId, stored.memoryId]],
+          },
+        };
+      }
+    };
     for (const unit of batch) {
+      if (options.oneByOne !== true && hasPlainShape(unit)) {
+        const item = unit.items[0];
+        if (group.couldMatch(item)) await storeGroup();
+        try {
+          const plain = await preparePlain(ctx, item, { ids: idMap, policy: options });
+          if (plain) {
+            group.add(applied.length, unit, plain);
+            applied.push({ unit });
+            continue;
+          }
+        } catch (error) {
+          if (!isUnitError(error)) throw error;
+          applied.push({ unit, skipped: skippedAt(unit, item, error) });
+          continue;
+        }
+      }
+      await storeGroup();
       try {
         const result = needsSavepoint(unit)
           ? await ctx.store.withinUnit(async () => await applyUnit(ctx, unit, idMap, options))
@@ -306,18 +358,10 @@ async function applyBatch(
         applied.push({ unit, result });
       } catch (failure) {
         if (!(failure instanceof ItemFailure)) throw failure;
-        const { item, error } = failure;
-        applied.push({
-          unit,
-          skipped: {
-            path: unit.path,
-            line: errorLine(item, error),
-            at: item.at,
-            reason: describe(error),
-          },
-        });
+        applied.push({ unit, skipped: skippedAt(unit, failure.item, failure.error) });
       }
     }
+    await storeGroup();
     return applied;
   });
 }
@@ -359,55 +403,6 @@ async function applyUnit(
     }
   }
   return result;
-}
-
-/** The trust an item is stored with: its declared one only when the user authorized it. */
-function trustOf(item: ImportItem, options: ImportOptions) {
-  const fallback = options.defaultSourceType ?? IMPORT_DEFAULT_SOURCE_TYPE;
-  const declared = item.sourceType ?? fallback;
-  const keep = options.authorized === true;
-  const sourceType = declared === "user_confirmed" && !keep ? fallback : declared;
-  const protectionLevel = item.protectionLevel === "locked" && !keep
-    ? "normal"
-    : item.protectionLevel;
-  return {
-    sourceType,
-    protectionLevel,
-    lowered: sourceType !== declared || protectionLevel !== item.protectionLevel,
-  };
-}
-
-/** The memory an earlier import (or the export this came from) stored for this item. */
-async function findExisting(
-  ctx: ServiceContext,
-  item: ImportItem,
-  workspaceCanonical: string,
-): Promise<MemoryRecord | undefined> {
-  if (item.memaId !== undefined) {
-    const same = await ctx.store.getMemory(item.memaId);
-    // The same id alone proves nothing (another database's ids overlap): the ingest time
-    // too, or for a hand-written id, the same source.
-    if (
-      same && (same.status === "active" || same.status === "pending") &&
-      same.workspaceCanonical === workspaceCanonical &&
-      (item.origin?.ingestTime !== undefined
-        ? Date.parse(same.ingestTime) === Date.parse(item.origin.ingestTime)
-        : same.sourceRef === (item.sourceRef ?? null))
-    ) {
-      return same;
-    }
-  }
-  if (item.sourceRef === undefined) return undefined;
-  return await ctx.store.findActiveBySourceRef(workspaceCanonical, item.sourceRef);
-}
-
-/** The context an item is written under: its exported author when it has one. */
-function callerFor(ctx: ServiceContext, who?: { agentId?: string; client?: string }) {
-  if (!who?.agentId && !who?.client) return ctx;
-  return {
-    ...ctx,
-    caller: { agentId: who.agentId || ctx.caller.agentId, client: who.client || ctx.caller.client },
-  };
 }
 
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
@@ -463,23 +458,7 @@ async function applyItem(
       follows = mapped;
     }
   }
-  const input = {
-    subject: item.subject,
-    content: item.content,
-    workspace,
-    tags: item.tags,
-    sourceType: trust.sourceType,
-    sourceRef: item.sourceRef,
-    eventTime: item.eventTime,
-    validFrom: item.validFrom,
-    validTo: item.validTo,
-    confidence: item.confidence,
-    protectionLevel: trust.protectionLevel,
-    status: item.status,
-    metadata: item.metadata,
-    follows,
-    authorized: options.authorized,
-  };
+  const input = rememberInputOf(item, { workspace, trust, follows }, options);
   const origin = { ingestTime: item.origin?.ingestTime };
   const history = item.history ?? [];
   if (history.length > 0) {
