@@ -2,7 +2,9 @@
  * Import: units read from notes or a JSONL export are stored through the write path
  * (`rememberInTransaction` / `updateInTransaction`), so an imported fact is exactly like a
  * remembered one: same validation, evidence rows, conflict check, `follows` links. The checks
- * of a batch are planned together: one job for the batch (src/conflicts/batch_check.ts).
+ * of a batch are planned together: one job for the batch (src/conflicts/batch_check.ts). Plain
+ * new memories (most of a large import) are stored together through the write path's bulk
+ * store (import_bulk.ts), leaving what storing them one by one would.
  *
  * Idempotent. A memory is matched to what an earlier import stored from the same place —
  * the same `mema_id` with the same ingest time (an export of this database), else the active
@@ -51,7 +53,7 @@ import { contentSha } from "../memory/content_hash.ts";
 import { normalizeTags } from "../memory/normalize.ts";
 import type { SourceType } from "../store/mod.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
-import { IMPORT_BATCH_MEMORIES } from "./constants.ts";
+import { IMPORT_BATCH_MEMORIES, IMPORT_CHECKPOINT_PAGES } from "./constants.ts";
 import { hasPlainShape, PlainGroup, preparePlain } from "./import_bulk.ts";
 import { callerFor, findExisting, rememberInputOf, trustOf } from "./import_match.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
@@ -292,7 +294,27 @@ export async function importUnits(
     }
     return report;
   }
-  for await (const { value: batch, last } of withLast(batches)) {
+  await ctx.store.spaceCheckpoints(IMPORT_CHECKPOINT_PAGES);
+  try {
+    await writeBatches(ctx, withLast(batches), { idMap, options, tally });
+  } finally {
+    await ctx.store.spaceCheckpoints(undefined);
+  }
+  return report;
+}
+
+/** Writes each batch in its own transaction; `tally` counts what it did once it commits. */
+async function writeBatches(
+  ctx: ServiceContext,
+  batches: AsyncIterable<{ value: ImportUnit[]; last: boolean }>,
+  state: {
+    idMap: ImportedIds;
+    options: ImportOptions;
+    tally: (batch: ImportUnit[], results: BatchResults) => void;
+  },
+): Promise<void> {
+  const { idMap, options, tally } = state;
+  for await (const { value: batch, last } of batches) {
     let results: BatchResults = [];
     let batchIds = new BatchIds(idMap);
     await ctx.store.write(async () => {
@@ -306,7 +328,6 @@ export async function importUnits(
     batchIds.commit();
     tally(batch, results);
   }
-  return report;
 }
 
 /** A unit that failed on `item`, as the report names it. */
