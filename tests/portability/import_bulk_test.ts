@@ -232,7 +232,8 @@ async function library(ctx: ServiceContext, since: number) {
   const answers = [];
   for (const query of ["Quillon Relay", "ledger", "retries ten minutes", "data team", "runbook"]) {
     const page = await findMemories(ctx, { query, limit: 10 });
-    answers.push(page.items.map((hit) => [hit.memory.id, hit.score]));
+    // As a set: the order of equal scores is the database's to choose.
+    answers.push(page.items.map((hit) => [hit.memory.id, hit.score]).sort((a, b) => a[0] - b[0]));
   }
   return withoutClock({
     memories,
@@ -241,7 +242,8 @@ async function library(ctx: ServiceContext, since: number) {
     graph,
     jobs: jobs.filter((job) => job !== undefined).map((job) => ({ ...job, id: undefined })),
     jobCounts: await store.countJobs(),
-    audit: (await store.listAudit({ limit: 1000, offset: 0 })).rows,
+    // By id: rows written in the same millisecond come in either order.
+    audit: (await store.listAudit({ limit: 1000, offset: 0 })).rows.sort((a, b) => a.id - b.id),
     workspaces: await store.listWorkspaces(),
     answers,
     indexed: await store.indexedMemories(),
