@@ -6,8 +6,10 @@
  * library), or a scratch database on the PostgreSQL server of `--db-url`. The ways alternate,
  * so both see the same machine load.
  *
- *   deno run -A bench/import_paths.ts [--memories 5000] [--rounds 2] [--db-url URL]
+ *   deno task bench:import-paths [--memories 5000] [--rounds 2] [--db-url URL | --postgres]
  *     [--into LIBRARY --skip N]   (N: the memories of the corpus LIBRARY was made from)
+ *
+ * `--postgres` uses the server of `MEMA_TEST_PG_URL` (inside scripts/test_postgres.ts).
  *
  * Prints memories per wall second and per CPU-second of this process (on PostgreSQL the server's
  * CPU is not in it) for each run, the medians and the ratio; writes
@@ -33,9 +35,12 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "2" },
     into: { type: "string" },
     skip: { type: "string", default: "0" },
+    postgres: { type: "boolean", default: false },
     "db-url": { type: "string" },
   },
 });
+const pgUrl = values["db-url"] ?? (values.postgres ? Deno.env.get("MEMA_TEST_PG_URL") : undefined);
+if (values.postgres && pgUrl === undefined) throw new Error("--postgres needs MEMA_TEST_PG_URL");
 const memories = Number(values.memories);
 const rounds = Number(values.rounds);
 const dir = Deno.makeTempDirSync({ prefix: "mema-import-paths-" });
@@ -47,8 +52,8 @@ function cpuMs(): number {
 
 /** A fresh library for one run, and how to throw it away. */
 async function freshLibrary(run: number): Promise<{ store: Store; drop(): Promise<void> }> {
-  if (values["db-url"]) {
-    const scratch = await createScratchDatabase(values["db-url"]);
+  if (pgUrl !== undefined) {
+    const scratch = await createScratchDatabase(pgUrl);
     const store = await openPostgresAsStore(scratch.url);
     return {
       store,
@@ -131,7 +136,11 @@ try {
     `bulk ÷ one by one: ${(rate("bulk", "wallMs") / rate("one by one", "wallMs")).toFixed(2)}× ` +
       `wall, ${(rate("bulk", "cpuMs") / rate("one by one", "cpuMs")).toFixed(2)}× per CPU-second` +
       ` (${
-        values["db-url"] ? "PostgreSQL" : values.into ? `into a copy of ${values.into}` : "SQLite"
+        pgUrl !== undefined
+          ? "PostgreSQL"
+          : values.into
+          ? `into a copy of ${values.into}`
+          : "SQLite"
       }, load ${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")})`,
   );
   console.log(
