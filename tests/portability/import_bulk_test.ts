@@ -259,10 +259,11 @@ for (const backend of BACKENDS) {
     sanitizeOps: backend.name !== "postgres",
     sanitizeResources: backend.name !== "postgres",
     async fn() {
+      // Every time from here on is this run's, the stores' own creation included.
+      const since = Date.now() - 1000;
       const dir = Deno.makeTempDirSync({ prefix: "mema-import-bulk-" });
       const { stores, close } = await backend.open(dir);
       try {
-        const since = Date.now() - 1000;
         const [bulk, oneByOne] = stores.map((store) => contextOf(store, dir));
         const options: ImportOptions = { defaultWorkspace: "notes" };
         for (const ctx of [bulk, oneByOne]) {
