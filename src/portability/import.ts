@@ -160,26 +160,36 @@ export type ImportFeed =
   | Iterable<ImportUnit | SkippedSource>
   | AsyncIterable<ImportUnit | SkippedSource>;
 
-/** The feed in batches of about {@linkcode IMPORT_BATCH_MEMORIES}; skipped pieces go to `skipped`. */
-async function* batchesOf(
-  feed: ImportFeed,
-  skipped: SkippedSource[],
-): AsyncGenerator<ImportUnit[]> {
-  let batch: ImportUnit[] = [];
+/** A batch of units and the pieces the reader skipped since the batch before it. */
+interface FeedBatch {
+  units: ImportUnit[];
+  skipped: SkippedSource[];
+}
+
+/**
+ * The feed in batches of about {@linkcode IMPORT_BATCH_MEMORIES}, each carrying the pieces
+ * skipped while it was read, so the report lists them in the order the file gives them even
+ * when the next batch is read ahead; skipped pieces after the last unit go to `leftover`.
+ */
+async function* batchesOf(feed: ImportFeed, leftover: SkippedSource[]): AsyncGenerator<FeedBatch> {
+  let batch: FeedBatch = { units: [], skipped: [] };
   let size = 0;
   for await (const entry of feed) {
     if (!("items" in entry)) {
-      skipped.push(entry);
+      batch.skipped.push(entry);
       continue;
     }
     if (size > 0 && size + entry.items.length > IMPORT_BATCH_MEMORIES) {
+      // Skipped pieces read since the batch's last unit are reported with it, as before.
+      const next: FeedBatch = { units: [], skipped: [] };
       yield batch;
-      [batch, size] = [[], 0];
+      [batch, size] = [next, 0];
     }
-    batch.push(entry);
+    batch.units.push(entry);
     size += entry.items.length;
   }
-  if (batch.length > 0) yield batch;
+  if (batch.units.length > 0) yield batch;
+  else leftover.push(...batch.skipped);
 }
 
 /**
@@ -282,9 +292,10 @@ export async function importUnits(
           });
         }
         ran = true;
-        for await (const batch of batches) {
+        for await (const { units, skipped } of batches) {
+          report.skipped.push(...skipped);
           const events = ctx.events.batch();
-          tally(batch, await applyBatch({ ...ctx, events }, batch, idMap, options));
+          tally(units, await applyBatch({ ...ctx, events }, units, idMap, options));
           await events.settleBatch(ctx.store);
         }
         throw new DryRunRollback();
@@ -296,7 +307,12 @@ export async function importUnits(
   }
   await ctx.store.spaceCheckpoints(IMPORT_CHECKPOINT_PAGES);
   try {
-    await writeBatches(ctx, withLast(batches), { idMap, options, tally });
+    await writeBatches(ctx, withLast(batches), {
+      idMap,
+      options,
+      skipped: report.skipped,
+      tally,
+    });
   } finally {
     await ctx.store.spaceCheckpoints(undefined);
   }
@@ -306,15 +322,17 @@ export async function importUnits(
 /** Writes each batch in its own transaction; `tally` counts what it did once it commits. */
 async function writeBatches(
   ctx: ServiceContext,
-  batches: AsyncIterable<{ value: ImportUnit[]; last: boolean }>,
+  batches: AsyncIterable<{ value: FeedBatch; last: boolean }>,
   state: {
     idMap: ImportedIds;
     options: ImportOptions;
+    skipped: SkippedSource[];
     tally: (batch: ImportUnit[], results: BatchResults) => void;
   },
 ): Promise<void> {
   const { idMap, options, tally } = state;
-  for await (const { value: batch, last } of batches) {
+  for await (const { value: { units: batch, skipped }, last } of batches) {
+    state.skipped.push(...skipped);
     let results: BatchResults = [];
     let batchIds = new BatchIds(idMap);
     await ctx.store.write(async () => {

@@ -314,3 +314,32 @@ for (const backend of BACKENDS) {
     },
   });
 }
+
+Deno.test("skipped lines are reported in file order across batches, the next batch read ahead", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "mema-import-order-" });
+  const store = await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache`, skipVec: true });
+  try {
+    // Line 300 is refused by the write path (batch 1), line 900 cannot be read (batch 2).
+    const lines = Array.from({ length: 1_200 }, (_, index) => {
+      const n = index + 1;
+      if (n === 300) return line({ subject: "empty", content: "  " });
+      if (n === 900) return "{broken";
+      return line({ subject: `fact ${n}`, content: `Fact number ${n} of the file.` });
+    });
+    const read = jsonlUnits(lines.join("\n"), "facts.jsonl");
+    const feed = [
+      ...read.units,
+      ...read.errors.map((error) => ({
+        path: "facts.jsonl",
+        line: error.line,
+        reason: error.message,
+      })),
+    ].sort((a, b) => a.line - b.line);
+    const report = await importUnits(contextOf(store, dir), feed, {});
+    assert.deepEqual(report.skipped.map((skip) => skip.line), [300, 900]);
+    assert.equal(report.created, 1_198);
+  } finally {
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
