@@ -180,7 +180,7 @@ async function* batchesOf(feed: ImportFeed, leftover: SkippedSource[]): AsyncGen
       continue;
     }
     if (size > 0 && size + entry.items.length > IMPORT_BATCH_MEMORIES) {
-      // Skipped pieces read since the batch's last unit are reported with it, as before.
+      // Pieces skipped after the batch's last unit were read before it was handed on: its own.
       const next: FeedBatch = { units: [], skipped: [] };
       yield batch;
       [batch, size] = [next, 0];
@@ -196,7 +196,7 @@ async function* batchesOf(feed: ImportFeed, leftover: SkippedSource[]): AsyncGen
  * Each batch with whether it is the feed's last (read one batch ahead). Only the last batch's
  * commit waits for the disk: an earlier commit reaches it with the next synced one, in order, so
  * a power loss mid-import loses a suffix of batches that importing the file again restores
- * (a sync per batch was ~18% of a 50k import's wall time at 1M, docs/benchmarks.md).
+ * (commits with their syncs and checkpoints were ~18% of a 50k import's wall time at 1M).
  */
 async function* withLast<T>(items: AsyncIterable<T>): AsyncGenerator<{ value: T; last: boolean }> {
   let held: { value: T } | undefined;
