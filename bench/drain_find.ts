@@ -13,7 +13,8 @@
  *   deno run -A bench/drain_find.ts --db PATH [--queries 200] [--chunks 40] [--drain-seconds 60]
  *
  * Prints p50/p95/max per pass and each pass's p95 against the mean of the idle passes', members
- * checked per second during each pass and in the drains without requests. Writes
+ * checked per second during each pass and in the drains without requests (there per second and
+ * per CPU-second of the server). Writes
  * bench/results/drain_find.json. Never asserts.
  * @module
  */
@@ -27,6 +28,7 @@ import { startMemaServer } from "./helpers/mcp_server.ts";
 import {
   machineFacts,
   markdownTable,
+  processCpuMs,
   summarize,
   timedAsync,
   writeResult,
@@ -138,11 +140,23 @@ try {
     await queueBacklog(store, planned, offset);
     offset += chunks;
     const before = queuedMembers();
+    // The server's own CPU time as well: on a loaded machine its wall rate carries the wait for
+    // a core, its rate per CPU-second does not.
+    const cpu0 = server.pid === undefined ? undefined : processCpuMs(server.pid);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const cpu1 = server.pid === undefined ? undefined : processCpuMs(server.pid);
     const after = queuedMembers();
     clearChecks();
     const drained = before.planned + before.alone - after.planned - after.alone;
-    drains.push({ backlog: name, seconds, checked: drained, per_s: Math.round(drained / seconds) });
+    const cpuSeconds = cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / 1000;
+    drains.push({
+      backlog: name,
+      seconds,
+      checked: drained,
+      per_s: Math.round(drained / seconds),
+      server_cpu_s: cpuSeconds === undefined ? null : Number(cpuSeconds.toFixed(1)),
+      per_cpu_s: cpuSeconds ? Math.round(drained / cpuSeconds) : null,
+    });
     console.error(JSON.stringify(drains.at(-1)));
   };
   await pass("warm-up");

@@ -29,6 +29,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { serverBinDir, startCluster, type TestCluster } from "../scripts/test_postgres.ts";
 import { createScratchDatabase, type ScratchDatabase } from "../src/store/postgres/scratch.ts";
 import { buildLocomoLibrary, type LibraryMemory } from "./helpers/locomo_library.ts";
+import { machineCpuMs, postmasterOf, processCpuMs, ProcessTreeCpu } from "./helpers/process_cpu.ts";
 import { connectHttp, type HttpServer, startHttpServer } from "./helpers/mema_http.ts";
 import {
   type BulkPath,
@@ -84,6 +85,59 @@ interface Side {
   errors: Record<Operation, number>;
   preload?: { memories: number; seconds: number; per_s: number; active?: number };
   settle?: string;
+  /** CPU milliseconds used during each operation's phases, by who used them. */
+  cpu: Record<Operation, CpuTally>;
+}
+
+/** CPU milliseconds spent during the phases of one operation. */
+interface CpuTally {
+  /** Each mema server of the side. */
+  servers: number[];
+  /** The PostgreSQL cluster (postmaster and every backend). */
+  postgres: number;
+  /** This process: the benchmark's MCP clients. */
+  client: number;
+  /** The whole machine: busy, and busy plus idle (every core). */
+  machineBusy: number;
+  machineTotal: number;
+}
+
+/** Where the CPU readings come from: the PostgreSQL cluster, when it runs on this machine. */
+let postgresCpu: ProcessTreeCpu | undefined;
+
+function cpuReading(side: Side): CpuTally {
+  const machine = machineCpuMs();
+  return {
+    servers: side.servers.map((server) => processCpuMs(server.child.pid)),
+    postgres: postgresCpu?.read() ?? 0,
+    client: processCpuMs(Deno.pid),
+    machineBusy: machine.busy,
+    machineTotal: machine.total,
+  };
+}
+
+function addCpu(into: CpuTally, before: CpuTally, after: CpuTally): void {
+  into.servers = after.servers.map((ms, i) => (into.servers[i] ?? 0) + ms - before.servers[i]);
+  into.postgres += after.postgres - before.postgres;
+  into.client += after.client - before.client;
+  into.machineBusy += after.machineBusy - before.machineBusy;
+  into.machineTotal += after.machineTotal - before.machineTotal;
+}
+
+/** CPU per call of one operation: each server's, PostgreSQL's, the clients', the machine's. */
+function cpuPerCall(side: Side, operation: Operation): Record<string, unknown> {
+  const tally = side.cpu[operation];
+  const calls = operation === "find" ? side.found.calls : side.remembered.calls;
+  const per = (ms: number) => Number((ms / Math.max(1, calls)).toFixed(2));
+  return {
+    calls,
+    servers_ms: per(tally.servers.reduce((sum, ms) => sum + ms, 0)),
+    each_server_ms: tally.servers.map(per),
+    postgres_ms: per(tally.postgres),
+    client_ms: per(tally.client),
+    machine_busy_share: Number((tally.machineBusy / Math.max(1, tally.machineTotal)).toFixed(2)),
+    machine_busy_ms: per(tally.machineBusy),
+  };
 }
 
 function log(message: string): void {
@@ -192,6 +246,7 @@ async function measure(
   const deadline = started + options.seconds * 1000;
   let calls = 0;
   let n = Math.floor(Math.random() * 1_000);
+  const before = cpuReading(side);
   await Promise.all(side.clients.map(async (client) => {
     while (performance.now() < deadline) {
       const args = argumentsFor(side, operation, options.pool, n++);
@@ -204,6 +259,7 @@ async function measure(
     }
   }));
   const seconds = (performance.now() - started) / 1000;
+  addCpu(side.cpu[operation], before, cpuReading(side));
   const tally = operation === "find" ? side.found : side.remembered;
   tally.calls += calls;
   tally.seconds += seconds;
@@ -391,7 +447,12 @@ function newSide(backend: Backend): Side {
     remembered: { calls: 0, seconds: 0 },
     found: { calls: 0, seconds: 0 },
     errors: { find: 0, remember: 0 },
+    cpu: { find: emptyCpu(), remember: emptyCpu() },
   };
+}
+
+function emptyCpu(): CpuTally {
+  return { servers: [], postgres: 0, client: 0, machineBusy: 0, machineTotal: 0 };
 }
 
 async function main(): Promise<void> {
@@ -411,6 +472,10 @@ async function main(): Promise<void> {
   try {
     const scratch = await createScratchDatabase(url);
     scratches.push(scratch);
+    const socketDir = new URL(url).searchParams.get("host");
+    const postmaster = socketDir ? postmasterOf(socketDir) : undefined;
+    if (postmaster !== undefined) postgresCpu = new ProcessTreeCpu(postmaster);
+    else log("PostgreSQL's processes not found on this machine: its CPU is not counted");
     sqlite.servers.push(await startHttpServer({ MEMA_DB_PATH: `${dir}/mema.sqlite3` }));
     for (let i = 0; i < options.pgServers; i++) {
       pg.servers.push(await startHttpServer({ MEMA_DB_URL: scratch.url }));
@@ -428,6 +493,7 @@ async function main(): Promise<void> {
       await measure(side, "find", { seconds: 2, pool });
       side.latencies.find = [];
       side.found = { calls: 0, seconds: 0 };
+      side.cpu.find = emptyCpu();
     }
     for (let round = 0; round < options.rounds; round++) {
       const order = round % 2 === 0 ? [sqlite, pg] : [pg, sqlite];
@@ -471,6 +537,21 @@ async function main(): Promise<void> {
     console.log(`machine: ${machine.cpu}, ${machine.cores} cores, load ${machine.loadavg_at_end}`);
     console.log(`settle: SQLite ${sqlite.settle}; PostgreSQL ${pg.settle}\n`);
     console.log(markdownTable(rows));
+    const cpu = {
+      sqlite: { find: cpuPerCall(sqlite, "find"), remember: cpuPerCall(sqlite, "remember") },
+      postgresql: { find: cpuPerCall(pg, "find"), remember: cpuPerCall(pg, "remember") },
+    };
+    console.log(
+      "\nCPU ms per call (servers summed; machine = every process, busy share of all cores)\n",
+    );
+    console.log(markdownTable(
+      (["sqlite", "postgresql"] as const).flatMap((backend) =>
+        (["find", "remember"] as const).map((operation) => {
+          const { each_server_ms: _each, ...row } = cpu[backend][operation];
+          return { backend, operation, ...row };
+        })
+      ),
+    ));
     const path = writeResult(options.label, {
       benchmark: "team_load",
       options,
@@ -480,6 +561,7 @@ async function main(): Promise<void> {
       settle: { sqlite: sqlite.settle, postgresql: pg.settle },
       latency_ms: stats,
       rows,
+      cpu_ms_per_call: cpu,
       recall_at_10: recall,
     });
     log(`wrote ${path}`);

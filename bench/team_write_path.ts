@@ -26,6 +26,7 @@ import { openPostgresAsStore } from "../src/store/postgres/app_store.ts";
 import { createScratchDatabase } from "../src/store/postgres/scratch.ts";
 import { buildLocomoLibrary, type LibraryMemory } from "./helpers/locomo_library.ts";
 import { machineFacts, markdownTable, summarize, writeResult } from "./helpers/stats.ts";
+import { postmasterOf, processCpuMs, ProcessTreeCpu } from "./helpers/process_cpu.ts";
 
 const WORKSPACE = "team";
 /** Facts per `rememberMany` call, as `batch_remember` takes them. */
@@ -36,6 +37,10 @@ interface Figures {
   writes_per_s: number;
   remember_p50_ms: number;
   remember_p95_ms: number;
+  /** CPU of this process (the writers and the store) per write. */
+  process_cpu_ms_per_write: number;
+  /** CPU of the PostgreSQL cluster per write (0 on SQLite, or when it runs elsewhere). */
+  postgres_cpu_ms_per_write: number;
 }
 
 function contextOf(store: Store, dir: string, n: number): ServiceContext {
@@ -66,7 +71,7 @@ function input(memory: LibraryMemory) {
 async function measure(
   contexts: ServiceContext[],
   library: { memories: LibraryMemory[]; extra: LibraryMemory[] },
-  options: { writers: number; seconds: number },
+  options: { writers: number; seconds: number; postgres?: ProcessTreeCpu },
 ): Promise<Figures> {
   const loadStarted = performance.now();
   for (let at = 0; at < library.memories.length; at += BATCH) {
@@ -75,6 +80,7 @@ async function measure(
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = { process: processCpuMs(Deno.pid), postgres: options.postgres?.read() ?? 0 };
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   await Promise.all(Array.from({ length: options.writers }, async (_, n) => {
@@ -87,13 +93,23 @@ async function measure(
     }
   }));
   const seconds = (performance.now() - started) / 1000;
+  const perWrite = (ms: number) => Number((ms / Math.max(1, latencies.length)).toFixed(2));
   const summary = summarize(latencies);
   return {
+    process_cpu_ms_per_write: perWrite(processCpuMs(Deno.pid) - cpuBefore.process),
+    postgres_cpu_ms_per_write: perWrite((options.postgres?.read() ?? 0) - cpuBefore.postgres),
     preload_per_s: Math.round(library.memories.length / loadSeconds),
     writes_per_s: Math.round(latencies.length / seconds),
     remember_p50_ms: summary.p50,
     remember_p95_ms: summary.p95,
   };
+}
+
+/** The CPU counter of the PostgreSQL cluster at `url`, when it runs on this machine. */
+function postgresCpu(url: string): ProcessTreeCpu | undefined {
+  const socketDir = new URL(url).searchParams.get("host");
+  const postmaster = socketDir ? postmasterOf(socketDir) : undefined;
+  return postmaster === undefined ? undefined : new ProcessTreeCpu(postmaster);
 }
 
 async function main(): Promise<void> {
@@ -145,7 +161,7 @@ async function main(): Promise<void> {
         figures.postgresql = await measure(
           opened.map((store, n) => contextOf(store, dir, n)),
           library,
-          { writers, seconds },
+          { writers, seconds, postgres: postgresCpu(url) },
         );
       } finally {
         for (const store of opened) await store.close();

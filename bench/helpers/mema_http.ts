@@ -45,7 +45,18 @@ export async function startHttpServer(
   const owned = options.home === undefined;
   const home = options.home ?? Deno.makeTempDirSync({ prefix: "mema-bench-http-" });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", `${ROOT}/main.ts`, "serve", "--http", "--port", "0"],
+    args: [
+      "run",
+      "--allow-all",
+      "--quiet",
+      // e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile the servers under load.
+      ...(Deno.env.get("MEMA_BENCH_SERVER_FLAGS")?.split(" ").filter(Boolean) ?? []),
+      `${ROOT}/main.ts`,
+      "serve",
+      "--http",
+      "--port",
+      "0",
+    ],
     env: {
       HOME: home,
       XDG_CONFIG_HOME: `${home}/config`,

@@ -274,7 +274,7 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         }
         const started = await startEvidenceWorker(store, index, {
           [DETECT_JOB_KIND]: async (job) => {
-            await detectConflicts(ctx, Number(job.payload.memory_id), stages);
+            await detectConflicts(ctx, Number(job.payload.memory_id), stages, memo);
           },
           [DETECT_BATCH_JOB_KIND]: async (job) => {
             await runBatchCheck(ctx, job, { stages, memo });

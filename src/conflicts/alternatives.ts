@@ -16,6 +16,8 @@
  * ```
  * @module
  */
+import { BoundedMap } from "../platform/bounded_map.ts";
+import { RULE_TEXT_READS_KEPT } from "./constants.ts";
 import { ALTERNATIVE_CHANGE_MARKERS, EXCLUSIVE_ALTERNATIVES, STOPWORDS } from "./lexicon.ts";
 import { stem } from "./sentence.ts";
 
@@ -76,9 +78,28 @@ function attributive(text: string, match: RegExpMatchArray): boolean {
     !MARKERS.some((marker) => marker.test(next[1]));
 }
 
-/** The members of each group a row names, with the words left once they are cut out. */
-function named(text: string): { group: string; member: number; phrase: string; rest: string }[] {
-  const found: { group: string; member: number; phrase: string; rest: string }[] = [];
+/** A member of an exclusive group a row names, with the words left once it is cut out. */
+interface NamedMember {
+  group: string;
+  member: number;
+  phrase: string;
+  rest: string;
+}
+
+/** Rows read recently: a row is compared with the rows of several neighbours. */
+const NAMED_READS = new BoundedMap<string, readonly NamedMember[]>(RULE_TEXT_READS_KEPT);
+
+/** The members of each group a row names (shared readings: callers must not change them). */
+function named(text: string): readonly NamedMember[] {
+  const known = NAMED_READS.get(text);
+  if (known) return known;
+  const found = namedOnce(text);
+  NAMED_READS.set(text, found);
+  return found;
+}
+
+function namedOnce(text: string): NamedMember[] {
+  const found: NamedMember[] = [];
   const lower = text.toLowerCase();
   for (const { group, members } of GROUPS) {
     members.forEach((phrases, member) => {

@@ -85,6 +85,7 @@ import {
 } from "./constants_pipeline.ts";
 import {
   type CheckFindings,
+  currentRecord,
   type DetectionMemo,
   type DetectionStages,
   findSuspects,
@@ -188,7 +189,7 @@ export async function runBatchCheck(
       sliceMs = sliceBudget();
     }
     checked++;
-    const current = await store.read(async () => await store.getMemory(memoryId));
+    const current = await store.read(async () => await currentRecord(store, memoryId));
     // A later version queued its own check; a retired or purged memory needs none.
     if (current?.version !== version || current.status !== "active") {
       skipped++;
@@ -215,7 +216,7 @@ export async function runBatchCheck(
       // The run's findings, its continuation and the end of its job commit together.
       if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
       return opened;
-    }, { durable: false });
+    }, { durable: false, concurrent: true });
   } catch (error) {
     if (!(error instanceof LeaseLost)) throw error;
     return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };

@@ -20,7 +20,12 @@
  * ```
  * @module
  */
-import { RULE_REVERSAL_MIN_FRAME, RULE_REVERSAL_ONE_WAY_MIN_FRAME } from "./constants.ts";
+import { BoundedMap } from "../platform/bounded_map.ts";
+import {
+  RULE_REVERSAL_MIN_FRAME,
+  RULE_REVERSAL_ONE_WAY_MIN_FRAME,
+  RULE_TEXT_READS_KEPT,
+} from "./constants.ts";
 import { STOPWORDS } from "./lexicon.ts";
 import { stem } from "./sentence.ts";
 
@@ -97,8 +102,19 @@ function contentWords(text: string): string[] {
   });
 }
 
-/** Reads what a row takes and turns down. */
-export function readChoices(text: string): Choices {
+/** Rows read recently: a row is compared with the rows of several neighbours. */
+const CHOICE_READS = new BoundedMap<string, Readonly<Choices>>(RULE_TEXT_READS_KEPT);
+
+/** Reads what a row takes and turns down (shared readings: callers must not change them). */
+export function readChoices(text: string): Readonly<Choices> {
+  const known = CHOICE_READS.get(text);
+  if (known) return known;
+  const choices = readChoicesOnce(text);
+  CHOICE_READS.set(text, choices);
+  return choices;
+}
+
+function readChoicesOnce(text: string): Choices {
   const taken = new Set<string>();
   const refused = new Set<string>();
   const surface = new Map<string, string>();

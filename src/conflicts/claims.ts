@@ -19,7 +19,8 @@
  * ```
  * @module
  */
-import { CLAIM_MIN_WORDS } from "./constants.ts";
+import { BoundedMap } from "../platform/bounded_map.ts";
+import { CLAIM_MIN_WORDS, CLAIM_READS_KEPT } from "./constants.ts";
 
 /** A row's text ready for the rule stage, or why it states no fact. */
 export interface Claim {
@@ -229,8 +230,22 @@ export function withoutIdentifiers(text: string): string {
   return text.replace(IDENTIFIERS, " ").replace(/\(\s*\)/gu, " ").replace(/\s+/gu, " ").trim();
 }
 
+/**
+ * Rows read recently: a conflict check reads each neighbour row once to keep its claims and
+ * again when the rule stage compares it (`readSide` in rules.ts). Readings are shared, frozen.
+ */
+const CLAIM_READS = new BoundedMap<string, Readonly<Claim>>(CLAIM_READS_KEPT);
+
 /** Strips a speaker label; says when the rest is a question or too short to claim anything. */
-export function readClaim(row: string): Claim {
+export function readClaim(row: string): Readonly<Claim> {
+  const known = CLAIM_READS.get(row);
+  if (known) return known;
+  const claim = Object.freeze(readClaimOnce(row));
+  CLAIM_READS.set(row, claim);
+  return claim;
+}
+
+function readClaimOnce(row: string): Claim {
   const { prose, markup } = proseOf(row);
   if (markup) return { text: row, notAClaim: markup };
   const text = plainText(prose).replace(SPEAKER_LABEL, "").replace(VOCATIVE, "$1").replace(

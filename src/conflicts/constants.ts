@@ -168,6 +168,19 @@ export const JUDGE_BOTH_DIRECTIONS = true;
  * three words or more ("Alex eats meat.").
  */
 export const CLAIM_MIN_WORDS = 3;
+/**
+ * Readings of rows kept by `readClaim` (claims.ts): a check reads a neighbour's rows to keep
+ * its claims, then the rule stage reads the ones it compares again. At 1M LoCoMo memories a
+ * chunk's checks read ~2,000 neighbours of ~2 rows (bench/planned_checks.ts), so 4,096 holds
+ * a chunk's worth, like the rule stage's own cache of readings (READ_CACHE_MAX in rules.ts).
+ */
+export const CLAIM_READS_KEPT = 4_096;
+/**
+ * Per-text readings the rule stage's pair tests keep (the choices a row takes and turns down,
+ * the exclusive alternatives it names): a check compares each of its rows with every
+ * neighbour's, and the rows of a chunk's checks fit in 4,096 as the claims do.
+ */
+export const RULE_TEXT_READS_KEPT = 4_096;
 
 /**
  * A free-word value ("Jira" vs "Linear", "tabs" vs "spaces") counts only inside a frame of

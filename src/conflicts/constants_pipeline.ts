@@ -32,6 +32,19 @@ export const NOTICE_SYNC_WAIT_MS = 3000;
  * caller may see (others belong to other workspaces and wait for their own callers).
  */
 export const STRICT_NOTICE_WINDOW = 200;
+/**
+ * The key (`claimKeys`) a check's unit claims before it records its findings (conflict groups
+ * and their notices): on a shared database those units run beside remembers, and one at a time
+ * among themselves, so a pair is recorded once and an open group is joined by one at a time.
+ */
+export const CONFLICT_TABLES_KEY = "conflict-tables";
+/**
+ * The key a response's unit claims before it marks notices told: tellers run one at a time, so
+ * a notice is told once. Not {@linkcode CONFLICT_TABLES_KEY}: a response would wait for every
+ * check recording its findings (most answers of a busy library tell something), and a notice a
+ * check commits meanwhile is simply told by a later answer.
+ */
+export const NOTICE_TELLING_KEY = "notice-telling";
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
 /** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */

@@ -50,9 +50,10 @@ import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/query_terms.ts";
-import type { ConflictMember, MemoryRecord, Store } from "../store/mod.ts";
+import type { ConflictMember, EvidenceRowRecord, MemoryRecord, Store } from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
+  CONFLICT_TABLES_KEY,
   DETECT_JUDGE_MIN_SHARED_SHARE,
   DETECT_JUDGE_MIN_SIMILARITY,
   DETECT_MAX_CONTENT_CHARS,
@@ -87,6 +88,8 @@ export interface VectorNeighbour {
 export interface VectorNeighbours {
   /** Active memories in `workspaces` near `text`, best first; [] when the index cannot answer. */
   near(text: string, workspaces: string[] | undefined): Promise<VectorNeighbour[]>;
+  /** False when `near` cannot answer now (no embedding model): the check then skips it. */
+  searchable?(): Promise<boolean>;
 }
 
 /** One content row with its offsets. */
@@ -100,9 +103,14 @@ export interface RowView {
 
 /** The content rows of a memory's current version (stored, or cut now). */
 export async function rowsOf(store: Store, memory: MemoryRecord): Promise<RowView[]> {
-  const stored = (await store.rowsOfMemory(memory.id)).filter((row) => row.kind !== "subject");
-  const rows = stored.length > 0
-    ? stored
+  return rowViews(memory, await store.rowsOfMemory(memory.id));
+}
+
+/** A memory's content rows from its stored evidence rows, or cut now when none are stored. */
+function rowViews(memory: MemoryRecord, stored: readonly EvidenceRowRecord[]): RowView[] {
+  const content = stored.filter((row) => row.kind !== "subject");
+  const rows = content.length > 0
+    ? content
     : evidenceRowsFor(memory.subject, memory.content).filter((row) => row.kind !== "subject");
   return rows.map((row) => ({
     text: row.text,
@@ -201,15 +209,44 @@ export async function claimRowsOf(
   memory: MemoryRecord,
   memo?: DetectionMemo,
 ): Promise<ClaimRow[]> {
-  const key = `${memory.id}:v${memory.version}`;
+  const key = claimsKey(memory);
   const known = memo?.claims.get(key);
   if (known) return known;
-  const code = markupSpans(memory.content);
-  const claims = (await rowsOf(store, memory)).slice(0, DETECT_MAX_ROWS)
-    .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
-    .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
+  const claims = claimsAmong(memory, await rowsOf(store, memory));
   memo?.claims.set(key, claims);
   return claims;
+}
+
+function claimsKey(memory: MemoryRecord): string {
+  return `${memory.id}:v${memory.version}`;
+}
+
+/** The claims among a memory's rows, with their terms. */
+function claimsAmong(memory: MemoryRecord, rows: readonly RowView[]): ClaimRow[] {
+  const code = markupSpans(memory.content);
+  return rows.slice(0, DETECT_MAX_ROWS)
+    .filter((row) => !markupRow(row, code) && !readClaim(row.text).notAClaim)
+    .map((row) => ({ row, terms: new Set(queryTerms(row.text)) }));
+}
+
+/**
+ * Reads the claim rows of `memories` not in `memo` yet with one store call (a check compares
+ * its memory with up to a dozen neighbours: on PostgreSQL one round trip instead of one each).
+ */
+export async function readClaimRows(
+  store: Store,
+  memories: readonly MemoryRecord[],
+  memo: DetectionMemo,
+): Promise<void> {
+  const missing = memories.filter((memory) => !memo.claims.has(claimsKey(memory)));
+  if (missing.length === 0) return;
+  const stored = await store.rowsOfMemories(missing.map((memory) => memory.id));
+  for (const memory of missing) {
+    memo.claims.set(
+      claimsKey(memory),
+      claimsAmong(memory, rowViews(memory, stored.get(memory.id) ?? [])),
+    );
+  }
 }
 
 /**
@@ -404,6 +441,18 @@ export interface CheckFindings {
 }
 
 /**
+ * A memory as stored now, through the store's record cache (shared, frozen): a planned check
+ * reads its memory twice or three times (the batch's currency test, then the check's reads), one
+ * query at most.
+ */
+export async function currentRecord(
+  store: Store,
+  memoryId: number,
+): Promise<MemoryRecord | undefined> {
+  return (await store.getMemories([memoryId])).get(memoryId);
+}
+
+/**
  * The read half of a check: the memory's claim rows, its neighbours (by words, and by meaning
  * when `stages.vectors` is set), and the pairs the rule stage flags. With a `memo`, claim rows
  * read before are reused and a neighbour already compared from its side without a suspect is
@@ -417,8 +466,8 @@ export async function findSuspects(
 ): Promise<CheckFindings> {
   const { store } = ctx;
   const none = { memoryId, suspects: [], checked: 0, quiet: [] };
-  const start = await store.read(async () => {
-    const memory = await store.getMemory(memoryId);
+  const opening = async () => {
+    const memory = await currentRecord(store, memoryId);
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
     }
@@ -426,68 +475,95 @@ export async function findSuspects(
     // contradict anything: no neighbour search at all.
     const claims = await claimRowsOf(store, memory, memo);
     return claims.length === 0 ? undefined : { memory, claims };
-  });
+  };
+  const vectors = stages.vectors && (await stages.vectors.searchable?.() ?? true)
+    ? stages.vectors
+    : undefined;
+  if (!vectors) {
+    // Nothing to embed between the reads: one snapshot for the whole check.
+    return await store.read(async () => {
+      const start = await opening();
+      return start ? await compareNeighbours(store, start, { stages, near: [], memo }) : none;
+    });
+  }
+  const start = await store.read(opening);
   if (!start) return none;
   const claimText = start.claims.map(({ row }) => row.text).join("\n");
   // Neighbours by meaning find rewordings that share few words ("stores its data in MySQL" /
   // "was migrated off MySQL"); the embedding runs outside any read so the store stays free.
-  const near = stages.vectors
-    ? (await stages.vectors.near(claimText, scopeOf(start.memory)))
-      .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS)
-    : [];
+  const near = (await vectors.near(claimText, scopeOf(start.memory)))
+    .filter((hit) => hit.memoryId !== memoryId).slice(0, DETECT_VECTOR_NEIGHBOURS);
   // The same lookup finds a fact repeated in other words (remember's hint sees shared words only).
   await noticeVectorDuplicate(ctx, start.memory, near);
   return await store.read(async () => {
-    const memory = await store.getMemory(memoryId);
+    const memory = await currentRecord(store, memoryId);
     if (!memory || memory.version !== start.memory.version || memory.status !== "active") {
       return none;
     }
-    const claims = start.claims;
-    const budget = { pairs: DETECT_MAX_PAIRS };
-    const suspects: SuspectPair[] = [];
-    const judgeOnly: SuspectPair[] = [];
-    const quiet: string[] = [];
-    const query = { ...memory, content: claimText };
-    const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
-    const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
-    const seen = new Set(lexical.map((neighbour) => neighbour.id));
-    const byMeaning = [
-      ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
-        .values(),
-    ].filter((neighbour) => neighbour.status === "active");
-    for (const neighbour of [...lexical, ...byMeaning]) {
-      const compared = comparedKey(memory, neighbour);
-      if (memo?.quiet.has(compared)) continue;
-      const pair = await bestPair(store, memory, neighbour, {
-        assess: stages.assess,
-        budget,
-        rowsA: claims,
-        memo,
-      });
-      let candidate: SuspectPair | undefined;
-      if (pair) suspects.push(pair);
-      else if (stages.judge) {
-        // With a judge, every close neighbour is judged, not only what the rules flag: the
-        // rules are tuned for precision offline and miss rewordings a model reads.
-        const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
-        candidate = await closestRows(store, memory, neighbour, claims, close, memo);
-        if (candidate) judgeOnly.push(candidate);
-      }
-      // A pair cut short by the budget was not fully compared.
-      if (!pair && !candidate && budget.pairs > 0) quiet.push(compared);
-      if (budget.pairs <= 0) break;
-    }
-    suspects.sort((x, y) => y.assessment.score - x.assessment.score);
-    return {
-      memoryId,
-      suspects: [
-        ...suspects.slice(0, DETECT_MAX_NOTICES),
-        ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
-      ],
-      checked: DETECT_MAX_PAIRS - budget.pairs,
-      quiet,
-    };
+    return await compareNeighbours(store, { memory, claims: start.claims }, { stages, near, memo });
   });
+}
+
+/**
+ * The rest of {@linkcode findSuspects}, inside its read: the memory's neighbours by words (and
+ * `near`, by meaning), each compared with it by the rule stage (and picked for the judge).
+ */
+async function compareNeighbours(
+  store: Store,
+  start: { memory: MemoryRecord; claims: ClaimRow[] },
+  options: { stages: DetectionStages; near: readonly VectorNeighbour[]; memo?: DetectionMemo },
+): Promise<CheckFindings> {
+  const { memory, claims } = start;
+  const { stages, near, memo } = options;
+  const claimText = claims.map(({ row }) => row.text).join("\n");
+  const budget = { pairs: DETECT_MAX_PAIRS };
+  const suspects: SuspectPair[] = [];
+  const judgeOnly: SuspectPair[] = [];
+  const quiet: string[] = [];
+  const query = { ...memory, content: claimText };
+  const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
+  const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
+  const seen = new Set(lexical.map((neighbour) => neighbour.id));
+  const byMeaning = near.length === 0 ? [] : [
+    ...(await store.getMemories(near.map((hit) => hit.memoryId).filter((id) => !seen.has(id))))
+      .values(),
+  ].filter((neighbour) => neighbour.status === "active");
+  const neighbours = [...lexical, ...byMeaning];
+  // Claim rows read once for every neighbour; a check without a memo keeps them for itself.
+  const rows = memo ?? { claims: new Map(), quiet: new Map() };
+  await readClaimRows(store, neighbours, rows);
+  for (const neighbour of neighbours) {
+    const compared = comparedKey(memory, neighbour);
+    if (memo?.quiet.has(compared)) continue;
+    const pair = await bestPair(store, memory, neighbour, {
+      assess: stages.assess,
+      budget,
+      rowsA: claims,
+      memo: rows,
+    });
+    let candidate: SuspectPair | undefined;
+    if (pair) suspects.push(pair);
+    else if (stages.judge) {
+      // With a judge, every close neighbour is judged, not only what the rules flag: the
+      // rules are tuned for precision offline and miss rewordings a model reads.
+      const close = (similarity.get(neighbour.id) ?? 0) >= DETECT_JUDGE_MIN_SIMILARITY;
+      candidate = await closestRows(store, memory, neighbour, claims, close, rows);
+      if (candidate) judgeOnly.push(candidate);
+    }
+    // A pair cut short by the budget was not fully compared.
+    if (!pair && !candidate && budget.pairs > 0) quiet.push(compared);
+    if (budget.pairs <= 0) break;
+  }
+  suspects.sort((x, y) => y.assessment.score - x.assessment.score);
+  return {
+    memoryId: memory.id,
+    suspects: [
+      ...suspects.slice(0, DETECT_MAX_NOTICES),
+      ...judgeOnly.slice(0, DETECT_MAX_JUDGE_ONLY_PAIRS),
+    ],
+    checked: DETECT_MAX_PAIRS - budget.pairs,
+    quiet,
+  };
 }
 
 /** The judge's verdict on each suspect (undefined each without a judge). */
@@ -513,6 +589,11 @@ export async function recordFindings(
 ): Promise<number[]> {
   const { store } = ctx;
   const recorded: number[] = [];
+  // A check's unit runs beside remembers (`concurrent`); units that record conflict groups and
+  // their notices run one at a time among themselves, so a pair is recorded once and an open
+  // group is joined by one of them at a time. A memory's version cannot change meanwhile:
+  // update, retire and merge run alone.
+  if (suspects.length > 0) await store.claimKeys([CONFLICT_TABLES_KEY]);
   for (const [index, pair] of suspects.entries()) {
     const verdict = verdicts[index];
     if (verdict?.verdict === "no_conflict") continue;
@@ -528,13 +609,19 @@ export async function recordFindings(
   return recorded;
 }
 
-/** Runs detection for one memory's current version. */
+/**
+ * Runs detection for one memory's current version. With a `memo` (the job worker's, shared
+ * with the planned checks of batch_check.ts), claim rows read by earlier checks are reused and
+ * a pair of versions an earlier check compared without a suspect is not compared again: the
+ * checks of one conversation's turns meet the same neighbours.
+ */
 export async function detectConflicts(
   ctx: ServiceContext,
   memoryId: number,
   stages: DetectionStages,
+  memo?: DetectionMemo,
 ): Promise<DetectionReport> {
-  const found = await findSuspects(ctx, memoryId, stages);
+  const found = await findSuspects(ctx, memoryId, stages, memo);
   const report = {
     memoryId,
     pairsChecked: found.checked,
@@ -542,13 +629,22 @@ export async function detectConflicts(
     recorded: [] as number[],
   };
   // Most writes have no suspect: no transaction (and no fsync) for them.
-  if (found.suspects.length === 0) return report;
+  if (found.suspects.length === 0) {
+    rememberQuiet(memo, found);
+    return report;
+  }
   const verdicts = await judgeSuspects(stages, found.suspects);
   // Findings of a queued check: a power cut that loses them loses the job's completion
   // too (WAL keeps commit order), so the check runs again.
   report.recorded = await ctx.store.write(
     async () => await recordFindings(ctx, found.suspects, verdicts),
-    { durable: false },
+    { durable: false, concurrent: true },
   );
+  rememberQuiet(memo, found);
   return report;
+}
+
+/** Keeps the pairs a check compared without a suspect, once what it found is committed. */
+function rememberQuiet(memo: DetectionMemo | undefined, found: CheckFindings): void {
+  for (const key of found.quiet) memo?.quiet.set(key, true);
 }

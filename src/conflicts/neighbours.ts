@@ -51,6 +51,7 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
     return backlog > DETECT_VECTOR_BACKLOG_MAX;
   };
   return {
+    searchable: () => semantic.searchable(),
     async near(text, workspaces) {
       if (await bulkBacklog()) return [];
       if ((await semantic.searchable())) await semantic.awaitQuietLoad();

@@ -33,6 +33,7 @@ import type { NoticeFilter, NoticeRecord, NoticeStatus } from "../store/mod.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { isStrict, strictWorkspace } from "../workspaces/access.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
+import { NOTICE_TELLING_KEY } from "./constants_pipeline.ts";
 import {
   NOTICE_BODIES_PER_WRITE,
   NOTICE_BULK_MAX,
@@ -126,6 +127,7 @@ export async function takeNotices(ctx: ServiceContext): Promise<Record<string, u
     // Marking them delivered needs no disk sync of its own: a power cut that loses the mark
     // tells the same count again, and the next acknowledged write makes it durable anyway.
     return await store.write(async () => {
+      await store.claimKeys([NOTICE_TELLING_KEY]);
       const told = await store.conflicts.countNotices(fresh);
       if (told.total === 0) return [];
       await store.conflicts.setNoticesWhere(fresh, {
@@ -149,7 +151,7 @@ export async function takeNotices(ctx: ServiceContext): Promise<Record<string, u
           `${unhandled} not yet dismissed or resolved. List them with the call in "list".`,
         list: LIST_NOTICES_CALL,
       }];
-    }, { durable: false });
+    }, { durable: false, concurrent: true });
   } catch {
     // A database that cannot be written still answers; the summary waits for the next one.
     return [];
@@ -169,6 +171,7 @@ export async function takeOwnNotices(
   try {
     if (!await store.hasPendingNotices()) return [];
     return await store.write(async () => {
+      await store.claimKeys([NOTICE_TELLING_KEY]);
       const own = (await store.conflicts.noticesWhere(
         { statuses: ["pending"], memoryId, ...callerScope(ctx) },
         { limit: NOTICE_BULK_MAX, offset: 0 },
@@ -184,7 +187,7 @@ export async function takeOwnNotices(
         now: nowIso(),
       });
       return own.map((notice) => presentNotice({ ...notice, status: "delivered" }));
-    }, { durable: false });
+    }, { durable: false, concurrent: true });
   } catch {
     return [];
   }

@@ -32,7 +32,11 @@ import {
 } from "./lexicon.ts";
 import { normalizeNumerals } from "../text/numerals.ts";
 import { extractValues, type SentenceValue } from "./values.ts";
-import { RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE, STEM_CACHE_MAX } from "./constants.ts";
+import {
+  RULE_DERIVED_MIN_BASE as DERIVED_MIN_BASE,
+  RULE_TEXT_READS_KEPT,
+  STEM_CACHE_MAX,
+} from "./constants.ts";
 
 /** Stems by word ({@link stem}): chat repeats its words, and the duplicate test stems them all. */
 const STEMS = new BoundedMap<string, string>(STEM_CACHE_MAX);
@@ -395,6 +399,18 @@ const ORIGINAL_WORD = /[\p{L}\p{N}_][\p{L}\p{N}_.+\-'’]*/gu;
  */
 export function ownWords(text: string, token: string): string | undefined {
   if (token === VALUE_SLOT || token === "") return undefined;
+  // A check quotes the words each of its rows shares with every neighbour's.
+  const key = `${token}\u0000${text}`;
+  if (OWN_WORDS.has(key)) return OWN_WORDS.get(key);
+  const found = ownWordsOnce(text, token);
+  OWN_WORDS.set(key, found);
+  return found;
+}
+
+/** Words quoted recently, by token and text. */
+const OWN_WORDS = new BoundedMap<string, string | undefined>(RULE_TEXT_READS_KEPT);
+
+function ownWordsOnce(text: string, token: string): string | undefined {
   if (HAN.test(token)) return text.includes(token) ? token : undefined;
   const lower = text.toLowerCase();
   // Lower-casing keeps offsets for the scripts the reader handles; if not, quote nothing.

@@ -40,6 +40,9 @@ import {
 
 const DAY_MS = 86_400_000;
 
+/** The key (`claimKeys`) a flush of use counts claims: flushes run one at a time. */
+const USAGE_FLUSH_KEY = "usage-flush";
+
 /** How usage nudges the ranking (config `usage_ranking`). */
 export interface UsageRanking {
   /** Off: no nudge (uses are still counted). */
@@ -202,7 +205,13 @@ export class UsageLedger {
       }
       try {
         // Not synced on its own: a power cut may lose these counts, which only nudge ranking.
-        await this.#store.write((tx) => tx.addAccesses(slice), { durable: false });
+        // Beside remembers on a shared database; two servers' flushes of the same memories
+        // take turns (each locks its rows in its own order, so side by side they could
+        // deadlock).
+        await this.#store.write(async (tx) => {
+          await tx.claimKeys([USAGE_FLUSH_KEY]);
+          return await tx.addAccesses(slice);
+        }, { durable: false, concurrent: true });
       } catch (error) {
         for (const access of slice) this.#putBack(access);
         throw error;

@@ -62,6 +62,15 @@ export const TERM_CACHE_FREQUENCIES_MAX = 10_000;
  * words of at least 125 such queries.
  */
 export const TERM_CACHE_POSTINGS_MAX = 250_000;
+/**
+ * Ids of capped postings reads (a word's newest holders, when it is held by more memories than
+ * a lookup may score) kept while the database is unchanged, all lists together: 4 MB, ~4,000
+ * lists of 250. The planned conflict checks of 12,000 imported memories at 1M LoCoMo memories
+ * (bench/planned_checks.ts, 24 chunks) asked for 39,572 capped lists of 1,255 distinct words:
+ * with room for 250,000 ids 13,299 were read from the index (495 checks per CPU-second), with
+ * room for 2,500,000 only the 1,255 first reads (684 per CPU-second).
+ */
+export const TERM_CACHE_NEWEST_MAX = 1_000_000;
 
 /**
  * Rows per `INSERT` when `mema copy` or `mema upgrade` writes a table into a SQLite file

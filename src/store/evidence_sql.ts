@@ -408,6 +408,25 @@ export function selectRowsOfMemory(db: DatabaseSync, memoryId: number): Evidence
   return rows.map(toRow);
 }
 
+/**
+ * The rows of several memories' current versions, each memory's in order (one without current
+ * rows, or unknown, maps to none): the neighbours of a conflict check in one query, not one each.
+ */
+export function selectRowsOfMemories(
+  db: DatabaseSync,
+  memoryIds: readonly number[],
+): Map<number, EvidenceRowRecord[]> {
+  const out = new Map<number, EvidenceRowRecord[]>(memoryIds.map((id) => [id, []]));
+  if (memoryIds.length === 0) return out;
+  const rows = db.prepare(
+    `SELECT r.*, ${ROW_SOURCE_COLUMNS} FROM memory_rows r JOIN memories m ON m.id = r.memory_id
+     WHERE r.memory_id IN (SELECT value FROM json_each(?)) AND r.memory_version = m.version
+     ORDER BY r.memory_id, r.row_index`,
+  ).all(JSON.stringify([...new Set(memoryIds)])) as Row[];
+  for (const row of rows) out.get(Number(row.memory_id))?.push(toRow(row));
+  return out;
+}
+
 /** Row and vector coverage for status and doctor. */
 export function countEvidence(
   db: DatabaseSync,

@@ -154,6 +154,11 @@ export interface EvidenceRowsRepository {
   ): Promise<void>;
   rowsToEmbed(space: string, limit: number): Promise<evidence.EvidenceRowRecord[]>;
   rowsOfMemory(memoryId: number): Promise<evidence.EvidenceRowRecord[]>;
+  /**
+   * {@linkcode rowsOfMemory} of many memories in one call (a conflict check reads its
+   * neighbours' rows at once: one round trip on PostgreSQL instead of one per neighbour).
+   */
+  rowsOfMemories(memoryIds: readonly number[]): Promise<Map<number, evidence.EvidenceRowRecord[]>>;
   /** Rows and rows not yet embedded in `space`. */
   countRowsToEmbed(space: string | undefined): Promise<{ rows: number; pending: number }>;
   countEvidence(space: string | undefined): Promise<ReturnType<typeof evidence.countEvidence>>;

@@ -25,7 +25,11 @@
  * @module
  */
 import { BoundedMap } from "../platform/bounded_map.ts";
-import { TERM_CACHE_FREQUENCIES_MAX, TERM_CACHE_POSTINGS_MAX } from "./constants.ts";
+import {
+  TERM_CACHE_FREQUENCIES_MAX,
+  TERM_CACHE_NEWEST_MAX,
+  TERM_CACHE_POSTINGS_MAX,
+} from "./constants.ts";
 import { ALL_DOCUMENTS_TOKEN, type HeldCounts } from "./terms_sql.ts";
 
 /** The ids a postings array takes up in the bound (an empty list counts as one). */
@@ -44,6 +48,14 @@ export class TermCache {
   readonly #postings = new Map<string, { ids: Int32Array; room: Int32Array }>();
   /** Room of {@link #postings} (ids it can hold), all lists together. */
   #postingIds = 0;
+  /**
+   * The newest holders of tokens read capped (a word held by more memories than a lookup's
+   * budget), by token and then by how many were read: a conflict check reads the same words
+   * capped as the checks of its neighbours in the import did.
+   */
+  readonly #newest = new Map<string, Map<number, Int32Array>>();
+  /** Ids of {@link #newest}, all lists together. */
+  #newestIds = 0;
   /**
    * The counts of the newest memories, not folded into the vocabulary table yet
    * (src/store/terms_sql.ts): read once per stamp, not at each lookup of a word not cached.
@@ -106,6 +118,39 @@ export class TermCache {
   }
 
   /**
+   * The ids of the `newest` memories holding `token` (the highest ids), read with `load` the
+   * first time for that count (shared: callers must not change it). Kept while together they
+   * hold at most {@link TERM_CACHE_NEWEST_MAX} ids; past that the oldest leave first.
+   */
+  newestPostings(
+    stamp: string | undefined,
+    token: string,
+    newest: number,
+    load: () => Int32Array,
+  ): Int32Array {
+    if (!this.#current(stamp)) return load();
+    const counts = this.#newest.get(token);
+    const held = counts?.get(newest);
+    if (counts && held) {
+      // Moved last: the words in use stay, the least recently read leave first.
+      this.#newest.delete(token);
+      this.#newest.set(token, counts);
+      return held;
+    }
+    const list = load();
+    const size = roomOf(list);
+    if (size > TERM_CACHE_NEWEST_MAX) return list;
+    this.#evictNewest(size);
+    // Evicting may have dropped this token's other counts (and its map with them).
+    const room = this.#newest.get(token) ?? new Map<number, Int32Array>();
+    room.set(newest, list);
+    this.#newest.delete(token);
+    this.#newest.set(token, room);
+    this.#newestIds += size;
+    return list;
+  }
+
+  /**
    * Carries the answers from stamp `before` to `after` when the only memory changes between
    * the two were the insertion of `inserted` (this process's own write, counted by the store):
    * each new memory adds one to the count of every token it holds and its id to their
@@ -136,6 +181,12 @@ export class TermCache {
         }
         const frequency = this.#frequencies.get(token);
         if (frequency !== undefined) this.#frequencies.set(token, frequency + 1);
+        // A new memory is the newest holder of its tokens: their capped reads change.
+        const capped = this.#newest.get(token);
+        if (capped) {
+          this.#newest.delete(token);
+          for (const list of capped.values()) this.#newestIds -= roomOf(list);
+        }
         if (this.#postings.has(token)) {
           const ids = added.get(token);
           if (ids) ids.push(id);
@@ -179,6 +230,15 @@ export class TermCache {
     }
   }
 
+  /** Drops the least recently read tokens' capped lists until `room` more ids fit. */
+  #evictNewest(room: number): void {
+    for (const [oldest, counts] of this.#newest) {
+      if (this.#newestIds + room <= TERM_CACHE_NEWEST_MAX) break;
+      this.#newest.delete(oldest);
+      for (const list of counts.values()) this.#newestIds -= roomOf(list);
+    }
+  }
+
   /** True when answers may be kept for `stamp` (emptying what an older stamp left). */
   #current(stamp: string | undefined): boolean {
     if (stamp === undefined) return false;
@@ -186,6 +246,8 @@ export class TermCache {
       this.#frequencies.clear();
       this.#postings.clear();
       this.#postingIds = 0;
+      this.#newest.clear();
+      this.#newestIds = 0;
       this.#held = undefined;
       this.#stamp = stamp;
     }

@@ -26,6 +26,7 @@ export function sqliteEvidenceRows(core: SqliteCore): Sync<EvidenceRowsRepositor
     },
     rowsToEmbed: (space, limit) => evidence.selectRowsToEmbed(db, space, limit),
     rowsOfMemory: (memoryId) => evidence.selectRowsOfMemory(db, memoryId),
+    rowsOfMemories: (memoryIds) => evidence.selectRowsOfMemories(db, memoryIds),
     countRowsToEmbed: (space) => evidence.countRowsToEmbed(db, space),
     countEvidence: (space) => evidence.countEvidence(db, space),
     memoriesMissingRows: (limit) => evidence.selectMemoriesMissingRows(db, limit),

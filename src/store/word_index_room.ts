@@ -47,11 +47,15 @@ export function sqliteWordIndex(core: SqliteCore): Sync<WordIndexRepository> {
           const record = core.records.peek(stamp, id);
           return record && recall.recordPassesFilters(record, filters);
         },
-        // A capped read is bounded already; the cache holds whole lists only.
         ({ token, newest }) =>
           newest === undefined
             ? core.terms.postings(stamp, token, () => terms.selectPostings(db, token))
-            : terms.selectPostings(db, token, newest),
+            : core.terms.newestPostings(
+              stamp,
+              token,
+              newest,
+              () => terms.selectPostings(db, token, newest),
+            ),
       );
     },
     tokenFrequencies: (tokens) => core.tokenFrequencies(tokens),

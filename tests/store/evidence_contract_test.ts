@@ -69,6 +69,36 @@ backendTest(
   },
 );
 
+backendTest(
+  "the rows of many memories are read at once, each as it is read alone",
+  async (store) => {
+    const texts = ["First one. First two", "Second one", "Third one. Third two. Third three"];
+    const ids = await store.write(async (tx) => {
+      const ids: number[] = [];
+      for (const content of texts) {
+        const id = await tx.insertMemory(memory(content));
+        await tx.replaceRows({ id, version: 1 }, rowsOf(content));
+        ids.push(id);
+      }
+      return ids;
+    });
+    // The second moves to version 2 without rows yet: it has none current.
+    await store.write((tx) => tx.changeMemory(ids[1], { version: 2, updatedAt: AT }));
+    const unknown = ids[2] + 100;
+    const many = await store.rowsOfMemories([ids[2], ids[0], ids[1], unknown]);
+    assert.deepEqual([...many.keys()].sort((a, b) => a - b), [...ids, unknown]);
+    for (const id of [...ids, unknown]) {
+      assert.deepEqual(
+        many.get(id),
+        await store.rowsOfMemory(id),
+      );
+    }
+    assert.equal(many.get(ids[2])!.length, 4);
+    assert.deepEqual(many.get(ids[1]), []);
+    assert.deepEqual(await store.rowsOfMemories([]), new Map());
+  },
+);
+
 backendTest("rows to embed come in queue order and are counted", async (store) => {
   const ids = await store.write(async (tx) => {
     const ids: number[] = [];

@@ -6,7 +6,8 @@ import { openStore } from "../../src/store/mod.ts";
 import { openConnection } from "../../src/store/sqlite_connection.ts";
 import { DatabaseSync } from "node:sqlite";
 import { TermCache } from "../../src/store/term_cache.ts";
-import { TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
+import { TERM_CACHE_NEWEST_MAX, TERM_CACHE_POSTINGS_MAX } from "../../src/store/constants.ts";
+import { indexQueryTerms } from "../../src/text/index_terms.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
 import { openTestContext, type TestContext } from "../helpers/context.ts";
 
@@ -300,6 +301,82 @@ Deno.test("the term cache follows inserts from the stamp it holds, and only from
   cache.followInserts("memories:8", "memories:9", [{ id: 9, tokens: new Set(["wide"]) }]);
   assert.equal(cache.postings("memories:9", "wide", load([9])).length, 1);
   assert.equal(reads, 5);
+});
+
+Deno.test("the term cache keeps capped reads per word and count, within their bound, until the word gets a new holder", () => {
+  const cache = new TermCache();
+  let reads = 0;
+  const newest = (size: number) => () => {
+    reads++;
+    return new Int32Array(size).map((_, i) => 1_000 - i);
+  };
+  const none = () => {
+    throw new Error("read again instead of kept");
+  };
+  assert.equal(cache.newestPostings("s1", "kiln", 250, newest(250)).length, 250);
+  assert.equal(cache.newestPostings("s1", "kiln", 250, none).length, 250);
+  // Another count of the same word is another read.
+  assert.equal(cache.newestPostings("s1", "kiln", 100, newest(100)).length, 100);
+  assert.equal(reads, 2);
+  // A new memory holding the word is its newest holder: both counts are read again; a word it
+  // does not hold keeps its list.
+  cache.newestPostings("s1", "glaze", 250, newest(250));
+  cache.followInserts("s1", "s2", [{ id: 1_001, tokens: new Set(["kiln"]) }]);
+  cache.newestPostings("s2", "kiln", 250, newest(250));
+  cache.newestPostings("s2", "kiln", 100, newest(100));
+  cache.newestPostings("s2", "glaze", 250, none);
+  assert.equal(reads, 5);
+  // Past the bound the least recently read word leaves first.
+  const half = Math.floor(TERM_CACHE_NEWEST_MAX / 2);
+  cache.newestPostings("s2", "wide", half, newest(half));
+  cache.newestPostings("s2", "kiln", 250, none);
+  cache.newestPostings("s2", "wider", half, newest(half));
+  assert.equal(reads, 7);
+  cache.newestPostings("s2", "kiln", 250, none);
+  cache.newestPostings("s2", "wider", half, none);
+  assert.equal(cache.newestPostings("s2", "wide", half, newest(half)).length, half);
+  assert.equal(reads, 8);
+  // A new stamp empties it; no stamp reads through.
+  cache.newestPostings("s3", "kiln", 250, newest(250));
+  cache.newestPostings(undefined, "kiln", 250, newest(250));
+  assert.equal(reads, 10);
+});
+
+Deno.test("a capped read of a word's newest holders sees a memory written after it", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    const ids: number[] = [];
+    for (const when of ["Monday", "Tuesday", "Wednesday"]) {
+      ids.push(
+        (await rememberMemory(t.ctx, {
+          subject: "kiln",
+          content: `It was fired on ${when}`,
+          workspace: "pottery",
+        }))
+          .memoryId,
+      );
+    }
+    const [token] = indexQueryTerms("kiln");
+    const newestTwo = async () =>
+      (await t.store.read(async () =>
+        await t.store.weightedTermHits([{ token, weight: 1, newest: 2 }], {
+          statuses: ["active"],
+        }, 10)
+      )).map((hit) => hit.id).sort((a, b) => a - b);
+    assert.deepEqual(await newestTwo(), ids.slice(1));
+    assert.deepEqual(await newestTwo(), ids.slice(1));
+    ids.push(
+      (await rememberMemory(t.ctx, {
+        subject: "kiln",
+        content: "It was fired on Thursday",
+        workspace: "pottery",
+      }))
+        .memoryId,
+    );
+    assert.deepEqual(await newestTwo(), ids.slice(2));
+  } finally {
+    t.cleanup();
+  }
 });
 
 Deno.test("a remember carries this process's caches forward, exactly as a fresh reader sees the library", async () => {

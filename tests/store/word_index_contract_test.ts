@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import type { NewMemory, RecallFilters } from "../../src/store/mod.ts";
 import { indexTokens } from "../../src/text/index_terms.ts";
-import { BACKENDS, backendTest, type RoomsStore } from "./backends.ts";
+import { connectPostgres } from "../../src/store/postgres/connect.ts";
+import { openPostgresStore } from "../../src/store/postgres/mod.ts";
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { BACKENDS, backendTest, type RoomsStore, testPostgresUrl } from "./backends.ts";
 import { testMemory } from "./memory_rows.ts";
 
 const AT = "2026-03-01T00:00:00.000Z";
@@ -106,6 +109,35 @@ Deno.test({
       );
     } finally {
       await Promise.all(opened.map((o) => o.close()));
+    }
+  },
+});
+
+Deno.test({
+  name: `postgres: memories indexed before the weighted counts were kept rank as the others${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scratch = await createScratchDatabase(testPostgresUrl());
+    const store = await openPostgresStore(scratch.url, { poolMax: 2 });
+    const sql = await connectPostgres(scratch.url, { max: 1 });
+    try {
+      await fill(store);
+      const queries = ["postgres deploy", "cache rollback garden", "train tokyo postgres deploy"];
+      const ranked = async () =>
+        await Promise.all(queries.map((query) => store.termHits(indexTokens(query), ACTIVE, 40)));
+      const before = await ranked();
+      assert.ok(before.every((hits) => hits.length > 0));
+      // What migration 10 leaves on a database indexed before it: no counts on the old rows.
+      await sql`UPDATE memory_terms SET counts = NULL WHERE memory_id % 2 = 0`;
+      assert.deepEqual(await ranked(), before);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await store.close();
+      await scratch.drop();
     }
   },
 });

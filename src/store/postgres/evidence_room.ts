@@ -91,6 +91,17 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
         WHERE r.memory_id = ${memoryId} AND r.memory_version = m.version ORDER BY r.row_index`;
       return rows.map(toRow);
     },
+    async rowsOfMemories(memoryIds) {
+      const found = new Map<number, EvidenceRowRecord[]>(memoryIds.map((id) => [id, []]));
+      if (memoryIds.length === 0) return found;
+      const rows = await core.q()`SELECT r.* FROM memory_rows r
+        JOIN memories m ON m.id = r.memory_id
+        WHERE r.memory_id = ANY(${memoryIds as number[]}::bigint[])
+          AND r.memory_version = m.version
+        ORDER BY r.memory_id, r.row_index`;
+      for (const row of rows) found.get(Number(row.memory_id))?.push(toRow(row));
+      return found;
+    },
     async countRowsToEmbed(space) {
       const sql = core.q();
       const [row] = space === undefined

@@ -133,10 +133,11 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
           ${memory.createdAt}, ${memory.updatedAt}, ${memory.validFrom}, ${memory.validTo})
         RETURNING id
         ), indexed AS (
-          INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words)
+          INSERT INTO memory_terms (memory_id, subject, tags, content, scope, size, words,
+            counts)
           SELECT inserted.id, ${terms.subject}::text[], ${terms.tags}::text[],
             ${terms.content}::text[], ${terms.scope}, ${terms.size},
-            array_to_tsvector(${terms.words}::text[])
+            array_to_tsvector(${terms.words}::text[]), ${terms.counts}::text::jsonb
           FROM inserted
         )
         SELECT id FROM inserted`;

@@ -412,6 +412,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: "entities, the words memories name them by, and the relations between them",
     statements: ENTITY_TABLES,
   },
+  {
+    version: 10,
+    description: "each indexed memory's weighted token counts",
+    // Rows indexed before stay NULL and are counted from their token arrays (word_index_room.ts):
+    // filling them here would make a server's start wait on the whole library.
+    statements: "ALTER TABLE memory_terms ADD COLUMN counts JSONB;",
+  },
 ];
 
 /** The version this build brings a database to. */

@@ -1,0 +1,165 @@
+/**
+ * On PostgreSQL the units that record a conflict check's findings, and the ones that mark
+ * notices told, run beside remembers (issue 33): they no longer hold every other writer of
+ * every server up. Among themselves they still run one at a time, so the SQLite file's
+ * guarantees hold across servers: a fact that contradicts an open conflict joins that one
+ * group (never a second group beside it), and a notice is told once. Each check holds one
+ * server's unit open (its body waits on a gate the test opens) while the other server works,
+ * so the order of events is the test's, never the scheduler's; each fails without the claim.
+ */
+import assert from "node:assert/strict";
+import { composeMemoryEvents } from "../../src/app/memory_events.ts";
+import { detectConflicts, findSuspects, recordFindings } from "../../src/conflicts/detect.ts";
+import { takeNotices } from "../../src/conflicts/notices.ts";
+import { defaultStages } from "../../src/conflicts/stages.ts";
+import type { ServiceContext } from "../../src/core/context.ts";
+import { rememberMemory } from "../../src/memory/remember.ts";
+import type { Store } from "../../src/store/mod.ts";
+import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
+
+const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
+
+function contextOf(store: Store, dir: string, agentId: string): ServiceContext {
+  return {
+    store,
+    caller: { client: "unit", agentId },
+    settings: { workspaceIsolation: "none", includeSize: false, backupPath: `${dir}/${agentId}` },
+    events: composeMemoryEvents(),
+  };
+}
+
+/** A promise and the function that settles it. */
+function gate(): { opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * Runs `work` in a concurrent unit on `store` and keeps the unit open until `release` is
+ * called; `done` resolves with `work`'s answer once the unit committed.
+ */
+async function holdOpen<T>(
+  store: Store,
+  work: () => Promise<T>,
+): Promise<{ answer: T; release(): void; done: Promise<T> }> {
+  const held = gate();
+  const worked = Promise.withResolvers<T>();
+  const done = store.write(async () => {
+    const answer = await work();
+    worked.resolve(answer);
+    await held.opened;
+    return answer;
+  }, { concurrent: true, durable: false });
+  // A failed check closes the stores under it: its rejection is the test's, not uncaught.
+  done.catch((error) => worked.reject(error));
+  return { answer: await worked.promise, release: held.open, done };
+}
+
+/**
+ * `promise`, or a failure naming `what` after a generous bound: without it a write that
+ * wrongly waits for the held unit would hang the test (the gate opens only after it).
+ */
+async function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), 30_000);
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Gives the other server's statements time to reach the held unit's locks before the gate
+ * opens. It only makes the check sharper: with the claims, the other server waits for the
+ * gate however late it arrives, and the outcome is the same.
+ */
+function headStart(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 300));
+}
+
+function deadline(day: string) {
+  return {
+    content: `The Atlas deadline is ${day}.`,
+    subject: "atlas deadline",
+    workspace: "atlas",
+  };
+}
+
+Deno.test({
+  name: `postgres: conflict findings and told notices on two servers keep every guarantee${
+    SKIP ? " SKIPPED" : ""
+  }`,
+  ignore: SKIP,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scratch = await createScratchDatabase(testPostgresUrl());
+    const [storeA, storeB] = [
+      await openPostgresAsStore(scratch.url),
+      await openPostgresAsStore(scratch.url),
+    ];
+    const dir = Deno.makeTempDirSync({ prefix: "mema-pg-record-" });
+    const a = contextOf(storeA, dir, "agent-a");
+    const b = contextOf(storeB, dir, "agent-b");
+    const stages = defaultStages();
+    try {
+      const friday = await rememberMemory(a, deadline("Friday"));
+      const monday = await rememberMemory(a, deadline("Monday"));
+      assert.equal((await detectConflicts(a, monday.memoryId, stages)).recorded.length, 1);
+      const wednesday = await rememberMemory(a, deadline("Wednesday"));
+      const tuesday = await rememberMemory(b, deadline("Tuesday"));
+
+      // Server A records Wednesday's findings (it joins the open conflict) and holds its unit.
+      const found = await findSuspects(a, wednesday.memoryId, stages);
+      assert.ok(found.suspects.length > 0, "Wednesday contradicts the open conflict");
+      const held = await holdOpen(
+        storeA,
+        () => recordFindings(a, found.suspects, found.suspects.map(() => undefined)),
+      );
+      // Server B checks Tuesday meanwhile: it waits for A's findings, then joins the same group.
+      const check = detectConflicts(b, tuesday.memoryId, stages);
+      check.catch(() => {});
+      // A remember does not wait for a unit recording findings on the other server.
+      const other = await withinBound(
+        rememberMemory(b, {
+          content: "release notes go out with every deploy",
+          subject: "release notes",
+          workspace: "atlas",
+        }),
+        "a remember waited for a unit recording conflict findings on the other server",
+      );
+      assert.equal(other.duplicateReplay, false);
+      await headStart();
+      held.release();
+      await held.done;
+      await check;
+      const groups = await storeB.conflicts.list({ statuses: ["open"], limit: 10, offset: 0 });
+      assert.equal(groups.total, 1, "one contradiction about one fact is one conflict group");
+      const members = new Set(groups.rows[0].members.map((m) => m.memory_id));
+      for (const memory of [friday, monday, wednesday, tuesday]) {
+        assert.ok(members.has(memory.memoryId), `memory ${memory.memoryId} is in the group`);
+      }
+
+      // Notices: server A tells the pending ones and holds its unit; B, answering meanwhile,
+      // waits for A and then has nothing new to tell. The notices are told once.
+      const telling = await holdOpen(storeA, () => takeNotices(a));
+      assert.equal(telling.answer.length, 1, "A tells the pending notices");
+      const toldByB = takeNotices(b);
+      await headStart();
+      telling.release();
+      await telling.done;
+      assert.deepEqual(await toldByB, [], "B tells nothing A already told");
+    } finally {
+      await storeA.close();
+      await storeB.close();
+      await scratch.drop();
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+});
