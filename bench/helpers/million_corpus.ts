@@ -112,10 +112,14 @@ async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** Writes `memories` memories as an export file; returns its size. */
+/**
+ * Writes `memories` memories as an export file; returns its size. `skip` leaves out the corpus's
+ * first memories (ids and times stay those of the whole corpus): the lines after a library made
+ * from the corpus's start.
+ */
 export async function writeMillionCorpus(
   path: string,
-  options: { memories: number; dataPath?: string },
+  options: { memories: number; skip?: number; dataPath?: string },
 ): Promise<{ bytes: number; memories: number }> {
   const conversations = loadLocomo(options.dataPath ?? LOCOMO_DEV);
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
@@ -131,12 +135,15 @@ export async function writeMillionCorpus(
     pending = [];
   };
   pending.push(`${JSON.stringify({ type: "mema_export", format: 1 })}\n`);
+  const skip = options.skip ?? 0;
+  const end = skip + options.memories;
   try {
-    for (let pass = 0; written < options.memories; pass++) {
+    for (let pass = 0; written < end; pass++) {
       for (const [index, conversation] of conversations.entries()) {
         for (const memory of passMemories(conversation, pass, index, conversations.length)) {
-          if (written >= options.memories) break;
+          if (written >= end) break;
           written++;
+          if (written <= skip) continue;
           const workspace = `team-${pass % 4}`;
           const at = new Date(ingest + written * 1000).toISOString();
           // Every field `mema export --format jsonl` writes, so sizes match a real export.
@@ -169,14 +176,14 @@ export async function writeMillionCorpus(
           }\n`);
           if (pending.length >= 2_000) await flush();
         }
-        if (written >= options.memories) break;
+        if (written >= end) break;
       }
     }
     await flush();
   } finally {
     file.close();
   }
-  return { bytes, memories: written };
+  return { bytes, memories: written - skip };
 }
 
 if (import.meta.main) {

@@ -31,6 +31,7 @@
  * @module
  */
 import type { ServiceContext } from "../core/context.ts";
+import type { MemoryEvents } from "../core/memory_events.ts";
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidenceOfMany } from "../evidence/rows.ts";
 import { nowIso } from "../platform/clock.ts";
@@ -148,14 +149,27 @@ function itemFailure(index: number, error: unknown): unknown {
   });
 }
 
+/** How a bulk writer other than `batch_remember` (an import) stores its facts together. */
+export interface StoreManyOptions {
+  /** Who wrote each fact (an import keeps each memory's exported author); default the caller. */
+  authorOf?: (index: number) => ServiceContext["caller"];
+  /**
+   * The bulk writer's own batch of events ({@linkcode MemoryEvents.batch}): the facts are
+   * announced into it and the writer settles it once for its whole unit of work.
+   */
+  events?: MemoryEvents;
+}
+
 /**
  * Stores staged facts (none follows another) as storing each in turn would: a text already
  * active in its workspace, or stored by an earlier fact of the call, is a duplicate replay; a
- * workspace is admitted once, its later facts landing as in a workspace already known.
+ * workspace is admitted once, its later facts landing as in a workspace already known. Runs
+ * inside the caller's unit of work.
  */
-async function storeStagedMany(
+export async function storeStagedMany(
   ctx: ServiceContext,
   staged: readonly StagedRemember[],
+  options: StoreManyOptions = {},
 ): Promise<RememberResult[]> {
   const admitted = new Map<string, WorkspaceArrival>();
   const arrivals: WorkspaceArrival[] = [];
@@ -198,7 +212,11 @@ async function storeStagedMany(
   });
   const now = nowIso();
   const ids = await ctx.store.insertMemories(
-    fresh.map((index) => newMemoryRow(ctx, staged[index], places[index], now)),
+    fresh.map((index) => {
+      const author = options.authorOf?.(index);
+      const writer = author === undefined ? ctx : { ...ctx, caller: author };
+      return newMemoryRow(writer, staged[index], places[index], now);
+    }),
   );
   const idOf = new Map(fresh.map((index, i) => [index, ids[i]]));
   await refreshEvidenceOfMany(
@@ -212,7 +230,7 @@ async function storeStagedMany(
   );
   // A batch's events: listeners that react to many facts at once (the conflict check, the
   // entity graph) get them together at the end.
-  const events = ctx.events.batch();
+  const events = options.events ?? ctx.events.batch();
   for (const index of fresh) {
     if (staged[index].status !== "active") continue;
     await events.announceWritten(ctx.store, {
@@ -222,7 +240,7 @@ async function storeStagedMany(
       named: staged[index].named ?? { entities: [], relations: [] },
     });
   }
-  await events.settleBatch(ctx.store);
+  if (options.events === undefined) await events.settleBatch(ctx.store);
   return staged.map((item, index) => {
     const { workspaceCanonical, hints } = places[index];
     const found = existing[index];

@@ -11,6 +11,14 @@
  */
 export const IMPORT_BATCH_MEMORIES = 500;
 
+/**
+ * WAL pages an import lets accumulate before its connection checkpoints (~40 MB, ~9 batches at
+ * 1M; SQLite's default is 1,000, which checkpointed, with two disk syncs, after every batch).
+ * Measured importing 5,000 memories into a 1M library, twice each: 32–40 syncs taking 0.39–1.27 s
+ * before, 5–9 taking 0.2 s after, CPU unchanged (load 3–6 on 2 cores).
+ */
+export const IMPORT_CHECKPOINT_PAGES = 10_000;
+
 /** Memories read per page while exporting to files: bounded memory on any library size. */
 export const EXPORT_PAGE_MEMORIES = 500;
 

@@ -2,7 +2,9 @@
  * Import: units read from notes or a JSONL export are stored through the write path
  * (`rememberInTransaction` / `updateInTransaction`), so an imported fact is exactly like a
  * remembered one: same validation, evidence rows, conflict check, `follows` links. The checks
- * of a batch are planned together: one job for the batch (src/conflicts/batch_check.ts).
+ * of a batch are planned together: one job for the batch (src/conflicts/batch_check.ts). Plain
+ * new memories (most of a large import) are stored together through the write path's bulk
+ * store (import_bulk.ts), leaving what storing them one by one would.
  *
  * Idempotent. A memory is matched to what an earlier import stored from the same place —
  * the same `mema_id` with the same ingest time (an export of this database), else the active
@@ -49,9 +51,11 @@ import { rememberInTransaction } from "../memory/remember.ts";
 import { type MemoryEdit, updateInTransaction } from "../memory/update.ts";
 import { contentSha } from "../memory/content_hash.ts";
 import { normalizeTags } from "../memory/normalize.ts";
-import type { MemoryRecord, SourceType } from "../store/mod.ts";
+import type { SourceType } from "../store/mod.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
-import { IMPORT_BATCH_MEMORIES, IMPORT_DEFAULT_SOURCE_TYPE } from "./constants.ts";
+import { IMPORT_BATCH_MEMORIES, IMPORT_CHECKPOINT_PAGES } from "./constants.ts";
+import { hasPlainShape, PlainGroup, preparePlain } from "./import_bulk.ts";
+import { callerFor, findExisting, rememberInputOf, trustOf } from "./import_match.ts";
 import type { ImportItem, ImportUnit, SkippedSource } from "./import_types.ts";
 import { ImportedIds } from "./imported_ids.ts";
 
@@ -65,6 +69,11 @@ export interface ImportOptions {
   authorized?: boolean;
   /** Do everything, report it, then roll it all back. */
   dryRun?: boolean;
+  /**
+   * Store every item through the single-fact write path, plain new memories too (the
+   * reference the bulk path is tested against).
+   */
+  oneByOne?: boolean;
   /** Called after each batch with memories handled so far and in all. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -151,26 +160,51 @@ export type ImportFeed =
   | Iterable<ImportUnit | SkippedSource>
   | AsyncIterable<ImportUnit | SkippedSource>;
 
-/** The feed in batches of about {@linkcode IMPORT_BATCH_MEMORIES}; skipped pieces go to `skipped`. */
-async function* batchesOf(
-  feed: ImportFeed,
-  skipped: SkippedSource[],
-): AsyncGenerator<ImportUnit[]> {
-  let batch: ImportUnit[] = [];
+/** A batch of units and the pieces the reader skipped since the batch before it. */
+interface FeedBatch {
+  units: ImportUnit[];
+  skipped: SkippedSource[];
+}
+
+/**
+ * The feed in batches of about {@linkcode IMPORT_BATCH_MEMORIES}, each carrying the pieces
+ * skipped while it was read, so the report lists them in the order the file gives them even
+ * when the next batch is read ahead; skipped pieces after the last unit go to `leftover`.
+ */
+async function* batchesOf(feed: ImportFeed, leftover: SkippedSource[]): AsyncGenerator<FeedBatch> {
+  let batch: FeedBatch = { units: [], skipped: [] };
   let size = 0;
   for await (const entry of feed) {
     if (!("items" in entry)) {
-      skipped.push(entry);
+      batch.skipped.push(entry);
       continue;
     }
     if (size > 0 && size + entry.items.length > IMPORT_BATCH_MEMORIES) {
+      // Pieces skipped after the batch's last unit were read before it was handed on: its own.
+      const next: FeedBatch = { units: [], skipped: [] };
       yield batch;
-      [batch, size] = [[], 0];
+      [batch, size] = [next, 0];
     }
-    batch.push(entry);
+    batch.units.push(entry);
     size += entry.items.length;
   }
-  if (batch.length > 0) yield batch;
+  if (batch.units.length > 0) yield batch;
+  else leftover.push(...batch.skipped);
+}
+
+/**
+ * Each batch with whether it is the feed's last (read one batch ahead). Only the last batch's
+ * commit waits for the disk: an earlier commit reaches it with the next synced one, in order, so
+ * a power loss mid-import loses a suffix of batches that importing the file again restores
+ * (commits with their syncs and checkpoints were ~18% of a 50k import's wall time at 1M).
+ */
+async function* withLast<T>(items: AsyncIterable<T>): AsyncGenerator<{ value: T; last: boolean }> {
+  let held: { value: T } | undefined;
+  for await (const value of items) {
+    if (held) yield { value: held.value, last: false };
+    held = { value };
+  }
+  if (held) yield { value: held.value, last: true };
 }
 
 /** One batch's units, each applied or skipped. */
@@ -258,9 +292,10 @@ export async function importUnits(
           });
         }
         ran = true;
-        for await (const batch of batches) {
+        for await (const { units, skipped } of batches) {
+          report.skipped.push(...skipped);
           const events = ctx.events.batch();
-          tally(batch, await applyBatch({ ...ctx, events }, batch, idMap, options));
+          tally(units, await applyBatch({ ...ctx, events }, units, idMap, options));
           await events.settleBatch(ctx.store);
         }
         throw new DryRunRollback();
@@ -270,7 +305,34 @@ export async function importUnits(
     }
     return report;
   }
-  for await (const batch of batches) {
+  await ctx.store.spaceCheckpoints(IMPORT_CHECKPOINT_PAGES);
+  try {
+    await writeBatches(ctx, withLast(batches), {
+      idMap,
+      options,
+      skipped: report.skipped,
+      tally,
+    });
+  } finally {
+    await ctx.store.spaceCheckpoints(undefined);
+  }
+  return report;
+}
+
+/** Writes each batch in its own transaction; `tally` counts what it did once it commits. */
+async function writeBatches(
+  ctx: ServiceContext,
+  batches: AsyncIterable<{ value: FeedBatch; last: boolean }>,
+  state: {
+    idMap: ImportedIds;
+    options: ImportOptions;
+    skipped: SkippedSource[];
+    tally: (batch: ImportUnit[], results: BatchResults) => void;
+  },
+): Promise<void> {
+  const { idMap, options, tally } = state;
+  for await (const { value: { units: batch, skipped }, last } of batches) {
+    state.skipped.push(...skipped);
     let results: BatchResults = [];
     let batchIds = new BatchIds(idMap);
     await ctx.store.write(async () => {
@@ -280,14 +342,25 @@ export async function importUnits(
       const events = ctx.events.batch();
       results = await applyBatch({ ...ctx, events }, batch, batchIds, options);
       await events.settleBatch(ctx.store);
-    });
+    }, { durable: last });
     batchIds.commit();
     tally(batch, results);
   }
-  return report;
 }
 
-/** Applies one batch inside the caller's transaction; `idMap` learns the ids it stores. */
+/** A unit that failed on `item`, as the report names it. */
+function skippedAt(
+  unit: ImportUnit,
+  item: ImportItem,
+  error: MemaError | AuthorizationRequired,
+): SkippedSource {
+  return { path: unit.path, line: errorLine(item, error), at: item.at, reason: describe(error) };
+}
+
+/**
+ * Applies one batch inside the caller's transaction; `idMap` learns the ids it stores. Plain
+ * new memories go through the bulk path (import_bulk.ts), the rest item by item.
+ */
 async function applyBatch(
   ctx: ServiceContext,
   batch: ImportUnit[],
@@ -297,7 +370,40 @@ async function applyBatch(
   return await ctx.store.bulkWrites(async () => {
     // One unit after another: a later unit's links resolve through the ids the earlier set.
     const applied: BatchResults = [];
+    const group = new PlainGroup();
+    const storeGroup = async () => {
+      for (const stored of await group.store(ctx)) {
+        const item = stored.unit.items[0];
+        if (item.memaId !== undefined) idMap.set(item.memaId, stored.memoryId);
+        applied[stored.slot] = {
+          unit: stored.unit,
+          result: {
+            outcomes: [stored.duplicate ? "duplicates" : "created"],
+            versions: 0,
+            lowered: stored.lowered ? 1 : 0,
+            ids: item.memaId === undefined ? [] : [[item.memaId, stored.memoryId]],
+          },
+        };
+      }
+    };
     for (const unit of batch) {
+      if (options.oneByOne !== true && hasPlainShape(unit)) {
+        const item = unit.items[0];
+        if (group.couldMatch(item)) await storeGroup();
+        try {
+          const plain = await preparePlain(ctx, item, { ids: idMap, policy: options });
+          if (plain) {
+            group.add(applied.length, unit, plain);
+            applied.push({ unit });
+            continue;
+          }
+        } catch (error) {
+          if (!isUnitError(error)) throw error;
+          applied.push({ unit, skipped: skippedAt(unit, item, error) });
+          continue;
+        }
+      }
+      await storeGroup();
       try {
         const result = needsSavepoint(unit)
           ? await ctx.store.withinUnit(async () => await applyUnit(ctx, unit, idMap, options))
@@ -306,18 +412,10 @@ async function applyBatch(
         applied.push({ unit, result });
       } catch (failure) {
         if (!(failure instanceof ItemFailure)) throw failure;
-        const { item, error } = failure;
-        applied.push({
-          unit,
-          skipped: {
-            path: unit.path,
-            line: errorLine(item, error),
-            at: item.at,
-            reason: describe(error),
-          },
-        });
+        applied.push({ unit, skipped: skippedAt(unit, failure.item, failure.error) });
       }
     }
+    await storeGroup();
     return applied;
   });
 }
@@ -359,55 +457,6 @@ async function applyUnit(
     }
   }
   return result;
-}
-
-/** The trust an item is stored with: its declared one only when the user authorized it. */
-function trustOf(item: ImportItem, options: ImportOptions) {
-  const fallback = options.defaultSourceType ?? IMPORT_DEFAULT_SOURCE_TYPE;
-  const declared = item.sourceType ?? fallback;
-  const keep = options.authorized === true;
-  const sourceType = declared === "user_confirmed" && !keep ? fallback : declared;
-  const protectionLevel = item.protectionLevel === "locked" && !keep
-    ? "normal"
-    : item.protectionLevel;
-  return {
-    sourceType,
-    protectionLevel,
-    lowered: sourceType !== declared || protectionLevel !== item.protectionLevel,
-  };
-}
-
-/** The memory an earlier import (or the export this came from) stored for this item. */
-async function findExisting(
-  ctx: ServiceContext,
-  item: ImportItem,
-  workspaceCanonical: string,
-): Promise<MemoryRecord | undefined> {
-  if (item.memaId !== undefined) {
-    const same = await ctx.store.getMemory(item.memaId);
-    // The same id alone proves nothing (another database's ids overlap): the ingest time
-    // too, or for a hand-written id, the same source.
-    if (
-      same && (same.status === "active" || same.status === "pending") &&
-      same.workspaceCanonical === workspaceCanonical &&
-      (item.origin?.ingestTime !== undefined
-        ? Date.parse(same.ingestTime) === Date.parse(item.origin.ingestTime)
-        : same.sourceRef === (item.sourceRef ?? null))
-    ) {
-      return same;
-    }
-  }
-  if (item.sourceRef === undefined) return undefined;
-  return await ctx.store.findActiveBySourceRef(workspaceCanonical, item.sourceRef);
-}
-
-/** The context an item is written under: its exported author when it has one. */
-function callerFor(ctx: ServiceContext, who?: { agentId?: string; client?: string }) {
-  if (!who?.agentId && !who?.client) return ctx;
-  return {
-    ...ctx,
-    caller: { agentId: who.agentId || ctx.caller.agentId, client: who.client || ctx.caller.client },
-  };
 }
 
 function sameTags(a: readonly string[], b: readonly string[]): boolean {
@@ -463,23 +512,7 @@ async function applyItem(
       follows = mapped;
     }
   }
-  const input = {
-    subject: item.subject,
-    content: item.content,
-    workspace,
-    tags: item.tags,
-    sourceType: trust.sourceType,
-    sourceRef: item.sourceRef,
-    eventTime: item.eventTime,
-    validFrom: item.validFrom,
-    validTo: item.validTo,
-    confidence: item.confidence,
-    protectionLevel: trust.protectionLevel,
-    status: item.status,
-    metadata: item.metadata,
-    follows,
-    authorized: options.authorized,
-  };
+  const input = rememberInputOf(item, { workspace, trust, follows }, options);
   const origin = { ingestTime: item.origin?.ingestTime };
   const history = item.history ?? [];
   if (history.length > 0) {

@@ -11,12 +11,14 @@ import * as terms from "./terms_sql.ts";
 import * as upgrade from "./upgrade_sql.ts";
 import type { MaintenanceRepository, UpgradeRepository } from "./repositories.ts";
 import type { SqliteCore, Sync } from "./sqlite_core.ts";
+import { setCheckpointSpacing } from "./sqlite_connection.ts";
 
 /** The maintenance room over `core`'s connection. */
 export function sqliteMaintenance(core: SqliteCore): Sync<MaintenanceRepository> {
   const db = core.connection.db;
   return {
     checkpoint: () => upgrade.checkpointTruncate(db),
+    spaceCheckpoints: (pages) => setCheckpointSpacing(db, pages),
     // VACUUM when the file may hold bytes deleted before secure_delete, then a truncating
     // WAL checkpoint (purge_sql.ts).
     scrubFreedSpace: () => purge.scrubFreedSpace(db),

@@ -388,6 +388,13 @@ export interface UpgradeRepository {
 export interface MaintenanceRepository {
   /** Folds the write-ahead log into the database; `busy` > 0 when it could not. */
   checkpoint(): Promise<{ busy: number }>;
+  /**
+   * Lets this connection's write-ahead log grow to about `pages` pages before its commits fold
+   * it into the database (a bulk import: fewer checkpoints, each index page written back once
+   * per checkpoint rather than once per batch); undefined restores the default. Where the
+   * engine manages its log itself (PostgreSQL), nothing changes.
+   */
+  spaceCheckpoints(pages: number | undefined): Promise<void>;
   /** After a purge commits, outside any unit: vacuum when freed space may hold old bytes. */
   scrubFreedSpace(): Promise<purge.FreedSpaceScrub>;
   /** Checkpoints and truncates the write-ahead log, outside any unit. */

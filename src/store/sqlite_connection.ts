@@ -525,6 +525,18 @@ function storageError(error: unknown): unknown {
   return error;
 }
 
+/** SQLite's own spacing of automatic checkpoints, in WAL pages (`wal_autocheckpoint`). */
+const CHECKPOINT_PAGES_DEFAULT = 1000;
+
+/**
+ * Lets the connection's WAL grow to `pages` pages before a commit folds it into the database
+ * (undefined: SQLite's default). Per connection; other processes keep their own.
+ */
+export function setCheckpointSpacing(db: DatabaseSync, pages: number | undefined): void {
+  const spacing = pages === undefined ? CHECKPOINT_PAGES_DEFAULT : Math.max(1, Math.trunc(pages));
+  db.exec(`PRAGMA wal_autocheckpoint = ${spacing}`);
+}
+
 /** Opens `path` with WAL, busy_timeout and foreign keys (read-only connections skip WAL setup). */
 export function openConnection(path: string, options: ConnectionOptions = {}): SqliteConnection {
   const readOnly = options.readOnly ?? false;

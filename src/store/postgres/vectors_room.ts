@@ -131,6 +131,7 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
   return {
     // PostgreSQL checkpoints and recycles its WAL itself.
     checkpoint: () => Promise.resolve({ busy: 0 }),
+    spaceCheckpoints: () => Promise.resolve(),
     async scrubFreedSpace() {
       // Outside any transaction (VACUUM refuses one): the tables a purge deletes from.
       const problems: string[] = [];
