@@ -8,71 +8,16 @@
  * so the order of events is the test's, never the scheduler's; each fails without the claim.
  */
 import assert from "node:assert/strict";
-import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import { detectConflicts, findSuspects, recordFindings } from "../../src/conflicts/detect.ts";
 import { takeNotices } from "../../src/conflicts/notices.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
-import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import type { Store } from "../../src/store/mod.ts";
 import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
+import { contextOf, holdOpen, withinBound } from "../helpers/held_units.ts";
 
 const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-function contextOf(store: Store, dir: string, agentId: string): ServiceContext {
-  return {
-    store,
-    caller: { client: "unit", agentId },
-    settings: { workspaceIsolation: "none", includeSize: false, backupPath: `${dir}/${agentId}` },
-    events: composeMemoryEvents(),
-  };
-}
-
-/** A promise and the function that settles it. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
-
-/**
- * Runs `work` in a concurrent unit on `store` and keeps the unit open until `release` is
- * called; `done` resolves with `work`'s answer once the unit committed.
- */
-async function holdOpen<T>(
-  store: Store,
-  work: () => Promise<T>,
-): Promise<{ answer: T; release(): void; done: Promise<T> }> {
-  const held = gate();
-  const worked = Promise.withResolvers<T>();
-  const done = store.write(async () => {
-    const answer = await work();
-    worked.resolve(answer);
-    await held.opened;
-    return answer;
-  }, { concurrent: true, durable: false });
-  // A failed check closes the stores under it: its rejection is the test's, not uncaught.
-  done.catch((error) => worked.reject(error));
-  return { answer: await worked.promise, release: held.open, done };
-}
-
-/**
- * `promise`, or a failure naming `what` after a generous bound: without it a write that
- * wrongly waits for the held unit would hang the test (the gate opens only after it).
- */
-async function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(what)), 30_000);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * Gives the other server's statements time to reach the held unit's locks before the gate

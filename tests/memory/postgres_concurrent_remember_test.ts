@@ -7,73 +7,34 @@
  * order of events is the test's, never the scheduler's.
  */
 import assert from "node:assert/strict";
-import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
 import {
   rememberInTransaction,
   rememberMemory,
   type RememberResult,
 } from "../../src/memory/remember.ts";
-import type { Store } from "../../src/store/mod.ts";
 import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
 import { testPostgresUrl } from "../store/backends.ts";
+import { contextOf, holdOpen, withinBound } from "../helpers/held_units.ts";
 import { nameKey } from "../../src/entities/names.ts";
 
 const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-function contextOf(store: Store, dir: string, agentId: string): ServiceContext {
-  return {
-    store,
-    caller: { client: "unit", agentId },
-    settings: { workspaceIsolation: "none", includeSize: false, backupPath: `${dir}/${agentId}` },
-    events: composeMemoryEvents(),
-  };
-}
-
-/** A promise and the function that settles it. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
 
 /**
  * Server A remembers `first` in a unit held open until the returned `release` is called; the
  * unit's result arrives once it committed.
  */
-async function holdOpen(
+async function holdRemember(
   ctx: ServiceContext,
   first: { content: string; subject: string; workspace: string },
 ): Promise<{ release(): void; committed: Promise<RememberResult> }> {
-  const held = gate();
-  const stored = gate();
-  const committed = ctx.store.write(async () => {
-    const result = await rememberInTransaction(ctx, first);
-    stored.open();
-    await held.opened;
-    return result;
-  }, { concurrent: true });
-  // A failed check closes the stores under it: its rejection is the test's, not uncaught.
-  committed.catch(() => {});
-  await stored.opened;
-  return { release: held.open, committed };
-}
-
-/**
- * `promise`, or a failure naming `what` after a generous bound: without it a remember that
- * wrongly waits for the held unit would hang the test (the gate opens only after it).
- */
-async function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(what)), 30_000);
-  });
-  try {
-    return await Promise.race([promise, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const { release, done } = await holdOpen(
+    ctx.store,
+    () => rememberInTransaction(ctx, first),
+    { durable: true },
+  );
+  return { release, committed: done };
 }
 
 Deno.test({
@@ -101,7 +62,7 @@ Deno.test({
 
       // The same text: server B's remember waits for A's unit, then answers with A's memory.
       const text = { content: "Quillon Relay forwards the payment events", subject: "relay" };
-      const held = await holdOpen(a, { ...text, workspace: "infra" });
+      const held = await holdRemember(a, { ...text, workspace: "infra" });
       const sameText = rememberMemory(b, { ...text, workspace: "infra" });
       sameText.catch(() => {});
       // Another text in a known workspace with no new name: it does not wait for A's unit.
@@ -131,7 +92,7 @@ Deno.test({
       assert.equal(named.length, 1, "one name, one entity, whichever server met it first");
 
       // A new workspace: registered once, by the unit that wrote to it first.
-      const fresh = await holdOpen(a, {
+      const fresh = await holdRemember(a, {
         content: "billing exports run nightly",
         subject: "billing",
         workspace: "billing",

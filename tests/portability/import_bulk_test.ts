@@ -19,53 +19,7 @@ import { portableMemory } from "../../src/portability/record.ts";
 import { jsonlUnits, markdownUnit } from "../../src/portability/sources.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
-import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
-
-const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-/** Two empty stores of one backend, and how to throw them away. */
-type Pair = { stores: [Store, Store]; close(): Promise<void> };
-
-const BACKENDS: { name: string; skipped?: boolean; open(dir: string): Promise<Pair> }[] = [
-  {
-    name: "sqlite",
-    async open(dir) {
-      const open = (n: number) =>
-        openStore(`${dir}/${n}.sqlite3`, { cacheDir: `${dir}/cache${n}`, skipVec: true });
-      const stores: [Store, Store] = [await open(0), await open(1)];
-      return {
-        stores,
-        close() {
-          for (const store of stores) store.close();
-          return Promise.resolve();
-        },
-      };
-    },
-  },
-  {
-    name: "postgres",
-    skipped: SKIP_POSTGRES,
-    async open() {
-      const scratches = [
-        await createScratchDatabase(testPostgresUrl()),
-        await createScratchDatabase(testPostgresUrl()),
-      ];
-      const stores: [Store, Store] = [
-        await openPostgresAsStore(scratches[0].url),
-        await openPostgresAsStore(scratches[1].url),
-      ];
-      return {
-        stores,
-        async close() {
-          for (const store of stores) await store.close();
-          for (const scratch of scratches) await scratch.drop();
-        },
-      };
-    },
-  },
-];
+import { STORE_PAIR_BACKENDS as BACKENDS } from "../helpers/store_pairs.ts";
 
 function contextOf(store: Store, dir: string): ServiceContext {
   return {
