@@ -36,6 +36,15 @@ export const DEV_TOOLS = {
     version: "1.32.2",
     main: "dist/esm/client/index.js",
   },
+  // PostgreSQL in WebAssembly with pgvector, for the pgvector path's tests
+  // (scripts/pglite_server.ts). 0.5.15: the version pglite-pgvector 0.0.16 was built against
+  // (0.6.1's PostgreSQL cannot load it: "imported function does not match the expected type").
+  pglite: { name: "@electric-sql/pglite", version: "0.5.15", main: "dist/index.js" },
+  pglite_vector: {
+    name: "@electric-sql/pglite-pgvector",
+    version: "0.0.16",
+    main: "dist/index.js",
+  },
 } as const satisfies Record<string, DevTool>;
 
 /** A tool's id. */

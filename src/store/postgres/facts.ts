@@ -7,7 +7,7 @@
  * import assert from "node:assert/strict";
  * import type { PgExtensions } from "./facts.ts";
  *
- * const none: PgExtensions = { pg_trgm: null, vector: null, vectorAvailable: false };
+ * const none: PgExtensions = { pg_trgm: null, vector: null, vectorAvailable: false, vectorIndex: null };
  * assert.equal(none.vector, null);
  * ```
  * @module
@@ -19,6 +19,11 @@ export interface PgExtensions {
   vector: string | null;
   /** pgvector's files are on the server (`pg_available_extensions`), installed or not. */
   vectorAvailable: boolean;
+  /**
+   * The dimension of the pgvector column and HNSW index mema searches (vector_index.ts); null
+   * when there is none, and the vectors are searched in each server's copy.
+   */
+  vectorIndex: number | null;
 }
 
 /** What doctor found in a PostgreSQL database. */

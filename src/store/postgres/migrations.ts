@@ -26,6 +26,7 @@
 import type { Sql } from "postgres";
 import { MemaError } from "../../errors/mod.ts";
 import { PG_MIGRATION_LOCK } from "./constants.ts";
+import { ENSURE_VECTOR_INDEX, ensureVectorIndex } from "./vector_index.ts";
 
 /** One step of the PostgreSQL schema. */
 export interface PgMigration {
@@ -419,6 +420,12 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     // filling them here would make a server's start wait on the whole library.
     statements: "ALTER TABLE memory_terms ADD COLUMN counts JSONB;",
   },
+  {
+    version: 11,
+    description: "a pgvector column and HNSW index over the vectors, when pgvector is installed",
+    // Every open runs it again (migratePostgres): pgvector installed after this ran is used too.
+    statements: ENSURE_VECTOR_INDEX,
+  },
 ];
 
 /** The version this build brings a database to. */
@@ -464,6 +471,8 @@ export async function migratePostgres(sql: Sql): Promise<PgSchemaState> {
         VALUES (${migration.version}, ${migration.description})`;
       applied.push(migration.version);
     }
+    // pgvector installed since the last open: its index is built now, once (vector_index.ts).
+    await ensureVectorIndex(tx);
     return { version: Math.max(current, PG_SCHEMA_VERSION), applied };
   };
   // The cast: a transaction's `sql` offers every query form the pool's does.

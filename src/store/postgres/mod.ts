@@ -11,8 +11,8 @@
  * import assert from "node:assert/strict";
  * import { PG_UNSUPPORTED } from "./mod.ts";
  *
- * // What this version does not do on PostgreSQL is named, and refused when asked for.
- * assert.ok(PG_UNSUPPORTED.includes("pgvector (HNSW) search"));
+ * // What this version does not do on PostgreSQL is named, and refused when asked for: nothing.
+ * assert.deepEqual(PG_UNSUPPORTED, []);
  * ```
  * @module
  */
@@ -113,7 +113,12 @@ export async function openPostgresStore(
   const facts = {
     schema: { version: 0, applied: [] } as PgSchemaState,
     serverVersion: "not reached yet",
-    extensions: { pg_trgm: null, vector: null, vectorAvailable: false } as PgExtensions,
+    extensions: {
+      pg_trgm: null,
+      vector: null,
+      vectorAvailable: false,
+      vectorIndex: null,
+    } as PgExtensions,
   };
   let stage = "connect to";
   /** What opening does once the server answers; raw errors, for the caller to word. */
@@ -172,8 +177,8 @@ export async function openPostgresStore(
     ...pgEvidenceRows(core),
     ...pgPortability(core),
     ...pgWordIndex(core),
-    ...pgVectors(core, vectors),
-    ...pgMaintenance(core, vectors),
+    ...pgVectors(core, vectors, facts),
+    ...pgMaintenance(core, vectors, facts),
     ...pgPendingNotices(core),
     ...pgPurge(core),
     ...pgUpgrade(core),

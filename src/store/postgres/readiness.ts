@@ -8,8 +8,8 @@
  * import assert from "node:assert/strict";
  * import { postgresUnsupported } from "./readiness.ts";
  *
- * const error = postgresUnsupported("pgvector (HNSW) search", "postgres://team:s3cret@db.example/mema");
- * assert.match(error.message, /pgvector/);
+ * const error = postgresUnsupported("`mema frobnicate`", "postgres://team:s3cret@db.example/mema");
+ * assert.match(error.message, /frobnicate/);
  * assert.ok(!error.message.includes("s3cret"), "no password in an error");
  * ```
  * @module
@@ -21,9 +21,7 @@ import { MemaError } from "../../errors/mod.ts";
  * What a user may ask of mema on PostgreSQL that this version does not do, in users' words
  * (docs/POSTGRES.md lists them too).
  */
-export const PG_UNSUPPORTED: readonly string[] = [
-  "pgvector (HNSW) search",
-];
+export const PG_UNSUPPORTED: readonly string[] = [];
 
 /** The refusal of `what` (a command, in backquotes) on the PostgreSQL database at `url`. */
 export function postgresUnsupported(what: string, url: string): MemaError {

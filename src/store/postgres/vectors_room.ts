@@ -1,8 +1,10 @@
 /**
  * Vectors of evidence rows on PostgreSQL: {@linkcode VectorsRepository}, and the vector side of
- * {@linkcode MaintenanceRepository}. Stored portably (`real[]`), searched through this server's
- * copy (vector_copy.ts) outside write units, and from the table itself inside one, whose own
- * uncommitted writes only it can see (as on SQLite, where sqlite-vec's scan answers then).
+ * {@linkcode MaintenanceRepository}. Stored portably (`real[]`). With pgvector's index built
+ * (vector_index.ts), every lookup is one statement over it, in the caller's unit (a write unit's
+ * own uncommitted rows included), and no copy is kept. Without it, they are searched through this
+ * server's copy (vector_copy.ts) outside write units, and from the table itself inside one, whose
+ * own uncommitted writes only it can see (as on SQLite, where sqlite-vec's scan answers then).
  *
  * The embedding space's dimension lives in `meta` (`pg_vector_dim`): "the vector table exists"
  * once a space was chosen, and choosing another drops every vector, as recreating sqlite-vec's
@@ -10,10 +12,43 @@
  *
  * @module
  */
-import type { PgCore } from "./core.ts";
+import type { PgCore, PgQuery } from "./core.ts";
 import type { MaintenanceRepository, VectorCopyLoad, VectorsRepository } from "../repositories.ts";
+import type { RecallFilters } from "../types.ts";
+import type { PgExtensions } from "./facts.ts";
 import { filterCondition } from "./recall_room.ts";
 import { cosineNearest, pruneVectorChanges, VectorCopy } from "./vector_copy.ts";
+import { ensureVectorIndex, nearestByIndex, readVectorIndex } from "./vector_index.ts";
+
+/** What the store knows of the server's extensions; the rooms update `vectorIndex`. */
+export interface VectorFacts {
+  extensions: PgExtensions;
+}
+
+/**
+ * The pgvector version to search with when the index fits `query` (undefined: use the copy). A
+ * query of another dimension re-reads the index once: another server may have changed the space.
+ */
+async function indexFor(
+  core: PgCore<unknown>,
+  facts: VectorFacts,
+  query: Float32Array,
+): Promise<string | undefined> {
+  const { vector, vectorIndex } = facts.extensions;
+  if (vector === null || vectorIndex === null) return undefined;
+  if (vectorIndex !== query.length) {
+    const now = await readVectorIndex(core.q());
+    facts.extensions = { ...facts.extensions, vectorIndex: now };
+    if (now !== query.length) return undefined;
+  }
+  return vector;
+}
+
+/** Runs an index lookup in the caller's unit, or in a transaction of its own outside one. */
+async function inTransaction<T>(core: PgCore<unknown>, body: (sql: PgQuery) => Promise<T>) {
+  if (core.inUnit()) return await body(core.q());
+  return await core.sql.begin((tx) => body(tx as unknown as PgQuery)) as T;
+}
 
 /** How far `copy` is loaded (complete when no load is in progress). */
 function copyLoad(copy: VectorCopy): VectorCopyLoad {
@@ -26,9 +61,26 @@ function copyLoad(copy: VectorCopy): VectorCopyLoad {
 /** The meta key holding the current embedding space's dimension. */
 const VECTOR_DIM_KEY = "pg_vector_dim";
 
-/** The vectors room over `core`'s pool, with this server's copy of the vectors. */
-export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepository {
+/**
+ * The vectors room over `core`'s pool: pgvector's index when `facts` says it is built, else this
+ * server's copy of the vectors.
+ */
+export function pgVectors(
+  core: PgCore<unknown>,
+  copy: VectorCopy,
+  facts: VectorFacts,
+): VectorsRepository {
+  const byIndex = async (vector: Float32Array, k: number, filters?: RecallFilters) => {
+    const pgvector = await indexFor(core, facts, vector);
+    if (pgvector === undefined) return undefined;
+    return await inTransaction(
+      core,
+      (sql) => nearestByIndex(sql, vector, { k, pgvector, filters }),
+    );
+  };
   const nearestRows = async (vector: Float32Array, k: number) => {
+    const indexed = await byIndex(vector, k);
+    if (indexed) return indexed.map(({ rowId, distance }) => ({ rowId, distance }));
     // A read unit's snapshot holds nothing the copy lacks (a `find` reads inside one: the
     // whole table read and scanned exactly there was every hybrid find's cost at scale).
     if (!core.inWriteUnit() && VectorCopy.supported()) {
@@ -86,12 +138,18 @@ export function pgVectors(core: PgCore<unknown>, copy: VectorCopy): VectorsRepos
     nearestRows,
     currentRowOwners,
     async loadVectorCopyPage(maxVectors) {
-      if (!VectorCopy.supported()) return { complete: true, loaded: 0, total: 0 };
+      // pgvector answers: no copy to load (its memory and start-up time are saved).
+      const { vector, vectorIndex } = facts.extensions;
+      if (!VectorCopy.supported() || (vector !== null && vectorIndex !== null)) {
+        return { complete: true, loaded: 0, total: 0 };
+      }
       await copy.loadPage(core.sql, maxVectors);
       return copyLoad(copy);
     },
     vectorCopyLoad: () => Promise.resolve(copyLoad(copy)),
     async nearestCurrentRows(vector, k, filters) {
+      const indexed = await byIndex(vector, k, filters);
+      if (indexed) return indexed;
       const nearest = await nearestRows(vector, k);
       const owners = await currentRowOwners(nearest.map((row) => row.rowId), filters);
       const out: { rowId: number; distance: number; memoryId: number }[] = [];
@@ -127,7 +185,11 @@ const PURGED_TABLES = [
 ];
 
 /** Upkeep on PostgreSQL: the server manages its WAL; a purge's scrub is a VACUUM. */
-export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): MaintenanceRepository {
+export function pgMaintenance(
+  core: PgCore<unknown>,
+  copy: VectorCopy,
+  facts: VectorFacts,
+): MaintenanceRepository {
   return {
     // PostgreSQL checkpoints and recycles its WAL itself.
     checkpoint: () => Promise.resolve({ busy: 0 }),
@@ -164,6 +226,11 @@ export function pgMaintenance(core: PgCore<unknown>, copy: VectorCopy): Maintena
       // Every copy reloads.
       await sql`INSERT INTO vector_changes (row_id) VALUES (NULL)`;
       await pruneVectorChanges(sql);
+      // pgvector's column and index follow the new dimension (the table is empty: no cost).
+      if (facts.extensions.vector !== null) {
+        await ensureVectorIndex(sql);
+        facts.extensions = { ...facts.extensions, vectorIndex: await readVectorIndex(sql) };
+      }
     },
     vectorMirrorSize: () => Promise.resolve({ vectors: copy.size, bytes: copy.bytes }),
     async wordIndexSlice(afterId, span) {
