@@ -23,6 +23,7 @@
  * ```
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { devToolFile } from "./dev_tools.ts";
 
 /** The parts of PGlite this front uses. */
@@ -193,6 +194,66 @@ export async function startPgliteServer(
       await db.close();
     },
   };
+}
+
+/** A PGlite server running in a child process: its URL, and how to stop it. */
+export interface PgliteChild {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** True when both PGlite packages are installed (scripts/dev_tools.ts). */
+export function pgliteInstalled(): boolean {
+  try {
+    Deno.statSync(devToolFile("pglite"));
+    Deno.statSync(devToolFile("pglite_vector"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs this script in a child process (its WebAssembly then never stalls the caller's event
+ * loop) and returns once it serves. Its trace, when asked for, goes to the caller's stderr.
+ */
+export async function spawnPgliteServer(): Promise<PgliteChild> {
+  if (!pgliteInstalled()) {
+    throw new Error(
+      "PGlite not found: run `deno run -A scripts/dev_tools.ts pglite pglite_vector` " +
+        "(deno task test installs it), or set MEMA_TEST_SKIP_PGLITE=1 to skip the pgvector tests",
+    );
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", fileURLToPath(import.meta.url)],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: TRACE ? "inherit" : "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  // Read as it comes, so that the child never blocks on a full pipe.
+  const stderr = TRACE ? Promise.resolve("") : new Response(child.stderr).text();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let said = "";
+  while (!said.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    said += value;
+  }
+  lines.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  const stop = async () => {
+    // Closing its standard input stops it (below).
+    await stdin.close().catch(() => {});
+    await child.status;
+    await stderr;
+  };
+  const url = said.split("\n")[0].trim();
+  if (!url.startsWith("postgres://")) {
+    await stop();
+    throw new Error(`PGlite did not start: ${said}${await stderr}`.slice(0, 2_000));
+  }
+  return { url, stop };
 }
 
 if (import.meta.main) {

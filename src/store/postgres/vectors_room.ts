@@ -26,20 +26,23 @@ export interface VectorFacts {
 }
 
 /**
- * The pgvector version to search with when the index fits `query` (undefined: use the copy). A
- * query of another dimension re-reads the index once: another server may have changed the space.
+ * How a lookup for `query` runs: "copy" without pgvector's index, "none" when the index is of
+ * another dimension (the space is changing: no stored vector is comparable, as in the copy, and
+ * loading a copy for nothing is avoided), else the pgvector version to search with. A query of
+ * another dimension re-reads the index once: another server may have changed the space.
  */
 async function indexFor(
   core: PgCore<unknown>,
   facts: VectorFacts,
   query: Float32Array,
-): Promise<string | undefined> {
+): Promise<string | "copy" | "none"> {
   const { vector, vectorIndex } = facts.extensions;
-  if (vector === null || vectorIndex === null) return undefined;
+  if (vector === null || vectorIndex === null) return "copy";
   if (vectorIndex !== query.length) {
     const now = await readVectorIndex(core.q());
     facts.extensions = { ...facts.extensions, vectorIndex: now };
-    if (now !== query.length) return undefined;
+    if (now === null) return "copy";
+    if (now !== query.length) return "none";
   }
   return vector;
 }
@@ -72,7 +75,8 @@ export function pgVectors(
 ): VectorsRepository {
   const byIndex = async (vector: Float32Array, k: number, filters?: RecallFilters) => {
     const pgvector = await indexFor(core, facts, vector);
-    if (pgvector === undefined) return undefined;
+    if (pgvector === "copy") return undefined;
+    if (pgvector === "none") return [];
     return await inTransaction(
       core,
       (sql) => nearestByIndex(sql, vector, { k, pgvector, filters }),
