@@ -26,25 +26,36 @@ export interface VectorFacts {
 }
 
 /**
+ * The dimension of pgvector's index as of now (null: none), re-read while the facts say there
+ * is none or it differs from `dim`: another server may have built it (the first embedding space
+ * chosen) or switched the space since this one opened.
+ */
+async function currentIndex(
+  core: PgCore<unknown>,
+  facts: VectorFacts,
+  dim?: number,
+): Promise<number | null> {
+  const { vector, vectorIndex } = facts.extensions;
+  if (vector === null) return null;
+  if (vectorIndex !== null && (dim === undefined || vectorIndex === dim)) return vectorIndex;
+  const now = await readVectorIndex(core.q());
+  facts.extensions = { ...facts.extensions, vectorIndex: now };
+  return now;
+}
+
+/**
  * How a lookup for `query` runs: "copy" without pgvector's index, "none" when the index is of
  * another dimension (the space is changing: no stored vector is comparable, as in the copy, and
- * loading a copy for nothing is avoided), else the pgvector version to search with. A query of
- * another dimension re-reads the index once: another server may have changed the space.
+ * loading a copy for nothing is avoided), else the pgvector version to search with.
  */
 async function indexFor(
   core: PgCore<unknown>,
   facts: VectorFacts,
   query: Float32Array,
 ): Promise<string | "copy" | "none"> {
-  const { vector, vectorIndex } = facts.extensions;
-  if (vector === null || vectorIndex === null) return "copy";
-  if (vectorIndex !== query.length) {
-    const now = await readVectorIndex(core.q());
-    facts.extensions = { ...facts.extensions, vectorIndex: now };
-    if (now === null) return "copy";
-    if (now !== query.length) return "none";
-  }
-  return vector;
+  const dim = await currentIndex(core, facts, query.length);
+  if (dim === null) return "copy";
+  return dim === query.length ? facts.extensions.vector! : "none";
 }
 
 /** Runs an index lookup in the caller's unit, or in a transaction of its own outside one. */
@@ -143,8 +154,7 @@ export function pgVectors(
     currentRowOwners,
     async loadVectorCopyPage(maxVectors) {
       // pgvector answers: no copy to load (its memory and start-up time are saved).
-      const { vector, vectorIndex } = facts.extensions;
-      if (!VectorCopy.supported() || (vector !== null && vectorIndex !== null)) {
+      if (!VectorCopy.supported() || await currentIndex(core, facts) !== null) {
         return { complete: true, loaded: 0, total: 0 };
       }
       await copy.loadPage(core.sql, maxVectors);
