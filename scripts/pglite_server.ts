@@ -111,6 +111,12 @@ async function* messages(conn: Deno.Conn): AsyncGenerator<Uint8Array> {
   }
 }
 
+/** Writes all of `data` (a socket write may take only part of a large answer). */
+async function writeAll(conn: Deno.Conn, data: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < data.length) written += await conn.write(data.subarray(written));
+}
+
 /** Serves one connection until it closes, holding the session while an exchange is open. */
 async function serveConnection(
   db: PGliteSession,
@@ -120,7 +126,7 @@ async function serveConnection(
 ): Promise<void> {
   const pending: Uint8Array[] = [];
   const flush = async () => {
-    for (const data of pending.splice(0)) await conn.write(data);
+    for (const data of pending.splice(0)) await writeAll(conn, data);
   };
   try {
     let startup = true;
