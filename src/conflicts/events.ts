@@ -27,6 +27,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
 import { normalizeNumerals } from "../text/numerals.ts";
+import { sameSpelling } from "./spelling.ts";
 import { extractValues, sameValue, type SentenceValue } from "./values.ts";
 
 /** A value read for grouping: one measured amount, or plain text. */
@@ -60,7 +61,7 @@ export function sameStatedValue(a: string, b: string): boolean {
   const left = readValue(a);
   const right = readValue(b);
   if (left.measured && right.measured) return sameValue(left.measured, right.measured);
-  return left.text === right.text && left.text !== "";
+  return (left.text === right.text && left.text !== "") || sameSpelling(left.text, right.text);
 }
 
 const UNIT: Record<string, string> = { duration: "s", bytes: "B", percent: "%" };

@@ -61,6 +61,7 @@ import {
   STOPWORDS,
 } from "./lexicon.ts";
 import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
+import { joinSplitWords } from "./spelling.ts";
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
@@ -173,8 +174,9 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       reasons: [`${sideA.notAClaim ? "a" : "b"}: ${notAClaim}`],
     };
   }
-  const left = sideA.shape;
-  const right = sideB.shape;
+  // "lower case" / "lowercase": a word one row writes as two is read as the other row's word.
+  const left = joinSplitWords(sideA.shape, contentSet(sideB.shape), a.text);
+  const right = joinSplitWords(sideB.shape, contentSet(left), b.text);
   const reasons: string[] = [];
   const drop = (reason: string, score = 0): PairAssessment => ({
     candidate: false,
