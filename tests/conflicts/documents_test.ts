@@ -306,3 +306,41 @@ Deno.test("the part of a split file before its first heading is about that file'
     notes.cleanup();
   }
 });
+
+Deno.test("two versions of one README that both state two lines hold no conflict between those lines", async () => {
+  // accepts 1.3.8 and 2.0.0 both document `charsets` and `encodings` with the same sentence
+  // frame; each version's `charsets` line against the other's `encodings` line looked like
+  // two values of one attribute.
+  const methods = (wrap: string) =>
+    `### .charsets()\n\nReturn the charsets that the request accepts, in the order of the${wrap}` +
+    "client's preference (most preferred first).\n\n### .encodings()\n\n" +
+    `Return the encodings that the request accepts, in the order of the${wrap}` +
+    "client's preference (most preferred first).\n";
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(t, {
+      "accepts/README.md": `# accepts\n\nHigher level content negotiation.\n\n${methods("\n")}`,
+      "node_modules/accepts/README.md":
+        `# accepts\n\nHigher-level content negotiation, for Node.js 18 and up.\n\n${methods(" ")}`,
+    });
+    assert.deepEqual(await openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+  // A line the other version does not state still conflicts (debug 2.6.9 / 4.4.3).
+  const u = await openTestContext({ skipVec: true });
+  try {
+    const stdout = (method: string) =>
+      `When stdout is not a TTY, \`Date#${method}()\` is used, making it more useful for ` +
+      "logging the debug information as shown below:\n";
+    await importNotes(u, {
+      "debug/README.md": `# debug\n\nA tiny debugging utility.\n\n${stdout("toUTCString")}`,
+      "node_modules/debug/README.md": `# debug\n\nA tiny JavaScript debugging utility.\n\n${
+        stdout("toISOString")
+      }`,
+    });
+    assert.equal((await openConflicts(u)).length, 1);
+  } finally {
+    u.cleanup();
+  }
+});
