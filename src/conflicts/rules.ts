@@ -44,6 +44,7 @@ import {
   RULE_PLACE_MAX_WORDS,
   RULE_SCORE_WEIGHTS,
   RULE_SIGNAL_STRENGTH,
+  RULE_STATED_WITHIN_MIN_WORDS,
   RULE_UPDATE_PHRASE_BONUS,
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
@@ -173,6 +174,13 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       score: 0,
       reasons: [`${sideA.notAClaim ? "a" : "b"}: ${notAClaim}`],
     };
+  }
+  // "… when the header matches the `type` option." / "… matches the `type` option, or an empty
+  // object if there was no body": one row says all the other says and goes on in a clause of
+  // its own; what it adds is said beside the other's statement, not against it.
+  const within = statedWithin(a.text, b.text) ?? statedWithin(b.text, a.text);
+  if (within) {
+    return { candidate: false, score: 0, reasons: [`one row says all the other says (${within})`] };
   }
   // "lower case" / "lowercase": a word one row writes as two is read as the other row's word.
   const left = joinSplitWords(sideA.shape, contentSet(sideB.shape), a.text);
@@ -739,6 +747,28 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
  * Shared words long enough to frame a value. A Chinese row is read one character at a time,
  * so two characters count as one word ("仓库", "托管").
  */
+/** A sentence as compared for {@link statedWithin}: lower case, single spaces, no final stop. */
+function bareSentence(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!;:]+$/u, "");
+}
+
+/**
+ * `shorter` (at least {@link RULE_STATED_WITHIN_MIN_WORDS} words) whole inside `longer`, ending
+ * where a clause of `longer` ends or the row does: the first words of what `shorter` says,
+ * for the reason; undefined otherwise. "Open on Sundays no more" goes on without a break and is
+ * not a restatement.
+ */
+function statedWithin(longer: string, shorter: string): string | undefined {
+  const inner = bareSentence(shorter);
+  if (inner.split(" ").length < RULE_STATED_WITHIN_MIN_WORDS) return undefined;
+  const outer = bareSentence(longer);
+  const at = outer.indexOf(inner);
+  if (at < 0 || (at > 0 && !/[\s(]/.test(outer[at - 1]))) return undefined;
+  const next = outer.slice(at + inner.length);
+  if (next !== "" && !/^\s*[,;:(—–]/u.test(next)) return undefined;
+  return `${inner.split(" ").slice(0, 6).join(" ")}…`;
+}
+
 function frameWords(shared: readonly string[]): number {
   const latin = shared.filter((word) => word.length >= 3 && !HAN_CHAR.test(word)).length;
   const han = shared.filter((word) => HAN_CHAR.test(word)).length;

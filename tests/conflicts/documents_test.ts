@@ -344,3 +344,41 @@ Deno.test("two versions of one README that both state two lines hold no conflict
     u.cleanup();
   }
 });
+
+Deno.test("a README line that grows a clause, and 'no need' for 'doesn't need', open no conflict", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    // body-parser 1.20 and 2.x: the newer line says all the older one says, then goes on.
+    const populate = "All middlewares will populate the `req.body` property with the parsed " +
+      "body when\nthe `Content-Type` request header matches the `type` option";
+    // iconv-lite: the same feature in two wordings, each denying the need.
+    await importNotes(t, {
+      "body-parser/README.md":
+        `# body-parser\n\nNode.js body parsing middleware.\n\n${populate}.\n`,
+      "node_modules/body-parser/README.md":
+        "# body-parser\n\nNode.js body parsing middleware.\n\n" +
+        `${populate}, or an empty\nobject (\`{}\`) if there was no body to parse, the ` +
+        "`Content-Type` was not matched,\nor an error occurred.\n",
+      "iconv-lite/README.md": "# iconv-lite\n\nPure JS character encoding conversion.\n\n" +
+        "Doesn't need native code compilation. Works on Windows and in sandboxed environments.\n",
+      "node_modules/iconv-lite/README.md":
+        "# iconv-lite: Pure JS character encoding conversion\n\n" +
+        "No need for native code compilation. Quite fast.\n",
+    });
+    assert.deepEqual(await openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+  // A row that denies the other's words is not the other's statement plus a clause.
+  const u = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(u, {
+      "office/hours.md": "# Office hours\n\nThe front office is open on Sundays from ten.\n",
+      "office/update.md": "# Office update\n\nThe front office is not open on Sundays from ten, " +
+        "since the move.\n",
+    });
+    assert.equal((await openConflicts(u)).length, 1);
+  } finally {
+    u.cleanup();
+  }
+});
