@@ -178,13 +178,18 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   // "… when the header matches the `type` option." / "… matches the `type` option, or an empty
   // object if there was no body": one row says all the other says and goes on in a clause of
   // its own; what it adds is said beside the other's statement, not against it.
-  const within = statedWithin(a.text, b.text) ?? statedWithin(b.text, a.text);
+  const bareA = sideA.bare ?? bareSentence(a.text);
+  const bareB = sideB.bare ?? bareSentence(b.text);
+  const within = statedWithin(bareA, bareB) ?? statedWithin(bareB, bareA);
   if (within) {
     return { candidate: false, score: 0, reasons: [`one row says all the other says (${within})`] };
   }
   // "lower case" / "lowercase": a word one row writes as two is read as the other row's word.
-  const left = joinSplitWords(sideA.shape, contentSet(sideB.shape), a.text);
-  const right = joinSplitWords(sideB.shape, contentSet(left), b.text);
+  const setA = contentSet(sideA.shape);
+  const setB = contentSet(sideB.shape);
+  const left = joinSplitWords(sideA.shape, { own: setA, other: setB }, a.text);
+  const joinedSetA = left === sideA.shape ? setA : contentSet(left);
+  const right = joinSplitWords(sideB.shape, { own: setB, other: joinedSetA }, b.text);
   const reasons: string[] = [];
   const drop = (reason: string, score = 0): PairAssessment => ({
     candidate: false,
@@ -192,8 +197,8 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     reasons: [...reasons, reason],
   });
 
-  const leftSet = contentSet(left);
-  const rightSet = contentSet(right);
+  const leftSet = joinedSetA;
+  const rightSet = right === sideB.shape ? setB : contentSet(right);
   const leftCore = coreSet(left, rightSet);
   const rightCore = coreSet(right, leftSet);
   const shared = [...leftCore].filter((word) => rightCore.has(word));
@@ -743,13 +748,12 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
   }
 }
 
-/**
- * Shared words long enough to frame a value. A Chinese row is read one character at a time,
- * so two characters count as one word ("仓库", "托管").
- */
 /** A sentence as compared for {@link statedWithin}: lower case, single spaces, no final stop. */
-function bareSentence(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!;:]+$/u, "");
+function bareSentence(text: string): { text: string; words: number } {
+  const bare = text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!;:]+$/u, "");
+  let words = 1;
+  for (let i = bare.indexOf(" "); i >= 0; i = bare.indexOf(" ", i + 1)) words++;
+  return { text: bare, words };
 }
 
 /**
@@ -758,10 +762,13 @@ function bareSentence(text: string): string {
  * for the reason; undefined otherwise. "Open on Sundays no more" goes on without a break and is
  * not a restatement.
  */
-function statedWithin(longer: string, shorter: string): string | undefined {
-  const inner = bareSentence(shorter);
-  if (inner.split(" ").length < RULE_STATED_WITHIN_MIN_WORDS) return undefined;
-  const outer = bareSentence(longer);
+function statedWithin(
+  longer: { text: string },
+  shorter: { text: string; words: number },
+): string | undefined {
+  if (shorter.words < RULE_STATED_WITHIN_MIN_WORDS) return undefined;
+  const outer = longer.text;
+  const inner = shorter.text;
   const at = outer.indexOf(inner);
   if (at < 0 || (at > 0 && !/[\s(]/.test(outer[at - 1]))) return undefined;
   const next = outer.slice(at + inner.length);
@@ -769,6 +776,10 @@ function statedWithin(longer: string, shorter: string): string | undefined {
   return `${inner.split(" ").slice(0, 6).join(" ")}…`;
 }
 
+/**
+ * Shared words long enough to frame a value. A Chinese row is read one character at a time,
+ * so two characters count as one word ("仓库", "托管").
+ */
 function frameWords(shared: readonly string[]): number {
   const latin = shared.filter((word) => word.length >= 3 && !HAN_CHAR.test(word)).length;
   const han = shared.filter((word) => HAN_CHAR.test(word)).length;
@@ -1459,19 +1470,23 @@ function subjectSwap(text: string, differing: readonly string[]): boolean {
 }
 
 const READ_CACHE_MAX = 4096;
+/** A row read once: not a claim, or its sentence shape, claim text and bare sentence. */
+interface SideReading {
+  notAClaim?: string;
+  shape?: SentenceShape;
+  text?: string;
+  bare?: { text: string; words: number };
+}
 /**
  * Rows read recently. Detection compares one new row with the rows of up to 20 neighbours,
  * and the scan compares each row with many: reading a row (a dozen regular expressions) once
  * instead of once per pair. Bounded; the oldest entry goes first.
  */
-const READ_CACHE = new BoundedMap<
-  string,
-  { notAClaim?: string; shape?: SentenceShape; text?: string }
->(READ_CACHE_MAX);
+const READ_CACHE = new BoundedMap<string, SideReading>(READ_CACHE_MAX);
 
 function readSide(
   side: EvidenceSide,
-): { notAClaim?: string; shape?: SentenceShape; text?: string } {
+): SideReading {
   const key = `${side.eventTime ?? ""}\u0000${side.text}`;
   const cached = READ_CACHE.get(key);
   if (cached) return cached;
@@ -1483,6 +1498,7 @@ function readSide(
     : {
       shape: readSentence(withoutIdentifiers(claim.text), { eventTime: side.eventTime }),
       text: claim.text,
+      bare: bareSentence(claim.text),
     };
   READ_CACHE.set(key, read);
   return read;

@@ -48,26 +48,38 @@ function joinable(shape: SentenceShape, i: number): boolean {
 }
 
 /**
- * `shape` with each two neighbouring words whose joined form is a word of `other` (and not
- * both already in it) read as that one word; `shape` itself when there is none. The words must
- * stand side by side in `text` (one space or hyphen apart), so "lower the case" stays apart.
+ * `shape` with each two neighbouring words whose joined form is a word of `other` that `own`
+ * (the content words of `shape`) lacks read as that one word; `shape` itself when there is
+ * none. The words must stand side by side in `text` (one space or hyphen apart), so "lower the
+ * case" stays apart.
  */
 export function joinSplitWords(
   shape: SentenceShape,
-  other: ReadonlySet<string>,
+  sets: { own: ReadonlySet<string>; other: ReadonlySet<string> },
   text: string,
 ): SentenceShape {
+  const { own, other } = sets;
+  // Only a word of the other row that this row lacks can be a join of two of this row's words;
+  // the rule stage compares every neighbour row, and most pairs stop here.
+  const missing: string[] = [];
+  for (const word of other) if (word.length >= 4 && !own.has(word)) missing.push(word);
+  if (missing.length === 0) return shape;
   let joined: { words: string[]; surface: string[]; attached: boolean[] } | undefined;
-  const lower = text.toLowerCase();
+  let lower: string | undefined;
   for (let i = 0; i < shape.words.length; i++) {
     const next = i + 1;
-    const form = next < shape.words.length && joinable(shape, i) && joinable(shape, next) &&
-        !(other.has(shape.words[i]) && other.has(shape.words[next]))
+    const head = shape.words[i].slice(0, 2);
+    const form = next < shape.words.length &&
+        missing.some((word) => word.startsWith(head) && word.length > shape.words[i].length) &&
+        !(other.has(shape.words[i]) && other.has(shape.words[next])) &&
+        joinable(shape, i) && joinable(shape, next)
       ? joinedForm([shape.surface[i], shape.surface[next]])
       : undefined;
     if (
       form !== undefined && other.has(form) &&
-      new RegExp(`\\b${shape.surface[i]}[\\s-]${shape.surface[next]}\\b`).test(lower)
+      new RegExp(`\\b${shape.surface[i]}[\\s-]${shape.surface[next]}\\b`).test(
+        lower ??= text.toLowerCase(),
+      )
     ) {
       joined ??= {
         words: shape.words.slice(0, i),
