@@ -37,6 +37,9 @@ interface PGliteSession {
   close(): Promise<void>;
 }
 
+/** How long a connection may hold the session without a message, others waiting, before a warning. */
+const STALL_WARNING_MS = 20_000;
+
 /** The startup packets that carry no message type byte: their first Int32 is their length. */
 const SSL_REQUEST = 80877103;
 const GSS_REQUEST = 80877104;
@@ -58,6 +61,19 @@ function traced(message: Uint8Array): string {
 class SessionGate {
   #holder: number | undefined;
   #waiting: { id: number; enter: () => void }[] = [];
+  /** When the holder last ran a message, and what it was (for {@linkcode stalled}). */
+  lastRun = { at: Date.now(), message: "" };
+
+  /**
+   * Says so once the holder has sent nothing for `ms` while others wait: on one session that is
+   * a client waiting on another of its connections while holding this one, which never ends.
+   */
+  stalled(ms: number): string | undefined {
+    if (this.#holder === undefined || this.#waiting.length === 0) return undefined;
+    if (Date.now() - this.lastRun.at < ms) return undefined;
+    return `connection #${this.#holder} has held the session for ${ms} ms without a message ` +
+      `(last: ${this.lastRun.message}); waiting: ${this.#waiting.map((w) => `#${w.id}`).join(" ")}`;
+  }
 
   async enter(id: number): Promise<void> {
     if (this.#holder === id) return;
@@ -147,6 +163,7 @@ async function serveConnection(
       if (TRACE && !gate.holds(id)) console.error(`#${id} waits: ${traced(message)}`);
       await gate.enter(id);
       if (TRACE) console.error(`#${id} runs: ${traced(message)}`);
+      gate.lastRun = { at: Date.now(), message: traced(message) };
       await db.execProtocolRawStream(message, {
         onRawData: (data) => pending.push(data.slice()),
       });
@@ -187,6 +204,10 @@ export async function startPgliteServer(
   await db.exec("CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;");
   const listener = Deno.listen({ hostname: "127.0.0.1", port });
   const gate = new SessionGate();
+  const watchdog = setInterval(() => {
+    const stall = gate.stalled(STALL_WARNING_MS);
+    if (stall) console.error(`pglite_server: ${stall}`);
+  }, STALL_WARNING_MS);
   const served = (async () => {
     let next = 1;
     for await (const conn of listener) serveConnection(db, gate, conn, next++);
@@ -195,6 +216,7 @@ export async function startPgliteServer(
   return {
     url: `postgres://postgres@127.0.0.1:${bound}/postgres?prepare=false`,
     async close() {
+      clearInterval(watchdog);
       listener.close();
       await served.catch(() => {});
       await db.close();
@@ -221,7 +243,7 @@ export function pgliteInstalled(): boolean {
 
 /**
  * Runs this script in a child process (its WebAssembly then never stalls the caller's event
- * loop) and returns once it serves. Its trace, when asked for, goes to the caller's stderr.
+ * loop) and returns once it serves.
  */
 export async function spawnPgliteServer(): Promise<PgliteChild> {
   if (!pgliteInstalled()) {
@@ -234,11 +256,10 @@ export async function spawnPgliteServer(): Promise<PgliteChild> {
     args: ["run", "--allow-all", "--quiet", fileURLToPath(import.meta.url)],
     stdin: "piped",
     stdout: "piped",
-    stderr: TRACE ? "inherit" : "piped",
+    // Its warnings (a stalled session) and trace go to the caller's standard error.
+    stderr: "inherit",
   }).spawn();
   const stdin = child.stdin.getWriter();
-  // Read as it comes, so that the child never blocks on a full pipe.
-  const stderr = TRACE ? Promise.resolve("") : new Response(child.stderr).text();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let said = "";
   while (!said.includes("\n")) {
@@ -252,12 +273,11 @@ export async function spawnPgliteServer(): Promise<PgliteChild> {
     // Closing its standard input stops it (below).
     await stdin.close().catch(() => {});
     await child.status;
-    await stderr;
   };
   const url = said.split("\n")[0].trim();
   if (!url.startsWith("postgres://")) {
     await stop();
-    throw new Error(`PGlite did not start: ${said}${await stderr}`.slice(0, 2_000));
+    throw new Error(`PGlite did not start (its errors are above): ${said}`.slice(0, 2_000));
   }
   return { url, stop };
 }
