@@ -74,6 +74,17 @@ export class VectorCopy {
    */
   #caughtUp: Promise<void> = Promise.resolve();
 
+  /**
+   * Forgets every vector and any load in progress (pgvector's index answers now: the copy's
+   * memory is freed, and it no longer reports a load that will not finish).
+   */
+  drop(): void {
+    this.#vectors.clear();
+    this.#load = undefined;
+    this.#seq = undefined;
+    this.#paged = false;
+  }
+
   /** True when this runtime can run the copy's scan (WebAssembly SIMD). */
   static supported(): boolean {
     return QuantizedVectors.supported();

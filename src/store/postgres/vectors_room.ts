@@ -84,9 +84,16 @@ export function pgVectors(
   copy: VectorCopy,
   facts: VectorFacts,
 ): VectorsRepository {
+  /** True when pgvector's index answers; a copy loaded before it was built is dropped then. */
+  const indexAnswers = async () => {
+    if (await currentIndex(core, facts) === null) return false;
+    if (copy.size > 0 || copy.progress !== undefined) copy.drop();
+    return true;
+  };
   const byIndex = async (vector: Float32Array, k: number, filters?: RecallFilters) => {
     const pgvector = await indexFor(core, facts, vector);
     if (pgvector === "copy") return undefined;
+    if (copy.size > 0 || copy.progress !== undefined) copy.drop();
     if (pgvector === "none") return [];
     return await inTransaction(
       core,
@@ -154,13 +161,16 @@ export function pgVectors(
     currentRowOwners,
     async loadVectorCopyPage(maxVectors) {
       // pgvector answers: no copy to load (its memory and start-up time are saved).
-      if (!VectorCopy.supported() || await currentIndex(core, facts) !== null) {
+      if (!VectorCopy.supported() || await indexAnswers()) {
         return { complete: true, loaded: 0, total: 0 };
       }
       await copy.loadPage(core.sql, maxVectors);
       return copyLoad(copy);
     },
-    vectorCopyLoad: () => Promise.resolve(copyLoad(copy)),
+    async vectorCopyLoad() {
+      if (await indexAnswers()) return { complete: true, loaded: 0, total: 0 };
+      return copyLoad(copy);
+    },
     async nearestCurrentRows(vector, k, filters) {
       const indexed = await byIndex(vector, k, filters);
       if (indexed) return indexed;
