@@ -1,8 +1,8 @@
 /**
  * An import stores its plain new memories together (the bulk path, import_bulk.ts) and must
  * leave exactly what storing every item one by one leaves: the same report, memories (ids,
- * authors, windows, links), versions, audit, evidence rows, entity graph, word index
- * (what `find` answers), workspaces and queued jobs. The feed mixes plain items with everything
+ * authors, windows, links), versions, audit, evidence rows, entity graph (mentions and
+ * relations), word index (what `find` answers), workspaces and queued jobs. The feed mixes plain items with everything
  * that must go item by item or waits on the group: duplicates of stored and of earlier texts, a
  * source changed within the file, links to earlier lines, history, a note of several sections,
  * bad lines, trust without authorization. The file imported again gives the same answer on both
@@ -181,6 +181,11 @@ async function library(ctx: ServiceContext, since: number) {
   const graph = ids.map((id) =>
     (mentions.get(id) ?? []).map((mention) => mention.words).sort().join(",")
   );
+  // In the order they were written (their ids), as one-by-one writes number them.
+  const relations = (await store.relationPage(0, 1000)).map((relation) => ({
+    ...relation,
+    id: undefined,
+  }));
   const jobs = [];
   for (let id = 1; id <= 20; id++) jobs.push(await store.getJob(id));
   const answers = [];
@@ -194,6 +199,7 @@ async function library(ctx: ServiceContext, since: number) {
     perMemory,
     entities,
     graph,
+    relations,
     jobs: jobs.filter((job) => job !== undefined).map((job) => ({ ...job, id: undefined })),
     jobCounts: await store.countJobs(),
     // By id: rows written in the same millisecond come in either order.
