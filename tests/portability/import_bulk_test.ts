@@ -6,7 +6,8 @@
  * that must go item by item or waits on the group: duplicates of stored and of earlier texts, a
  * source changed within the file, links to earlier lines, history, a note of several sections,
  * bad lines, trust without authorization. The file imported again gives the same answer on both
- * paths, and an export of the library imported back changes nothing. Run on both backends.
+ * paths, and an export of the library imported back changes nothing. Run on both backends,
+ * with and without the texts prepared ahead on a worker (text_preparer.ts).
  */
 import assert from "node:assert/strict";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
@@ -17,6 +18,7 @@ import type { ImportUnit, SkippedSource } from "../../src/portability/import_typ
 import { jsonlHeader, jsonlLine } from "../../src/portability/export.ts";
 import { portableMemory } from "../../src/portability/record.ts";
 import { jsonlUnits, markdownUnit } from "../../src/portability/sources.ts";
+import { TextPreparer } from "../../src/portability/text_preparer.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import { STORE_PAIR_BACKENDS as BACKENDS } from "../helpers/store_pairs.ts";
@@ -210,9 +212,11 @@ async function library(ctx: ServiceContext, since: number) {
   }, since);
 }
 
-for (const backend of BACKENDS) {
+for (const [backend, ahead] of BACKENDS.flatMap((b) => [[b, false], [b, true]] as const)) {
   Deno.test({
-    name: `${backend.name}: an import's bulk path leaves what importing item by item leaves${
+    name: `${backend.name}: an import's bulk path${
+      ahead ? ", its texts prepared on a worker," : ""
+    } leaves what importing item by item leaves${
       backend.skipped ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
     }`,
     ignore: backend.skipped === true,
@@ -223,9 +227,10 @@ for (const backend of BACKENDS) {
       const since = Date.now() - 1000;
       const dir = Deno.makeTempDirSync({ prefix: "mema-import-bulk-" });
       const { stores, close } = await backend.open(dir);
+      const preparer = ahead ? new TextPreparer() : undefined;
       try {
         const [bulk, oneByOne] = stores.map((store) => contextOf(store, dir));
-        const options: ImportOptions = { defaultWorkspace: "notes" };
+        const options: ImportOptions = { defaultWorkspace: "notes", preparer };
         for (const ctx of [bulk, oneByOne]) {
           await rememberMemory(ctx, {
             content: "Deploys run on Fridays.",
@@ -234,7 +239,11 @@ for (const backend of BACKENDS) {
           });
         }
         const together = await importUnits(bulk, feed(), options);
-        const apart = await importUnits(oneByOne, feed(), { ...options, oneByOne: true });
+        const apart = await importUnits(oneByOne, feed(), {
+          ...options,
+          oneByOne: true,
+          preparer: undefined,
+        });
         assert.deepEqual(together, apart);
         assert.equal(together.skipped.length, 2, JSON.stringify(together.skipped));
         assert.ok(together.created >= 15, JSON.stringify(together));
@@ -249,7 +258,7 @@ for (const backend of BACKENDS) {
         const twice = await importUnits(bulk, feed(), options);
         assert.deepEqual(
           twice,
-          await importUnits(oneByOne, feed(), { ...options, oneByOne: true }),
+          await importUnits(oneByOne, feed(), { ...options, oneByOne: true, preparer: undefined }),
         );
 
         // An export of the library, imported back: every memory unchanged, nothing written.
@@ -268,6 +277,7 @@ for (const backend of BACKENDS) {
         assert.equal(back.created + back.updated + back.duplicates, 0, JSON.stringify(back));
         assert.deepEqual(await library(bulk, since), before);
       } finally {
+        preparer?.close();
         await close();
         Deno.removeSync(dir, { recursive: true });
       }
