@@ -1,6 +1,7 @@
 /**
  * The text work of storing a new memory that depends on its words alone: the entity reading
- * (src/entities/text_graph.ts) and the evidence rows (src/evidence/rows.ts). A bulk writer may
+ * (src/entities/text_graph.ts), the evidence rows (src/evidence/rows.ts) and the word index's
+ * tokens of subject and content (src/text/index_terms.ts). A bulk writer may
  * compute it elsewhere, ahead of the write (an import's worker reads the next batch while this
  * one is written: src/portability/text_preparer.ts), and hand it to the write path, which uses
  * it only for the subject and content it was computed from.
@@ -19,7 +20,8 @@
  */
 import { readTextGraph, type TextGraph } from "../entities/text_graph.ts";
 import { evidenceRowsFor } from "../evidence/rows.ts";
-import type { NewEvidenceRow } from "../store/mod.ts";
+import type { FieldTokens, NewEvidenceRow } from "../store/mod.ts";
+import { indexTokens } from "../text/index_terms.ts";
 
 /** A memory text's prepared work (plain data: it crosses from a worker as it is). */
 export interface PreparedText {
@@ -27,6 +29,7 @@ export interface PreparedText {
   content: string;
   graph: TextGraph;
   rows: NewEvidenceRow[];
+  tokens: FieldTokens;
 }
 
 /** Prepares the text work of a memory with this subject and content. */
@@ -36,6 +39,7 @@ export function prepareText(subject: string, content: string): PreparedText {
     content,
     graph: readTextGraph(subject, content),
     rows: evidenceRowsFor(subject, content),
+    tokens: { subject: indexTokens(subject), content: indexTokens(content) },
   };
 }
 

@@ -217,16 +217,18 @@ export async function storeStagedMany(
     return undefined;
   });
   const now = nowIso();
+  const preparedOf = (index: number) =>
+    preparedFor(options.prepared?.(index), staged[index].subject, staged[index].input.content);
   const ids = await ctx.store.insertMemories(
     fresh.map((index) => {
       const author = options.authorOf?.(index);
       const writer = author === undefined ? ctx : { ...ctx, caller: author };
-      return newMemoryRow(writer, staged[index], places[index], now);
+      const row = newMemoryRow(writer, staged[index], places[index], now);
+      const tokens = preparedOf(index)?.tokens;
+      return tokens === undefined ? row : { ...row, indexTokens: tokens };
     }),
   );
   const idOf = new Map(fresh.map((index, i) => [index, ids[i]]));
-  const preparedOf = (index: number) =>
-    preparedFor(options.prepared?.(index), staged[index].subject, staged[index].input.content);
   await refreshEvidenceOfMany(
     ctx.store,
     fresh.map((index) => ({
