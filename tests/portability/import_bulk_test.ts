@@ -15,6 +15,7 @@ import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { type ImportOptions, importUnits } from "../../src/portability/import.ts";
 import type { ImportUnit, SkippedSource } from "../../src/portability/import_types.ts";
+import { IMPORT_BATCH_MEMORIES } from "../../src/portability/constants.ts";
 import { jsonlHeader, jsonlLine } from "../../src/portability/export.ts";
 import { portableMemory } from "../../src/portability/record.ts";
 import { jsonlUnits, markdownUnit } from "../../src/portability/sources.ts";
@@ -119,8 +120,26 @@ const EXPORT = [
 const NOTE = "# Payments\nIntro text that says more than the title.\n\n## Retries\n" +
   "Retries wait ten minutes.\n\n## Owners\nElif Novak owns payments since June 2025.\n";
 
-/** The feed: the export's lines, then a note of sections, then more plain lines. */
-function feed(): (ImportUnit | SkippedSource)[] {
+/**
+ * The feed: the export's lines, then a note of sections, then more plain lines. `ahead`: after a
+ * first batch of filler lines, as the worker prepares batches from the second on.
+ */
+function feed(ahead = false): (ImportUnit | SkippedSource)[] {
+  const filler = ahead
+    ? jsonlUnits(
+      Array.from(
+        { length: IMPORT_BATCH_MEMORIES },
+        // Their own workspace: an exported id of the feed never names one of them.
+        (_, i) =>
+          line({
+            subject: "filler",
+            content: `Filler fact ${i} from Ines Moreau.`,
+            workspace: "filler",
+          }),
+      ).join("\n"),
+      "filler.jsonl",
+    ).units
+    : [];
   const read = jsonlUnits(EXPORT, "export.jsonl");
   const skipped = read.errors.map((error) => ({
     path: "export.jsonl",
@@ -140,7 +159,7 @@ function feed(): (ImportUnit | SkippedSource)[] {
     ].join("\n"),
     "more.jsonl",
   ).units;
-  return [...read.units, ...skipped, note, ...more];
+  return [...filler, ...read.units, ...skipped, note, ...more];
 }
 
 /** Any time this run wrote (not one the file carried) reads the same in both libraries. */
@@ -238,8 +257,8 @@ for (const [backend, ahead] of BACKENDS.flatMap((b) => [[b, false], [b, true]] a
             workspace: "team",
           });
         }
-        const together = await importUnits(bulk, feed(), options);
-        const apart = await importUnits(oneByOne, feed(), {
+        const together = await importUnits(bulk, feed(ahead), options);
+        const apart = await importUnits(oneByOne, feed(ahead), {
           ...options,
           oneByOne: true,
           preparer: undefined,
@@ -255,10 +274,14 @@ for (const [backend, ahead] of BACKENDS.flatMap((b) => [[b, false], [b, true]] a
         // The same file again: the same answer on both paths. (Not the same library to the
         // millisecond: the file changes runbook.md twice, and a version that held for less
         // than a millisecond keeps no window, whichever path wrote it.)
-        const twice = await importUnits(bulk, feed(), options);
+        const twice = await importUnits(bulk, feed(ahead), options);
         assert.deepEqual(
           twice,
-          await importUnits(oneByOne, feed(), { ...options, oneByOne: true, preparer: undefined }),
+          await importUnits(oneByOne, feed(ahead), {
+            ...options,
+            oneByOne: true,
+            preparer: undefined,
+          }),
         );
 
         // An export of the library, imported back: every memory unchanged, nothing written.

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import { type PreparedText, prepareText } from "../../src/memory/prepared_text.ts";
+import { IMPORT_BATCH_MEMORIES } from "../../src/portability/constants.ts";
 import { importUnits } from "../../src/portability/import.ts";
 import { jsonlUnits } from "../../src/portability/sources.ts";
 import { TextPreparer } from "../../src/portability/text_preparer.ts";
@@ -63,9 +64,14 @@ Deno.test("an import writes the graph a preparer read for the same text, and onl
         // The second text is prepared from other words: not used for it.
         Promise.resolve(texts.map((text, i) => i === 0 ? marked(text) : marked(TEXTS[0]))),
     };
-    const units = jsonlUnits(lines.map((l) => JSON.stringify(l)).join("\n"), "x.jsonl").units;
-    const report = await importUnits(ctx, units, { preparer });
-    assert.equal(report.created, 2);
+    // The first batch prepares its own (the worker starts meanwhile): these lines are the second.
+    const filler = Array.from(
+      { length: IMPORT_BATCH_MEMORIES },
+      (_, i) => ({ subject: "filler", content: `filler fact number ${i}.` }),
+    );
+    const text = [...filler, ...lines].map((l) => JSON.stringify(l)).join("\n");
+    const report = await importUnits(ctx, jsonlUnits(text, "x.jsonl").units, { preparer });
+    assert.equal(report.created, IMPORT_BATCH_MEMORIES + 2);
     const names = (await store.entityPage({ offset: 0, limit: 50 })).rows.map((e) => e.name);
     assert.deepEqual(names.sort(), ["Bruno Diaz", "Marked Name"]);
   } finally {
