@@ -534,12 +534,15 @@ async function compareNeighbours(
       .values(),
   ].filter((neighbour) => neighbour.status === "active");
   const neighbours = [...lexical, ...byMeaning];
-  // Claim rows read once for every neighbour; a check without a memo keeps them for itself.
+  // Claim rows read once for every neighbour not compared before (a check without a memo
+  // keeps them for itself).
   const rows = memo ?? { claims: new Map(), quiet: new Map() };
-  await readClaimRows(store, neighbours, rows);
-  for (const neighbour of neighbours) {
+  const unseen = memo
+    ? neighbours.filter((neighbour) => !memo.quiet.has(comparedKey(memory, neighbour)))
+    : neighbours;
+  await readClaimRows(store, unseen, rows);
+  for (const neighbour of unseen) {
     const compared = comparedKey(memory, neighbour);
-    if (memo?.quiet.has(compared)) continue;
     const pair = await bestPair(store, memory, neighbour, {
       assess: stages.assess,
       budget,
