@@ -95,6 +95,22 @@ function fillerLine(index: number): object {
   };
 }
 
+/** `count` services on ports 8000 and up, then service 3 on another port (one contradiction). */
+function portLines(count: number): object[] {
+  const lines = Array.from({ length: count }, (_, k) => ({
+    type: "memory",
+    subject: `service ${k}`,
+    content: `Service ${k} runs on port ${8000 + k}.`,
+    workspace: "ports",
+  }));
+  return [...lines, {
+    type: "memory",
+    subject: "service 3",
+    content: "Service 3 runs on port 9100.",
+    workspace: "ports",
+  }];
+}
+
 async function drainChecks(t: BackendContext, stages: DetectionStages = defaultStages()) {
   const memo = createDetectionMemo();
   const worker = startJobWorker(t.store, {
@@ -208,19 +224,7 @@ onBothBackends(
 onBothBackends(
   "a batch check killed half way resumes without losing or repeating a member's check",
   async (t) => {
-    const lines = Array.from({ length: 40 }, (_, k) => ({
-      type: "memory",
-      subject: `service ${k}`,
-      content: `Service ${k} runs on port ${8000 + k}.`,
-      workspace: "ports",
-    }));
-    lines.push({
-      type: "memory",
-      subject: "service 3",
-      content: "Service 3 runs on port 9100.",
-      workspace: "ports",
-    });
-    await importLines(t.ctx, lines);
+    await importLines(t.ctx, portLines(40));
     // Every member check with claims looks up neighbours by meaning first: that call counts the
     // checks, and fails once on demand, the way a process dies mid-run.
     const checks = new Map<string, number>();
@@ -287,19 +291,7 @@ onBothBackends(
 onBothBackends(
   "a member changed after its run read it ahead is never recorded at the version it no longer has",
   async (t) => {
-    const lines = Array.from({ length: 20 }, (_, k) => ({
-      type: "memory",
-      subject: `service ${k}`,
-      content: `Service ${k} runs on port ${8000 + k}.`,
-      workspace: "ports",
-    }));
-    lines.push({
-      type: "memory",
-      subject: "service 3",
-      content: "Service 3 runs on port 9100.",
-      workspace: "ports",
-    });
-    await importLines(t.ctx, lines);
+    await importLines(t.ctx, portLines(20));
     const ids = await t.store.read(async () =>
       await t.store.browse({ statuses: ["active"] }, { limit: 100, offset: 0 })
     );
