@@ -288,7 +288,9 @@ export async function bestPair(
   if (differentDocuments(a, b)) return undefined;
   const rowsB = await claimRowsOf(store, b, stages.memo);
   if (rowsB.length === 0) return undefined;
-  for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
+  const rowsA = stages.rowsA ?? await claimRowsOf(store, a);
+  let stated: { a: Set<string>; b: Set<string> } | undefined;
+  for (const { row: rowA, terms: termsA } of rowsA) {
     for (const { row: rowB, terms: termsB } of rowsB) {
       // The same sentence told at the same time states one fact, whatever else the memories say
       // (the rule stage read some of them as two time windows: "staffed in the morning, 8:00 to
@@ -302,11 +304,25 @@ export async function bestPair(
         { subject: b.subject, text: rowB.text, eventTime: b.eventTime ?? undefined },
       );
       if (assessment.candidate && (!best || assessment.score > best.assessment.score)) {
+        // A memory that states both rows holds them as two facts, not two values of one: two
+        // versions of a README each define "v4-in-v6" and "6to4", and the one line of each
+        // compared with the other line of the other is no disagreement between them.
+        stated ??= { a: statedTexts(rowsA), b: statedTexts(rowsB) };
+        if (stated.a.has(sameText(rowB.text)) || stated.b.has(sameText(rowA.text))) continue;
         best = { a, b, rowA, rowB, assessment };
       }
     }
   }
   return best;
+}
+
+/** A row's text as a sentence, whatever its line breaks and indentation (rewrapped versions). */
+function sameText(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function statedTexts(rows: readonly ClaimRow[]): Set<string> {
+  return new Set(rows.map(({ row }) => sameText(row.text)));
 }
 
 function member(memory: MemoryRecord, row: RowView): ConflictMember {

@@ -12,74 +12,19 @@ import { detectConflicts, type DetectionStages } from "../../src/conflicts/detec
 import { memberRuns } from "../../src/conflicts/schedule.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
-import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import { claimJobs } from "../../src/jobs/queue.ts";
 import { startJobWorker } from "../../src/jobs/worker.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
 import { importUnits } from "../../src/portability/import.ts";
 import { readJsonlUnits } from "../../src/portability/sources.ts";
-import { openStore, type Store } from "../../src/store/mod.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
+import type { Store } from "../../src/store/mod.ts";
+import {
+  type BackendContext,
+  onBothBackends,
+  openBackendContext,
+} from "../helpers/backend_context.ts";
 import { loadCorpus } from "./corpus.ts";
-
-const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-interface BackendContext {
-  ctx: ServiceContext;
-  store: Store;
-  close(): Promise<void>;
-}
-
-async function openContext(backend: "sqlite" | "postgres"): Promise<BackendContext> {
-  const dir = Deno.makeTempDirSync({ prefix: "mema-batch-check-" });
-  const scratch = backend === "postgres"
-    ? await createScratchDatabase(testPostgresUrl())
-    : undefined;
-  const store = await openStore(`${dir}/mema.sqlite3`, {
-    cacheDir: `${dir}/cache`,
-    skipVec: true,
-    ...(scratch ? { dbUrl: scratch.url } : {}),
-  });
-  return {
-    store,
-    ctx: {
-      store,
-      caller: { client: "unit", agentId: "unit-agent" },
-      settings: { workspaceIsolation: "none", includeSize: true },
-      events: composeMemoryEvents(),
-    },
-    async close() {
-      await store.close();
-      await scratch?.drop();
-      Deno.removeSync(dir, { recursive: true });
-    },
-  };
-}
-
-/** Registers `fn` once per backend ("sqlite: …", "postgres: …"). */
-function onBothBackends(name: string, fn: (t: BackendContext) => Promise<void>): void {
-  for (const backend of ["sqlite", "postgres"] as const) {
-    const skipped = backend === "postgres" && SKIP_POSTGRES;
-    Deno.test({
-      name: `${backend}: ${name}${skipped ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
-      ignore: skipped,
-      // The worker's turn for requests keeps one socket for the process (src/platform/io_turn.ts);
-      // the scratch database's admin pool keeps idle timers until it is dropped.
-      sanitizeOps: false,
-      sanitizeResources: false,
-      async fn() {
-        const t = await openContext(backend);
-        try {
-          await fn(t);
-        } finally {
-          await t.close();
-        }
-      },
-    });
-  }
-}
 
 async function importLines(ctx: ServiceContext, lines: readonly object[]) {
   const source = lines.map((line, index) => ({ line: index + 1, text: JSON.stringify(line) }));
@@ -202,7 +147,7 @@ onBothBackends(
     const planned = await rowsInConflict(t.store);
     assert.ok(planned.length > 50, `the corpus holds conflicts (${planned.length})`);
     // The same import, each memory checked on its own in id order (what one job per memory did).
-    const alone = await openContext(
+    const alone = await openBackendContext(
       t.store.backend?.kind === "postgresql" ? "postgres" : "sqlite",
     );
     try {
