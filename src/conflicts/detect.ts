@@ -469,21 +469,26 @@ export async function currentRecord(
 }
 
 /**
- * The read half of a check: the memory's claim rows, its neighbours (by words, and by meaning
+ * The read half of a check of `target` (a memory id, or its record as the caller just read it):
+ * the memory's claim rows, its neighbours (by words, and by meaning
  * when `stages.vectors` is set), and the pairs the rule stage flags. With a `memo`, claim rows
  * read before are reused and a neighbour already compared from its side without a suspect is
  * skipped (the rule stage reads a pair the same either way round).
  */
 export async function findSuspects(
   ctx: ServiceContext,
-  memoryId: number,
+  target: number | MemoryRecord,
   stages: DetectionStages,
   memo?: DetectionMemo,
 ): Promise<CheckFindings> {
   const { store } = ctx;
+  const memoryId = typeof target === "number" ? target : target.id;
   const none = { memoryId, suspects: [], checked: 0, quiet: [] };
   const opening = async () => {
-    const memory = await currentRecord(store, memoryId);
+    // A record the caller has just read (a planned check reads its members a window at a
+    // time): recording re-reads both memories' versions, so one read a little earlier finds
+    // what one read now would.
+    const memory = typeof target === "number" ? await currentRecord(store, memoryId) : target;
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
     }
@@ -545,12 +550,15 @@ async function compareNeighbours(
       .values(),
   ].filter((neighbour) => neighbour.status === "active");
   const neighbours = [...lexical, ...byMeaning];
-  // Claim rows read once for every neighbour; a check without a memo keeps them for itself.
+  // Claim rows read once for every neighbour not compared before (a check without a memo
+  // keeps them for itself).
   const rows = memo ?? { claims: new Map(), quiet: new Map() };
-  await readClaimRows(store, neighbours, rows);
-  for (const neighbour of neighbours) {
+  const unseen = memo
+    ? neighbours.filter((neighbour) => !memo.quiet.has(comparedKey(memory, neighbour)))
+    : neighbours;
+  await readClaimRows(store, unseen, rows);
+  for (const neighbour of unseen) {
     const compared = comparedKey(memory, neighbour);
-    if (memo?.quiet.has(compared)) continue;
     const pair = await bestPair(store, memory, neighbour, {
       assess: stages.assess,
       budget,

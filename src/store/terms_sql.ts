@@ -25,7 +25,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { indexTokens } from "../text/index_terms.ts";
 import { BM25_WEIGHTS } from "./constants.ts";
 import { filterSql } from "./recall_sql.ts";
-import type { LexicalHit, RecallFilters, WordIndexSlice } from "./types.ts";
+import type { FieldTokens, LexicalHit, RecallFilters, WordIndexSlice } from "./types.ts";
 
 /** The index and its vocabulary (created by the generation 6 migration). */
 export const TERMS_TABLES = `
@@ -62,6 +62,8 @@ export interface IndexedFields {
   tags: readonly string[];
   content: string;
   workspaceCanonical: string;
+  /** The subject's and content's tokens when the writer has them (types.ts `NewMemory`). */
+  indexTokens?: FieldTokens;
 }
 
 /**
@@ -91,9 +93,9 @@ function fieldTokens(
   fields: IndexedFields,
 ): { subject: string[]; tags: string[]; content: string[] } {
   return {
-    subject: indexTokens(fields.subject),
+    subject: fields.indexTokens?.subject ?? indexTokens(fields.subject),
     tags: indexTokens(fields.tags.join(" ")),
-    content: indexTokens(fields.content),
+    content: fields.indexTokens?.content ?? indexTokens(fields.content),
   };
 }
 
@@ -539,8 +541,9 @@ export function selectPostings(db: DatabaseSync, token: string, newest?: number)
  * lookups, which need shared rare words, not a ranking: FTS5's bm25() reads every matching
  * row's length, which made a 6-word duplicate check cost 1.3 ms at 3k memories (0.3 ms of it
  * for 300 postings) against ~0.05 ms for the postings alone. `passes` answers the filters for
- * the memories it knows (the store's record cache), so only the others are looked up;
- * `postingsOf` reads a token's postings (the store's term cache keeps them).
+ * the memories it knows (the store's record cache), so only the others are looked up, and
+ * `learn` hears each looked-up memory's verdict; `postingsOf` reads a token's postings (the
+ * store's term cache keeps them).
  */
 export function selectWeightedTermHits(
   db: DatabaseSync,
@@ -550,6 +553,7 @@ export function selectWeightedTermHits(
   passes: (id: number) => boolean | undefined = () => undefined,
   postingsOf: (term: { token: string; newest?: number }) => Int32Array = (term) =>
     selectPostings(db, term.token, term.newest),
+  learn: (id: number, passes: boolean) => void = () => {},
 ): LexicalHit[] {
   const scores = new Map<number, number>();
   for (const term of terms) {
@@ -597,8 +601,14 @@ export function selectWeightedTermHits(
       else unknown.push(id);
     }
     if (unknown.length > 0) {
+      const passing = new Set<number>();
       for (const row of inScope.all(JSON.stringify(unknown), ...values) as { id: number }[]) {
-        kept.add(Number(row.id));
+        passing.add(Number(row.id));
+      }
+      for (const id of unknown) {
+        const passes = passing.has(id);
+        if (passes) kept.add(id);
+        learn(id, passes);
       }
     }
     for (const [id, relevance] of batch) {
