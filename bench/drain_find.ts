@@ -98,6 +98,8 @@ async function queueBacklog(store: Store, planned: boolean, offset: number): Pro
 function clearChecks(): void {
   const db = new DatabaseSync(dbPath);
   try {
+    // The server may be committing a run's findings: wait for its write lock, as mema does.
+    db.exec("PRAGMA busy_timeout = 10000");
     db.prepare("DELETE FROM jobs WHERE kind IN (?, ?)").run(DETECT_JOB_KIND, DETECT_BATCH_JOB_KIND);
   } finally {
     db.close();

@@ -37,9 +37,13 @@ const QUESTION_END = /[?？]\s*["')\]]*\s*$/u;
 const EXCLAMATION_END = /[!！]\s*["')\]]*\s*$/u;
 /** Words addressed to the listener ("your support means a lot"): conversation, not a record. */
 const SECOND_PERSON = /\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya)\b/iu;
-/** "Yeah, …", "Hey Maria, …", "Wow, …": an opening word of conversation, not content. */
+/**
+ * "Yeah, …", "Hey Maria, …", "Wow, …": an opening word of conversation, not content. "No" and
+ * "nope" only with their comma or stop ("No, …"): without one, "no" denies the words after it
+ * ("No need for native code compilation" is "doesn't need" in iconv-lite's README).
+ */
 const INTERJECTION =
-  /^\s*(?:(?:yeah|yes|yep|no|nope|oh|wow|hey|hi|hello|well|so|ok|okay|sure|ha|haha|aw|aww|hmm|um|uh)\b(?:\s+\p{Lu}[\p{L}\p{M}\p{N}'’-]*)?[,!.]?\s+)+/iu;
+  /^\s*(?:(?:(?:yeah|yes|yep|oh|wow|hey|hi|hello|well|so|ok|okay|sure|ha|haha|aw|aww|hmm|um|uh)\b(?:\s+\p{Lu}[\p{L}\p{M}\p{N}'’-]*)?[,!.]?|(?:no|nope)\b(?:\s+\p{Lu}[\p{L}\p{M}\p{N}'’-]*)?[,!.])\s+)+/iu;
 /**
  * A row whose subject is a bare pronoun ("It brings me so much happiness", "They've become
  * like family") names nothing: two such rows cannot be known to speak of the same thing.

@@ -52,6 +52,14 @@ export const RULE_MIN_SHARED_WORDS = 1;
 export const RULE_MAX_VALUE_WORDS = 4;
 
 /**
+ * Fewest words a row must have to count as stated inside a longer row that goes on in a clause
+ * of its own (rules.ts `statedWithin`). The README line it was written for has 20 (body-parser:
+ * "… matches the `type` option" / "… option, or an empty object if there was no body"); under
+ * five words ("the fee is $20") a row is left to the readings of qualifiers and additions.
+ */
+export const RULE_STATED_WITHIN_MIN_WORDS = 5;
+
+/**
  * Relative gap under which two unit-normalized amounts count as equal, for the dimensions in
  * {@linkcode RULE_TOLERANT_DIMENSIONS} only. 2.5% absorbs the decimal/binary prefix ambiguity
  * (1 GB = 1000 MB or 1024 MB, 2.4% apart) and rounding in restatements ("1 year" / "52 weeks",

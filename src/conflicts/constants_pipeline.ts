@@ -56,6 +56,12 @@ export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
  */
 export const DETECT_BATCH_SLICE_MAX = 64;
 /**
+ * Members of a batch job whose records and claim rows one read fetches ahead of their checks
+ * (batch_check.ts): a quarter of a run's cap, so a run cut short by time reads little it does
+ * not check; a run reads one at a time while requests flow.
+ */
+export const DETECT_BATCH_READ_AHEAD = 16;
+/**
  * Longest run of a batch job before it commits (wall time, turns for requests included): the
  * run yields to requests every JOB_SLICE_MS as any background work does, and commits its
  * findings and its continuation together at the end. Committing after every slice cost a claim,

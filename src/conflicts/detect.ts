@@ -288,7 +288,9 @@ export async function bestPair(
   if (differentDocuments(a, b)) return undefined;
   const rowsB = await claimRowsOf(store, b, stages.memo);
   if (rowsB.length === 0) return undefined;
-  for (const { row: rowA, terms: termsA } of stages.rowsA ?? await claimRowsOf(store, a)) {
+  const rowsA = stages.rowsA ?? await claimRowsOf(store, a);
+  let stated: { a: Set<string>; b: Set<string> } | undefined;
+  for (const { row: rowA, terms: termsA } of rowsA) {
     for (const { row: rowB, terms: termsB } of rowsB) {
       // The same sentence told at the same time states one fact, whatever else the memories say
       // (the rule stage read some of them as two time windows: "staffed in the morning, 8:00 to
@@ -302,11 +304,25 @@ export async function bestPair(
         { subject: b.subject, text: rowB.text, eventTime: b.eventTime ?? undefined },
       );
       if (assessment.candidate && (!best || assessment.score > best.assessment.score)) {
+        // A memory that states both rows holds them as two facts, not two values of one: two
+        // versions of a README each define "v4-in-v6" and "6to4", and the one line of each
+        // compared with the other line of the other is no disagreement between them.
+        stated ??= { a: statedTexts(rowsA), b: statedTexts(rowsB) };
+        if (stated.a.has(sameText(rowB.text)) || stated.b.has(sameText(rowA.text))) continue;
         best = { a, b, rowA, rowB, assessment };
       }
     }
   }
   return best;
+}
+
+/** A row's text as a sentence, whatever its line breaks and indentation (rewrapped versions). */
+function sameText(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function statedTexts(rows: readonly ClaimRow[]): Set<string> {
+  return new Set(rows.map(({ row }) => sameText(row.text)));
 }
 
 function member(memory: MemoryRecord, row: RowView): ConflictMember {
@@ -453,21 +469,26 @@ export async function currentRecord(
 }
 
 /**
- * The read half of a check: the memory's claim rows, its neighbours (by words, and by meaning
+ * The read half of a check of `target` (a memory id, or its record as the caller just read it):
+ * the memory's claim rows, its neighbours (by words, and by meaning
  * when `stages.vectors` is set), and the pairs the rule stage flags. With a `memo`, claim rows
  * read before are reused and a neighbour already compared from its side without a suspect is
  * skipped (the rule stage reads a pair the same either way round).
  */
 export async function findSuspects(
   ctx: ServiceContext,
-  memoryId: number,
+  target: number | MemoryRecord,
   stages: DetectionStages,
   memo?: DetectionMemo,
 ): Promise<CheckFindings> {
   const { store } = ctx;
+  const memoryId = typeof target === "number" ? target : target.id;
   const none = { memoryId, suspects: [], checked: 0, quiet: [] };
   const opening = async () => {
-    const memory = await currentRecord(store, memoryId);
+    // A record the caller has just read (a planned check reads its members a window at a
+    // time): recording re-reads both memories' versions, so one read a little earlier finds
+    // what one read now would.
+    const memory = typeof target === "number" ? await currentRecord(store, memoryId) : target;
     if (!memory || memory.status !== "active" || memory.content.length > DETECT_MAX_CONTENT_CHARS) {
       return undefined;
     }
@@ -529,12 +550,15 @@ async function compareNeighbours(
       .values(),
   ].filter((neighbour) => neighbour.status === "active");
   const neighbours = [...lexical, ...byMeaning];
-  // Claim rows read once for every neighbour; a check without a memo keeps them for itself.
+  // Claim rows read once for every neighbour not compared before (a check without a memo
+  // keeps them for itself).
   const rows = memo ?? { claims: new Map(), quiet: new Map() };
-  await readClaimRows(store, neighbours, rows);
-  for (const neighbour of neighbours) {
+  const unseen = memo
+    ? neighbours.filter((neighbour) => !memo.quiet.has(comparedKey(memory, neighbour)))
+    : neighbours;
+  await readClaimRows(store, unseen, rows);
+  for (const neighbour of unseen) {
     const compared = comparedKey(memory, neighbour);
-    if (memo?.quiet.has(compared)) continue;
     const pair = await bestPair(store, memory, neighbour, {
       assess: stages.assess,
       budget,

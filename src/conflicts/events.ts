@@ -27,6 +27,7 @@
 import type { ServiceContext } from "../core/context.ts";
 import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
 import { normalizeNumerals } from "../text/numerals.ts";
+import { sameSpelling } from "./spelling.ts";
 import { extractValues, sameValue, type SentenceValue } from "./values.ts";
 
 /** A value read for grouping: one measured amount, or plain text. */
@@ -60,7 +61,7 @@ export function sameStatedValue(a: string, b: string): boolean {
   const left = readValue(a);
   const right = readValue(b);
   if (left.measured && right.measured) return sameValue(left.measured, right.measured);
-  return left.text === right.text && left.text !== "";
+  return (left.text === right.text && left.text !== "") || sameSpelling(left.text, right.text);
 }
 
 const UNIT: Record<string, string> = { duration: "s", bytes: "B", percent: "%" };
@@ -124,6 +125,31 @@ function valueOf(group: ConflictRecord, memoryId: number): string | undefined {
 }
 
 /**
+ * The unresolved event that already holds both sides' memories at the versions compared, by
+ * whatever rows and key they got there. Two long documents checked from each side can meet
+ * through different row pairs (the check of A finds B by one pair of lines, the check of B
+ * finds A by another, so the pair keys differ): one pair of memories is one event, and the
+ * second finding is recorded against it instead of opening a group beside it.
+ */
+async function eventHoldingBoth(
+  ctx: ServiceContext,
+  sides: readonly [EventSide, EventSide],
+  open: Map<number, { conflictId: number }[]>,
+): Promise<number | undefined> {
+  const [first, second] = sides.map((side) => side.member);
+  const shared = (open.get(first.memory_id) ?? []).filter(({ conflictId }) =>
+    (open.get(second.memory_id) ?? []).some((other) => other.conflictId === conflictId)
+  );
+  for (const { conflictId } of shared) {
+    const event = await ctx.store.conflicts.get(conflictId);
+    const holds = (side: ConflictMember) =>
+      event?.members.some((m) => m.memory_id === side.memory_id && m.version === side.version);
+    if (holds(first) && holds(second)) return conflictId;
+  }
+  return undefined;
+}
+
+/**
  * Joins a suspect pair to an open event that holds one of its sides' rows with the same value:
  * the other side becomes a member (value grouped). Returns the event id, or undefined when no
  * open event fits (the caller opens a new one). Inside the caller's write transaction. The
@@ -136,6 +162,11 @@ export async function joinOpenEvent(
 ): Promise<{ conflictId: number; joined?: EventSide } | undefined> {
   const { store } = ctx;
   const open = await store.conflicts.openOf(pair.sides.map((side) => side.member.memory_id));
+  const together = await eventHoldingBoth(ctx, pair.sides, open);
+  if (together !== undefined) {
+    await store.conflicts.addKey(pair.key, together);
+    return { conflictId: together };
+  }
   for (const [index, side] of pair.sides.entries()) {
     const other = pair.sides[1 - index];
     for (const { conflictId, status } of open.get(side.member.memory_id) ?? []) {

@@ -44,6 +44,7 @@ import {
   RULE_PLACE_MAX_WORDS,
   RULE_SCORE_WEIGHTS,
   RULE_SIGNAL_STRENGTH,
+  RULE_STATED_WITHIN_MIN_WORDS,
   RULE_UPDATE_PHRASE_BONUS,
   RULE_VALUE_MAX_WORDS,
   RULE_VALUE_MIN_FRAME_WORDS,
@@ -61,6 +62,7 @@ import {
   STOPWORDS,
 } from "./lexicon.ts";
 import { ownWords, readSentence, type SentenceShape, stem, VALUE_SLOT } from "./sentence.ts";
+import { joinSplitWords } from "./spelling.ts";
 
 /** The evaluative words as the sentence reader stems them. */
 const EVALUATIVE_STEMS: ReadonlySet<string> = new Set([...EVALUATIVE_WORDS].map(stem));
@@ -173,8 +175,21 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       reasons: [`${sideA.notAClaim ? "a" : "b"}: ${notAClaim}`],
     };
   }
-  const left = sideA.shape;
-  const right = sideB.shape;
+  // "… when the header matches the `type` option." / "… matches the `type` option, or an empty
+  // object if there was no body": one row says all the other says and goes on in a clause of
+  // its own; what it adds is said beside the other's statement, not against it.
+  const bareA = sideA.bare ?? bareSentence(a.text);
+  const bareB = sideB.bare ?? bareSentence(b.text);
+  const within = statedWithin(bareA, bareB) ?? statedWithin(bareB, bareA);
+  if (within) {
+    return { candidate: false, score: 0, reasons: [`one row says all the other says (${within})`] };
+  }
+  // "lower case" / "lowercase": a word one row writes as two is read as the other row's word.
+  const setA = contentSet(sideA.shape);
+  const setB = contentSet(sideB.shape);
+  const left = joinSplitWords(sideA.shape, { own: setA, other: setB }, a.text);
+  const joinedSetA = left === sideA.shape ? setA : contentSet(left);
+  const right = joinSplitWords(sideB.shape, { own: setB, other: joinedSetA }, b.text);
   const reasons: string[] = [];
   const drop = (reason: string, score = 0): PairAssessment => ({
     candidate: false,
@@ -182,8 +197,8 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
     reasons: [...reasons, reason],
   });
 
-  const leftSet = contentSet(left);
-  const rightSet = contentSet(right);
+  const leftSet = joinedSetA;
+  const rightSet = right === sideB.shape ? setB : contentSet(right);
   const leftCore = coreSet(left, rightSet);
   const rightCore = coreSet(right, leftSet);
   const shared = [...leftCore].filter((word) => rightCore.has(word));
@@ -731,6 +746,34 @@ function assessRows(rowA: EvidenceSide, rowB: EvidenceSide): PairAssessment {
       ...(opposed ? { values: opposed } : {}),
     };
   }
+}
+
+/** A sentence as compared for {@link statedWithin}: lower case, single spaces, no final stop. */
+function bareSentence(text: string): { text: string; words: number } {
+  const bare = text.toLowerCase().replace(/\s+/g, " ").trim().replace(/[\s.!;:]+$/u, "");
+  let words = 1;
+  for (let i = bare.indexOf(" "); i >= 0; i = bare.indexOf(" ", i + 1)) words++;
+  return { text: bare, words };
+}
+
+/**
+ * `shorter` (at least {@link RULE_STATED_WITHIN_MIN_WORDS} words) whole inside `longer`, ending
+ * where a clause of `longer` ends or the row does: the first words of what `shorter` says,
+ * for the reason; undefined otherwise. "Open on Sundays no more" goes on without a break and is
+ * not a restatement.
+ */
+function statedWithin(
+  longer: { text: string },
+  shorter: { text: string; words: number },
+): string | undefined {
+  if (shorter.words < RULE_STATED_WITHIN_MIN_WORDS) return undefined;
+  const outer = longer.text;
+  const inner = shorter.text;
+  const at = outer.indexOf(inner);
+  if (at < 0 || (at > 0 && !/[\s(]/.test(outer[at - 1]))) return undefined;
+  const next = outer.slice(at + inner.length);
+  if (next !== "" && !/^\s*[,;:(—–]/u.test(next)) return undefined;
+  return `${inner.split(" ").slice(0, 6).join(" ")}…`;
 }
 
 /**
@@ -1427,19 +1470,23 @@ function subjectSwap(text: string, differing: readonly string[]): boolean {
 }
 
 const READ_CACHE_MAX = 4096;
+/** A row read once: not a claim, or its sentence shape, claim text and bare sentence. */
+interface SideReading {
+  notAClaim?: string;
+  shape?: SentenceShape;
+  text?: string;
+  bare?: { text: string; words: number };
+}
 /**
  * Rows read recently. Detection compares one new row with the rows of up to 20 neighbours,
  * and the scan compares each row with many: reading a row (a dozen regular expressions) once
  * instead of once per pair. Bounded; the oldest entry goes first.
  */
-const READ_CACHE = new BoundedMap<
-  string,
-  { notAClaim?: string; shape?: SentenceShape; text?: string }
->(READ_CACHE_MAX);
+const READ_CACHE = new BoundedMap<string, SideReading>(READ_CACHE_MAX);
 
 function readSide(
   side: EvidenceSide,
-): { notAClaim?: string; shape?: SentenceShape; text?: string } {
+): SideReading {
   const key = `${side.eventTime ?? ""}\u0000${side.text}`;
   const cached = READ_CACHE.get(key);
   if (cached) return cached;
@@ -1451,6 +1498,7 @@ function readSide(
     : {
       shape: readSentence(withoutIdentifiers(claim.text), { eventTime: side.eventTime }),
       text: claim.text,
+      bare: bareSentence(claim.text),
     };
   READ_CACHE.set(key, read);
   return read;

@@ -447,7 +447,8 @@ function ownWordsOnce(text: string, token: string): string | undefined {
 
 /**
  * Light suffix stripping, the same for every word so that "uses", "used" and "use" meet:
- * plurals, -ing, -ed, a doubled final consonant and a final e. Words with digits or
+ * plurals, -ing, -ed, a doubled final consonant and a final e; a hyphenated word is read
+ * joined ("lower-cased" as "lowercased"). Words with digits or
  * underscores (config keys, product names) are kept as written.
  */
 export function stem(word: string): string {
@@ -472,6 +473,8 @@ function stemWord(word: string): string {
   if (long !== undefined) return stem(long);
   const irregular = entry(IRREGULAR_FORMS, word);
   if (irregular !== undefined) return dropE(irregular);
+  // A hyphen joins one word: "lower-cased" reads as "lowercased" (and so as "lowercase").
+  if (/^[a-z]+(?:-[a-z]+)+$/.test(word)) return stem(word.replace(/-/g, ""));
   if (!/^[a-z]+$/.test(word) || word.length <= 3) return word.length === 3 ? dropE(word) : word;
   let out = word;
   if (out.endsWith("ies") && out.length > 4) out = `${out.slice(0, -3)}y`;

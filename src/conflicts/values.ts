@@ -459,8 +459,9 @@ const PATTERNS: {
   {
     // Any other number, with the noun it counts when one follows: "5 replicas", "port 8080".
     regex: new RegExp(
-      // A number glued to a word by a hyphen is part of an identifier (us-east-1, gpt-4).
-      String.raw`(?<![\w.]|[a-z]-)(${NUM})(k\b)?(?:\s+([a-z][a-z_-]*))?|` +
+      // A number glued to a word by a hyphen is part of an identifier (us-east-1, gpt-4,
+      // ISO-8859-1: "-1 file" there is no count of files).
+      String.raw`(?<![\w.]|[a-z][\w.-]*-)(${NUM})(k\b)?(?:\s+([a-z][a-z_-]*))?|` +
         String
           .raw`\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|` +
         String.raw`twenty|thirty|fifty|hundred)\s+([a-z][a-z_-]*)|(\d+)\s?(个|人|台|次)`,

@@ -71,6 +71,11 @@ export const TERM_CACHE_POSTINGS_MAX = 250_000;
  * room for 2,500,000 only the 1,255 first reads (684 per CPU-second).
  */
 export const TERM_CACHE_NEWEST_MAX = 1_000_000;
+/**
+ * Filter verdicts of neighbour lookups kept per filter while the memories are unchanged
+ * (src/store/scope_verdicts.ts), at most 4 filters: ~2 MB each.
+ */
+export const SCOPE_VERDICTS_MAX = 50_000;
 
 /**
  * Rows per `INSERT` when `mema copy` or `mema upgrade` writes a table into a SQLite file

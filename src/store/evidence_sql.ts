@@ -61,8 +61,13 @@ function textToStore(
   return derived === row.text ? "" : row.text;
 }
 
-/** The memory columns a row read joins in so {@linkcode storedText} can restore a row. */
-export const ROW_SOURCE_COLUMNS = "m.subject AS memory_subject, m.content AS memory_content";
+/**
+ * The memory columns a row read joins in so {@linkcode storedText} can restore a row: only for a
+ * row stored empty (a row stored with its text needs neither, and a conflict check reads ~35
+ * rows of its neighbours, each carrying its memory's whole content otherwise).
+ */
+export const ROW_SOURCE_COLUMNS = "CASE WHEN r.text = '' THEN m.subject END AS memory_subject, " +
+  "CASE WHEN r.text = '' THEN m.content END AS memory_content";
 
 function toRow(row: Row): EvidenceRowRecord {
   return {

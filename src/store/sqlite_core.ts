@@ -25,7 +25,8 @@ import * as terms from "./terms_sql.ts";
 import { isStorageFailure } from "./read_only.ts";
 import { memoriesStampAt, type SqliteConnection, type WriteOptions } from "./sqlite_connection.ts";
 import { RecordCache } from "./record_cache.ts";
-import { RECORD_CACHE_MAX } from "./constants.ts";
+import { RECORD_CACHE_MAX, SCOPE_VERDICTS_MAX } from "./constants.ts";
+import { ScopeVerdicts } from "./scope_verdicts.ts";
 import { TermCache } from "./term_cache.ts";
 import type { SchemaState } from "./schema.ts";
 import type { StoreCapabilities, StoreRepositories } from "./repositories.ts";
@@ -96,6 +97,8 @@ export class SqliteCore {
   );
   /** Word-index answers read since the database last changed (src/store/term_cache.ts). */
   readonly terms = new TermCache();
+  /** Lookups' filter verdicts since the memories last changed (src/store/scope_verdicts.ts). */
+  readonly scopes = new ScopeVerdicts(SCOPE_VERDICTS_MAX);
   /** What the write transaction open now inserted, for the caches ({@linkcode SqliteCore.write}). */
   inserts: InsertJournal | undefined;
   /** The repositories handed to unit bodies (`tx`); set once the rooms are built. */

@@ -539,8 +539,9 @@ export function selectPostings(db: DatabaseSync, token: string, newest?: number)
  * lookups, which need shared rare words, not a ranking: FTS5's bm25() reads every matching
  * row's length, which made a 6-word duplicate check cost 1.3 ms at 3k memories (0.3 ms of it
  * for 300 postings) against ~0.05 ms for the postings alone. `passes` answers the filters for
- * the memories it knows (the store's record cache), so only the others are looked up;
- * `postingsOf` reads a token's postings (the store's term cache keeps them).
+ * the memories it knows (the store's record cache), so only the others are looked up, and
+ * `learn` hears each looked-up memory's verdict; `postingsOf` reads a token's postings (the
+ * store's term cache keeps them).
  */
 export function selectWeightedTermHits(
   db: DatabaseSync,
@@ -550,6 +551,7 @@ export function selectWeightedTermHits(
   passes: (id: number) => boolean | undefined = () => undefined,
   postingsOf: (term: { token: string; newest?: number }) => Int32Array = (term) =>
     selectPostings(db, term.token, term.newest),
+  learn: (id: number, passes: boolean) => void = () => {},
 ): LexicalHit[] {
   const scores = new Map<number, number>();
   for (const term of terms) {
@@ -597,8 +599,14 @@ export function selectWeightedTermHits(
       else unknown.push(id);
     }
     if (unknown.length > 0) {
+      const passing = new Set<number>();
       for (const row of inScope.all(JSON.stringify(unknown), ...values) as { id: number }[]) {
-        kept.add(Number(row.id));
+        passing.add(Number(row.id));
+      }
+      for (const id of unknown) {
+        const passes = passing.has(id);
+        if (passes) kept.add(id);
+        learn(id, passes);
       }
     }
     for (const [id, relevance] of batch) {

@@ -36,8 +36,10 @@ export function sqliteWordIndex(core: SqliteCore): Sync<WordIndexRepository> {
         (missing) => core.tokenFrequencies(missing),
       ),
     weightedTermHits(tokens, filters, limit) {
-      // Memories held in the record cache are filtered without a query.
+      // Memories held in the record cache, or looked up by an earlier lookup with the same
+      // filters, are filtered without a query.
       const stamp = connection.memoriesStamp();
+      const verdicts = core.scopes.of(stamp, JSON.stringify(filters));
       return terms.selectWeightedTermHits(
         db,
         tokens,
@@ -45,7 +47,7 @@ export function sqliteWordIndex(core: SqliteCore): Sync<WordIndexRepository> {
         limit,
         (id) => {
           const record = core.records.peek(stamp, id);
-          return record && recall.recordPassesFilters(record, filters);
+          return record ? recall.recordPassesFilters(record, filters) : verdicts?.get(id);
         },
         ({ token, newest }) =>
           newest === undefined
@@ -56,6 +58,7 @@ export function sqliteWordIndex(core: SqliteCore): Sync<WordIndexRepository> {
               newest,
               () => terms.selectPostings(db, token, newest),
             ),
+        verdicts && ((id, passes) => verdicts.set(id, passes)),
       );
     },
     tokenFrequencies: (tokens) => core.tokenFrequencies(tokens),

@@ -12,73 +12,19 @@ import { detectConflicts, type DetectionStages } from "../../src/conflicts/detec
 import { memberRuns } from "../../src/conflicts/schedule.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
-import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import { claimJobs } from "../../src/jobs/queue.ts";
 import { startJobWorker } from "../../src/jobs/worker.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
+import { updateMemory } from "../../src/memory/update.ts";
 import { importUnits } from "../../src/portability/import.ts";
 import { readJsonlUnits } from "../../src/portability/sources.ts";
-import { openStore, type Store } from "../../src/store/mod.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
+import type { Store } from "../../src/store/mod.ts";
+import {
+  type BackendContext,
+  onBothBackends,
+  openBackendContext,
+} from "../helpers/backend_context.ts";
 import { loadCorpus } from "./corpus.ts";
-
-const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
-
-interface BackendContext {
-  ctx: ServiceContext;
-  store: Store;
-  close(): Promise<void>;
-}
-
-async function openContext(backend: "sqlite" | "postgres"): Promise<BackendContext> {
-  const dir = Deno.makeTempDirSync({ prefix: "mema-batch-check-" });
-  const scratch = backend === "postgres"
-    ? await createScratchDatabase(testPostgresUrl())
-    : undefined;
-  const store = await openStore(`${dir}/mema.sqlite3`, {
-    cacheDir: `${dir}/cache`,
-    skipVec: true,
-    ...(scratch ? { dbUrl: scratch.url } : {}),
-  });
-  return {
-    store,
-    ctx: {
-      store,
-      caller: { client: "unit", agentId: "unit-agent" },
-      settings: { workspaceIsolation: "none", includeSize: true },
-      events: composeMemoryEvents(),
-    },
-    async close() {
-      await store.close();
-      await scratch?.drop();
-      Deno.removeSync(dir, { recursive: true });
-    },
-  };
-}
-
-/** Registers `fn` once per backend ("sqlite: …", "postgres: …"). */
-function onBothBackends(name: string, fn: (t: BackendContext) => Promise<void>): void {
-  for (const backend of ["sqlite", "postgres"] as const) {
-    const skipped = backend === "postgres" && SKIP_POSTGRES;
-    Deno.test({
-      name: `${backend}: ${name}${skipped ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""}`,
-      ignore: skipped,
-      // The worker's turn for requests keeps one socket for the process (src/platform/io_turn.ts);
-      // the scratch database's admin pool keeps idle timers until it is dropped.
-      sanitizeOps: false,
-      sanitizeResources: false,
-      async fn() {
-        const t = await openContext(backend);
-        try {
-          await fn(t);
-        } finally {
-          await t.close();
-        }
-      },
-    });
-  }
-}
 
 async function importLines(ctx: ServiceContext, lines: readonly object[]) {
   const source = lines.map((line, index) => ({ line: index + 1, text: JSON.stringify(line) }));
@@ -92,6 +38,22 @@ function fillerLine(index: number): object {
     content: `Station ${index} reported steady readings and a calm sea at noon.`,
     workspace: "ocean",
   };
+}
+
+/** `count` services on ports 8000 and up, then service 3 on another port (one contradiction). */
+function portLines(count: number): object[] {
+  const lines = Array.from({ length: count }, (_, k) => ({
+    type: "memory",
+    subject: `service ${k}`,
+    content: `Service ${k} runs on port ${8000 + k}.`,
+    workspace: "ports",
+  }));
+  return [...lines, {
+    type: "memory",
+    subject: "service 3",
+    content: "Service 3 runs on port 9100.",
+    workspace: "ports",
+  }];
 }
 
 async function drainChecks(t: BackendContext, stages: DetectionStages = defaultStages()) {
@@ -185,7 +147,7 @@ onBothBackends(
     const planned = await rowsInConflict(t.store);
     assert.ok(planned.length > 50, `the corpus holds conflicts (${planned.length})`);
     // The same import, each memory checked on its own in id order (what one job per memory did).
-    const alone = await openContext(
+    const alone = await openBackendContext(
       t.store.backend?.kind === "postgresql" ? "postgres" : "sqlite",
     );
     try {
@@ -207,19 +169,7 @@ onBothBackends(
 onBothBackends(
   "a batch check killed half way resumes without losing or repeating a member's check",
   async (t) => {
-    const lines = Array.from({ length: 40 }, (_, k) => ({
-      type: "memory",
-      subject: `service ${k}`,
-      content: `Service ${k} runs on port ${8000 + k}.`,
-      workspace: "ports",
-    }));
-    lines.push({
-      type: "memory",
-      subject: "service 3",
-      content: "Service 3 runs on port 9100.",
-      workspace: "ports",
-    });
-    await importLines(t.ctx, lines);
+    await importLines(t.ctx, portLines(40));
     // Every member check with claims looks up neighbours by meaning first: that call counts the
     // checks, and fails once on demand, the way a process dies mid-run.
     const checks = new Map<string, number>();
@@ -280,6 +230,46 @@ onBothBackends(
     const jobs = await t.store.read(async () => await t.store.countJobs());
     assert.equal(jobs[DETECT_BATCH_JOB_KIND]?.pending ?? 0, 0);
     assert.equal(jobs[DETECT_BATCH_JOB_KIND]?.running ?? 0, 0);
+  },
+);
+
+onBothBackends(
+  "a member changed after its run read it ahead is never recorded at the version it no longer has",
+  async (t) => {
+    await importLines(t.ctx, portLines(20));
+    const ids = await t.store.read(async () =>
+      await t.store.browse({ statuses: ["active"] }, { limit: 100, offset: 0 })
+    );
+    const service3 = [...ids].sort((a, b) => a - b)[3];
+    const [job] = await claimJobs(t.store, {
+      kinds: [DETECT_BATCH_JOB_KIND],
+      owner: "unit",
+      limit: 1,
+    });
+    // The run reads its first members ahead, checks one, and gives requests a turn: that turn
+    // rewrites service 3 before its check comes.
+    let turns = 0;
+    const report = await runBatchCheck(t.ctx, job, {
+      stages: defaultStages(),
+      memo: createDetectionMemo(),
+      sliceMs: 0,
+      runMs: 60_000,
+      yieldTurn: async () => {
+        if (turns++ > 0) return;
+        await updateMemory(t.ctx, {
+          memoryId: service3,
+          edit: { kind: "new_content", content: "Service 3 was retired last spring." },
+        });
+      },
+    });
+    assert.equal(report.left, 0);
+    const open = await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 100, offset: 0 })
+    );
+    const members = open.rows.flatMap((row) => row.members);
+    assert.ok(members.length > 0, "the run recorded what it found");
+    const stale = members.filter((member) => member.memory_id === service3 && member.version === 1);
+    assert.deepEqual(stale, [], "no conflict quotes the text service 3 no longer holds");
   },
 );
 

@@ -306,3 +306,79 @@ Deno.test("the part of a split file before its first heading is about that file'
     notes.cleanup();
   }
 });
+
+Deno.test("two versions of one README that both state two lines hold no conflict between those lines", async () => {
+  // accepts 1.3.8 and 2.0.0 both document `charsets` and `encodings` with the same sentence
+  // frame; each version's `charsets` line against the other's `encodings` line looked like
+  // two values of one attribute.
+  const methods = (wrap: string) =>
+    `### .charsets()\n\nReturn the charsets that the request accepts, in the order of the${wrap}` +
+    "client's preference (most preferred first).\n\n### .encodings()\n\n" +
+    `Return the encodings that the request accepts, in the order of the${wrap}` +
+    "client's preference (most preferred first).\n";
+  const t = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(t, {
+      "accepts/README.md": `# accepts\n\nHigher level content negotiation.\n\n${methods("\n")}`,
+      "node_modules/accepts/README.md":
+        `# accepts\n\nHigher-level content negotiation, for Node.js 18 and up.\n\n${methods(" ")}`,
+    });
+    assert.deepEqual(await openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+  // A line the other version does not state still conflicts (debug 2.6.9 / 4.4.3).
+  const u = await openTestContext({ skipVec: true });
+  try {
+    const stdout = (method: string) =>
+      `When stdout is not a TTY, \`Date#${method}()\` is used, making it more useful for ` +
+      "logging the debug information as shown below:\n";
+    await importNotes(u, {
+      "debug/README.md": `# debug\n\nA tiny debugging utility.\n\n${stdout("toUTCString")}`,
+      "node_modules/debug/README.md": `# debug\n\nA tiny JavaScript debugging utility.\n\n${
+        stdout("toISOString")
+      }`,
+    });
+    assert.equal((await openConflicts(u)).length, 1);
+  } finally {
+    u.cleanup();
+  }
+});
+
+Deno.test("a README line that grows a clause, and 'no need' for 'doesn't need', open no conflict", async () => {
+  const t = await openTestContext({ skipVec: true });
+  try {
+    // body-parser 1.20 and 2.x: the newer line says all the older one says, then goes on.
+    const populate = "All middlewares will populate the `req.body` property with the parsed " +
+      "body when\nthe `Content-Type` request header matches the `type` option";
+    // iconv-lite: the same feature in two wordings, each denying the need.
+    await importNotes(t, {
+      "body-parser/README.md":
+        `# body-parser\n\nNode.js body parsing middleware.\n\n${populate}.\n`,
+      "node_modules/body-parser/README.md":
+        "# body-parser\n\nNode.js body parsing middleware.\n\n" +
+        `${populate}, or an empty\nobject (\`{}\`) if there was no body to parse, the ` +
+        "`Content-Type` was not matched,\nor an error occurred.\n",
+      "iconv-lite/README.md": "# iconv-lite\n\nPure JS character encoding conversion.\n\n" +
+        "Doesn't need native code compilation. Works on Windows and in sandboxed environments.\n",
+      "node_modules/iconv-lite/README.md":
+        "# iconv-lite: Pure JS character encoding conversion\n\n" +
+        "No need for native code compilation. Quite fast.\n",
+    });
+    assert.deepEqual(await openConflicts(t), []);
+  } finally {
+    t.cleanup();
+  }
+  // A row that denies the other's words is not the other's statement plus a clause.
+  const u = await openTestContext({ skipVec: true });
+  try {
+    await importNotes(u, {
+      "office/hours.md": "# Office hours\n\nThe front office is open on Sundays from ten.\n",
+      "office/update.md": "# Office update\n\nThe front office is not open on Sundays from ten, " +
+        "since the move.\n",
+    });
+    assert.equal((await openConflicts(u)).length, 1);
+  } finally {
+    u.cleanup();
+  }
+});

@@ -1,5 +1,6 @@
 /** Value extraction and normalization for the conflict rule stage. */
 import assert from "node:assert/strict";
+import { assessPair } from "../../src/conflicts/rules.ts";
 import { extractValues, sameValue } from "../../src/conflicts/values.ts";
 import { normalizeNumerals } from "../../src/text/numerals.ts";
 
@@ -60,6 +61,19 @@ Deno.test("counts carry their noun; identifiers keep their digits", () => {
   assert.ok(!sameValue(only("5 replicas"), only("5 workers")));
   assert.equal(extractValues("runs in us-east-1").length, 0);
   assert.equal(only("port 8080").dimension, "scalar");
+  // content-disposition's README: the charset's "-1" counts no files.
+  assert.equal(extractValues("specify the ISO-8859-1 file name").length, 0);
+  assert.equal(extractValues("an x86-64 build").length, 0);
+  // A range between two numbers still reads both ends.
+  assert.equal(extractValues("3-5 replicas").length, 2);
+});
+
+Deno.test("a value glued into an identifier is quoted whole in a conflict", () => {
+  // Two content-disposition READMEs name two charsets: the conflict shows both as written.
+  const text = (charset: string) =>
+    `A string will specify the ${charset} file name to use in place of automatic generation.`;
+  const found = assessPair({ text: text("ISO-8859-1") }, { text: text("US-ASCII") });
+  assert.deepEqual(found.values, { a: "ISO-8859-1", b: "US-ASCII" });
 });
 
 Deno.test("percentages, counts, identifiers and times compare exactly", () => {
