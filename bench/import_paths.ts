@@ -1,8 +1,9 @@
 /**
- * An import's two write paths side by side, in process: the million corpus's lines (mema's JSONL
+ * An import's write paths side by side, in process: the million corpus's lines (mema's JSONL
  * export format, bench/helpers/million_corpus.ts) imported with the bulk path (plain new
- * memories stored a group at a time, src/portability/import_bulk.ts) and item by item
- * (`oneByOne`), each into a fresh library: an empty SQLite file, a copy of `--into` (a large
+ * memories stored a group at a time, src/portability/import_bulk.ts), the bulk path with the
+ * next batch's text work on a worker (`mema import`'s way: src/portability/text_preparer.ts) and
+ * item by item (`oneByOne`), each into a fresh library: an empty SQLite file, a copy of `--into` (a large
  * library), or a scratch database on the PostgreSQL server of `--db-url`. The ways alternate,
  * so both see the same machine load.
  *
@@ -11,9 +12,10 @@
  *
  * `--postgres` uses the server of `MEMA_TEST_PG_URL` (inside scripts/test_postgres.ts).
  *
- * Prints memories per wall second and per CPU-second of this process (on PostgreSQL the server's
- * CPU is not in it) for each run, the medians and the ratio; writes
- * bench/results/import_paths.json. Never asserts.
+ * Prints memories per wall second, per CPU-second of this process (on PostgreSQL the server's
+ * CPU is not in it) and, on Linux, per CPU-second of its main thread (the worker's CPU left out:
+ * what bounds the rate when a second core is free) for each run, the medians and the ratios;
+ * writes bench/results/import_paths.json. Never asserts.
  * @module
  */
 import process from "node:process";
@@ -21,6 +23,7 @@ import { parseArgs } from "node:util";
 import { composeMemoryEvents } from "../src/app/memory_events.ts";
 import { readTextLines } from "../src/platform/text_lines.ts";
 import { importUnits } from "../src/portability/import.ts";
+import { TextPreparer } from "../src/portability/text_preparer.ts";
 import { readJsonlUnits } from "../src/portability/sources.ts";
 import { openStore, type Store } from "../src/store/mod.ts";
 import { openPostgresAsStore } from "../src/store/postgres/app_store.ts";
@@ -49,6 +52,19 @@ function cpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
 }
+
+/** CPU time of the calling thread (Linux: /proc/thread-self/stat, in clock ticks of 10 ms). */
+function threadCpuMs(): number {
+  try {
+    const fields = Deno.readTextFileSync("/proc/thread-self/stat").replace(/^.*\) /su, "")
+      .split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+const WAYS = ["bulk", "bulk, worker", "one by one"];
 
 /** A fresh library for one run, and how to throw it away. */
 async function freshLibrary(run: number): Promise<{ store: Store; drop(): Promise<void> }> {
@@ -90,9 +106,15 @@ try {
   // A few hundred lines each way first, not counted: the first run would pay for the JIT.
   const warmUp = `${dir}/warm_up.jsonl`;
   await writeMillionCorpus(warmUp, { memories: 300, skip: Number(values.skip) });
-  const runs: { way: string; memories: number; wallMs: number; cpuMs: number }[] = [];
+  const runs: {
+    way: string;
+    memories: number;
+    wallMs: number;
+    cpuMs: number;
+    mainCpuMs: number;
+  }[] = [];
   for (let round = -1; round < rounds; round++) {
-    const ways = round % 2 === 0 ? ["bulk", "one by one"] : ["one by one", "bulk"];
+    const ways = round % 2 === 0 ? WAYS : WAYS.toReversed();
     const file = round < 0 ? warmUp : corpus;
     for (const way of ways) {
       const { store, drop } = await freshLibrary(runs.length);
@@ -103,16 +125,19 @@ try {
           settings: { workspaceIsolation: "none" as const, includeSize: false },
           events: composeMemoryEvents(),
         };
-        const [wall0, cpu0] = [performance.now(), cpuMs()];
+        const preparer = way === "bulk, worker" ? new TextPreparer() : undefined;
+        const [wall0, cpu0, main0] = [performance.now(), cpuMs(), threadCpuMs()];
         const report = await importUnits(ctx, readJsonlUnits(readTextLines(file), file), {
           oneByOne: way === "one by one",
-        });
+          preparer,
+        }).finally(() => preparer?.close());
         if (round < 0) continue;
         runs.push({
           way,
           memories: report.created,
           wallMs: performance.now() - wall0,
           cpuMs: cpuMs() - cpu0,
+          mainCpuMs: threadCpuMs() - main0,
         });
         console.log(
           `${way}: ${report.created} new, ${report.duplicates} duplicates, ` +
@@ -124,17 +149,21 @@ try {
       }
     }
   }
-  const rate = (way: string, key: "wallMs" | "cpuMs") =>
+  const rate = (way: string, key: "wallMs" | "cpuMs" | "mainCpuMs") =>
     median(runs.filter((run) => run.way === way).map((run) => run.memories / (run[key] / 1000)));
-  const rows = ["bulk", "one by one"].map((way) => ({
+  const rows = WAYS.map((way) => ({
     way,
     "memories / wall s (median)": Math.round(rate(way, "wallMs")),
     "memories / CPU-s (median)": Math.round(rate(way, "cpuMs")),
+    "memories / main-thread CPU-s (median)": Math.round(rate(way, "mainCpuMs")),
   }));
   console.log(markdownTable(rows));
+  const ratio = (way: string, key: "wallMs" | "cpuMs" | "mainCpuMs") =>
+    (rate(way, key) / rate("one by one", key)).toFixed(2);
   console.log(
-    `bulk ÷ one by one: ${(rate("bulk", "wallMs") / rate("one by one", "wallMs")).toFixed(2)}× ` +
-      `wall, ${(rate("bulk", "cpuMs") / rate("one by one", "cpuMs")).toFixed(2)}× per CPU-second` +
+    `÷ one by one: bulk ${ratio("bulk", "wallMs")}× wall, ${ratio("bulk", "cpuMs")}× per ` +
+      `CPU-second; bulk with the worker ${ratio("bulk, worker", "wallMs")}× wall, ` +
+      `${ratio("bulk, worker", "mainCpuMs")}× per main-thread CPU-second` +
       ` (${
         pgUrl !== undefined
           ? "PostgreSQL"

@@ -40,6 +40,9 @@ const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
  */
 export const PAYLOAD_LIMIT_MB = 120;
 
+/** Modules started as workers (`new Worker(...)`), which `deno compile` must be told of. */
+export const WORKER_MODULES = ["src/portability/text_worker.ts"];
+
 /** Bytes compared per native file to prove it is embedded (raw, uncompressed in the VFS). */
 const SAMPLE_BYTES = 256;
 
@@ -193,6 +196,8 @@ export async function compileBinary(options: {
     "--allow-all",
     ...(options.typeCheck ? [] : ["--no-check"]),
     ...excludes.flatMap((path) => ["--exclude", path]),
+    // Workers are not found by following imports: the import's text worker is named here.
+    ...WORKER_MODULES.flatMap((path) => ["--include", path]),
     "--output",
     options.output,
     "main.ts",

@@ -17,6 +17,7 @@ import { linkTarget, pathExists, pathKind, realPathOf } from "../platform/paths.
 import { stderrIsTerminal } from "../platform/terminal.ts";
 import { MARKDOWN_EXTENSIONS } from "../portability/constants.ts";
 import { importUnits } from "../portability/import.ts";
+import { TextPreparer } from "../portability/text_preparer.ts";
 import { type ImportUnit, type SkippedSource, SourceError } from "../portability/import_types.ts";
 import { markdownUnit, readJsonlUnits, type SplitMode } from "../portability/sources.ts";
 import { SOURCE_TYPES, type SourceType } from "../store/mod.ts";
@@ -489,8 +490,11 @@ export async function importCommand(args: string[]): Promise<number> {
       progress.update(state);
     });
     let report;
+    // The next batch's text work runs on a second core while this one is written.
+    const preparer = new TextPreparer();
     try {
       report = await importUnits(ctx, feed, {
+        preparer,
         defaultWorkspace: values.workspace,
         defaultSourceType: sourceType as SourceType | undefined,
         authorized: values.authorized,
@@ -501,6 +505,7 @@ export async function importCommand(args: string[]): Promise<number> {
         },
       });
     } finally {
+      preparer.close();
       progress.finish();
     }
     const skipped = [...sources.skipped, ...(formatRead?.skipped ?? []), ...report.skipped];

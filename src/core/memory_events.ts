@@ -24,6 +24,7 @@
  * ```
  * @module
  */
+import type { TextGraph } from "../entities/text_graph.ts";
 import type { Store } from "../store/repositories.ts";
 
 /** Entities and relations the caller named on `remember`/`update` (issue 35). */
@@ -41,6 +42,8 @@ export interface MemoryWritten {
   version: number;
   named?: NamedGraph;
   sameText?: boolean;
+  /** The text's entity reading when the writer has it already (a bulk import reads ahead). */
+  reading?: TextGraph;
 }
 
 /**

@@ -42,9 +42,9 @@ import type { MemoryRecord } from "../store/types.ts";
 import type { MemoryGraph, RelationOrigin } from "../store/entities_sql.ts";
 import { nowIso } from "../platform/clock.ts";
 import { ENTITY_MENTIONS_MAX, ENTITY_RELATIONS_MAX } from "./constants.ts";
-import { type EntityKind, extractMentions } from "./extract.ts";
+import type { EntityKind } from "./extract.ts";
 import { aliasKeys, nameKey } from "./names.ts";
-import { readRelations } from "./relations.ts";
+import { graphText, readTextGraph, type TextGraph } from "./text_graph.ts";
 
 /** Reads the entity graph of every written memory, in the write's unit of work. */
 export function subscribeEntityGraph(events: MemoryEvents): void {
@@ -127,14 +127,16 @@ interface GraphReading {
   clusters: Cluster[];
   /** Every key the library is asked for (each spelling and the built-in table's). */
   lookup: string[];
-  read: ReturnType<typeof readRelations>["relations"];
-  mentions: ReturnType<typeof extractMentions>["mentions"];
+  read: TextGraph["relations"];
+  mentions: TextGraph["mentions"];
 }
 
-function readGraph(memory: MemoryRecord, named: NamedGraph): GraphReading {
-  const text = `${memory.subject}\n${memory.content}`;
-  const { mentions, aliases } = extractMentions(text);
-  const { relations: read, phrases } = readRelations(text, mentions);
+/** One memory's names; `prepared` is used when it was read from this very text. */
+function readGraph(memory: MemoryRecord, named: NamedGraph, prepared?: TextGraph): GraphReading {
+  const { mentions, aliases, relations: read, phrases } =
+    prepared !== undefined && prepared.text === graphText(memory.subject, memory.content)
+      ? prepared
+      : readTextGraph(memory.subject, memory.content);
   const clusters = new NameClusters();
   for (const entity of named.entities) {
     clusters.add(entity.name, entity.kind ?? "name", entity.kind !== undefined);
@@ -199,7 +201,9 @@ export async function indexMemoryGraphs(
       continue;
     }
     // Read again without the caller's names (an edit): the names stated before still hold.
-    readings.push(readGraph(memory, fact.named ?? await statedBefore(store, memory.id)));
+    readings.push(
+      readGraph(memory, fact.named ?? await statedBefore(store, memory.id), fact.reading),
+    );
   }
   if (readings.length === 0) return;
   const workspaces = [...new Set(readings.map((r) => r.memory.workspaceCanonical))];

@@ -15,8 +15,26 @@
  * @module
  */
 
+/**
+ * Spellings whose keys are kept (a graph write folds the same few names many times: one
+ * memory's clusters, lookups and relations; a bulk import's batch repeats its speakers).
+ */
+const KEYS_KEPT = 4_096;
+const keys = new Map<string, string>();
+
 /** The folded form two spellings of one name share. */
 export function nameKey(words: string): string {
+  let key = keys.get(words);
+  if (key === undefined) {
+    key = foldName(words);
+    // Dropped whole when full: simpler than an order, and refilled within a batch.
+    if (keys.size >= KEYS_KEPT) keys.clear();
+    keys.set(words, key);
+  }
+  return key;
+}
+
+function foldName(words: string): string {
   return words.normalize("NFKC").toLowerCase()
     .replace(/[\u2019']s$/u, "")
     .replace(/\s+/gu, " ")

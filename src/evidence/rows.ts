@@ -44,15 +44,24 @@ export function evidenceRowsFor(subject: string, content: string): NewEvidenceRo
   return out;
 }
 
-/** {@linkcode refreshEvidence} for many memories written in one unit (the bulk path). */
+/**
+ * {@linkcode refreshEvidence} for many memories written in one unit (the bulk path). A
+ * memory's `rows`, when the writer has them already, must be `evidenceRowsFor` of its text.
+ */
 export async function refreshEvidenceOfMany(
   store: Store,
-  list: readonly { id: number; version: number; subject: string; content: string }[],
+  list: readonly {
+    id: number;
+    version: number;
+    subject: string;
+    content: string;
+    rows?: readonly NewEvidenceRow[];
+  }[],
 ): Promise<void> {
   if (list.length === 0) return;
-  await store.replaceRowsOfMany(list.map((memory) => ({
+  await store.replaceRowsOfMany(list.map(({ rows, ...memory }) => ({
     memory,
-    rows: evidenceRowsFor(memory.subject, memory.content),
+    rows: rows ?? evidenceRowsFor(memory.subject, memory.content),
   })));
   if (await store.getMeta("embedding_space") !== undefined) {
     await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });

@@ -42,6 +42,7 @@ import {
   type WorkspaceArrival,
 } from "../workspaces/registry.ts";
 import { BATCH_REMEMBER_MAX } from "./limits.ts";
+import { preparedFor, type PreparedText } from "./prepared_text.ts";
 import {
   newMemoryRow,
   placeOf,
@@ -158,6 +159,11 @@ export interface StoreManyOptions {
    * announced into it and the writer settles it once for its whole unit of work.
    */
   events?: MemoryEvents;
+  /**
+   * The text work of fact `index` when the writer prepared it ahead (used only when computed
+   * from the fact's own subject and content).
+   */
+  prepared?: (index: number) => PreparedText | undefined;
 }
 
 /**
@@ -211,11 +217,15 @@ export async function storeStagedMany(
     return undefined;
   });
   const now = nowIso();
+  const preparedOf = (index: number) =>
+    preparedFor(options.prepared?.(index), staged[index].subject, staged[index].input.content);
   const ids = await ctx.store.insertMemories(
     fresh.map((index) => {
       const author = options.authorOf?.(index);
       const writer = author === undefined ? ctx : { ...ctx, caller: author };
-      return newMemoryRow(writer, staged[index], places[index], now);
+      const row = newMemoryRow(writer, staged[index], places[index], now);
+      const tokens = preparedOf(index)?.tokens;
+      return tokens === undefined ? row : { ...row, indexTokens: tokens };
     }),
   );
   const idOf = new Map(fresh.map((index, i) => [index, ids[i]]));
@@ -226,6 +236,7 @@ export async function storeStagedMany(
       version: 1,
       subject: staged[index].subject,
       content: staged[index].input.content,
+      rows: preparedOf(index)?.rows,
     })),
   );
   // A batch's events: listeners that react to many facts at once (the conflict check, the
@@ -238,6 +249,7 @@ export async function storeStagedMany(
       version: 1,
       // A new memory stated no names before: with none given now, say so.
       named: staged[index].named ?? { entities: [], relations: [] },
+      reading: preparedOf(index)?.graph,
     });
   }
   if (options.events === undefined) await events.settleBatch(ctx.store);

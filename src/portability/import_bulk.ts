@@ -23,6 +23,7 @@
 import type { CallerIdentity, ServiceContext } from "../core/context.ts";
 import { canonicalWorkspace } from "../core/workspace_names.ts";
 import { type StagedRemember, stageRemember } from "../memory/remember.ts";
+import type { PreparedText } from "../memory/prepared_text.ts";
 import { storeStagedMany } from "../memory/remember_many.ts";
 import { admitWorkspace } from "../workspaces/registry.ts";
 import {
@@ -135,8 +136,12 @@ export class PlainGroup {
   /**
    * Stores the waiting memories in the caller's unit of work, announcing them into the
    * batch's events (`ctx.events`, settled by the import once per batch), and empties the group.
+   * `prepared`: their text work done ahead (text_preparer.ts), by item.
    */
-  async store(ctx: ServiceContext): Promise<PlainOutcome[]> {
+  async store(
+    ctx: ServiceContext,
+    prepared?: ReadonlyMap<ImportItem, PreparedText>,
+  ): Promise<PlainOutcome[]> {
     const waiting = this.#waiting;
     if (waiting.length === 0) return [];
     this.#waiting = [];
@@ -147,6 +152,7 @@ export class PlainGroup {
     const stored = await storeStagedMany(ctx, waiting.map((entry) => entry.plain.staged), {
       authorOf: (index) => waiting[index].plain.author,
       events: ctx.events,
+      prepared: (index) => prepared?.get(waiting[index].plain.item),
     });
     return waiting.map(({ slot, unit, plain }, index) => ({
       slot,

@@ -18,8 +18,7 @@ export function sqliteEntities(core: SqliteCore): Sync<EntitiesRepository> {
     getEntities: (ids) => entities.selectEntities(db, ids),
     entityAliases: (ids) => entities.selectAliases(db, ids),
     replaceMemoryGraph: (memory, graph) => entities.replaceMemoryGraph(db, memory, graph),
-    replaceMemoryGraphs: (list) =>
-      list.flatMap(({ memory, graph }) => entities.replaceMemoryGraph(db, memory, graph)),
+    replaceMemoryGraphs: (list) => entities.replaceMemoryGraphs(db, list),
     dropMemoryGraph: (memoryId) => entities.dropMemoryGraph(db, memoryId),
     entityMemoryIds: (ids, limit) => entities.selectEntityMemoryIds(db, ids, limit),
     memoryMentions: (ids) => entities.selectMemoryMentions(db, ids),

@@ -9,13 +9,14 @@
  * keeps a purged memory's words. Relations belong to one memory and go with it.
  * @module
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import {
   entityFromRow,
   entitySummaryFromRow,
   mentionsByMemory,
   relationFromRow,
 } from "./entity_rows.ts";
+import { insertRows } from "./multi_row_insert.ts";
 
 type Row = Record<string, unknown>;
 
@@ -220,6 +221,60 @@ export function replaceMemoryGraph(
     relation.run(memory.workspace, item.fromId, item.type, item.toId, memory.id, item.origin);
   }
   return pruneEntities(db, touched);
+}
+
+/**
+ * {@linkcode replaceMemoryGraph} for many memories, in order, with the same rows as one after
+ * the other. When none of them has a part of the graph yet (a bulk import's new memories),
+ * nothing is dropped or pruned and each table's rows go in a few multi-row inserts
+ * (multi_row_insert.ts); otherwise memory by memory.
+ */
+export function replaceMemoryGraphs(
+  db: DatabaseSync,
+  list: readonly { memory: { id: number; workspace: string }; graph: MemoryGraph }[],
+): number[] {
+  if (list.length === 0) return [];
+  const memoryIds = list.map((item) => item.memory.id);
+  const ids = JSON.stringify(memoryIds);
+  // A memory listed twice replaces its own rows: one by one too.
+  const held = new Set(memoryIds).size < list.length || db.prepare(
+        `SELECT 1 FROM entity_mentions WHERE memory_id IN (SELECT value FROM json_each(?))
+     UNION ALL
+     SELECT 1 FROM entity_relations WHERE memory_id IN (SELECT value FROM json_each(?)) LIMIT 1`,
+      ).get(ids, ids) !== undefined;
+  if (held) {
+    return list.flatMap(({ memory, graph }) => replaceMemoryGraph(db, memory, graph));
+  }
+  const mentions: SQLInputValue[][] = [];
+  const aliases: SQLInputValue[][] = [];
+  const relations: SQLInputValue[][] = [];
+  for (const { memory, graph } of list) {
+    for (const item of graph.mentions) {
+      mentions.push([item.entityId, memory.id, item.words, item.key, item.stated ? 1 : 0]);
+      aliases.push([memory.workspace, item.key, item.entityId]);
+    }
+    for (const item of graph.relations) {
+      relations.push([memory.workspace, item.fromId, item.type, item.toId, memory.id, item.origin]);
+    }
+  }
+  insertRows(db, {
+    into: "INSERT INTO entity_mentions (entity_id, memory_id, words, word_key, stated)",
+    columns: 5,
+    tail:
+      "ON CONFLICT (entity_id, memory_id, words) DO UPDATE SET stated = max(stated, excluded.stated)",
+  }, mentions);
+  insertRows(db, {
+    into: "INSERT INTO entity_aliases (workspace_canonical, alias_key, entity_id)",
+    columns: 3,
+    tail: "ON CONFLICT DO NOTHING",
+  }, aliases);
+  insertRows(db, {
+    into:
+      "INSERT INTO entity_relations (workspace_canonical, from_id, type, to_id, memory_id, origin)",
+    columns: 6,
+    tail: "ON CONFLICT DO NOTHING",
+  }, relations);
+  return [];
 }
 
 /** Deletes a memory's mentions and relations; resolves with the entities they touched. */

@@ -13,7 +13,8 @@
  * turns, ~6.7 rows a memory). Rows written before keep their text; both read the same.
  * @module
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { insertRows } from "./multi_row_insert.ts";
 import { VECTOR_CHANGES_KEPT } from "./constants.ts";
 
 type Row = Record<string, unknown>;
@@ -157,6 +158,63 @@ export function replaceRows(
       row.endOffset,
     );
   }
+}
+
+/**
+ * {@linkcode replaceRows} for many memories, in order, with the same rows as one after the
+ * other. When none of them has rows yet (a bulk import's new memories), there is nothing to
+ * drop: their sources are read in one query and the rows go in a few multi-row inserts
+ * (multi_row_insert.ts); otherwise memory by memory.
+ */
+export function replaceRowsOfMany(
+  db: DatabaseSync,
+  list: readonly { memory: { id: number; version: number }; rows: readonly NewEvidenceRow[] }[],
+  hasVec: boolean,
+): void {
+  if (list.length === 0) return;
+  const memoryIds = list.map((item) => item.memory.id);
+  const ids = JSON.stringify(memoryIds);
+  // A memory listed twice replaces its own rows: one by one too.
+  const held = new Set(memoryIds).size < list.length || db.prepare(
+        "SELECT 1 FROM memory_rows WHERE memory_id IN (SELECT value FROM json_each(?)) LIMIT 1",
+      ).get(ids) !== undefined;
+  if (held) {
+    for (const { memory, rows } of list) replaceRows(db, memory, rows, hasVec);
+    return;
+  }
+  const sources = new Map<number, { version: number; subject: string; content: string }>();
+  for (
+    const row of db.prepare(
+      "SELECT id, version, subject, content FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+    ).all(ids) as Row[]
+  ) {
+    sources.set(Number(row.id), {
+      version: Number(row.version),
+      subject: String(row.subject),
+      content: String(row.content),
+    });
+  }
+  const values: SQLInputValue[][] = [];
+  for (const { memory, rows } of list) {
+    const found = sources.get(memory.id);
+    const source = found?.version === memory.version ? found : undefined;
+    for (const row of rows) {
+      values.push([
+        memory.id,
+        memory.version,
+        row.rowIndex,
+        row.kind,
+        textToStore(row, source),
+        row.startOffset,
+        row.endOffset,
+      ]);
+    }
+  }
+  insertRows(db, {
+    into: `INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text,
+       start_offset, end_offset)`,
+    columns: 7,
+  }, values);
 }
 
 /**

@@ -25,7 +25,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { indexTokens } from "../text/index_terms.ts";
 import { BM25_WEIGHTS } from "./constants.ts";
 import { filterSql } from "./recall_sql.ts";
-import type { LexicalHit, RecallFilters, WordIndexSlice } from "./types.ts";
+import type { FieldTokens, LexicalHit, RecallFilters, WordIndexSlice } from "./types.ts";
 
 /** The index and its vocabulary (created by the generation 6 migration). */
 export const TERMS_TABLES = `
@@ -62,6 +62,8 @@ export interface IndexedFields {
   tags: readonly string[];
   content: string;
   workspaceCanonical: string;
+  /** The subject's and content's tokens when the writer has them (types.ts `NewMemory`). */
+  indexTokens?: FieldTokens;
 }
 
 /**
@@ -91,9 +93,9 @@ function fieldTokens(
   fields: IndexedFields,
 ): { subject: string[]; tags: string[]; content: string[] } {
   return {
-    subject: indexTokens(fields.subject),
+    subject: fields.indexTokens?.subject ?? indexTokens(fields.subject),
     tags: indexTokens(fields.tags.join(" ")),
-    content: indexTokens(fields.content),
+    content: fields.indexTokens?.content ?? indexTokens(fields.content),
   };
 }
 

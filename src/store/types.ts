@@ -56,7 +56,19 @@ export interface MemoryRecord {
 }
 
 /** The fields a new memory is written with. */
-export type NewMemory = Omit<MemoryRecord, "id" | "version" | "supersededBy">;
+export type NewMemory = Omit<MemoryRecord, "id" | "version" | "supersededBy"> & {
+  /**
+   * The word index's tokens of the subject and the content (`indexTokens` of each), when the
+   * writer computed them already (a bulk import, on its worker); else the store computes them.
+   */
+  indexTokens?: FieldTokens;
+};
+
+/** A memory's word-index tokens of subject and content (src/text/index_terms.ts `indexTokens`). */
+export interface FieldTokens {
+  subject: string[];
+  content: string[];
+}
 
 /** The fields an update may change; the version is bumped by the caller. */
 export interface MemoryChange {

@@ -19,11 +19,7 @@ export function sqliteEvidenceRows(core: SqliteCore): Sync<EvidenceRowsRepositor
   const db = core.connection.db;
   return {
     replaceRows: (memory, rows) => evidence.replaceRows(db, memory, rows, core.capabilities.vec),
-    replaceRowsOfMany(list) {
-      for (const { memory, rows } of list) {
-        evidence.replaceRows(db, memory, rows, core.capabilities.vec);
-      }
-    },
+    replaceRowsOfMany: (list) => evidence.replaceRowsOfMany(db, list, core.capabilities.vec),
     rowsToEmbed: (space, limit) => evidence.selectRowsToEmbed(db, space, limit),
     rowsOfMemory: (memoryId) => evidence.selectRowsOfMemory(db, memoryId),
     rowsOfMemories: (memoryIds) => evidence.selectRowsOfMemories(db, memoryIds),

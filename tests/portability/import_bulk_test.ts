@@ -1,12 +1,13 @@
 /**
  * An import stores its plain new memories together (the bulk path, import_bulk.ts) and must
  * leave exactly what storing every item one by one leaves: the same report, memories (ids,
- * authors, windows, links), versions, audit, evidence rows, entity graph, word index
- * (what `find` answers), workspaces and queued jobs. The feed mixes plain items with everything
+ * authors, windows, links), versions, audit, evidence rows, entity graph (mentions and
+ * relations), word index (what `find` answers), workspaces and queued jobs. The feed mixes plain items with everything
  * that must go item by item or waits on the group: duplicates of stored and of earlier texts, a
  * source changed within the file, links to earlier lines, history, a note of several sections,
  * bad lines, trust without authorization. The file imported again gives the same answer on both
- * paths, and an export of the library imported back changes nothing. Run on both backends.
+ * paths, and an export of the library imported back changes nothing. Run on both backends,
+ * with and without the texts prepared ahead on a worker (text_preparer.ts).
  */
 import assert from "node:assert/strict";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
@@ -14,9 +15,11 @@ import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { type ImportOptions, importUnits } from "../../src/portability/import.ts";
 import type { ImportUnit, SkippedSource } from "../../src/portability/import_types.ts";
+import { IMPORT_BATCH_MEMORIES } from "../../src/portability/constants.ts";
 import { jsonlHeader, jsonlLine } from "../../src/portability/export.ts";
 import { portableMemory } from "../../src/portability/record.ts";
 import { jsonlUnits, markdownUnit } from "../../src/portability/sources.ts";
+import { TextPreparer } from "../../src/portability/text_preparer.ts";
 import { findMemories } from "../../src/recall/find.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import { STORE_PAIR_BACKENDS as BACKENDS } from "../helpers/store_pairs.ts";
@@ -117,8 +120,26 @@ const EXPORT = [
 const NOTE = "# Payments\nIntro text that says more than the title.\n\n## Retries\n" +
   "Retries wait ten minutes.\n\n## Owners\nElif Novak owns payments since June 2025.\n";
 
-/** The feed: the export's lines, then a note of sections, then more plain lines. */
-function feed(): (ImportUnit | SkippedSource)[] {
+/**
+ * The feed: the export's lines, then a note of sections, then more plain lines. `ahead`: after a
+ * first batch of filler lines, as the worker prepares batches from the second on.
+ */
+function feed(ahead = false): (ImportUnit | SkippedSource)[] {
+  const filler = ahead
+    ? jsonlUnits(
+      Array.from(
+        { length: IMPORT_BATCH_MEMORIES },
+        // Their own workspace: an exported id of the feed never names one of them.
+        (_, i) =>
+          line({
+            subject: "filler",
+            content: `Filler fact ${i} from Ines Moreau.`,
+            workspace: "filler",
+          }),
+      ).join("\n"),
+      "filler.jsonl",
+    ).units
+    : [];
   const read = jsonlUnits(EXPORT, "export.jsonl");
   const skipped = read.errors.map((error) => ({
     path: "export.jsonl",
@@ -138,7 +159,7 @@ function feed(): (ImportUnit | SkippedSource)[] {
     ].join("\n"),
     "more.jsonl",
   ).units;
-  return [...read.units, ...skipped, note, ...more];
+  return [...filler, ...read.units, ...skipped, note, ...more];
 }
 
 /** Any time this run wrote (not one the file carried) reads the same in both libraries. */
@@ -181,6 +202,11 @@ async function library(ctx: ServiceContext, since: number) {
   const graph = ids.map((id) =>
     (mentions.get(id) ?? []).map((mention) => mention.words).sort().join(",")
   );
+  // In the order they were written (their ids), as one-by-one writes number them.
+  const relations = (await store.relationPage(0, 1000)).map((relation) => ({
+    ...relation,
+    id: undefined,
+  }));
   const jobs = [];
   for (let id = 1; id <= 20; id++) jobs.push(await store.getJob(id));
   const answers = [];
@@ -194,6 +220,7 @@ async function library(ctx: ServiceContext, since: number) {
     perMemory,
     entities,
     graph,
+    relations,
     jobs: jobs.filter((job) => job !== undefined).map((job) => ({ ...job, id: undefined })),
     jobCounts: await store.countJobs(),
     // By id: rows written in the same millisecond come in either order.
@@ -204,9 +231,11 @@ async function library(ctx: ServiceContext, since: number) {
   }, since);
 }
 
-for (const backend of BACKENDS) {
+for (const [backend, ahead] of BACKENDS.flatMap((b) => [[b, false], [b, true]] as const)) {
   Deno.test({
-    name: `${backend.name}: an import's bulk path leaves what importing item by item leaves${
+    name: `${backend.name}: an import's bulk path${
+      ahead ? ", its texts prepared on a worker," : ""
+    } leaves what importing item by item leaves${
       backend.skipped ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
     }`,
     ignore: backend.skipped === true,
@@ -217,9 +246,10 @@ for (const backend of BACKENDS) {
       const since = Date.now() - 1000;
       const dir = Deno.makeTempDirSync({ prefix: "mema-import-bulk-" });
       const { stores, close } = await backend.open(dir);
+      const preparer = ahead ? new TextPreparer() : undefined;
       try {
         const [bulk, oneByOne] = stores.map((store) => contextOf(store, dir));
-        const options: ImportOptions = { defaultWorkspace: "notes" };
+        const options: ImportOptions = { defaultWorkspace: "notes", preparer };
         for (const ctx of [bulk, oneByOne]) {
           await rememberMemory(ctx, {
             content: "Deploys run on Fridays.",
@@ -227,8 +257,12 @@ for (const backend of BACKENDS) {
             workspace: "team",
           });
         }
-        const together = await importUnits(bulk, feed(), options);
-        const apart = await importUnits(oneByOne, feed(), { ...options, oneByOne: true });
+        const together = await importUnits(bulk, feed(ahead), options);
+        const apart = await importUnits(oneByOne, feed(ahead), {
+          ...options,
+          oneByOne: true,
+          preparer: undefined,
+        });
         assert.deepEqual(together, apart);
         assert.equal(together.skipped.length, 2, JSON.stringify(together.skipped));
         assert.ok(together.created >= 15, JSON.stringify(together));
@@ -240,10 +274,14 @@ for (const backend of BACKENDS) {
         // The same file again: the same answer on both paths. (Not the same library to the
         // millisecond: the file changes runbook.md twice, and a version that held for less
         // than a millisecond keeps no window, whichever path wrote it.)
-        const twice = await importUnits(bulk, feed(), options);
+        const twice = await importUnits(bulk, feed(ahead), options);
         assert.deepEqual(
           twice,
-          await importUnits(oneByOne, feed(), { ...options, oneByOne: true }),
+          await importUnits(oneByOne, feed(ahead), {
+            ...options,
+            oneByOne: true,
+            preparer: undefined,
+          }),
         );
 
         // An export of the library, imported back: every memory unchanged, nothing written.
@@ -262,6 +300,7 @@ for (const backend of BACKENDS) {
         assert.equal(back.created + back.updated + back.duplicates, 0, JSON.stringify(back));
         assert.deepEqual(await library(bulk, since), before);
       } finally {
+        preparer?.close();
         await close();
         Deno.removeSync(dir, { recursive: true });
       }

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { ROOT } from "../helpers/server.ts";
 import { hostPlatform, parsePackageEntry, planShipping } from "../../scripts/compile_plan.ts";
+import { WORKER_MODULES } from "../../scripts/compile.ts";
 
 Deno.test("parsePackageEntry reads Deno's node_modules/.deno folder names", () => {
   assert.deepEqual(parsePackageEntry("@img+sharp-linux-x64@0.35.5"), {
@@ -109,4 +110,24 @@ Deno.test("without a reachable denort download the build fails with one message 
     Deno.removeSync(denoDir, { recursive: true });
     Deno.removeSync(out, { recursive: true });
   }
+});
+
+Deno.test("every module src/ starts as a worker is named for deno compile", () => {
+  const root = `${ROOT}/`;
+  const started: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of Deno.readDirSync(`${root}${dir}`)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) walk(path);
+      else if (path.endsWith(".ts")) {
+        const text = Deno.readTextFileSync(`${root}${path}`);
+        for (const match of text.matchAll(/new Worker\(\s*new URL\("\.\/([\w.]+)"/gu)) {
+          started.push(`${dir}/${match[1]}`);
+        }
+      }
+    }
+  };
+  walk("src");
+  assert.ok(started.length > 0, "the import's text worker is started somewhere");
+  assert.deepEqual(started.sort(), [...WORKER_MODULES].sort());
 });

@@ -173,3 +173,52 @@ backendTest("merge folds one entity into another; split moves a name back out", 
   assert.deepEqual((await store.relationsOf([postgres], 10)).map((r) => r.fromId), [payments]);
   assert.deepEqual(await store.entityMemoryIds([back], 10), [b]);
 });
+
+backendTest(
+  "many new memories' graphs at once are the rows of one memory after another",
+  async (store) => {
+    // Enough mentions to fill several multi-row statements, an alias two memories use (the
+    // first keeps it) and a relation stated twice (stored once).
+    const ids = await store.write(async (tx) => {
+      const out = [];
+      for (let i = 0; i < 40; i++) out.push(await tx.insertMemory(testMemory(`Fact ${i}.`)));
+      return out;
+    });
+    const [kafka, redis] = [await entity(store, "w", "Kafka"), await entity(store, "w", "Redis")];
+    const graphOf = (i: number) => ({
+      mentions: [
+        { entityId: kafka, words: `Kafka ${i % 3}`, key: `kafka ${i % 3}` },
+        { entityId: i % 2 === 0 ? kafka : redis, words: "Shared", key: "shared" },
+        { entityId: redis, words: "Redis", key: "redis", stated: i === 5 },
+      ],
+      relations: [
+        { fromId: kafka, type: "uses", toId: redis, origin: "read" as const },
+        { fromId: kafka, type: "uses", toId: redis, origin: "read" as const },
+      ],
+    });
+    const gone = await store.write(async (tx) =>
+      await tx.replaceMemoryGraphs(
+        ids.map((id, i) => ({ memory: { id, workspace: "w" }, graph: graphOf(i) })),
+      )
+    );
+    assert.deepEqual(gone, []);
+    const mentions = await store.memoryMentions(ids);
+    ids.forEach((id, i) => {
+      assert.deepEqual(
+        mentions.get(id)?.map((m) => [m.entityId, m.words, m.stated]).sort(),
+        graphOf(i).mentions.map((m) => [m.entityId, m.words, m.stated === true]).sort(),
+      );
+    });
+    assert.equal((await store.entitiesByKeys("w", ["shared"])).get("shared")?.id, kafka);
+    const relations = await store.relationPage(0, 1000);
+    assert.deepEqual(relations.map((r) => r.memoryId), ids, "one relation each, in order");
+    // Written again, memory by memory's answer: the same rows, nothing duplicated.
+    await store.write(async (tx) =>
+      await tx.replaceMemoryGraphs(
+        ids.map((id, i) => ({ memory: { id, workspace: "w" }, graph: graphOf(i) })),
+      )
+    );
+    assert.equal((await store.relationPage(0, 1000)).length, ids.length);
+    assert.deepEqual(await store.memoryMentions(ids), mentions);
+  },
+);

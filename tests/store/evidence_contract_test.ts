@@ -133,3 +133,41 @@ backendTest("rows to embed come in queue order and are counted", async (store) =
   assert.equal((await store.countEvidence(undefined)).embedded, 0);
   assert.deepEqual(await store.memoriesMissingRows(10), []);
 });
+
+backendTest(
+  "many new memories' rows at once are the rows of one memory after another",
+  async (store) => {
+    const contents = Array.from({ length: 30 }, (_, i) => `First ${i}. Second ${i}. Third`);
+    const ids = await store.write(async (tx) => {
+      const out = [];
+      for (const content of contents) out.push(await tx.insertMemory(memory(content)));
+      return out;
+    });
+    const list = ids.map((id, i) => ({ memory: { id, version: 1 }, rows: rowsOf(contents[i]) }));
+    await store.write((tx) => tx.replaceRowsOfMany(list));
+    const read = await store.rowsOfMemories(ids);
+    const rowIds: number[] = [];
+    ids.forEach((id, i) => {
+      const rows = read.get(id) ?? [];
+      assert.deepEqual(
+        rows.map((row) => [row.rowIndex, row.kind, row.text, row.startOffset, row.endOffset]),
+        rowsOf(contents[i]).map((row) => [
+          row.rowIndex,
+          row.kind,
+          row.text,
+          row.startOffset,
+          row.endOffset,
+        ]),
+      );
+      rowIds.push(...rows.map((row) => row.id));
+    });
+    assert.deepEqual(rowIds, [...rowIds].sort((a, b) => a - b), "rows numbered in list order");
+    // Replaced again (rows held now): the same texts, no row left twice.
+    await store.write((tx) => tx.replaceRowsOfMany(list));
+    const again = await store.rowsOfMemories(ids);
+    assert.deepEqual(
+      ids.map((id) => again.get(id)?.map((row) => row.text)),
+      ids.map((id) => read.get(id)?.map((row) => row.text)),
+    );
+  },
+);

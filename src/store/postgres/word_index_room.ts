@@ -20,7 +20,7 @@ import type { PgCore, PgQuery } from "./core.ts";
 import { PendingTermCounts } from "./term_counts.ts";
 import { filterCondition, type Fragment } from "./recall_room.ts";
 import type { WordIndexRepository } from "../repositories.ts";
-import type { RecallFilters } from "../types.ts";
+import type { FieldTokens, RecallFilters } from "../types.ts";
 
 /** FTS5's BM25 constants (fts5_aux.c), so scores match the SQLite backend's. */
 const BM25_K1 = 1.2;
@@ -63,14 +63,16 @@ export interface IndexedFields {
   tags: readonly string[];
   content: string;
   workspaceCanonical: string;
+  /** The subject's and content's tokens when the writer has them (types.ts `NewMemory`). */
+  indexTokens?: FieldTokens;
 }
 
 /** A memory's index tokens per column, as the SQLite index splits them (terms_sql.ts). */
 function fieldTokens(fields: IndexedFields) {
   return {
-    subject: indexTokens(fields.subject),
+    subject: fields.indexTokens?.subject ?? indexTokens(fields.subject),
     tags: indexTokens(fields.tags.join(" ")),
-    content: indexTokens(fields.content),
+    content: fields.indexTokens?.content ?? indexTokens(fields.content),
     scope: scopeToken(fields.workspaceCanonical),
   };
 }
