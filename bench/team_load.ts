@@ -15,12 +15,14 @@
  * `MEMA_DB_URL` of a fresh database). Writes bench/results/team_load.json. Never asserts.
  *
  *   deno task bench:team [--size 100000] [--clients 8] [--pg-servers 4] [--seconds 10]
- *     [--rounds 2] [--settle-s 900] [--recall] [--seed 7] [--label team_load]
+ *     [--rounds 2] [--settle-s 900] [--recall] [--seed 7] [--label team_load] [--keep-db]
  *
  * PostgreSQL is a throwaway cluster the benchmark starts itself (Debian's `postgresql` package,
  * as the tests use: scripts/test_postgres.ts), with `fsync` on as in production, on a unix
  * socket; `MEMA_BENCH_PG_URL` names another server instead (its role must hold CREATEDB). The
  * clients run in this process, on the same machine as the servers and the database.
+ * `--keep-db` leaves the PostgreSQL library in `MEMA_BENCH_PG_URL`'s server afterwards, for
+ * `EXPLAIN` or `pg_stat_statements` (a throwaway cluster goes anyway).
  * @module
  */
 import { parseArgs } from "node:util";
@@ -69,6 +71,8 @@ interface Options {
   recall: boolean;
   seed: number;
   label: string;
+  /** Leave the PostgreSQL library in place (with `MEMA_BENCH_PG_URL`), to look into it after. */
+  keepDb: boolean;
 }
 
 /** One backend under load: its servers, and one client per simulated agent. */
@@ -402,6 +406,7 @@ function parseOptions(): Options {
       recall: { type: "boolean", default: false },
       seed: { type: "string", default: "7" },
       label: { type: "string", default: "team_load" },
+      "keep-db": { type: "boolean", default: false },
     },
   });
   const number = (name: keyof typeof values, min: number) => {
@@ -421,6 +426,7 @@ function parseOptions(): Options {
     recall: values.recall,
     seed: number("seed", 0),
     label: values.label,
+    keepDb: values["keep-db"],
   };
 }
 
@@ -471,7 +477,9 @@ async function main(): Promise<void> {
   const pg = newSide("postgresql");
   try {
     const scratch = await createScratchDatabase(url);
-    scratches.push(scratch);
+    if (options.keepDb && cluster === undefined) {
+      log(`--keep-db: the library stays in database ${new URL(scratch.url).pathname.slice(1)}`);
+    } else scratches.push(scratch);
     const socketDir = new URL(url).searchParams.get("host");
     const postmaster = socketDir ? postmasterOf(socketDir) : undefined;
     if (postmaster !== undefined) postgresCpu = new ProcessTreeCpu(postmaster);

@@ -8,6 +8,8 @@
  * (a role that may create databases, and a database it owns). Nothing starts when the caller already
  * set `MEMA_TEST_PG_URL` or `MEMA_TEST_SKIP_POSTGRES=1`; when PostgreSQL is not installed the
  * command runs without the URL, and the tests that need it fail saying how to install it.
+ * `MEMA_PG_STAT_STATEMENTS=1` loads `pg_stat_statements` into the cluster (here and in the
+ * benchmarks that start one).
  *
  * @module
  */
@@ -69,6 +71,26 @@ async function runTool(argv: string[], asPostgres: boolean): Promise<void> {
   }
 }
 
+/**
+ * Opt-in (`MEMA_PG_STAT_STATEMENTS=1`): the cluster loads `pg_stat_statements` (Debian's
+ * postgresql-15 ships it), so a run can rank its statements by time (docs/POSTGRES.md, "Finding
+ * what a run's database time went to"). Off by default: CI's cluster stays as it was.
+ */
+function statementStatsOptions(): string {
+  if (Deno.env.get("MEMA_PG_STAT_STATEMENTS") !== "1") return "";
+  return " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" +
+    " -c track_io_timing=on";
+}
+
+/**
+ * PostgreSQL's buffer cache for a benchmark's cluster. initdb's default (128 MB) is smaller than
+ * a 100,000-memory library (423 MB): every `find` and conflict check then read ~1,000 pages from
+ * the OS's cache (docs/POSTGRES.md, "What grows from 10,000 to 100,000 memories"). A server is
+ * sized for its database (PostgreSQL's guide: a quarter of the RAM of a dedicated host);
+ * `MEMA_PG_SHARED_BUFFERS` sets another size (`128MB` to measure the default).
+ */
+const BENCH_SHARED_BUFFERS = "1GB";
+
 /** A started cluster: the URL the tests use and how to stop it. */
 export interface TestCluster {
   url: string;
@@ -77,8 +99,9 @@ export interface TestCluster {
 
 /**
  * Starts a throwaway cluster from the server binaries in `bin`. `durable` keeps PostgreSQL's
- * default `fsync=on`, as a benchmark must (a commit then waits for the disk, as in production);
- * the tests turn it off.
+ * default `fsync=on`, as a benchmark must (a commit then waits for the disk, as in production),
+ * and sizes its buffer cache for the library ({@linkcode BENCH_SHARED_BUFFERS}); the tests turn
+ * fsync off and keep the default cache.
  */
 export async function startCluster(
   bin: string,
@@ -95,7 +118,10 @@ export async function startCluster(
   );
   // fsync off: a test cluster is thrown away, and the suite shares two cores with others.
   const serverOptions = `-k ${dir} -p ${port} -c listen_addresses=''` +
-    (options.durable ? "" : " -c fsync=off");
+    (options.durable
+      ? ` -c shared_buffers=${Deno.env.get("MEMA_PG_SHARED_BUFFERS") ?? BENCH_SHARED_BUFFERS}`
+      : " -c fsync=off") +
+    statementStatsOptions();
   await runTool(
     [`${bin}/pg_ctl`, "-D", data, "-l", `${dir}/server.log`, "-o", serverOptions, "-w", "start"],
     asPostgres,

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Sql } from "postgres";
-import { PG_CONNECT_TIMEOUT_S } from "./constants.ts";
+import { PG_CONNECT_TIMEOUT_S, PG_WORK_MEM } from "./constants.ts";
 
 /**
  * `url` as the driver reads it the way libpq does. The driver takes the port from `?port=` alone
@@ -44,7 +44,7 @@ export async function connectPostgres(url: string, options: ConnectOptions): Pro
     connect_timeout: options.connectTimeoutS ?? PG_CONNECT_TIMEOUT_S,
     // The server's notices (e.g. "relation already exists, skipping") are not the user's.
     onnotice: () => {},
-    connection: { application_name: "mema" },
+    connection: { application_name: "mema", work_mem: PG_WORK_MEM },
     ...(options.onQuery ? { debug: (_: number, query: string) => options.onQuery!(query) } : {}),
   }) as unknown as Sql;
 }

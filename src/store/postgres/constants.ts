@@ -9,6 +9,14 @@
  * of ten leave room for `psql`, backups and monitoring.
  */
 export const PG_POOL_MAX = 10;
+/**
+ * Memory each of mema's connections may give a sort, hash or materialized CTE before spilling to
+ * a temp file. At 100,000 memories a `find`'s BM25 candidates (8,049 for a five-word question,
+ * up to the 10,000-posting budget) outgrew PostgreSQL's default 4 MB: 3.5 MB written to a temp
+ * file and read back per `find` (`pg_stat_statements`, 394 finds); 16 MB holds the budget's worst
+ * case. A bound, not an allocation: a statement that needs less takes less.
+ */
+export const PG_WORK_MEM = "16MB";
 
 /**
  * Seconds to wait for a connection before the call fails with a clear error (issue 33: an
