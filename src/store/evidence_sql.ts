@@ -147,17 +147,24 @@ export function replaceRows(
     `INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text, start_offset,
        end_offset) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  for (const row of rows) {
-    insert.run(
-      memory.id,
-      memory.version,
-      row.rowIndex,
-      row.kind,
-      textToStore(row, source),
-      row.startOffset,
-      row.endOffset,
-    );
-  }
+  for (const row of rows) insert.run(...rowValues(memory, row, source));
+}
+
+/** The `memory_rows` columns of `row` of `memory`, in the order the inserts name them. */
+function rowValues(
+  memory: { id: number; version: number },
+  row: NewEvidenceRow,
+  source: { subject: string; content: string } | undefined,
+): SQLInputValue[] {
+  return [
+    memory.id,
+    memory.version,
+    row.rowIndex,
+    row.kind,
+    textToStore(row, source),
+    row.startOffset,
+    row.endOffset,
+  ];
 }
 
 /**
@@ -198,17 +205,7 @@ export function replaceRowsOfMany(
   for (const { memory, rows } of list) {
     const found = sources.get(memory.id);
     const source = found?.version === memory.version ? found : undefined;
-    for (const row of rows) {
-      values.push([
-        memory.id,
-        memory.version,
-        row.rowIndex,
-        row.kind,
-        textToStore(row, source),
-        row.startOffset,
-        row.endOffset,
-      ]);
-    }
+    for (const row of rows) values.push(rowValues(memory, row, source));
   }
   insertRows(db, {
     into: `INSERT INTO memory_rows (memory_id, memory_version, row_index, kind, text,

@@ -17,11 +17,8 @@ import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import type { Store } from "../../src/store/mod.ts";
-import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
 import { onBothBackends } from "../helpers/backend_context.ts";
-import { contextOf, holdOpen } from "../helpers/held_units.ts";
+import { holdOpen, twoServers } from "../helpers/held_units.ts";
 
 const OLD_RUNBOOK = "The nightly backup keeps 30 days of snapshots.\n\n" +
   "The public API allows 100 requests per minute.";
@@ -130,14 +127,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const scratch = await createScratchDatabase(testPostgresUrl());
-    const [storeA, storeB] = [
-      await openPostgresAsStore(scratch.url),
-      await openPostgresAsStore(scratch.url),
-    ];
-    const dir = Deno.makeTempDirSync({ prefix: "mema-pg-pair-" });
-    const a = contextOf(storeA, dir, "agent-a");
-    const b = contextOf(storeB, dir, "agent-b");
+    const { storeA, storeB, a, b, close } = await twoServers("mema-pg-pair-");
     try {
       const older = await remember(a, OLD_RUNBOOK);
       const newer = await remember(a, NEW_RUNBOOK);
@@ -154,10 +144,7 @@ Deno.test({
       assert.deepEqual(await other, []);
       assert.equal((await openGroups(storeB)).length, 1, "one pair of memories, one group");
     } finally {
-      await storeA.close();
-      await storeB.close();
-      await scratch.drop();
-      Deno.removeSync(dir, { recursive: true });
+      await close();
     }
   },
 });

@@ -12,10 +12,7 @@ import { detectConflicts, findSuspects, recordFindings } from "../../src/conflic
 import { takeNotices } from "../../src/conflicts/notices.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
-import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
-import { contextOf, holdOpen, withinBound } from "../helpers/held_units.ts";
+import { holdOpen, twoServers, withinBound } from "../helpers/held_units.ts";
 
 const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
@@ -44,14 +41,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const scratch = await createScratchDatabase(testPostgresUrl());
-    const [storeA, storeB] = [
-      await openPostgresAsStore(scratch.url),
-      await openPostgresAsStore(scratch.url),
-    ];
-    const dir = Deno.makeTempDirSync({ prefix: "mema-pg-record-" });
-    const a = contextOf(storeA, dir, "agent-a");
-    const b = contextOf(storeB, dir, "agent-b");
+    const { storeA, storeB, a, b, close } = await twoServers("mema-pg-record-");
     const stages = defaultStages();
     try {
       const friday = await rememberMemory(a, deadline("Friday"));
@@ -101,10 +91,7 @@ Deno.test({
       await telling.done;
       assert.deepEqual(await toldByB, [], "B tells nothing A already told");
     } finally {
-      await storeA.close();
-      await storeB.close();
-      await scratch.drop();
-      Deno.removeSync(dir, { recursive: true });
+      await close();
     }
   },
 });

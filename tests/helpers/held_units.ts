@@ -6,6 +6,9 @@
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
 import type { Store } from "../../src/store/mod.ts";
+import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
 
 /** A caller `agentId` on `store`, its backup file under `dir`. */
 export function contextOf(store: Store, dir: string, agentId: string): ServiceContext {
@@ -14,6 +17,36 @@ export function contextOf(store: Store, dir: string, agentId: string): ServiceCo
     caller: { client: "unit", agentId },
     settings: { workspaceIsolation: "none", includeSize: false, backupPath: `${dir}/${agentId}` },
     events: composeMemoryEvents(),
+  };
+}
+
+/** Two servers on one scratch PostgreSQL database, a caller on each. */
+export interface TwoServers {
+  storeA: Store;
+  storeB: Store;
+  a: ServiceContext;
+  b: ServiceContext;
+  /** Closes both stores, drops the database and removes the backup folder. */
+  close(): Promise<void>;
+}
+
+/** Opens {@linkcode TwoServers}; the backup folder's name starts with `prefix`. */
+export async function twoServers(prefix: string): Promise<TwoServers> {
+  const scratch = await createScratchDatabase(testPostgresUrl());
+  const storeA = await openPostgresAsStore(scratch.url);
+  const storeB = await openPostgresAsStore(scratch.url);
+  const dir = Deno.makeTempDirSync({ prefix });
+  return {
+    storeA,
+    storeB,
+    a: contextOf(storeA, dir, "agent-a"),
+    b: contextOf(storeB, dir, "agent-b"),
+    async close() {
+      await storeA.close();
+      await storeB.close();
+      await scratch.drop();
+      Deno.removeSync(dir, { recursive: true });
+    },
   };
 }
 

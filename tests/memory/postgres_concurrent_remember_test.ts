@@ -13,10 +13,7 @@ import {
   rememberMemory,
   type RememberResult,
 } from "../../src/memory/remember.ts";
-import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
-import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
-import { testPostgresUrl } from "../store/backends.ts";
-import { contextOf, holdOpen, withinBound } from "../helpers/held_units.ts";
+import { holdOpen, twoServers, withinBound } from "../helpers/held_units.ts";
 import { nameKey } from "../../src/entities/names.ts";
 
 const SKIP = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
@@ -45,14 +42,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const scratch = await createScratchDatabase(testPostgresUrl());
-    const [storeA, storeB] = [
-      await openPostgresAsStore(scratch.url),
-      await openPostgresAsStore(scratch.url),
-    ];
-    const dir = Deno.makeTempDirSync({ prefix: "mema-pg-concurrent-" });
-    const a = contextOf(storeA, dir, "agent-a");
-    const b = contextOf(storeB, dir, "agent-b");
+    const { storeA, storeB, a, b, close } = await twoServers("mema-pg-concurrent-");
     try {
       await rememberMemory(a, {
         content: "the deploy window opens at nine",
@@ -121,10 +111,7 @@ Deno.test({
       const counts = await storeA.overviewCounts("ops");
       assert.deepEqual(counts.byStatus, { active: facts.length });
     } finally {
-      await storeA.close();
-      await storeB.close();
-      await scratch.drop();
-      Deno.removeSync(dir, { recursive: true });
+      await close();
     }
   },
 });
