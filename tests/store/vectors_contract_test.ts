@@ -178,28 +178,9 @@ Deno.test({
     const two = await openPostgresStore(one.url, { poolMax: 2 });
     try {
       const store = one.store as unknown as VectorStore;
-      await store.write((tx) => (tx as VectorStore).recreateVecTable(3));
       // More rows than one page of the copy's load (2,000), spread around the sphere.
       const count = 2_345;
-      const { id, rows } = await store.write(async (tx) => {
-        const id = await tx.insertMemory(memory("many rows"));
-        await tx.replaceRows(
-          { id, version: 1 },
-          Array.from({ length: count }, (_, i) => ({
-            kind: "sentence" as const,
-            text: "many rows",
-            startOffset: 0,
-            endOffset: 9,
-            rowIndex: i,
-          })),
-        );
-        return { id, rows: (await tx.rowsOfMemory(id)).map((row) => row.id) };
-      });
-      const direction = (i: number) =>
-        new Float32Array([Math.cos(i * 0.37), Math.sin(i * 0.37), Math.cos(i * 0.011)]);
-      await store.write((tx) =>
-        tx.writeRowVectors(SPACE, rows.map((rowId, i) => ({ rowId, vector: direction(i) })))
-      );
+      const { id, rows } = await spreadVectors(store, count);
       // A fresh server loads every vector; its answers are the exact ones up to rounding.
       const query = new Float32Array([0.2, 0.9, -0.1]);
       let exact: { rowId: number; distance: number }[] = [];
@@ -243,11 +224,16 @@ Deno.test({
  * lookups answer at once from the vectors loaded so far, a vector written during the load is
  * seen whichever side of the pages read it falls, and the last page leaves the exact copy.
  */
-async function pagedLoadContract(one: VectorStore, two: VectorStore): Promise<void> {
-  await one.write((tx) => (tx as VectorStore).recreateVecTable(3));
-  // Past two pages of 2,048 either way (SQLite reads chunks of 1,024, PostgreSQL rows).
-  const count = 5_000;
-  const rows = await one.write(async (tx) => {
+/**
+ * A fresh 3-dimensional space holding one memory of `count` rows whose vectors are spread around
+ * the sphere (more than a page of a copy's load when `count` is large).
+ */
+async function spreadVectors(
+  store: VectorStore,
+  count: number,
+): Promise<{ id: number; rows: number[] }> {
+  await store.write((tx) => (tx as VectorStore).recreateVecTable(3));
+  const { id, rows } = await store.write(async (tx) => {
     const id = await tx.insertMemory(memory("many rows"));
     await tx.replaceRows(
       { id, version: 1 },
@@ -259,13 +245,20 @@ async function pagedLoadContract(one: VectorStore, two: VectorStore): Promise<vo
         rowIndex: i,
       })),
     );
-    return (await tx.rowsOfMemory(id)).map((row) => row.id);
+    return { id, rows: (await tx.rowsOfMemory(id)).map((row) => row.id) };
   });
   const direction = (i: number) =>
     new Float32Array([Math.cos(i * 0.37), Math.sin(i * 0.37), Math.cos(i * 0.011)]);
-  await one.write((tx) =>
+  await store.write((tx) =>
     tx.writeRowVectors(SPACE, rows.map((rowId, i) => ({ rowId, vector: direction(i) })))
   );
+  return { id, rows };
+}
+
+async function pagedLoadContract(one: VectorStore, two: VectorStore): Promise<void> {
+  // Past two pages of 2,048 either way (SQLite reads chunks of 1,024, PostgreSQL rows).
+  const count = 5_000;
+  const { rows } = await spreadVectors(one, count);
   const query = new Float32Array([0.2, 0.9, -0.1]);
   const first = await two.loadVectorCopyPage(2_048);
   assert.equal(first.complete, false);
