@@ -15,6 +15,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { insertRows } from "./multi_row_insert.ts";
+import { selectRowCount, selectStatusCounts } from "./library_counts_sql.ts";
 import { VECTOR_CHANGES_KEPT } from "./constants.ts";
 
 type Row = Record<string, unknown>;
@@ -524,18 +525,25 @@ export function selectRowsOfMemories(
   return out;
 }
 
-/** Row and vector coverage for status and doctor. */
+/** Memories not purged, from the kept counts. */
+export function liveMemories(db: DatabaseSync): number {
+  return Object.entries(selectStatusCounts(db))
+    .reduce((sum, [status, n]) => status === "deleted" ? sum : sum + n, 0);
+}
+
+/**
+ * Row and vector coverage for doctor. The memories and rows are kept counts; the memories with
+ * rows and the embedded rows are counted (a scan of `memory_rows`: doctor's, never a request's).
+ */
 export function countEvidence(
   db: DatabaseSync,
   space: string | undefined,
 ): { memories: number; memoriesWithRows: number; rows: number; embedded: number } {
-  const memories = Number(
-    (db.prepare("SELECT count(*) AS n FROM memories WHERE status != 'deleted'").get() as Row).n,
-  );
+  const memories = liveMemories(db);
   const withRows = Number(
     (db.prepare("SELECT count(DISTINCT memory_id) AS n FROM memory_rows").get() as Row).n,
   );
-  const rows = Number((db.prepare("SELECT count(*) AS n FROM memory_rows").get() as Row).n);
+  const rows = selectRowCount(db);
   const embedded = space === undefined ? 0 : Number(
     (db.prepare("SELECT count(*) AS n FROM memory_rows WHERE embedding_space = ?").get(
       space,
@@ -547,15 +555,15 @@ export function countEvidence(
 
 /**
  * Rows, and rows without a vector in `space`, for the vector state every response reports:
- * a count of the table (its smallest index) and three range scans of the rows not yet
- * embedded, so the cost follows the backlog, not the library ({@link countEvidence}'s
+ * the kept row count (src/store/library_counts_sql.ts) and three range scans of the rows not
+ * yet embedded, so the cost follows the backlog, not the library ({@link countEvidence}'s
  * distinct and per-space counts took ~60 ms at 100k memories, paid every 500 ms).
  */
 export function countRowsToEmbed(
   db: DatabaseSync,
   space: string | undefined,
 ): { rows: number; pending: number } {
-  const rows = Number((db.prepare("SELECT count(*) AS n FROM memory_rows").get() as Row).n);
+  const rows = selectRowCount(db);
   if (space === undefined) return { rows, pending: rows };
   const pending = Number(
     (db.prepare(

@@ -5,6 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
+import { selectJobCounts } from "./library_counts_sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -140,13 +141,7 @@ export function failJobRow(
 
 /** Counts of jobs by kind and status. */
 export function countJobs(db: DatabaseSync): Record<string, Record<string, number>> {
-  const rows = db.prepare("SELECT kind, status, count(*) AS n FROM jobs GROUP BY kind, status")
-    .all() as Row[];
-  const counts: Record<string, Record<string, number>> = {};
-  for (const row of rows) {
-    (counts[String(row.kind)] ??= {})[String(row.status)] = Number(row.n);
-  }
-  return counts;
+  return selectJobCounts(db);
 }
 
 /** Deletes jobs left `done` by older builds before `before`. */

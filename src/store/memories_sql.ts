@@ -3,6 +3,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
+import { selectHistoryCount, selectStatusCounts } from "./library_counts_sql.ts";
 import type {
   AuditEntry,
   HistoryEntry,
@@ -207,17 +208,12 @@ export function insertAudit(db: DatabaseSync, entry: AuditEntry): void {
   );
 }
 
-/** Counts of memories by status. */
+/** Counts of memories by status (kept counts: src/store/library_counts_sql.ts). */
 export function countByStatus(db: DatabaseSync): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const rows = db.prepare("SELECT status, count(*) AS n FROM memories GROUP BY status")
-    .all() as Row[];
-  for (const row of rows) counts[String(row.status)] = Number(row.n);
-  return counts;
+  return selectStatusCounts(db);
 }
 
 /** Number of history rows. */
 export function countHistory(db: DatabaseSync): number {
-  const row = db.prepare("SELECT count(*) AS n FROM memory_history").get() as Row;
-  return Number(row.n);
+  return selectHistoryCount(db);
 }

@@ -44,6 +44,8 @@ const DERIVED_TABLES = new Set([
   "jobs",
   "memories_terms_df",
   "vector_changes",
+  // Kept by triggers as the rows arrive: a copied count would count them twice.
+  "library_counts",
 ]);
 const DERIVED_PREFIXES = ["memories_terms", "memory_row_vec", "memories_fts", "memories_words"];
 

@@ -10,6 +10,7 @@ import type { PgCore } from "./core.ts";
 import type { Fragment } from "./recall_room.ts";
 import type { EvidenceRowsRepository } from "../repositories.ts";
 import type { EvidenceRowRecord, NewEvidenceRow } from "../evidence_sql.ts";
+import { selectLibraryCounts } from "./library_counts.ts";
 
 type Row = Record<string, unknown>;
 
@@ -103,19 +104,23 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
       return found;
     },
     async countRowsToEmbed(space) {
+      // The kept row count and three range reads of memory_rows_unembedded: the cost follows
+      // the rows not yet embedded, not the library (as on SQLite).
       const sql = core.q();
-      const [row] = space === undefined
-        ? await sql`SELECT count(*) AS rows, count(*) AS pending FROM memory_rows`
-        : await sql`SELECT count(*) AS rows,
-            count(*) FILTER (WHERE embedding_space IS DISTINCT FROM ${space}) AS pending
-          FROM memory_rows`;
-      return { rows: Number(row.rows), pending: Number(row.pending) };
+      const rows = (await selectLibraryCounts(sql, "rows")).reduce((sum, p) => sum + p.n, 0);
+      if (space === undefined) return { rows, pending: rows };
+      const [row] = await sql`SELECT
+          (SELECT count(*) FROM memory_rows WHERE embedding_space IS NULL)
+          + (SELECT count(*) FROM memory_rows WHERE embedding_space < ${space})
+          + (SELECT count(*) FROM memory_rows WHERE embedding_space > ${space}) AS pending`;
+      return { rows, pending: Number(row.pending) };
     },
     async countEvidence(space) {
       const [row] = await core.q()`SELECT
-          (SELECT count(*) FROM memories WHERE status != 'deleted') AS memories,
+          (SELECT coalesce(sum(n), 0) FROM library_counts
+            WHERE counted = 'memories' AND status != 'deleted') AS memories,
           (SELECT count(DISTINCT memory_id) FROM memory_rows) AS with_rows,
-          (SELECT count(*) FROM memory_rows) AS rows,
+          (SELECT coalesce(sum(n), 0) FROM library_counts WHERE counted = 'rows') AS rows,
           (SELECT count(*) FROM memory_rows WHERE embedding_space = ${space ?? null}) AS embedded`;
       return {
         memories: Number(row.memories),

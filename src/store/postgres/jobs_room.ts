@@ -10,6 +10,7 @@
 import type { PgCore, PgQuery } from "./core.ts";
 import type { JobsRepository } from "../repositories.ts";
 import type { JobRecord, JobStatus } from "../jobs_sql.ts";
+import { selectLibraryCounts } from "./library_counts.ts";
 
 type Row = Record<string, unknown>;
 
@@ -100,11 +101,9 @@ export function pgJobs(core: PgCore<unknown>): JobsRepository {
       return row ? row.status as JobStatus : undefined;
     },
     async countJobs() {
-      const rows = await core.q()`SELECT kind, status, count(*) AS n FROM jobs
-        GROUP BY kind, status`;
       const counts: Record<string, Record<string, number>> = {};
-      for (const row of rows) {
-        (counts[String(row.kind)] ??= {})[String(row.status)] = Number(row.n);
+      for (const part of await selectLibraryCounts(core.q(), "jobs")) {
+        (counts[part.kind] ??= {})[part.status] = part.n;
       }
       return counts;
     },

@@ -19,6 +19,7 @@ import {
   termsRowOwed,
 } from "./word_index_room.ts";
 import { PG_BULK_ROWS } from "./constants.ts";
+import { selectLibraryCounts } from "./library_counts.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -293,8 +294,9 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
     },
     async countByStatus() {
       const counts: Record<string, number> = {};
-      const rows = await core.q()`SELECT status, count(*) AS n FROM memories GROUP BY status`;
-      for (const row of rows) counts[String(row.status)] = Number(row.n);
+      for (const part of await selectLibraryCounts(core.q(), "memories")) {
+        counts[part.status] = part.n;
+      }
       return counts;
     },
     async overviewCounts(workspace) {
@@ -341,8 +343,8 @@ export function pgHistory(core: PgCore<unknown>): HistoryRepository {
       return rows.map(toHistoryEntry);
     },
     async countHistory() {
-      const [row] = await core.q()`SELECT count(*) AS n FROM memory_history`;
-      return Number(row.n);
+      const parts = await selectLibraryCounts(core.q(), "history");
+      return parts.reduce((sum, part) => sum + part.n, 0);
     },
     async deleteHistory(memoryId, versions) {
       if (versions.length === 0) return [];

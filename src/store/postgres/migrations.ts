@@ -27,6 +27,7 @@ import type { Sql } from "postgres";
 import { MemaError } from "../../errors/mod.ts";
 import { PG_MIGRATION_LOCK } from "./constants.ts";
 import { ENSURE_VECTOR_INDEX, ensureVectorIndex } from "./vector_index.ts";
+import { LIBRARY_COUNTS_PG } from "./library_counts.ts";
 
 /** One step of the PostgreSQL schema. */
 export interface PgMigration {
@@ -425,6 +426,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: "a pgvector column and HNSW index over the vectors, when pgvector is installed",
     // Every open runs it again (migratePostgres): pgvector installed after this ran is used too.
     statements: ENSURE_VECTOR_INDEX,
+  },
+  {
+    version: 12,
+    description: "kept counts of memories by status, history, evidence rows and jobs (status)",
+    statements: LIBRARY_COUNTS_PG,
   },
 ];
 

@@ -24,6 +24,9 @@ const DERIVED_TABLES = new Set([
   "memory_terms_df",
   "memory_terms_size",
   "schema_version",
+  // Kept by triggers as the rows arrive (library_counts.ts): a copied count would count twice.
+  "library_counts",
+  "library_count_shards",
 ]);
 
 /** Memories indexed per statement when the word index is rebuilt. */

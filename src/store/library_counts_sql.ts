@@ -1,0 +1,134 @@
+/**
+ * Counts of the tables that grow with the library (schema generation 16): memories by status,
+ * history versions, evidence rows and jobs by kind and status, kept in `library_counts` by
+ * triggers in the same transaction as the change, by any connection and any path (remember,
+ * update, retire, purge, import, copy, jobs). `status` reads a few rows instead of counting
+ * a million (docs/ARCHITECTURE.md "Counts that grow with the library"). A row whose count fell to
+ * zero stays, and readers leave it out, so the answers match `count(*) ... GROUP BY`.
+ *
+ * A database opened read-only below generation 16 has no table: the readers then count by scan.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openStore } from "./mod.ts";
+ * import { openConnection } from "./sqlite_connection.ts";
+ * import { selectStatusCounts } from "./library_counts_sql.ts";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * (await openStore(`${dir}/mema.sqlite3`, { cacheDir: `${dir}/cache` })).close();
+ * const connection = openConnection(`${dir}/mema.sqlite3`, { readOnly: true });
+ * assert.deepEqual(selectStatusCounts(connection.db), {}); // no memory written yet
+ * connection.close();
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+
+type Row = Record<string, unknown>;
+
+/** What one trigger adds: `counted` names the table's count, `kind`/`status` its part. */
+function bump(counted: string, kind: string, status: string, delta: 1 | -1): string {
+  return `INSERT INTO library_counts (counted, kind, status, n) VALUES ('${counted}', ${kind}, ${status}, ${delta})
+  ON CONFLICT (counted, kind, status) DO UPDATE SET n = n + excluded.n;`;
+}
+
+/** The table, its triggers and its first counts (run once, inside the migration's transaction). */
+export const LIBRARY_COUNTS = `
+CREATE TABLE library_counts (
+  counted TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (counted, kind, status)
+) WITHOUT ROWID;
+CREATE TRIGGER library_counts_memories_insert AFTER INSERT ON memories
+BEGIN ${bump("memories", "''", "NEW.status", 1)} END;
+CREATE TRIGGER library_counts_memories_delete AFTER DELETE ON memories
+BEGIN ${bump("memories", "''", "OLD.status", -1)} END;
+CREATE TRIGGER library_counts_memories_status AFTER UPDATE OF status ON memories
+WHEN OLD.status IS NOT NEW.status
+BEGIN ${bump("memories", "''", "OLD.status", -1)} ${bump("memories", "''", "NEW.status", 1)} END;
+CREATE TRIGGER library_counts_history_insert AFTER INSERT ON memory_history
+BEGIN ${bump("history", "''", "''", 1)} END;
+CREATE TRIGGER library_counts_history_delete AFTER DELETE ON memory_history
+BEGIN ${bump("history", "''", "''", -1)} END;
+CREATE TRIGGER library_counts_rows_insert AFTER INSERT ON memory_rows
+BEGIN ${bump("rows", "''", "''", 1)} END;
+CREATE TRIGGER library_counts_rows_delete AFTER DELETE ON memory_rows
+BEGIN ${bump("rows", "''", "''", -1)} END;
+CREATE TRIGGER library_counts_jobs_insert AFTER INSERT ON jobs
+BEGIN ${bump("jobs", "NEW.kind", "NEW.status", 1)} END;
+CREATE TRIGGER library_counts_jobs_delete AFTER DELETE ON jobs
+BEGIN ${bump("jobs", "OLD.kind", "OLD.status", -1)} END;
+CREATE TRIGGER library_counts_jobs_status AFTER UPDATE OF kind, status ON jobs
+WHEN OLD.status IS NOT NEW.status OR OLD.kind IS NOT NEW.kind
+BEGIN ${bump("jobs", "OLD.kind", "OLD.status", -1)} ${
+  bump("jobs", "NEW.kind", "NEW.status", 1)
+} END;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'memories', '', status, count(*) FROM memories GROUP BY status;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'history', '', '', count(*) FROM memory_history;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'rows', '', '', count(*) FROM memory_rows;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
+`;
+
+/** Whether the database keeps the counts (generation 16 or later). */
+function keepsCounts(db: DatabaseSync): boolean {
+  return db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'library_counts'",
+  ).get() !== undefined;
+}
+
+/** The non-zero parts of one count: from the table, or by scan (`scan`) without it. */
+function parts(db: DatabaseSync, counted: string, scan: string): Row[] {
+  return keepsCounts(db)
+    ? db.prepare(
+      "SELECT kind, status, n FROM library_counts WHERE counted = ? AND n != 0",
+    ).all(counted) as Row[]
+    : db.prepare(scan).all() as Row[];
+}
+
+/** Memories by status (statuses without a memory left out). */
+export function selectStatusCounts(db: DatabaseSync): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const rows = parts(
+    db,
+    "memories",
+    "SELECT '' AS kind, status, count(*) AS n FROM memories GROUP BY status",
+  );
+  for (const row of rows) counts[String(row.status)] = Number(row.n);
+  return counts;
+}
+
+/** Versions in `memory_history`. */
+export function selectHistoryCount(db: DatabaseSync): number {
+  const rows = parts(
+    db,
+    "history",
+    "SELECT '' AS kind, '' AS status, count(*) AS n FROM memory_history",
+  );
+  return rows.reduce((sum, row) => sum + Number(row.n), 0);
+}
+
+/** Evidence rows in `memory_rows`. */
+export function selectRowCount(db: DatabaseSync): number {
+  const rows = parts(db, "rows", "SELECT '' AS kind, '' AS status, count(*) AS n FROM memory_rows");
+  return rows.reduce((sum, row) => sum + Number(row.n), 0);
+}
+
+/** Jobs by kind, then status. */
+export function selectJobCounts(db: DatabaseSync): Record<string, Record<string, number>> {
+  const counts: Record<string, Record<string, number>> = {};
+  const rows = parts(
+    db,
+    "jobs",
+    "SELECT kind, status, count(*) AS n FROM jobs GROUP BY kind, status",
+  );
+  for (const row of rows) (counts[String(row.kind)] ??= {})[String(row.status)] = Number(row.n);
+  return counts;
+}

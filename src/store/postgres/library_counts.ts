@@ -1,0 +1,130 @@
+/**
+ * Counts of the tables that grow with the library on PostgreSQL (migration 12), as on SQLite
+ * (src/store/library_counts_sql.ts): memories by status, history versions, evidence rows, jobs by
+ * kind and status, written by statement triggers in the same transaction as the change.
+ *
+ * Several servers write at once, so one counter row per count would make every write wait for
+ * the last writer's commit. Each writing transaction instead takes one shard of
+ * `library_count_shards` with `FOR UPDATE SKIP LOCKED` (the one its backend id points at when
+ * free, else the next free one, else a new shard from a sequence) and adds its deltas to that
+ * shard's rows of `library_counts`; only the shard's holder writes them, so no write ever
+ * waits on another's counts and no two transactions take locks in opposite orders. A reader
+ * sums the shards: at most a few hundred rows, whatever the library holds. Statement triggers
+ * with transition tables add one aggregated delta per statement, so a bulk insert of a thousand
+ * rows costs one upsert, not a thousand.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LIBRARY_COUNTS_PG } from "./library_counts.ts";
+ *
+ * assert.ok(LIBRARY_COUNTS_PG.includes("FOR UPDATE SKIP LOCKED"));
+ * ```
+ * @module
+ */
+import type { PgQuery } from "./core.ts";
+
+/** Shards made by the migration: more than the writers of a team at once (pool × servers). */
+const SHARDS = 64;
+
+/**
+ * The trigger functions of one table: `kind`/`status` are SQL over a transition table's row,
+ * `updates` adds the trigger that moves a row between parts.
+ */
+function countedTable(
+  table: string,
+  counted: string,
+  part: { kind: string; status: string; updates: boolean },
+): string {
+  const changed = (rows: string, d: number) =>
+    `SELECT ${part.kind} AS kind, ${part.status} AS status, ${d} AS d FROM ${rows}`;
+  const fn = (op: "insert" | "delete" | "update") => {
+    const sources = op === "insert"
+      ? [changed("new_rows", 1)]
+      : op === "delete"
+      ? [changed("old_rows", -1)]
+      : [changed("new_rows", 1), changed("old_rows", -1)];
+    const tables = op === "insert"
+      ? "NEW TABLE AS new_rows"
+      : op === "delete"
+      ? "OLD TABLE AS old_rows"
+      : "OLD TABLE AS old_rows NEW TABLE AS new_rows";
+    return `
+CREATE FUNCTION mema_counted_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM mema_count_deltas('${counted}', array_agg(kind), array_agg(status), array_agg(n))
+    FROM (SELECT kind, status, sum(d)::bigint AS n FROM (${sources.join(" UNION ALL ")}) AS c
+      GROUP BY kind, status HAVING sum(d) <> 0) AS parts
+    HAVING count(*) > 0;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER library_counts_${op} AFTER ${op.toUpperCase()} ON ${table}
+  REFERENCING ${tables} FOR EACH STATEMENT EXECUTE FUNCTION mema_counted_${table}_${op}();`;
+  };
+  return [fn("insert"), fn("delete"), part.updates ? fn("update") : ""].join("\n");
+}
+
+/**
+ * Migration 12's statements: the tables, the shard taker, the triggers, then the first counts.
+ * The triggers come before the counts: creating one locks its table against writers until the
+ * migration commits, so no write falls between the count and the trigger.
+ */
+export const LIBRARY_COUNTS_PG = `
+CREATE TABLE library_count_shards (shard INTEGER PRIMARY KEY);
+INSERT INTO library_count_shards SELECT generate_series(0, ${SHARDS - 1});
+CREATE SEQUENCE library_count_shard_seq START ${SHARDS};
+CREATE TABLE library_counts (
+  shard INTEGER NOT NULL,
+  counted TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n BIGINT NOT NULL,
+  PRIMARY KEY (shard, counted, kind, status)
+);
+CREATE FUNCTION mema_count_deltas(counting TEXT, kinds TEXT[], statuses TEXT[], deltas BIGINT[])
+RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  taken INTEGER;
+  home INTEGER := pg_backend_pid() % ${SHARDS};
+BEGIN
+  -- A shard this transaction holds is not skipped: its later statements find it again.
+  SELECT shard INTO taken FROM library_count_shards
+    ORDER BY (shard < home), shard
+    FOR UPDATE SKIP LOCKED LIMIT 1;
+  IF taken IS NULL THEN
+    taken := nextval('library_count_shard_seq');
+    INSERT INTO library_count_shards VALUES (taken);
+  END IF;
+  INSERT INTO library_counts (shard, counted, kind, status, n)
+    SELECT taken, counting, k, s, d FROM unnest(kinds, statuses, deltas) AS u(k, s, d)
+    ON CONFLICT (shard, counted, kind, status) DO UPDATE SET n = library_counts.n + excluded.n;
+END
+$fn$;
+${countedTable("memories", "memories", { kind: "''", status: "status", updates: true })}
+${countedTable("memory_history", "history", { kind: "''", status: "''", updates: false })}
+${countedTable("memory_rows", "rows", { kind: "''", status: "''", updates: false })}
+${countedTable("jobs", "jobs", { kind: "kind", status: "status", updates: true })}
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'memories', '', status, count(*) FROM memories GROUP BY status;
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'history', '', '', count(*) FROM memory_history;
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'rows', '', '', count(*) FROM memory_rows;
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
+`;
+
+/** One count's non-zero parts, summed over the shards. */
+export async function selectLibraryCounts(
+  sql: PgQuery,
+  counted: "memories" | "history" | "rows" | "jobs",
+): Promise<{ kind: string; status: string; n: number }[]> {
+  const rows = await sql`SELECT kind, status, sum(n) AS n FROM library_counts
+    WHERE counted = ${counted} GROUP BY kind, status HAVING sum(n) <> 0`;
+  return rows.map((row) => ({
+    kind: String(row.kind),
+    status: String(row.status),
+    n: Number(row.n),
+  }));
+}
