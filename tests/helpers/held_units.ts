@@ -26,6 +26,8 @@ export interface TwoServers {
   storeB: Store;
   a: ServiceContext;
   b: ServiceContext;
+  /** The database's URL (for a test's own reads of its tables). */
+  url: string;
   /** Closes both stores, drops the database and removes the backup folder. */
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function twoServers(prefix: string): Promise<TwoServers> {
     storeB,
     a: contextOf(storeA, dir, "agent-a"),
     b: contextOf(storeB, dir, "agent-b"),
+    url: scratch.url,
     async close() {
       await storeA.close();
       await storeB.close();
