@@ -1,7 +1,7 @@
 /**
- * Counts of the tables that grow with the library (schema generation 16): memories by status,
- * history versions, evidence rows and jobs by kind and status, kept in `library_counts` by
- * triggers in the same transaction as the change, by any connection and any path (remember,
+ * Counts of the tables that grow with the library (schema generation 16): memories by status
+ * (and by workspace and status), history versions, evidence rows and jobs by kind and status,
+ * kept in `library_counts` by triggers in the same transaction as the change, by any connection and any path (remember,
  * update, retire, purge, import, copy, jobs). `status` reads a few rows instead of counting
  * a million (docs/ARCHITECTURE.md "Counts that grow with the library"). A row whose count fell to
  * zero stays, and readers leave it out, so the answers match `count(*) ... GROUP BY`.
@@ -25,6 +25,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
+import type { RecallFilters } from "./types.ts";
 
 type Row = Record<string, unknown>;
 
@@ -44,12 +45,19 @@ CREATE TABLE library_counts (
   PRIMARY KEY (counted, kind, status)
 ) WITHOUT ROWID;
 CREATE TRIGGER library_counts_memories_insert AFTER INSERT ON memories
-BEGIN ${bump("memories", "''", "NEW.status", 1)} END;
+BEGIN ${bump("memories", "''", "NEW.status", 1)} ${
+  bump("workspaces", "NEW.workspace_canonical", "NEW.status", 1)
+} END;
 CREATE TRIGGER library_counts_memories_delete AFTER DELETE ON memories
-BEGIN ${bump("memories", "''", "OLD.status", -1)} END;
-CREATE TRIGGER library_counts_memories_status AFTER UPDATE OF status ON memories
-WHEN OLD.status IS NOT NEW.status
-BEGIN ${bump("memories", "''", "OLD.status", -1)} ${bump("memories", "''", "NEW.status", 1)} END;
+BEGIN ${bump("memories", "''", "OLD.status", -1)} ${
+  bump("workspaces", "OLD.workspace_canonical", "OLD.status", -1)
+} END;
+CREATE TRIGGER library_counts_memories_status AFTER UPDATE OF status, workspace_canonical
+ON memories WHEN OLD.status IS NOT NEW.status
+  OR OLD.workspace_canonical IS NOT NEW.workspace_canonical
+BEGIN ${bump("memories", "''", "OLD.status", -1)} ${bump("memories", "''", "NEW.status", 1)} ${
+  bump("workspaces", "OLD.workspace_canonical", "OLD.status", -1)
+} ${bump("workspaces", "NEW.workspace_canonical", "NEW.status", 1)} END;
 CREATE TRIGGER library_counts_history_insert AFTER INSERT ON memory_history
 BEGIN ${bump("history", "''", "''", 1)} END;
 CREATE TRIGGER library_counts_history_delete AFTER DELETE ON memory_history
@@ -69,6 +77,9 @@ BEGIN ${bump("jobs", "OLD.kind", "OLD.status", -1)} ${
 } END;
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'memories', '', status, count(*) FROM memories GROUP BY status;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'workspaces', workspace_canonical, status, count(*) FROM memories
+  GROUP BY workspace_canonical, status;
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'history', '', '', count(*) FROM memory_history;
 INSERT INTO library_counts (counted, kind, status, n)
@@ -93,16 +104,61 @@ function parts(db: DatabaseSync, counted: string, scan: string): Row[] {
     : db.prepare(scan).all() as Row[];
 }
 
-/** Memories by status (statuses without a memory left out). */
-export function selectStatusCounts(db: DatabaseSync): Record<string, number> {
+/** Memories by status (statuses without a memory left out), of one workspace when given. */
+export function selectStatusCounts(db: DatabaseSync, workspace?: string): Record<string, number> {
   const counts: Record<string, number> = {};
-  const rows = parts(
-    db,
-    "memories",
-    "SELECT '' AS kind, status, count(*) AS n FROM memories GROUP BY status",
-  );
+  const rows = workspace === undefined
+    ? parts(
+      db,
+      "memories",
+      "SELECT '' AS kind, status, count(*) AS n FROM memories GROUP BY status",
+    )
+    : selectWorkspaceCounts(db).filter((part) => part.kind === workspace);
   for (const row of rows) counts[String(row.status)] = Number(row.n);
   return counts;
+}
+
+/** One part of a kept count: `kind` is a workspace or a job kind, `status` a status. */
+export interface KeptPart {
+  kind: string;
+  status: string;
+  n: number;
+}
+
+/** Memories by workspace (`kind`) and status. */
+export function selectWorkspaceCounts(db: DatabaseSync): KeptPart[] {
+  return parts(
+    db,
+    "workspaces",
+    `SELECT workspace_canonical AS kind, status, count(*) AS n FROM memories
+     GROUP BY workspace_canonical, status`,
+  ).map((row) => ({ kind: String(row.kind), status: String(row.status), n: Number(row.n) }));
+}
+
+/**
+ * How many memories pass `filters`, summed from the kept counts by workspace and status, when the
+ * filters name nothing else (no tags, times, sources or protection levels); undefined otherwise.
+ * The total of a browse (`find` without a query) is thus read, not counted.
+ */
+export function countFromKept(
+  byWorkspace: readonly KeptPart[],
+  filters: RecallFilters,
+): number | undefined {
+  if (
+    (filters.tagsAll?.length ?? 0) > 0 || filters.after !== undefined ||
+    filters.before !== undefined || (filters.sourceTypes?.length ?? 0) > 0 ||
+    (filters.protectionLevels?.length ?? 0) > 0
+  ) return undefined;
+  const statuses = new Set<string>(filters.statuses);
+  const only = filters.workspaces === undefined ? undefined : new Set(filters.workspaces);
+  const left = new Set(filters.excludeWorkspaces ?? []);
+  return byWorkspace.reduce(
+    (sum, part) =>
+      statuses.has(part.status) && (only?.has(part.kind) ?? true) && !left.has(part.kind)
+        ? sum + part.n
+        : sum,
+    0,
+  );
 }
 
 /** Versions in `memory_history`. */

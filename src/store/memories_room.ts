@@ -53,7 +53,7 @@ export function sqliteMemories(core: SqliteCore): Sync<MemoriesRepository> {
     setStatus: (id, change) => memoryState.updateStatus(db, id, change),
     setTrust: (id, change) => memoryState.updateTrust(db, id, change),
     setMetadata: (id, metadata) => memoryState.updateMetadata(db, id, metadata),
-    countByStatus: () => memories.countByStatus(db),
+    countByStatus: (workspace) => memories.countByStatus(db, workspace),
     overviewCounts: (workspace) => overview.selectOverviewCounts(db, workspace),
     supersededBy: (memoryId) => memoryLinks.selectSupersededBy(db, memoryId),
   };

@@ -208,9 +208,9 @@ export function insertAudit(db: DatabaseSync, entry: AuditEntry): void {
   );
 }
 
-/** Counts of memories by status (kept counts: src/store/library_counts_sql.ts). */
-export function countByStatus(db: DatabaseSync): Record<string, number> {
-  return selectStatusCounts(db);
+/** Counts of memories by status, of one workspace when given (kept: library_counts_sql.ts). */
+export function countByStatus(db: DatabaseSync, workspace?: string): Record<string, number> {
+  return selectStatusCounts(db, workspace);
 }
 
 /** Number of history rows. */

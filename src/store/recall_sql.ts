@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import type { MemoryRecord, RecallFilters } from "./types.ts";
+import { countFromKept, selectWorkspaceCounts } from "./library_counts_sql.ts";
 
 type Row = Record<string, unknown>;
 
@@ -145,8 +146,10 @@ export function selectBrowsePage(
   return rows.map((row) => Number(row.id));
 }
 
-/** Counts memories matching only the filters. */
+/** Counts memories matching only the filters (read from the kept counts when they can say). */
 export function countFiltered(db: DatabaseSync, filters: RecallFilters): number {
+  const kept = countFromKept(selectWorkspaceCounts(db), filters);
+  if (kept !== undefined) return kept;
   const { where, values } = filterSql(filters);
   const row = db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${where}`).get(
     ...values,

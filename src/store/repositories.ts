@@ -67,7 +67,8 @@ export interface MemoriesRepository {
     change: { sourceType: SourceType; protectionLevel: ProtectionLevel; now: string },
   ): Promise<void>;
   setMetadata(id: number, metadata: Record<string, unknown>): Promise<void>;
-  countByStatus(): Promise<Record<string, number>>;
+  /** Memories by status (of one workspace, when given), from the kept counts. */
+  countByStatus(workspace?: string): Promise<Record<string, number>>;
   /** Counts by status, source, workspace and protection (of one workspace, when given). */
   overviewCounts(workspace?: string): Promise<ReturnType<typeof overview.selectOverviewCounts>>;
   supersededBy(memoryId: number): Promise<number[]>;

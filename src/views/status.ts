@@ -98,9 +98,7 @@ export async function statusView(ctx: ServiceContext): Promise<StatusView> {
   // Strict isolation counts the caller's own workspace only.
   const own = isStrict(ctx) ? strictWorkspace(ctx) : undefined;
   const counts = await store.read(async () => ({
-    byStatus: own === undefined
-      ? await store.countByStatus()
-      : (await store.overviewCounts(own)).byStatus,
+    byStatus: await store.countByStatus(own),
     history: await store.countHistory(),
     jobs: await store.countJobs(),
   }));

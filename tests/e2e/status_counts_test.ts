@@ -110,13 +110,44 @@ onBothBackends("status counts equal the tables after mixed writes", async (home,
     assert.ok(purged.ok, JSON.stringify(purged.data));
     const imported = await runCli(home, ["import", `${home.dir}/notes`, "--workspace", "ops"]);
     assert.equal(imported.code, 0, imported.stderr);
+    // A merge moves memories between workspaces; a twin of one there is superseded.
+    for (
+      const content of [
+        `Service 3 deploys on day 3 of the week. It pages the on-call rota.`,
+        "The web tier scales out at noon.",
+      ]
+    ) {
+      const saved = await server.call("remember", {
+        workspace: "ops-web",
+        subject: "web",
+        content,
+      });
+      assert.ok(saved.ok, JSON.stringify(saved.data));
+    }
+    const merged = await server.call("merge_workspaces", {
+      from: "ops-web",
+      into: "ops",
+      reason: "one team",
+      authorized: true,
+    }, "memory_govern");
+    assert.equal(merged.data.moved, 2, JSON.stringify(merged.data));
 
     const { answered, counted: truth } = await settled(
       server,
       () => countedTables(home, backend),
     );
     assert.deepEqual(answered, truth);
-    assert.equal(truth.memories.active, 3 + 6, "the writes landed");
+    assert.equal(truth.memories.active, 3 + 6 + 1, "the writes landed");
+    assert.equal(truth.memories.superseded, 1, "the merged twin");
+    // A browse's total (find without a query) is read from the kept counts by workspace.
+    const [live] = await libraryRows(
+      home,
+      backend,
+      "SELECT CAST(count(*) AS INTEGER) AS n FROM memories WHERE workspace_canonical = 'ops' AND status = 'active'",
+    );
+    const browsed = await server.call("find", { workspace: "ops", limit: 2 });
+    assert.ok(browsed.ok, JSON.stringify(browsed.data));
+    assert.equal(browsed.data.total_estimate, Number(live.n));
     assert.equal(truth.memories.retired, 1);
     assert.ok(truth.history >= 1 && truth.rows > 0);
   } finally {
@@ -137,7 +168,7 @@ onBothBackends("status counts equal the tables after mixed writes", async (home,
       () => countedTables(copyHome, { name: "sqlite" }),
     );
     assert.deepEqual(answered, counted);
-    assert.deepEqual(answered.memories, { active: 9, retired: 1, deleted: 1 });
+    assert.deepEqual(answered.memories, { active: 10, retired: 1, deleted: 1, superseded: 1 });
   } finally {
     await onCopy.close();
   }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
+import type { RecallFilters } from "../../src/store/types.ts";
 import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
 import { connectPostgres } from "../../src/store/postgres/connect.ts";
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
@@ -19,12 +20,33 @@ const SKIP_POSTGRES = Deno.env.get("MEMA_TEST_SKIP_POSTGRES") === "1";
 
 interface Counts {
   memories: Record<string, number>;
+  /** Of workspace "ci". */
+  inCi: Record<string, number>;
   history: number;
   jobs: Record<string, Record<string, number>>;
+  /** Browse totals: active, active in "ci", live outside "ci", active with a tag (scanned). */
+  browse: number[];
 }
+
+const BROWSES: RecallFilters[] = [
+  { statuses: ["active"] },
+  { statuses: ["active"], workspaces: ["ci"] },
+  { statuses: ["active", "retired"], excludeWorkspaces: ["ci"] },
+  { statuses: ["active"], tagsAll: ["nightly"] },
+];
 
 const TRUTH = {
   memories: "SELECT status, CAST(count(*) AS INTEGER) AS n FROM memories GROUP BY status",
+  inCi: `SELECT status, CAST(count(*) AS INTEGER) AS n FROM memories
+    WHERE workspace_canonical = 'ci' GROUP BY status`,
+  browse: `SELECT
+    CAST((SELECT count(*) FROM memories WHERE status = 'active') AS INTEGER) AS a,
+    CAST((SELECT count(*) FROM memories WHERE status = 'active' AND workspace_canonical = 'ci')
+      AS INTEGER) AS b,
+    CAST((SELECT count(*) FROM memories WHERE status IN ('active', 'retired')
+      AND workspace_canonical != 'ci') AS INTEGER) AS c,
+    CAST((SELECT count(*) FROM memories WHERE status = 'active' AND CAST(tags AS TEXT) LIKE '%"nightly"%')
+      AS INTEGER) AS d`,
   history: "SELECT CAST(count(*) AS INTEGER) AS n FROM memory_history",
   jobs: "SELECT kind, status, CAST(count(*) AS INTEGER) AS n FROM jobs GROUP BY kind, status",
 };
@@ -39,14 +61,25 @@ async function countedTables(
   for (const row of await rows(TRUTH.jobs)) {
     (jobs[String(row.kind)] ??= {})[String(row.status)] = Number(row.n);
   }
-  return { memories, history: Number((await rows(TRUTH.history))[0].n), jobs };
+  const inCi: Record<string, number> = {};
+  for (const row of await rows(TRUTH.inCi)) inCi[String(row.status)] = Number(row.n);
+  const [browse] = await rows(TRUTH.browse);
+  return {
+    memories,
+    inCi,
+    history: Number((await rows(TRUTH.history))[0].n),
+    jobs,
+    browse: [browse.a, browse.b, browse.c, browse.d].map(Number),
+  };
 }
 
 async function keptCounts(store: Store): Promise<Counts> {
   return await store.read(async () => ({
     memories: await store.countByStatus(),
+    inCi: await store.countByStatus("ci"),
     history: await store.countHistory(),
     jobs: await store.countJobs(),
+    browse: await Promise.all(BROWSES.map((filters) => store.countFiltered(filters))),
   }));
 }
 
@@ -69,7 +102,8 @@ async function writeSome(store: Store, dir: string, n: number): Promise<void> {
     const saved = await rememberMemory(ctx, {
       content: `Pipeline ${i} publishes build ${i} artefacts to the mirror.`,
       subject: `pipeline ${i}`,
-      workspace: "ci",
+      workspace: i % 3 === 2 ? "web" : "ci",
+      tags: i % 2 === 0 ? ["nightly"] : [],
     });
     ids.push(saved.memoryId);
   }
@@ -115,6 +149,7 @@ Deno.test("sqlite: a library of the previous generation gets exact counts when o
       const kept = await keptCounts(reopened);
       assert.deepEqual(kept, await countedTables(sqliteRows(path)));
       assert.deepEqual(kept.memories, { active: 3, retired: 2 });
+      assert.ok(kept.browse.every((total) => total > 0), "every browse total counts something");
       // And kept from then on.
       await writeSome(reopened, dir, 2);
       assert.deepEqual(await keptCounts(reopened), await countedTables(sqliteRows(path)));
@@ -165,6 +200,7 @@ Deno.test({
         const kept = await keptCounts(reopened);
         assert.deepEqual(kept, await countedTables(rows));
         assert.deepEqual(kept.memories, { active: 3, retired: 2 });
+        assert.ok(kept.browse.every((total) => total > 0), "every browse total counts something");
         await writeSome(reopened, dir, 2);
         assert.deepEqual(await keptCounts(reopened), await countedTables(rows));
       } finally {

@@ -1,7 +1,8 @@
 /**
  * Counts of the tables that grow with the library on PostgreSQL (migration 12), as on SQLite
- * (src/store/library_counts_sql.ts): memories by status, history versions, evidence rows, jobs by
- * kind and status, written by statement triggers in the same transaction as the change.
+ * (src/store/library_counts_sql.ts): memories by status and by workspace and status, history
+ * versions, evidence rows, jobs by kind and status, written by statement triggers in the same
+ * transaction as the change.
  *
  * Several servers write at once, so one counter row per count would make every write wait for
  * the last writer's commit. Each writing transaction instead takes one shard of
@@ -27,23 +28,29 @@ import type { PgQuery } from "./core.ts";
 /** Shards made by the migration: more than the writers of a team at once (pool × servers). */
 const SHARDS = 64;
 
+/** One count a table's rows make: its name, and SQL over a row giving its part. */
+interface Counted {
+  counted: string;
+  kind: string;
+  status: string;
+}
+
 /**
- * The trigger functions of one table: `kind`/`status` are SQL over a transition table's row,
- * `updates` adds the trigger that moves a row between parts.
+ * The trigger functions of one table, adding to each of `counts`; `updates` adds the trigger that
+ * moves a row between parts.
  */
-function countedTable(
-  table: string,
-  counted: string,
-  part: { kind: string; status: string; updates: boolean },
-): string {
+function countedTable(table: string, counts: readonly Counted[], updates: boolean): string {
   const changed = (rows: string, d: number) =>
-    `SELECT ${part.kind} AS kind, ${part.status} AS status, ${d} AS d FROM ${rows}`;
+    counts.map((count) =>
+      `SELECT '${count.counted}' AS counted, ${count.kind} AS kind, ${count.status} AS status,
+        ${d} AS d FROM ${rows}`
+    );
   const fn = (op: "insert" | "delete" | "update") => {
     const sources = op === "insert"
-      ? [changed("new_rows", 1)]
+      ? changed("new_rows", 1)
       : op === "delete"
-      ? [changed("old_rows", -1)]
-      : [changed("new_rows", 1), changed("old_rows", -1)];
+      ? changed("old_rows", -1)
+      : [...changed("new_rows", 1), ...changed("old_rows", -1)];
     const tables = op === "insert"
       ? "NEW TABLE AS new_rows"
       : op === "delete"
@@ -52,9 +59,10 @@ function countedTable(
     return `
 CREATE FUNCTION mema_counted_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  PERFORM mema_count_deltas('${counted}', array_agg(kind), array_agg(status), array_agg(n))
-    FROM (SELECT kind, status, sum(d)::bigint AS n FROM (${sources.join(" UNION ALL ")}) AS c
-      GROUP BY kind, status HAVING sum(d) <> 0) AS parts
+  PERFORM mema_count_deltas(array_agg(counted), array_agg(kind), array_agg(status), array_agg(n))
+    FROM (SELECT counted, kind, status, sum(d)::bigint AS n
+      FROM (${sources.join(" UNION ALL ")}) AS c
+      GROUP BY counted, kind, status HAVING sum(d) <> 0) AS parts
     HAVING count(*) > 0;
   RETURN NULL;
 END
@@ -62,7 +70,7 @@ $fn$;
 CREATE TRIGGER library_counts_${op} AFTER ${op.toUpperCase()} ON ${table}
   REFERENCING ${tables} FOR EACH STATEMENT EXECUTE FUNCTION mema_counted_${table}_${op}();`;
   };
-  return [fn("insert"), fn("delete"), part.updates ? fn("update") : ""].join("\n");
+  return [fn("insert"), fn("delete"), updates ? fn("update") : ""].join("\n");
 }
 
 /**
@@ -82,7 +90,8 @@ CREATE TABLE library_counts (
   n BIGINT NOT NULL,
   PRIMARY KEY (shard, counted, kind, status)
 );
-CREATE FUNCTION mema_count_deltas(counting TEXT, kinds TEXT[], statuses TEXT[], deltas BIGINT[])
+CREATE FUNCTION mema_count_deltas(
+  counteds TEXT[], kinds TEXT[], statuses TEXT[], deltas BIGINT[])
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   taken INTEGER;
@@ -97,16 +106,24 @@ BEGIN
     INSERT INTO library_count_shards VALUES (taken);
   END IF;
   INSERT INTO library_counts (shard, counted, kind, status, n)
-    SELECT taken, counting, k, s, d FROM unnest(kinds, statuses, deltas) AS u(k, s, d)
+    SELECT taken, c, k, s, d FROM unnest(counteds, kinds, statuses, deltas) AS u(c, k, s, d)
     ON CONFLICT (shard, counted, kind, status) DO UPDATE SET n = library_counts.n + excluded.n;
 END
 $fn$;
-${countedTable("memories", "memories", { kind: "''", status: "status", updates: true })}
-${countedTable("memory_history", "history", { kind: "''", status: "''", updates: false })}
-${countedTable("memory_rows", "rows", { kind: "''", status: "''", updates: false })}
-${countedTable("jobs", "jobs", { kind: "kind", status: "status", updates: true })}
+${
+  countedTable("memories", [
+    { counted: "memories", kind: "''", status: "status" },
+    { counted: "workspaces", kind: "workspace_canonical", status: "status" },
+  ], true)
+}
+${countedTable("memory_history", [{ counted: "history", kind: "''", status: "''" }], false)}
+${countedTable("memory_rows", [{ counted: "rows", kind: "''", status: "''" }], false)}
+${countedTable("jobs", [{ counted: "jobs", kind: "kind", status: "status" }], true)}
 INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'memories', '', status, count(*) FROM memories GROUP BY status;
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'workspaces', workspace_canonical, status, count(*) FROM memories
+  GROUP BY workspace_canonical, status;
 INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'history', '', '', count(*) FROM memory_history;
 INSERT INTO library_counts (shard, counted, kind, status, n)
@@ -118,7 +135,7 @@ INSERT INTO library_counts (shard, counted, kind, status, n)
 /** One count's non-zero parts, summed over the shards. */
 export async function selectLibraryCounts(
   sql: PgQuery,
-  counted: "memories" | "history" | "rows" | "jobs",
+  counted: "memories" | "workspaces" | "history" | "rows" | "jobs",
 ): Promise<{ kind: string; status: string; n: number }[]> {
   const rows = await sql`SELECT kind, status, sum(n) AS n FROM library_counts
     WHERE counted = ${counted} GROUP BY kind, status HAVING sum(n) <> 0`;

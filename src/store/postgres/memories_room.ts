@@ -292,11 +292,12 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       await core.q()`UPDATE memories SET metadata = ${JSON.stringify(metadata)}::text::json
         WHERE id = ${id}`;
     },
-    async countByStatus() {
+    async countByStatus(workspace) {
       const counts: Record<string, number> = {};
-      for (const part of await selectLibraryCounts(core.q(), "memories")) {
-        counts[part.status] = part.n;
-      }
+      const parts = workspace === undefined
+        ? await selectLibraryCounts(core.q(), "memories")
+        : (await selectLibraryCounts(core.q(), "workspaces")).filter((p) => p.kind === workspace);
+      for (const part of parts) counts[part.status] = part.n;
       return counts;
     },
     async overviewCounts(workspace) {

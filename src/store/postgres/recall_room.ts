@@ -8,6 +8,8 @@ import type { PendingQuery, Row as DriverRow } from "postgres";
 import type { PgCore, PgQuery } from "./core.ts";
 import type { RecallRepository } from "../repositories.ts";
 import type { RecallFilters } from "../types.ts";
+import { countFromKept } from "../library_counts_sql.ts";
+import { selectLibraryCounts } from "./library_counts.ts";
 
 /** A query fragment the driver splices into a statement, its values sent as parameters. */
 export type Fragment = PendingQuery<DriverRow[]>;
@@ -86,6 +88,8 @@ export function pgRecall(core: PgCore<unknown>): RecallRepository {
     },
     async countFiltered(filters) {
       const sql = core.q();
+      const kept = countFromKept(await selectLibraryCounts(sql, "workspaces"), filters);
+      if (kept !== undefined) return kept;
       const [row] = await sql`SELECT count(*) AS n FROM memories m
         WHERE ${filterCondition(sql, filters)}`;
       return Number(row.n);
