@@ -35,8 +35,26 @@ function bump(counted: string, kind: string, status: string, delta: 1 | -1): str
   ON CONFLICT (counted, kind, status) DO UPDATE SET n = n + excluded.n;`;
 }
 
-/** The table, its triggers and its first counts (run once, inside the migration's transaction). */
+const TRIGGERS = [
+  "memories_insert",
+  "memories_delete",
+  "memories_status",
+  "history_insert",
+  "history_delete",
+  "rows_insert",
+  "rows_delete",
+  "jobs_insert",
+  "jobs_delete",
+  "jobs_status",
+];
+
+/**
+ * The table, its triggers and its first counts (inside the migration's transaction). Run again on
+ * a database that has them, it counts afresh: the counts are derived data.
+ */
 export const LIBRARY_COUNTS = `
+${TRIGGERS.map((name) => `DROP TRIGGER IF EXISTS library_counts_${name};`).join("\n")}
+DROP TABLE IF EXISTS library_counts;
 CREATE TABLE library_counts (
   counted TEXT NOT NULL,
   kind TEXT NOT NULL,
