@@ -1,6 +1,7 @@
 /**
  * `status` latency through MCP on an existing library: starts `mema serve` on a copy the caller
- * names, calls `memory.status` `--runs` times and prints the median and p95, with the counts it
+ * names, calls `memory.status` `--runs` times, then `find` without a query (a browse, which
+ * reports its total) as often, and prints their medians and p95s, with the counts `status`
  * answered (so a run on the wrong library shows). Never writes beyond what the server itself
  * does at start (migrations, job leases), so point it at a copy.
  *
@@ -39,12 +40,21 @@ try {
     times.push(performance.now() - started);
   }
   const summary = summarize(times);
+  // A browse (find without a query) reports the total of what it pages through.
+  const browses: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const started = performance.now();
+    await server.call("memory", "find", { query: "", limit: 5 });
+    browses.push(performance.now() - started);
+  }
+  const browse = summarize(browses);
   console.log(JSON.stringify({
     memories: answer.data.memories,
     history: answer.data.history_versions,
     evidence: answer.data.evidence,
     firstMs: Math.round(firstMs * 10) / 10,
-    ...summary,
+    status: summary,
+    browse: { p50: browse.p50, p95: browse.p95 },
   }));
 } finally {
   await server.close();
