@@ -63,3 +63,11 @@ export const PG_MIGRATION_LOCK = 0x6d656d62;
  * within a few MiB however large the library.
  */
 export const PG_COPY_PAGE_ROWS = 1_000;
+
+/**
+ * Shards of the kept counts (library_counts.ts) the migration makes: more than the transactions
+ * that write at once in a team (a pool of 10 per server, a handful of servers), so a writer
+ * nearly always finds a free one at once; when all are held it makes another. A reader sums at
+ * most this many rows per part.
+ */
+export const PG_COUNT_SHARDS = 64;

@@ -24,9 +24,7 @@
  * @module
  */
 import type { PgQuery } from "./core.ts";
-
-/** Shards made by the migration: more than the writers of a team at once (pool × servers). */
-const SHARDS = 64;
+import { PG_COUNT_SHARDS } from "./constants.ts";
 
 /** One count a table's rows make: its name, and SQL over a row giving its part. */
 interface Counted {
@@ -80,8 +78,8 @@ CREATE TRIGGER library_counts_${op} AFTER ${op.toUpperCase()} ON ${table}
  */
 export const LIBRARY_COUNTS_PG = `
 CREATE TABLE library_count_shards (shard INTEGER PRIMARY KEY);
-INSERT INTO library_count_shards SELECT generate_series(0, ${SHARDS - 1});
-CREATE SEQUENCE library_count_shard_seq START ${SHARDS};
+INSERT INTO library_count_shards SELECT generate_series(0, ${PG_COUNT_SHARDS - 1});
+CREATE SEQUENCE library_count_shard_seq START ${PG_COUNT_SHARDS};
 CREATE TABLE library_counts (
   shard INTEGER NOT NULL,
   counted TEXT NOT NULL,
@@ -95,7 +93,7 @@ CREATE FUNCTION mema_count_deltas(
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   taken INTEGER;
-  home INTEGER := pg_backend_pid() % ${SHARDS};
+  home INTEGER := pg_backend_pid() % ${PG_COUNT_SHARDS};
 BEGIN
   -- A shard this transaction holds is not skipped: its later statements find it again.
   SELECT shard INTO taken FROM library_count_shards
