@@ -1,10 +1,13 @@
 /**
  * `status` answers from kept counts (src/store/library_counts_sql.ts, its PostgreSQL twin): after
- * remembers, updates, retires, a purge, an import and the jobs they queued, its counts equal a
- * fresh count of the tables, on both backends; so do the counts of a copy of the library.
+ * remembers, updates, retires, a purge, an import, a workspace merge and the jobs they queued, its
+ * counts equal a fresh count of the tables, on both backends; so do the counts of a copy of the
+ * library (into SQLite, and from there back into PostgreSQL).
  */
 import assert from "node:assert/strict";
 import { type E2eBackend, libraryRows, onBothBackends } from "../helpers/e2e_backends.ts";
+import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
+import { testPostgresUrl } from "../store/backends.ts";
 import { runCli, type ServerSession, startServer, type TempHome } from "../helpers/server.ts";
 
 interface Counts {
@@ -171,5 +174,26 @@ onBothBackends("status counts equal the tables after mixed writes", async (home,
     assert.deepEqual(answered.memories, { active: 10, retired: 1, deleted: 1, superseded: 1 });
   } finally {
     await onCopy.close();
+  }
+  if (backend.name === "sqlite") return;
+
+  // And back into PostgreSQL: the SQLite copy into a fresh database.
+  const back = await createScratchDatabase(testPostgresUrl());
+  try {
+    const there = await runCli(home, ["copy", copy, back.url]);
+    assert.equal(there.code, 0, there.stderr + there.stdout);
+    const onBack = await startServer(home, { env: { MEMA_DB_URL: back.url } });
+    try {
+      const { answered, counted } = await settled(
+        onBack,
+        () => countedTables(home, { name: "postgres", url: back.url }),
+      );
+      assert.deepEqual(answered, counted);
+      assert.deepEqual(answered.memories, { active: 10, retired: 1, deleted: 1, superseded: 1 });
+    } finally {
+      await onBack.close();
+    }
+  } finally {
+    await back.drop();
   }
 });

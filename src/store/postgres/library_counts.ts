@@ -6,9 +6,10 @@
  *
  * Several servers write at once, so one counter row per count would make every write wait for
  * the last writer's commit. Each writing transaction instead takes one shard of
- * `library_count_shards` with `FOR UPDATE SKIP LOCKED` (the one its backend id points at when
- * free, else the next free one, else a new shard from a sequence) and adds its deltas to that
- * shard's rows of `library_counts`; only the shard's holder writes them, so no write ever
+ * `library_count_shards` with `FOR UPDATE SKIP LOCKED` at its first counted statement (the one its
+ * backend id points at when free, else the next free one, else a new shard from a sequence),
+ * remembers it in a transaction-local setting, and adds its deltas to that shard's rows of
+ * `library_counts`; only the shard's holder writes them, so no write ever
  * waits on another's counts and no two transactions take locks in opposite orders. A reader
  * sums the shards: at most a few hundred rows, whatever the library holds. Statement triggers
  * with transition tables add one aggregated delta per statement, so a bulk insert of a thousand
@@ -92,16 +93,20 @@ CREATE FUNCTION mema_count_deltas(
   counteds TEXT[], kinds TEXT[], statuses TEXT[], deltas BIGINT[])
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
-  taken INTEGER;
+  -- The shard this transaction took at its first counted statement (a setting local to it,
+  -- undone with it or with the savepoint that took the shard, as the row lock is).
+  taken INTEGER := nullif(current_setting('mema.count_shard', true), '')::integer;
   home INTEGER := pg_backend_pid() % ${PG_COUNT_SHARDS};
 BEGIN
-  -- A shard this transaction holds is not skipped: its later statements find it again.
-  SELECT shard INTO taken FROM library_count_shards
-    ORDER BY (shard < home), shard
-    FOR UPDATE SKIP LOCKED LIMIT 1;
   IF taken IS NULL THEN
-    taken := nextval('library_count_shard_seq');
-    INSERT INTO library_count_shards VALUES (taken);
+    SELECT shard INTO taken FROM library_count_shards
+      ORDER BY (shard < home), shard
+      FOR UPDATE SKIP LOCKED LIMIT 1;
+    IF taken IS NULL THEN
+      taken := nextval('library_count_shard_seq');
+      INSERT INTO library_count_shards VALUES (taken);
+    END IF;
+    PERFORM set_config('mema.count_shard', taken::text, true);
   END IF;
   INSERT INTO library_counts (shard, counted, kind, status, n)
     SELECT taken, c, k, s, d FROM unnest(counteds, kinds, statuses, deltas) AS u(c, k, s, d)
