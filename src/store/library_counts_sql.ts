@@ -1,6 +1,7 @@
 /**
  * Counts of the tables that grow with the library (schema generation 16): memories by status
- * (and by workspace and status), history versions, evidence rows and jobs by kind and status,
+ * (and by workspace and status; active ones by workspace and source, and by workspace and
+ * protection level, for the overview), history versions, evidence rows and jobs by kind and status,
  * kept in `library_counts` by triggers in the same transaction as the change, by any connection and any path (remember,
  * update, retire, purge, import, copy, jobs). `status` reads a few rows instead of counting
  * a million (docs/ARCHITECTURE.md "Counts that grow with the library"). A row whose count fell to
@@ -35,6 +36,33 @@ function bump(counted: string, kind: string, status: string, delta: 1 | -1): str
   ON CONFLICT (counted, kind, status) DO UPDATE SET n = n + excluded.n;`;
 }
 
+/** {@linkcode bump} when `condition` holds of the row. */
+function bumpIf(
+  condition: string,
+  counted: string,
+  part: { kind: string; status: string },
+  delta: 1 | -1,
+): string {
+  return `INSERT INTO library_counts (counted, kind, status, n)
+  SELECT '${counted}', ${part.kind}, ${part.status}, ${delta} WHERE ${condition}
+  ON CONFLICT (counted, kind, status) DO UPDATE SET n = n + excluded.n;`;
+}
+
+/**
+ * The parts one memory row counts in (`row` is NEW or OLD): its status, its workspace and status,
+ * and, while active, its workspace and source, and its workspace and protection level.
+ */
+function memoryBumps(row: "NEW" | "OLD", delta: 1 | -1): string {
+  const active = `${row}.status = 'active'`;
+  const workspace = `${row}.workspace_canonical`;
+  return [
+    bump("memories", "''", `${row}.status`, delta),
+    bump("workspaces", workspace, `${row}.status`, delta),
+    bumpIf(active, "sources", { kind: workspace, status: `${row}.source_type` }, delta),
+    bumpIf(active, "protections", { kind: workspace, status: `${row}.protection_level` }, delta),
+  ].join("\n");
+}
+
 const TRIGGERS = [
   "memories_insert",
   "memories_delete",
@@ -63,19 +91,14 @@ CREATE TABLE library_counts (
   PRIMARY KEY (counted, kind, status)
 ) WITHOUT ROWID;
 CREATE TRIGGER library_counts_memories_insert AFTER INSERT ON memories
-BEGIN ${bump("memories", "''", "NEW.status", 1)} ${
-  bump("workspaces", "NEW.workspace_canonical", "NEW.status", 1)
-} END;
+BEGIN ${memoryBumps("NEW", 1)} END;
 CREATE TRIGGER library_counts_memories_delete AFTER DELETE ON memories
-BEGIN ${bump("memories", "''", "OLD.status", -1)} ${
-  bump("workspaces", "OLD.workspace_canonical", "OLD.status", -1)
-} END;
-CREATE TRIGGER library_counts_memories_status AFTER UPDATE OF status, workspace_canonical
-ON memories WHEN OLD.status IS NOT NEW.status
-  OR OLD.workspace_canonical IS NOT NEW.workspace_canonical
-BEGIN ${bump("memories", "''", "OLD.status", -1)} ${bump("memories", "''", "NEW.status", 1)} ${
-  bump("workspaces", "OLD.workspace_canonical", "OLD.status", -1)
-} ${bump("workspaces", "NEW.workspace_canonical", "NEW.status", 1)} END;
+BEGIN ${memoryBumps("OLD", -1)} END;
+CREATE TRIGGER library_counts_memories_status
+AFTER UPDATE OF status, workspace_canonical, source_type, protection_level ON memories
+WHEN OLD.status IS NOT NEW.status OR OLD.workspace_canonical IS NOT NEW.workspace_canonical
+  OR OLD.source_type IS NOT NEW.source_type OR OLD.protection_level IS NOT NEW.protection_level
+BEGIN ${memoryBumps("OLD", -1)} ${memoryBumps("NEW", 1)} END;
 CREATE TRIGGER library_counts_history_insert AFTER INSERT ON memory_history
 BEGIN ${bump("history", "''", "''", 1)} END;
 CREATE TRIGGER library_counts_history_delete AFTER DELETE ON memory_history
@@ -98,6 +121,12 @@ INSERT INTO library_counts (counted, kind, status, n)
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'workspaces', workspace_canonical, status, count(*) FROM memories
   GROUP BY workspace_canonical, status;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'sources', workspace_canonical, source_type, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, source_type;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'protections', workspace_canonical, protection_level, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, protection_level;
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'history', '', '', count(*) FROM memory_history;
 INSERT INTO library_counts (counted, kind, status, n)
@@ -176,6 +205,66 @@ export function countFromKept(
         ? sum + part.n
         : sum,
     0,
+  );
+}
+
+/** What the overview shows: live memories by status, active ones by source, workspace, protection. */
+export interface OverviewCounts {
+  byStatus: Record<string, number>;
+  bySource: Record<string, number>;
+  byWorkspace: Record<string, number>;
+  byProtection: Record<string, number>;
+}
+
+/** The kept parts the overview is made of (each `kind` a workspace). */
+export interface OverviewParts {
+  workspaces: readonly KeptPart[];
+  sources: readonly KeptPart[];
+  protections: readonly KeptPart[];
+}
+
+/** At most this many keys per overview count, largest first (as the scan's `LIMIT 200`). */
+const OVERVIEW_KEYS = 200;
+
+/** The overview (of one workspace, when given) summed from its kept parts. */
+export function overviewFromParts(parts: OverviewParts, workspace?: string): OverviewCounts {
+  const total = (
+    from: readonly KeptPart[],
+    key: (part: KeptPart) => string | undefined,
+  ): Record<string, number> => {
+    const sums = new Map<string, number>();
+    for (const part of from) {
+      const name = workspace === undefined || part.kind === workspace ? key(part) : undefined;
+      if (name !== undefined) sums.set(name, (sums.get(name) ?? 0) + part.n);
+    }
+    const largest = [...sums].filter(([, n]) => n !== 0)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, OVERVIEW_KEYS);
+    return Object.fromEntries(largest);
+  };
+  return {
+    byStatus: total(parts.workspaces, (p) => p.status === "deleted" ? undefined : p.status),
+    bySource: total(parts.sources, (p) => p.status),
+    byWorkspace: total(parts.workspaces, (p) => p.status === "active" ? p.kind : undefined),
+    byProtection: total(parts.protections, (p) => p.status),
+  };
+}
+
+/** The overview from the kept counts, or undefined on a database without them. */
+export function selectKeptOverview(
+  db: DatabaseSync,
+  workspace?: string,
+): OverviewCounts | undefined {
+  if (!keepsCounts(db)) return undefined;
+  const of = (counted: string) =>
+    (db.prepare("SELECT kind, status, n FROM library_counts WHERE counted = ? AND n != 0")
+      .all(counted) as Row[]).map((row) => ({
+        kind: String(row.kind),
+        status: String(row.status),
+        n: Number(row.n),
+      }));
+  return overviewFromParts(
+    { workspaces: of("workspaces"), sources: of("sources"), protections: of("protections") },
+    workspace,
   );
 }
 

@@ -3,16 +3,17 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
+import { type OverviewCounts, selectKeptOverview } from "./library_counts_sql.ts";
 
 type Row = Record<string, unknown>;
 
-/** Counts for the overview: by status, source type and workspace (live memories). */
-export function selectOverviewCounts(db: DatabaseSync, workspace?: string): {
-  byStatus: Record<string, number>;
-  bySource: Record<string, number>;
-  byWorkspace: Record<string, number>;
-  byProtection: Record<string, number>;
-} {
+/**
+ * Counts for the overview: by status, source type and workspace (live memories); read from the
+ * kept counts (library_counts_sql.ts), counted only on a database without them.
+ */
+export function selectOverviewCounts(db: DatabaseSync, workspace?: string): OverviewCounts {
+  const kept = selectKeptOverview(db, workspace);
+  if (kept !== undefined) return kept;
   const group = (column: string, where: string) => {
     const counts: Record<string, number> = {};
     const scoped = workspace === undefined ? where : `${where} AND workspace_canonical = ?`;

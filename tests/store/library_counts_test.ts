@@ -1,7 +1,8 @@
 /**
  * The kept counts behind `status` (src/store/library_counts_sql.ts, src/store/postgres/
- * library_counts.ts): a library of the previous generation gets them counted when it is opened,
- * writes an older build made uncounted included; on PostgreSQL, two servers writing at once keep
+ * library_counts.ts), by status, workspace, source and protection (the overview): a library of the
+ * previous generation gets them counted when it is opened, writes an older build made uncounted
+ * included; on PostgreSQL, two servers writing at once keep
  * them exact, and a unit held open on one server never makes the other's counted writes wait.
  */
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { DatabaseSync } from "node:sqlite";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore, type Store } from "../../src/store/mod.ts";
 import type { RecallFilters } from "../../src/store/types.ts";
+import type { OverviewCounts } from "../../src/store/library_counts_sql.ts";
 import { openPostgresAsStore } from "../../src/store/postgres/app_store.ts";
 import { connectPostgres } from "../../src/store/postgres/connect.ts";
 import { createScratchDatabase } from "../../src/store/postgres/scratch.ts";
@@ -26,6 +28,8 @@ interface Counts {
   jobs: Record<string, Record<string, number>>;
   /** Browse totals: active, active in "ci", live outside "ci", active with a tag (scanned). */
   browse: number[];
+  /** The overview's counts, of the library and of "ci". */
+  overview: OverviewCounts[];
 }
 
 const BROWSES: RecallFilters[] = [
@@ -64,12 +68,32 @@ async function countedTables(
   const inCi: Record<string, number> = {};
   for (const row of await rows(TRUTH.inCi)) inCi[String(row.status)] = Number(row.n);
   const [browse] = await rows(TRUTH.browse);
+  const overview = [];
+  for (const scope of ["1 = 1", "workspace_canonical = 'ci'"]) {
+    const grouped = async (column: string, where: string) => {
+      const counts: Record<string, number> = {};
+      for (
+        const row of await rows(
+          `SELECT ${column} AS k, CAST(count(*) AS INTEGER) AS n FROM memories
+           WHERE ${where} AND ${scope} GROUP BY ${column}`,
+        )
+      ) counts[String(row.k)] = Number(row.n);
+      return counts;
+    };
+    overview.push({
+      byStatus: await grouped("status", "status != 'deleted'"),
+      bySource: await grouped("source_type", "status = 'active'"),
+      byWorkspace: await grouped("workspace_canonical", "status = 'active'"),
+      byProtection: await grouped("protection_level", "status = 'active'"),
+    });
+  }
   return {
     memories,
     inCi,
     history: Number((await rows(TRUTH.history))[0].n),
     jobs,
     browse: [browse.a, browse.b, browse.c, browse.d].map(Number),
+    overview,
   };
 }
 
@@ -80,6 +104,7 @@ async function keptCounts(store: Store): Promise<Counts> {
     history: await store.countHistory(),
     jobs: await store.countJobs(),
     browse: await Promise.all(BROWSES.map((filters) => store.countFiltered(filters))),
+    overview: [await store.overviewCounts(), await store.overviewCounts("ci")],
   }));
 }
 
@@ -108,6 +133,11 @@ async function writeSome(store: Store, dir: string, n: number): Promise<void> {
     ids.push(saved.memoryId);
   }
   await store.write(async (tx) => {
+    await tx.setTrust(ids[1], {
+      sourceType: "user_confirmed",
+      protectionLevel: "protected",
+      now: new Date().toISOString(),
+    });
     await tx.setStatus(ids[0], {
       status: "retired",
       supersededBy: null,

@@ -1,7 +1,7 @@
 /**
  * Counts of the tables that grow with the library on PostgreSQL (migration 12), as on SQLite
- * (src/store/library_counts_sql.ts): memories by status and by workspace and status, history
- * versions, evidence rows, jobs by kind and status, written by statement triggers in the same
+ * (src/store/library_counts_sql.ts): memories by status and by workspace and status (active ones
+ * by workspace and source, and by workspace and protection level), history versions, evidence rows, jobs by kind and status, written by statement triggers in the same
  * transaction as the change.
  *
  * Several servers write at once, so one counter row per count would make every write wait for
@@ -32,6 +32,8 @@ interface Counted {
   counted: string;
   kind: string;
   status: string;
+  /** Which rows count (all when absent). */
+  where?: string;
 }
 
 /**
@@ -42,7 +44,7 @@ function countedTable(table: string, counts: readonly Counted[], updates: boolea
   const changed = (rows: string, d: number) =>
     counts.map((count) =>
       `SELECT '${count.counted}' AS counted, ${count.kind} AS kind, ${count.status} AS status,
-        ${d} AS d FROM ${rows}`
+        ${d} AS d FROM ${rows}${count.where === undefined ? "" : ` WHERE ${count.where}`}`
     );
   const fn = (op: "insert" | "delete" | "update") => {
     const sources = op === "insert"
@@ -117,6 +119,18 @@ ${
   countedTable("memories", [
     { counted: "memories", kind: "''", status: "status" },
     { counted: "workspaces", kind: "workspace_canonical", status: "status" },
+    {
+      counted: "sources",
+      kind: "workspace_canonical",
+      status: "source_type",
+      where: "status = 'active'",
+    },
+    {
+      counted: "protections",
+      kind: "workspace_canonical",
+      status: "protection_level",
+      where: "status = 'active'",
+    },
   ], true)
 }
 ${countedTable("memory_history", [{ counted: "history", kind: "''", status: "''" }], false)}
@@ -128,6 +142,12 @@ INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'workspaces', workspace_canonical, status, count(*) FROM memories
   GROUP BY workspace_canonical, status;
 INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'sources', workspace_canonical, source_type, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, source_type;
+INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'protections', workspace_canonical, protection_level, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, protection_level;
+INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'history', '', '', count(*) FROM memory_history;
 INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'rows', '', '', count(*) FROM memory_rows;
@@ -138,7 +158,7 @@ INSERT INTO library_counts (shard, counted, kind, status, n)
 /** One count's non-zero parts, summed over the shards. */
 export async function selectLibraryCounts(
   sql: PgQuery,
-  counted: "memories" | "workspaces" | "history" | "rows" | "jobs",
+  counted: "memories" | "workspaces" | "sources" | "protections" | "history" | "rows" | "jobs",
 ): Promise<{ kind: string; status: string; n: number }[]> {
   const rows = await sql`SELECT kind, status, sum(n) AS n FROM library_counts
     WHERE counted = ${counted} GROUP BY kind, status HAVING sum(n) <> 0`;

@@ -20,6 +20,7 @@ import {
 } from "./word_index_room.ts";
 import { PG_BULK_ROWS } from "./constants.ts";
 import { selectLibraryCounts } from "./library_counts.ts";
+import { overviewFromParts } from "../library_counts_sql.ts";
 import type {
   HistoryEntry,
   MemoryRecord,
@@ -94,23 +95,6 @@ function toHistoryEntry(row: Row): HistoryEntry {
     validFrom: nullableString(row.valid_from),
     validTo: nullableString(row.valid_to),
   };
-}
-
-/** Counts of `column` over the memories matching `where`, biggest first (at most 200). */
-async function groupCounts(
-  core: PgCore<unknown>,
-  column: "status" | "source_type" | "workspace_canonical" | "protection_level",
-  where: { statusActive: boolean; workspace?: string },
-): Promise<Record<string, number>> {
-  const sql = core.q();
-  const rows = await sql`
-    SELECT ${sql(column)} AS k, count(*) AS n FROM memories
-    WHERE ${where.statusActive ? sql`status = 'active'` : sql`status != 'deleted'`}
-      ${where.workspace === undefined ? sql`` : sql`AND workspace_canonical = ${where.workspace}`}
-    GROUP BY ${sql(column)} ORDER BY n DESC LIMIT 200`;
-  const counts: Record<string, number> = {};
-  for (const row of rows) counts[String(row.k)] = Number(row.n);
-  return counts;
 }
 
 /**
@@ -301,18 +285,12 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       return counts;
     },
     async overviewCounts(workspace) {
-      return {
-        byStatus: await groupCounts(core, "status", { statusActive: false, workspace }),
-        bySource: await groupCounts(core, "source_type", { statusActive: true, workspace }),
-        byWorkspace: await groupCounts(core, "workspace_canonical", {
-          statusActive: true,
-          workspace,
-        }),
-        byProtection: await groupCounts(core, "protection_level", {
-          statusActive: true,
-          workspace,
-        }),
-      };
+      const sql = core.q();
+      return overviewFromParts({
+        workspaces: await selectLibraryCounts(sql, "workspaces"),
+        sources: await selectLibraryCounts(sql, "sources"),
+        protections: await selectLibraryCounts(sql, "protections"),
+      }, workspace);
     },
     async supersededBy(memoryId) {
       const rows = await core.q()`SELECT id FROM memories WHERE superseded_by = ${memoryId}
