@@ -15,7 +15,7 @@
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { insertRows } from "./multi_row_insert.ts";
-import { selectRowCount, selectStatusCounts } from "./library_counts_sql.ts";
+import { selectEmbeddedCount, selectRowCount, selectStatusCounts } from "./library_counts_sql.ts";
 import { VECTOR_CHANGES_KEPT } from "./constants.ts";
 
 type Row = Record<string, unknown>;
@@ -532,8 +532,8 @@ export function liveMemories(db: DatabaseSync): number {
 }
 
 /**
- * Row and vector coverage for doctor. The memories and rows are kept counts; the memories with
- * rows and the embedded rows are counted (a scan of `memory_rows`: doctor's, never a request's).
+ * Row and vector coverage for doctor. The memories, rows and embedded rows are kept counts; the
+ * memories with rows are counted (a scan of `memory_rows`: doctor's, never a request's).
  */
 export function countEvidence(
   db: DatabaseSync,
@@ -544,35 +544,23 @@ export function countEvidence(
     (db.prepare("SELECT count(DISTINCT memory_id) AS n FROM memory_rows").get() as Row).n,
   );
   const rows = selectRowCount(db);
-  const embedded = space === undefined ? 0 : Number(
-    (db.prepare("SELECT count(*) AS n FROM memory_rows WHERE embedding_space = ?").get(
-      space,
-    ) as Row)
-      .n,
-  );
+  const embedded = space === undefined ? 0 : selectEmbeddedCount(db, space);
   return { memories, memoriesWithRows: withRows, rows, embedded };
 }
 
 /**
  * Rows, and rows without a vector in `space`, for the vector state every response reports:
- * the kept row count (src/store/library_counts_sql.ts) and three range scans of the rows not
- * yet embedded, so the cost follows the backlog, not the library ({@link countEvidence}'s
- * distinct and per-space counts took ~60 ms at 100k memories, paid every 500 ms).
+ * both from the kept counts (src/store/library_counts_sql.ts), so the cost follows neither the
+ * library nor the backlog (three range scans of the rows not yet embedded took 312 ms on
+ * PostgreSQL at 100k memories with none embedded; {@link countEvidence}'s distinct and
+ * per-space counts took ~60 ms at 100k, paid every 500 ms).
  */
 export function countRowsToEmbed(
   db: DatabaseSync,
   space: string | undefined,
 ): { rows: number; pending: number } {
   const rows = selectRowCount(db);
-  if (space === undefined) return { rows, pending: rows };
-  const pending = Number(
-    (db.prepare(
-      `SELECT (SELECT count(*) FROM memory_rows WHERE embedding_space IS NULL)
-            + (SELECT count(*) FROM memory_rows WHERE embedding_space < ?)
-            + (SELECT count(*) FROM memory_rows WHERE embedding_space > ?) AS n`,
-    ).get(space, space) as Row).n,
-  );
-  return { rows, pending };
+  return { rows, pending: space === undefined ? rows : rows - selectEmbeddedCount(db, space) };
 }
 
 /** Ids of live memories without rows of their current version (for rebuild). */

@@ -63,6 +63,16 @@ function memoryBumps(row: "NEW" | "OLD", delta: 1 | -1): string {
   ].join("\n");
 }
 
+/** An evidence row embedded in a space counts in that space's part of `embedded`. */
+function embeddedBump(row: "NEW" | "OLD", delta: 1 | -1): string {
+  return bumpIf(
+    `${row}.embedding_space IS NOT NULL`,
+    "embedded",
+    { kind: `${row}.embedding_space`, status: "''" },
+    delta,
+  );
+}
+
 const TRIGGERS = [
   "memories_insert",
   "memories_delete",
@@ -71,6 +81,7 @@ const TRIGGERS = [
   "history_delete",
   "rows_insert",
   "rows_delete",
+  "rows_space",
   "jobs_insert",
   "jobs_delete",
   "jobs_status",
@@ -104,9 +115,12 @@ BEGIN ${bump("history", "''", "''", 1)} END;
 CREATE TRIGGER library_counts_history_delete AFTER DELETE ON memory_history
 BEGIN ${bump("history", "''", "''", -1)} END;
 CREATE TRIGGER library_counts_rows_insert AFTER INSERT ON memory_rows
-BEGIN ${bump("rows", "''", "''", 1)} END;
+BEGIN ${bump("rows", "''", "''", 1)} ${embeddedBump("NEW", 1)} END;
 CREATE TRIGGER library_counts_rows_delete AFTER DELETE ON memory_rows
-BEGIN ${bump("rows", "''", "''", -1)} END;
+BEGIN ${bump("rows", "''", "''", -1)} ${embeddedBump("OLD", -1)} END;
+CREATE TRIGGER library_counts_rows_space AFTER UPDATE OF embedding_space ON memory_rows
+WHEN OLD.embedding_space IS NOT NEW.embedding_space
+BEGIN ${embeddedBump("OLD", -1)} ${embeddedBump("NEW", 1)} END;
 CREATE TRIGGER library_counts_jobs_insert AFTER INSERT ON jobs
 BEGIN ${bump("jobs", "NEW.kind", "NEW.status", 1)} END;
 CREATE TRIGGER library_counts_jobs_delete AFTER DELETE ON jobs
@@ -131,6 +145,9 @@ INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'history', '', '', count(*) FROM memory_history;
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'rows', '', '', count(*) FROM memory_rows;
+INSERT INTO library_counts (counted, kind, status, n)
+  SELECT 'embedded', embedding_space, '', count(*) FROM memory_rows
+  WHERE embedding_space IS NOT NULL GROUP BY embedding_space;
 INSERT INTO library_counts (counted, kind, status, n)
   SELECT 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
 `;
@@ -282,6 +299,21 @@ export function selectHistoryCount(db: DatabaseSync): number {
 export function selectRowCount(db: DatabaseSync): number {
   const rows = parts(db, "rows", "SELECT '' AS kind, '' AS status, count(*) AS n FROM memory_rows");
   return rows.reduce((sum, row) => sum + Number(row.n), 0);
+}
+
+/** Evidence rows embedded in `space`. */
+export function selectEmbeddedCount(db: DatabaseSync, space: string): number {
+  if (!keepsCounts(db)) {
+    return Number(
+      (db.prepare("SELECT count(*) AS n FROM memory_rows WHERE embedding_space = ?").get(
+        space,
+      ) as Row).n,
+    );
+  }
+  const row = db.prepare(
+    "SELECT n FROM library_counts WHERE counted = 'embedded' AND kind = ? AND status = ''",
+  ).get(space) as Row | undefined;
+  return row === undefined ? 0 : Number(row.n);
 }
 
 /** Jobs by kind, then status. */

@@ -30,6 +30,8 @@ interface Counts {
   browse: number[];
   /** The overview's counts, of the library and of "ci". */
   overview: OverviewCounts[];
+  /** Evidence rows not embedded in SPACE. */
+  toEmbed: number;
 }
 
 const BROWSES: RecallFilters[] = [
@@ -39,7 +41,12 @@ const BROWSES: RecallFilters[] = [
   { statuses: ["active"], tagsAll: ["nightly"] },
 ];
 
+/** The embedding space the tests embed rows in. */
+const SPACE = "test-model:4:abc";
+
 const TRUTH = {
+  toEmbed: `SELECT CAST(count(*) AS INTEGER) AS n FROM memory_rows
+    WHERE embedding_space IS NULL OR embedding_space != '${SPACE}'`,
   memories: "SELECT status, CAST(count(*) AS INTEGER) AS n FROM memories GROUP BY status",
   inCi: `SELECT status, CAST(count(*) AS INTEGER) AS n FROM memories
     WHERE workspace_canonical = 'ci' GROUP BY status`,
@@ -94,6 +101,7 @@ async function countedTables(
     jobs,
     browse: [browse.a, browse.b, browse.c, browse.d].map(Number),
     overview,
+    toEmbed: Number((await rows(TRUTH.toEmbed))[0].n),
   };
 }
 
@@ -105,6 +113,7 @@ async function keptCounts(store: Store): Promise<Counts> {
     jobs: await store.countJobs(),
     browse: await Promise.all(BROWSES.map((filters) => store.countFiltered(filters))),
     overview: [await store.overviewCounts(), await store.overviewCounts("ci")],
+    toEmbed: (await store.countRowsToEmbed(SPACE)).pending,
   }));
 }
 
@@ -132,6 +141,15 @@ async function writeSome(store: Store, dir: string, n: number): Promise<void> {
     });
     ids.push(saved.memoryId);
   }
+  // A new vector table clears every row's space; then some rows are embedded in SPACE.
+  await store.write(async () => await store.recreateVecTable(4));
+  const toEmbed = await store.read(async () => await store.rowsToEmbed(SPACE, 5));
+  await store.write(async () =>
+    await store.writeRowVectors(
+      SPACE,
+      toEmbed.map((row) => ({ rowId: row.id, vector: new Float32Array([1, 0, 0, row.id]) })),
+    )
+  );
   await store.write(async (tx) => {
     await tx.setTrust(ids[1], {
       sourceType: "user_confirmed",
@@ -157,7 +175,7 @@ Deno.test("sqlite: a library of the previous generation gets exact counts when o
   const dir = Deno.makeTempDirSync({ prefix: "mema-counts-" });
   const path = `${dir}/mema.sqlite3`;
   try {
-    const store = await openStore(path, { cacheDir: `${dir}/cache`, skipVec: true });
+    const store = await openStore(path, { cacheDir: `${dir}/cache` });
     await writeSome(store, dir, 4);
     store.close();
     // Back to generation 15 as it was: no count table, no triggers; then an uncounted write.
@@ -173,7 +191,7 @@ Deno.test("sqlite: a library of the previous generation gets exact counts when o
     db.exec("DELETE FROM jobs WHERE id = (SELECT min(id) FROM jobs)");
     db.close();
 
-    const reopened = await openStore(path, { cacheDir: `${dir}/cache`, skipVec: true });
+    const reopened = await openStore(path, { cacheDir: `${dir}/cache` });
     try {
       assert.ok(reopened.schema.migrated.includes(16), "generation 16 was applied");
       const kept = await keptCounts(reopened);
@@ -216,8 +234,8 @@ Deno.test({
           DROP FUNCTION mema_counted_memories_insert, mema_counted_memories_delete,
             mema_counted_memories_update, mema_counted_memory_history_insert,
             mema_counted_memory_history_delete, mema_counted_memory_rows_insert,
-            mema_counted_memory_rows_delete, mema_counted_jobs_insert, mema_counted_jobs_delete,
-            mema_counted_jobs_update CASCADE;
+            mema_counted_memory_rows_delete, mema_counted_memory_rows_update,
+            mema_counted_jobs_insert, mema_counted_jobs_delete, mema_counted_jobs_update CASCADE;
           DELETE FROM schema_version WHERE version = 12;
           ${OLD_BUILD_INSERT};
           DELETE FROM jobs WHERE id = (SELECT min(id) FROM jobs);

@@ -104,16 +104,13 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
       return found;
     },
     async countRowsToEmbed(space) {
-      // The kept row count and three range reads of memory_rows_unembedded: the cost follows
-      // the rows not yet embedded, not the library (as on SQLite).
+      // Both from the kept counts (library_counts.ts): neither the library nor the backlog.
       const sql = core.q();
       const rows = (await selectLibraryCounts(sql, "rows")).reduce((sum, p) => sum + p.n, 0);
       if (space === undefined) return { rows, pending: rows };
-      const [row] = await sql`SELECT
-          (SELECT count(*) FROM memory_rows WHERE embedding_space IS NULL)
-          + (SELECT count(*) FROM memory_rows WHERE embedding_space < ${space})
-          + (SELECT count(*) FROM memory_rows WHERE embedding_space > ${space}) AS pending`;
-      return { rows, pending: Number(row.pending) };
+      const embedded = (await selectLibraryCounts(sql, "embedded"))
+        .reduce((sum, p) => p.kind === space ? sum + p.n : sum, 0);
+      return { rows, pending: rows - embedded };
     },
     async countEvidence(space) {
       const [row] = await core.q()`SELECT
@@ -121,7 +118,8 @@ export function pgEvidenceRows(core: PgCore<unknown>): EvidenceRowsRepository {
             WHERE counted = 'memories' AND status != 'deleted') AS memories,
           (SELECT count(DISTINCT memory_id) FROM memory_rows) AS with_rows,
           (SELECT coalesce(sum(n), 0) FROM library_counts WHERE counted = 'rows') AS rows,
-          (SELECT count(*) FROM memory_rows WHERE embedding_space = ${space ?? null}) AS embedded`;
+          (SELECT coalesce(sum(n), 0) FROM library_counts
+            WHERE counted = 'embedded' AND kind = ${space ?? null}) AS embedded`;
       return {
         memories: Number(row.memories),
         memoriesWithRows: Number(row.with_rows),

@@ -1,8 +1,9 @@
 /**
  * Counts of the tables that grow with the library on PostgreSQL (migration 12), as on SQLite
  * (src/store/library_counts_sql.ts): memories by status and by workspace and status (active ones
- * by workspace and source, and by workspace and protection level), history versions, evidence rows, jobs by kind and status, written by statement triggers in the same
- * transaction as the change.
+ * by workspace and source, and by workspace and protection level), history versions, evidence
+ * rows (and those embedded, by space), jobs by kind and status, written by statement triggers in
+ * the same transaction as the change.
  *
  * Several servers write at once, so one counter row per count would make every write wait for
  * the last writer's commit. Each writing transaction instead takes one shard of
@@ -134,7 +135,17 @@ ${
   ], true)
 }
 ${countedTable("memory_history", [{ counted: "history", kind: "''", status: "''" }], false)}
-${countedTable("memory_rows", [{ counted: "rows", kind: "''", status: "''" }], false)}
+${
+  countedTable("memory_rows", [
+    { counted: "rows", kind: "''", status: "''" },
+    {
+      counted: "embedded",
+      kind: "embedding_space",
+      status: "''",
+      where: "embedding_space IS NOT NULL",
+    },
+  ], true)
+}
 ${countedTable("jobs", [{ counted: "jobs", kind: "kind", status: "status" }], true)}
 INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'memories', '', status, count(*) FROM memories GROUP BY status;
@@ -152,13 +163,24 @@ INSERT INTO library_counts (shard, counted, kind, status, n)
 INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'rows', '', '', count(*) FROM memory_rows;
 INSERT INTO library_counts (shard, counted, kind, status, n)
+  SELECT 0, 'embedded', embedding_space, '', count(*) FROM memory_rows
+  WHERE embedding_space IS NOT NULL GROUP BY embedding_space;
+INSERT INTO library_counts (shard, counted, kind, status, n)
   SELECT 0, 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
 `;
 
 /** One count's non-zero parts, summed over the shards. */
 export async function selectLibraryCounts(
   sql: PgQuery,
-  counted: "memories" | "workspaces" | "sources" | "protections" | "history" | "rows" | "jobs",
+  counted:
+    | "memories"
+    | "workspaces"
+    | "sources"
+    | "protections"
+    | "history"
+    | "rows"
+    | "embedded"
+    | "jobs",
 ): Promise<{ kind: string; status: string; n: number }[]> {
   const rows = await sql`SELECT kind, status, sum(n) AS n FROM library_counts
     WHERE counted = ${counted} GROUP BY kind, status HAVING sum(n) <> 0`;
