@@ -139,7 +139,7 @@ export function pgVectors(
         (await sql`SELECT id FROM memory_rows WHERE id = ANY(${ids}::bigint[])`)
           .map((row) => Number(row.id)),
       );
-      let written = 0;
+      const marked: number[] = [];
       for (const { rowId, vector } of vectors) {
         // A row deleted meanwhile (its memory changed) is skipped.
         if (!existing.has(rowId)) continue;
@@ -151,11 +151,16 @@ export function pgVectors(
             VALUES (${rowId}, ${Array.from(vector)}::real[])
             ON CONFLICT (row_id) DO UPDATE SET embedding = excluded.embedding`;
         }
-        await sql`UPDATE memory_rows SET embedding_space = ${space} WHERE id = ${rowId}`;
-        written++;
+        marked.push(rowId);
+      }
+      // One statement marks them all: one round trip, and one firing of the kept counts' trigger
+      // (library_counts.ts) instead of one per row (300 rows: 288 → 222 ms without it).
+      if (marked.length > 0) {
+        await sql`UPDATE memory_rows SET embedding_space = ${space}
+          WHERE id = ANY(${marked}::bigint[])`;
       }
       await pruneVectorChanges(sql);
-      return written;
+      return marked.length;
     },
     nearestRows,
     currentRowOwners,
