@@ -58,7 +58,7 @@ async function settled(
   server: ServerSession,
   truth: () => Promise<Counts>,
 ): Promise<{ answered: Counts; counted: Counts }> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (let attempt = 0; attempt < 1_200; attempt++) {
     const first = statusCounts((await server.call("status", {})).data);
     const open = Object.values(first.jobs).some((byStatus) =>
       (byStatus.pending ?? 0) + (byStatus.running ?? 0) > 0
