@@ -2,8 +2,8 @@
  * The keys write units claim (`claimKeys`) before they read what they then write, so that units
  * running beside each other on a database several servers share (PostgreSQL's concurrent units)
  * never act on a read another unit is about to make stale. Every unit claims in the same order
- * (a workspace, then memories, then texts, then {@linkcode EVIDENCE_REWRITE_CLAIM}, then entity
- * names), so none waits in a circle.
+ * (a workspace, then memories, then texts, then the evidence rewrite key of src/evidence/rows.ts,
+ * then entity names), so none waits in a circle.
  *
  * @example
  * ```ts
@@ -31,13 +31,3 @@ export function memoryClaim(memoryId: number): string {
 export function contentClaim(workspaceCanonical: string, contentSha: string): string {
   return JSON.stringify(["content", workspaceCanonical, contentSha]);
 }
-
-/**
- * Held by a unit that replaces a stored memory's evidence rows (an update), from before the
- * replacement until it commits, so such units run one at a time (beside remembers, whose new
- * memories have no rows to replace). Replacing rows deletes their vectors, and each PostgreSQL
- * server's vector copy follows the vector change log in sequence order, which is sound only while
- * the units that change vectors commit in the order they logged (docs/ARCHITECTURE.md, "Vectors
- * without pgvector").
- */
-export const EVIDENCE_REWRITE_CLAIM = JSON.stringify(["evidence-rewrite"]);

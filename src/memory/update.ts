@@ -41,7 +41,7 @@ import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
 import { nowIso, systemTimeZone } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
-import { contentClaim, EVIDENCE_REWRITE_CLAIM, memoryClaim } from "./claims.ts";
+import { contentClaim, memoryClaim } from "./claims.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
@@ -439,8 +439,9 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       });
     }
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
-    await ctx.store.claimKeys([EVIDENCE_REWRITE_CLAIM]);
-    await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
+    await refreshEvidence(ctx.store, { id: current.id, version, subject, content }, {
+      replacing: true,
+    });
     if ((content !== current.content || named !== undefined) && current.status === "active") {
       await ctx.events.announceWritten(ctx.store, {
         memoryId: current.id,
