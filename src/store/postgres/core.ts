@@ -144,13 +144,15 @@ export class PgCore<R> {
     const connection = await this.sql.reserve();
     let value: T;
     let flushed: Promise<unknown> | undefined;
+    let begun: Promise<unknown> = Promise.resolve();
+    let locked: Promise<unknown> = Promise.resolve();
     try {
       // BEGIN, the lock and the body's first statement go out together (pipelined on the
       // connection): PostgreSQL runs them in order, so the body's statements still run only once
       // the lock is held, but no round trip is waited for before them (`sql.begin` waited one
       // for BEGIN and the body one for the lock, two of a remember's 17).
-      const begun = connection.unsafe("BEGIN");
-      const locked = options.serialized === false
+      begun = connection.unsafe("BEGIN");
+      locked = options.serialized === false
         ? connection`SELECT set_config('synchronous_commit', 'off', true)`
         : options.concurrent === true
         ? connection`SELECT pg_advisory_xact_lock_shared(${PG_WRITE_LOCK}),
@@ -181,9 +183,13 @@ export class PgCore<R> {
         connection.release();
         throw markCommitInDoubt(error);
       }
+      // A failed BEGIN or lock fails the body's statements after it ("transaction aborted"):
+      // its own error says why. (ROLLBACK waits behind them anyway.)
+      const opening = await Promise.allSettled([begun, locked]);
       await connection.unsafe("ROLLBACK").catch(() => {});
       connection.release();
-      throw error;
+      const cause = opening.find((outcome) => outcome.status === "rejected");
+      throw cause === undefined ? error : (cause as PromiseRejectedResult).reason;
     }
     try {
       options.afterCommit?.();
