@@ -468,3 +468,54 @@ backendTest(
     assert.equal(ids.length, 40);
   },
 );
+
+Deno.test({
+  name: `postgres: a library indexed before the postings reads its words from them once migrated${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scratch = await createScratchDatabase(testPostgresUrl());
+    const sql = await connectPostgres(scratch.url, { max: 1 });
+    try {
+      const written = await openPostgresStore(scratch.url, { poolMax: 2 });
+      await fill(written);
+      await written.close();
+      // What a database at migration 11 holds: the index rows, no postings, no triggers.
+      await sql.unsafe(`DROP TABLE memory_postings;
+        DROP TRIGGER memory_postings_added ON memory_terms;
+        DROP TRIGGER memory_postings_removed ON memory_terms;
+        DROP TRIGGER memory_postings_changed ON memory_terms;
+        DROP FUNCTION memory_postings_added, memory_postings_removed, memory_postings_changed;
+        DELETE FROM schema_version WHERE version = 12;`).simple();
+      const store = await openPostgresStore(scratch.url, { poolMax: 2 });
+      try {
+        assert.ok(store.schema.applied.includes(12));
+        const [postgr, deploy, cache] = indexTokens("postgres deploy cache");
+        const tokens = [
+          { token: postgr, weight: 2, newest: 4 },
+          { token: deploy, weight: 1, newest: 6 },
+          { token: cache, weight: 0.5 },
+        ];
+        const found = await store.weightedTermHits(tokens, ACTIVE, 100);
+        assert.ok(found.length > 6);
+        assert.deepEqual(found, await referenceHits(store, tokens, ACTIVE, 100));
+        // The triggers keep the filled postings: a new holder is the newest one.
+        const added = await store.write((tx) => tx.insertMemory(memory("late", "postgres late")));
+        const newest = await store.weightedTermHits(
+          [{ token: postgr, weight: 1, newest: 1 }],
+          ACTIVE,
+          5,
+        );
+        assert.deepEqual(newest.map((hit) => hit.id), [added]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await sql.end({ timeout: 1 });
+      await scratch.drop();
+    }
+  },
+});
