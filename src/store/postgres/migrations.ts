@@ -372,7 +372,8 @@ CREATE INDEX entity_relations_memory ON entity_relations(memory_id);
 // row. Kept by triggers on `memory_terms`, so every path that writes the index (remember, bulk,
 // update, move, purge, rebuild, copy) keeps it; filled here from the rows indexed before, with
 // writers held off (SHARE) so none slips between the fill and the triggers. The key is built
-// once after the fill (faster than growing it row by row: 24 s at 100,000 memories, POSTGRES.md).
+// once after the fill, one sort instead of a descent per entry (the whole migration: 9 s at
+// 100,000 memories, 75 s at 1,000,000 index rows, docs/POSTGRES.md).
 const WORD_POSTINGS = `
 LOCK TABLE memory_terms IN SHARE MODE;
 CREATE TABLE memory_postings (

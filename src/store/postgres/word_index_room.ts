@@ -5,6 +5,8 @@
  * The tokens are mema's own (src/text/index_terms.ts: stemmed words, CJK bigrams), exactly as the
  * SQLite index holds them, so both backends find the same memories. Each memory's row keeps its
  * tokens per column (for term counts) and a `tsvector` of them under a GIN index (candidates);
+ * `memory_postings`, kept by triggers on `memory_terms` (migration 12), holds (token, memory id)
+ * pairs under a B-tree, for reads of a word's newest holders (`weightedTermHits`);
  * `memory_terms_df` keeps each token's document count and `memory_terms_size` the tokens of the
  * whole index. `termHits` scores the candidates with FTS5's BM25 (column weights from
  * `BM25_WEIGHTS`, k1 = 1.2, b = 0.75, the same document sizes and the same idf floor), so the
