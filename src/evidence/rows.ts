@@ -76,9 +76,27 @@ export async function refreshEvidenceOfMany(
 export async function refreshEvidence(
   store: Store,
   memory: { id: number; version: number; subject: string; content: string },
+  options: {
+    /** The memory had rows already (an update), so their vectors, if any, go too. */
+    replacing?: boolean;
+  } = {},
 ): Promise<void> {
+  const embedding = await store.getMeta("embedding_space") !== undefined;
+  // Without an embedding space no row has a vector, so there is nothing to delete in order.
+  if (embedding && options.replacing) await store.claimKeys([EVIDENCE_REWRITE_CLAIM]);
   await store.replaceRows(memory, evidenceRowsFor(memory.subject, memory.content));
-  if (await store.getMeta("embedding_space") !== undefined) {
+  if (embedding) {
     await enqueueJob(store, { kind: EMBED_JOB_KIND, dedupeKey: "pending-rows", payload: {} });
   }
 }
+
+/**
+ * The key (`claimKeys`) a unit replacing a stored memory's rows holds while vectors are in use,
+ * from before the replacement until it commits, so such units run one at a time (beside
+ * remembers, whose new memories have no rows to replace). Replacing rows deletes their vectors,
+ * and each PostgreSQL server's vector copy follows the vector change log in sequence order, which
+ * is sound only while the units that change vectors commit in the order they logged
+ * (docs/ARCHITECTURE.md, "Vectors without pgvector"). Claimed after a unit's memory and text
+ * keys, before entity names (src/memory/claims.ts).
+ */
+export const EVIDENCE_REWRITE_CLAIM = JSON.stringify(["evidence-rewrite"]);

@@ -34,6 +34,7 @@
 import { MemaError } from "../errors/mod.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { updateInTransaction } from "../memory/update.ts";
+import { memoryClaim } from "../memory/claims.ts";
 import { closedWindow } from "../memory/validity.ts";
 import { nowIso } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
@@ -89,7 +90,14 @@ export async function retireMemory(
   },
 ): Promise<RetireResult> {
   const reason = checkReason(input.reason);
+  // Beside remembers and updates (`concurrent`): the unit claims both memories before it reads
+  // their status, so no other writer of either comes between its read and its write.
+  const claims = [
+    input.memoryId,
+    ...(input.supersededBy === undefined ? [] : [input.supersededBy]),
+  ];
   return await ctx.store.write(async () => {
+    await ctx.store.claimKeys(claims.map(memoryClaim));
     const memory = await liveMemory(ctx, input.memoryId, "memory_id");
     let successor: MemoryRecord | undefined;
     if (input.supersededBy !== undefined) {
@@ -139,7 +147,7 @@ export async function retireMemory(
       supersededBy: input.supersededBy ?? null,
       ...(validTo !== undefined ? { validTo } : {}),
     };
-  });
+  }, { concurrent: true });
 }
 
 /** What merge did. */

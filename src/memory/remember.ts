@@ -41,6 +41,7 @@ import {
   registerPendingWorkspace,
   type WorkspaceArrival,
 } from "../workspaces/registry.ts";
+import { contentClaim } from "./claims.ts";
 import { contentSha } from "./content_hash.ts";
 import { checkNamedGraph, type NamedGraphInput } from "../entities/named.ts";
 import { checkValidity, validityFromText, type ValidityRead } from "./validity.ts";
@@ -331,7 +332,7 @@ export async function storeStaged(
   if (input.follows !== undefined) await checkFollows(ctx, input.follows, workspaceCanonical);
   // Another unit storing the same text in this workspace waits here until this one ends, and
   // then finds this one's memory: the text is stored once.
-  await ctx.store.claimKeys([JSON.stringify(["content", workspaceCanonical, sha])]);
+  await ctx.store.claimKeys([contentClaim(workspaceCanonical, sha)]);
   const existing = await ctx.store.findActiveByContent(workspaceCanonical, sha);
   if (existing) {
     return {

@@ -41,6 +41,7 @@ import {
   registerPendingWorkspace,
   type WorkspaceArrival,
 } from "../workspaces/registry.ts";
+import { contentClaim } from "./claims.ts";
 import { BATCH_REMEMBER_MAX } from "./limits.ts";
 import { preparedFor, type PreparedText } from "./prepared_text.ts";
 import {
@@ -201,7 +202,7 @@ export async function storeStagedMany(
     contentSha: item.sha,
   }));
   const textKey = (text: { workspaceCanonical: string; contentSha: string }) =>
-    JSON.stringify(["content", text.workspaceCanonical, text.contentSha]);
+    contentClaim(text.workspaceCanonical, text.contentSha);
   await ctx.store.claimKeys(texts.map(textKey));
   const existing = await ctx.store.findActiveByContents(texts);
   // The facts to insert, and for each fact either its stored twin or its place among them.

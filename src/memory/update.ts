@@ -41,6 +41,7 @@ import { refreshEvidence } from "../evidence/rows.ts";
 import { describeGuard, requireAuthorization } from "../core/authorization.ts";
 import { nowIso, systemTimeZone } from "../platform/clock.ts";
 import type { MemoryRecord } from "../store/mod.ts";
+import { contentClaim, memoryClaim } from "./claims.ts";
 import { contentSha } from "./content_hash.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { REASON_MAX_CHARS } from "./limits.ts";
@@ -223,10 +224,15 @@ function sameTags(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((tag, index) => tag === b[index]);
 }
 
-/** Changes a memory atomically; a failed check writes nothing. */
+/**
+ * Changes a memory atomically; a failed check writes nothing. The unit runs beside remembers and
+ * other updates (`concurrent`): it claims the memory before reading its version, and the new
+ * text before its duplicate check, so no other writer of either comes between its read and its
+ * write.
+ */
 export async function updateMemory(ctx: ServiceContext, input: UpdateInput): Promise<UpdateResult> {
   const apply = prepareUpdate(ctx, input);
-  return await ctx.store.write(apply);
+  return await ctx.store.write(apply, { concurrent: true });
 }
 
 /** {@linkcode updateMemory} for a caller already inside a write transaction. */
@@ -256,6 +262,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
   const windowGiven = input.validFrom !== undefined || input.validTo !== undefined;
 
   return async () => {
+    await ctx.store.claimKeys([memoryClaim(input.memoryId)]);
     const current = visible(ctx, await ctx.store.getMemory(input.memoryId));
     if (!current || current.status === "deleted") {
       throw new MemaError("not_found", `memory ${input.memoryId} does not exist`, {
@@ -376,6 +383,7 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       };
     }
     if (sha !== current.contentSha && current.status === "active") {
+      await ctx.store.claimKeys([contentClaim(current.workspaceCanonical, sha)]);
       const twin = await ctx.store.findActiveByContent(current.workspaceCanonical, sha);
       if (twin && twin.id !== current.id) {
         throw new MemaError(
@@ -431,7 +439,9 @@ function prepareUpdate(ctx: ServiceContext, input: UpdateInput): () => Promise<U
       });
     }
     // Rows belong to one version, so even a tag-list change re-labels them (stale rows never serve).
-    await refreshEvidence(ctx.store, { id: current.id, version, subject, content });
+    await refreshEvidence(ctx.store, { id: current.id, version, subject, content }, {
+      replacing: true,
+    });
     if ((content !== current.content || named !== undefined) && current.status === "active") {
       await ctx.events.announceWritten(ctx.store, {
         memoryId: current.id,

@@ -378,3 +378,144 @@ backendTest("a rebuilt index counts and ranks as the one its writes kept", async
   assert.equal(indexed, 40);
   assert.deepEqual(await answers(), kept);
 });
+
+/**
+ * What `weightedTermHits` must answer, from an independent read: each word's holders as
+ * `termHits` finds them (FTS5 on SQLite, the GIN index on PostgreSQL), of any status, cut to the
+ * newest `newest`, then filtered, summed and ranked by weight, newest first among equals.
+ */
+async function referenceHits(
+  store: RoomsStore,
+  tokens: { token: string; weight: number; newest?: number }[],
+  filters: RecallFilters,
+  limit: number,
+): Promise<{ id: number; relevance: number }[]> {
+  const everyStatus: RecallFilters = { statuses: ["active", "superseded", "pending", "retired"] };
+  const passing = new Set(
+    (await store.termHits(tokens.map((t) => t.token), filters, 1_000)).map((hit) => hit.id),
+  );
+  const weights = new Map<number, number>();
+  for (const { token, weight, newest } of tokens) {
+    const holders = (await store.termHits([token], everyStatus, 1_000)).map((hit) => hit.id)
+      .sort((a, b) => b - a);
+    for (const id of newest === undefined ? holders : holders.slice(0, newest)) {
+      if (passing.has(id)) weights.set(id, (weights.get(id) ?? 0) + weight);
+    }
+  }
+  return [...weights].map(([id, relevance]) => ({ id, relevance }))
+    .sort((a, b) => b.relevance - a.relevance || b.id - a.id).slice(0, limit);
+}
+
+backendTest(
+  "capped and whole word reads equal an uncapped reference through every kind of write",
+  async (store) => {
+    const ids = await fill(store);
+    // Memories past the corpus, some in bulk, so the common words' newest holders change.
+    const bulk = await store.write((tx) =>
+      tx.insertMemories(
+        Array.from({ length: 12 }, (_, i) =>
+          memory(`bulk ${i}`, `postgres ${i % 2 === 0 ? "deploy" : "garden"} batch`, {
+            contentSha: `bulk-${i}`,
+          })),
+      )
+    );
+    const [postgr, deploy, garden, cache, batch] = indexTokens(
+      "postgres deploy garden cache batch",
+    );
+    const lookups: [{ token: string; weight: number; newest?: number }[], RecallFilters][] = [
+      [[{ token: postgr, weight: 2, newest: 5 }], ACTIVE],
+      [
+        [{ token: postgr, weight: 2, newest: 5 }, { token: deploy, weight: 1.5, newest: 4 }],
+        ACTIVE,
+      ],
+      [[{ token: garden, weight: 1, newest: 3 }, { token: cache, weight: 0.5 }], ACTIVE],
+      [[{ token: batch, weight: 1 }, { token: deploy, weight: 3, newest: 7 }], {
+        ...ACTIVE,
+        workspaces: ["default", "a"],
+      }],
+    ];
+    const compare = async (when: string) => {
+      for (const [tokens, filters] of lookups) {
+        for (const limit of [3, 100]) {
+          assert.deepEqual(
+            await store.weightedTermHits(tokens, filters, limit),
+            await referenceHits(store, tokens, filters, limit),
+            `${when}: ${JSON.stringify(tokens)} limit ${limit}`,
+          );
+        }
+      }
+    };
+    await compare("written");
+    // A newest holder changed away from the word, another retired (still a holder, filtered
+    // out), one moved, one purged: each read's newest holders follow.
+    await store.write((tx) =>
+      tx.changeMemory(bulk[11], { subject: "renamed", content: "nothing shared", updatedAt: AT })
+    );
+    await store.write((tx) =>
+      tx.setStatus(bulk[10], { status: "retired", supersededBy: null, now: AT })
+    );
+    const moved = (await store.getMemory(bulk[9]))!;
+    await store.write((tx) => tx.moveMemory(moved, { canonical: "a", display: "A" }, AT));
+    const purged = (await store.getMemory(bulk[8]))!;
+    await store.write((tx) => tx.purgeMemoryContent(purged, AT));
+    await compare("after a change, a retire, a move and a purge");
+    assert.ok(
+      !(await store.weightedTermHits([{ token: postgr, weight: 1, newest: 3 }], ACTIVE, 9))
+        .some((hit) => hit.id === bulk[8] || hit.id === bulk[11]),
+    );
+    await store.write((tx) => tx.rebuildWordIndex());
+    await compare("after a rebuild");
+    assert.equal(ids.length, 40);
+  },
+);
+
+Deno.test({
+  name: `postgres: a library indexed before the postings reads its words from them once migrated${
+    SKIP_POSTGRES ? " SKIPPED (MEMA_TEST_SKIP_POSTGRES=1)" : ""
+  }`,
+  ignore: SKIP_POSTGRES,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scratch = await createScratchDatabase(testPostgresUrl());
+    const sql = await connectPostgres(scratch.url, { max: 1 });
+    try {
+      const written = await openPostgresStore(scratch.url, { poolMax: 2 });
+      await fill(written);
+      await written.close();
+      // What a database at migration 11 holds: the index rows, no postings, no triggers.
+      await sql.unsafe(`DROP TABLE memory_postings;
+        DROP TRIGGER memory_postings_added ON memory_terms;
+        DROP TRIGGER memory_postings_removed ON memory_terms;
+        DROP TRIGGER memory_postings_changed ON memory_terms;
+        DROP FUNCTION memory_postings_added, memory_postings_removed, memory_postings_changed;
+        DELETE FROM schema_version WHERE version = 12;`).simple();
+      const store = await openPostgresStore(scratch.url, { poolMax: 2 });
+      try {
+        assert.ok(store.schema.applied.includes(12));
+        const [postgr, deploy, cache] = indexTokens("postgres deploy cache");
+        const tokens = [
+          { token: postgr, weight: 2, newest: 4 },
+          { token: deploy, weight: 1, newest: 6 },
+          { token: cache, weight: 0.5 },
+        ];
+        const found = await store.weightedTermHits(tokens, ACTIVE, 100);
+        assert.ok(found.length > 6);
+        assert.deepEqual(found, await referenceHits(store, tokens, ACTIVE, 100));
+        // The triggers keep the filled postings: a new holder is the newest one.
+        const added = await store.write((tx) => tx.insertMemory(memory("late", "postgres late")));
+        const newest = await store.weightedTermHits(
+          [{ token: postgr, weight: 1, newest: 1 }],
+          ACTIVE,
+          5,
+        );
+        assert.deepEqual(newest.map((hit) => hit.id), [added]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await sql.end({ timeout: 1 });
+      await scratch.drop();
+    }
+  },
+});

@@ -23,7 +23,7 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ReservedSql, Sql, TransactionSql } from "postgres";
+import type { ReservedSql, Sql } from "postgres";
 import { logWarn } from "../../platform/log.ts";
 import type { WriteOptions } from "../sqlite_connection.ts";
 import { PG_KEY_LOCKS, PG_WRITE_LOCK } from "./constants.ts";
@@ -31,12 +31,12 @@ import { PendingTermCounts } from "./term_counts.ts";
 import { markCommitInDoubt } from "./unreachable.ts";
 
 /** What a query is sent through: the pool, or the open unit's transaction. */
-export type PgQuery = Sql | TransactionSql | ReservedSql;
+export type PgQuery = Sql | ReservedSql;
 
 /** The unit of work open in an async context. */
 interface PgUnit {
-  /** A write unit's transaction; a read unit's connection, inside its own transaction. */
-  sql: TransactionSql | ReservedSql;
+  /** The unit's connection, inside the unit's transaction. */
+  sql: ReservedSql;
   write: boolean;
   /** The write lock is held exclusively: no other write unit runs (so keys need no lock). */
   alone: boolean;
@@ -52,6 +52,8 @@ interface PgUnit {
 export class PgCore<R> {
   readonly sql: Sql;
   readonly #units = new AsyncLocalStorage<PgUnit>();
+  /** Savepoints made so far ({@linkcode withinUnit}), each named by its number. */
+  #savepoints = 0;
   /** The repositories handed to unit bodies (`tx`); set once the rooms are built. */
   repositories!: R;
 
@@ -134,44 +136,76 @@ export class PgCore<R> {
       return await body(this.repositories);
     }
     await this.#whenOpen();
-    // Set once the body returned: a connection lost after it may have lost it during COMMIT,
+    // Set once COMMIT is on its way: a connection lost after it may have lost it during COMMIT,
     // and then nobody knows whether the write committed (unreachable.ts, `commitInDoubt`).
     let committing = false;
     const alone = options.serialized !== false && options.concurrent !== true;
-    const value = await this.sql.begin(async (tx) => {
-      // One round trip for both: every one inside the lock holds up every other writer.
-      if (options.serialized === false) {
-        await tx`SELECT set_config('synchronous_commit', 'off', true)`;
-      } else if (options.concurrent === true) {
-        await tx`SELECT pg_advisory_xact_lock_shared(${PG_WRITE_LOCK}),
+    const durable = options.durable !== false;
+    const connection = await this.sql.reserve();
+    let value: T;
+    let flushed: Promise<unknown> | undefined;
+    let begun: Promise<unknown> = Promise.resolve();
+    let locked: Promise<unknown> = Promise.resolve();
+    try {
+      // BEGIN, the lock and the body's first statement go out together (pipelined on the
+      // connection): PostgreSQL runs them in order, so the body's statements still run only once
+      // the lock is held, but no round trip is waited for before them (`sql.begin` waited one
+      // for BEGIN and the body one for the lock, two of a remember's 17).
+      begun = connection.unsafe("BEGIN");
+      locked = options.serialized === false
+        ? connection`SELECT set_config('synchronous_commit', 'off', true)`
+        : options.concurrent === true
+        ? connection`SELECT pg_advisory_xact_lock_shared(${PG_WRITE_LOCK}),
+          set_config('synchronous_commit', 'off', true)`
+        : connection`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
           set_config('synchronous_commit', 'off', true)`;
-      } else {
-        await tx`SELECT pg_advisory_xact_lock(${PG_WRITE_LOCK}),
-          set_config('synchronous_commit', 'off', true)`;
-      }
-      const unit: PgUnit = { sql: tx, write: true, alone, counts: new PendingTermCounts() };
-      const done = await this.#runAs(unit, () => body(this.repositories));
-      await unit.counts.write(tx);
+      // Sent now; a failure of either fails the body's first statement too, and is thrown below.
+      begun.catch(() => {});
+      locked.catch(() => {});
+      const unit: PgUnit = { sql: connection, write: true, alone, counts: new PendingTermCounts() };
+      value = await this.#runAs(unit, () => body(this.repositories));
+      await begun;
+      await locked;
+      // The owed counts, COMMIT and the wait for the disk go out together too, in that order (a
+      // statement is sent once something waits on it): a failed count aborts the transaction, so
+      // the COMMIT behind it rolls back, and the count's error is thrown here.
+      const owed = unit.counts.write(connection);
       committing = true;
-      return done;
-    }).catch((error: unknown) => {
-      throw committing ? markCommitInDoubt(error) : error;
-    }) as T;
+      const committed = connection.unsafe("COMMIT");
+      committed.catch(() => {});
+      flushed = durable ? this.flushWal(connection) : undefined;
+      flushed?.catch(() => {});
+      await Promise.all([owed, committed]);
+    } catch (error) {
+      if (committing) {
+        // Whatever COMMIT did, the wait for the disk behind it is over too.
+        await flushed?.catch(() => {});
+        connection.release();
+        throw markCommitInDoubt(error);
+      }
+      // A failed BEGIN or lock fails the body's statements after it ("transaction aborted"):
+      // its own error says why. (ROLLBACK waits behind them anyway.)
+      const opening = await Promise.allSettled([begun, locked]);
+      await connection.unsafe("ROLLBACK").catch(() => {});
+      connection.release();
+      const cause = opening.find((outcome) => outcome.status === "rejected");
+      throw cause === undefined ? error : (cause as PromiseRejectedResult).reason;
+    }
     try {
       options.afterCommit?.();
     } catch (error) {
       logWarn(`after a commit: ${error}`);
     }
-    const flushed = options.durable === false ? undefined : this.flushWal().catch((error) => {
+    const synced = (flushed ?? Promise.resolve()).catch((error) => {
       // Committed, but whether it reached the disk before the connection went is unknown.
       throw markCommitInDoubt(error);
-    });
+    }).finally(() => connection.release());
     try {
       await options.whileSyncing?.(value);
     } catch (error) {
       logWarn(`after a commit: ${error}`);
     }
-    await flushed;
+    await synced;
     return value;
   }
 
@@ -209,8 +243,8 @@ export class PgCore<R> {
    * (`txid_current()`) writes a commit record, and with `synchronous_commit` on (the session's
    * default) its commit flushes the WAL up to that record, so every commit before it too.
    */
-  async flushWal(): Promise<void> {
-    await this.sql`SELECT txid_current()`;
+  async flushWal(on: PgQuery = this.sql): Promise<void> {
+    await on`SELECT txid_current()`;
   }
 
   /** {@linkcode PgCore.write}: waiting for the write lock never blocks this thread anyway. */
@@ -258,15 +292,17 @@ export class PgCore<R> {
     if (open === undefined || !open.write) {
       throw new Error("withinUnit runs only inside a write unit");
     }
-    // A write unit's `sql` is always its transaction (write()).
-    const tx = open.sql as TransactionSql;
+    // Savepoints nest by name; a unit's bodies run one after another, so a counter names them.
+    const name = `mema_unit_${++this.#savepoints}`;
     const owed = open.counts.save();
+    await open.sql.unsafe(`SAVEPOINT ${name}`);
     try {
-      return await tx.savepoint((sp) =>
-        this.#runAs({ ...open, sql: sp, ended: undefined }, body)
-      ) as T;
+      const value = await this.#runAs({ ...open, ended: undefined }, body);
+      await open.sql.unsafe(`RELEASE SAVEPOINT ${name}`);
+      return value;
     } catch (error) {
       // The savepoint's rows were rolled back, so are the counts they owed.
+      await open.sql.unsafe(`ROLLBACK TO SAVEPOINT ${name}`);
       open.counts.restore(owed);
       throw error;
     }

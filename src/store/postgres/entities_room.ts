@@ -36,7 +36,15 @@ async function dropGraphRows(sql: PgQuery, memoryIds: number[]): Promise<number[
   return [...touched];
 }
 
-async function pruneEntities(sql: PgQuery, list: readonly number[]): Promise<number[]> {
+async function pruneEntities(sql: PgQuery, touched: readonly number[]): Promise<number[]> {
+  if (touched.length === 0) return [];
+  // Units that write beside each other (a retire or an update beside a remember) must not drop
+  // an entity another unit is linking to: such a unit holds its entities' rows (`FOR KEY SHARE`,
+  // entitiesByKeys and every foreign key check), so those are skipped here and stay, being in
+  // use. The rest are held until this unit ends: a unit looking them up waits, and finds them
+  // gone or kept. Each statement below sees every commit before it (READ COMMITTED).
+  const list = (await sql`SELECT id FROM entities WHERE id = ANY(${ids(touched)}::bigint[])
+    ORDER BY id FOR UPDATE SKIP LOCKED`).map((row) => Number(row.id));
   if (list.length === 0) return [];
   await sql`DELETE FROM entity_aliases a WHERE a.entity_id = ANY(${ids(list)}::bigint[])
     AND NOT EXISTS (SELECT 1 FROM entity_mentions m
@@ -146,9 +154,14 @@ export function pgEntities(core: PgCore<unknown>): EntitiesRepository {
     async entitiesByKeys(workspace, keys) {
       const found = new Map<string, EntityRecord>();
       if (keys.length === 0) return found;
-      const rows = await core.q()`SELECT a.alias_key, e.* FROM entity_aliases a
+      const sql = core.q();
+      // A write unit links to what it finds: it holds the rows so that a unit pruning entities
+      // beside it keeps them (pruneEntities); a unit pruning one already waits it out here.
+      const hold = core.inWriteUnit() ? sql`FOR KEY SHARE OF e` : sql``;
+      const rows = await sql`SELECT a.alias_key, e.* FROM entity_aliases a
         JOIN entities e ON e.id = a.entity_id
-        WHERE a.workspace_canonical = ${workspace} AND a.alias_key = ANY(${keys as string[]})`;
+        WHERE a.workspace_canonical = ${workspace} AND a.alias_key = ANY(${keys as string[]})
+        ${hold}`;
       for (const row of rows) found.set(String(row.alias_key), entityFromRow(row));
       return found;
     },

@@ -1,5 +1,5 @@
 /**
- * Counts of the tables that grow with the library on PostgreSQL (migration 12), as on SQLite
+ * Counts of the tables that grow with the library on PostgreSQL (migration 13), as on SQLite
  * (src/store/library_counts_sql.ts): memories by status and by workspace and status (active ones
  * by workspace and source, and by workspace and protection level), history versions, evidence
  * rows (and those embedded, by space), jobs by kind and status, written by statement triggers in
@@ -76,7 +76,7 @@ CREATE TRIGGER library_counts_${op} AFTER ${op.toUpperCase()} ON ${table}
 }
 
 /**
- * Migration 12's statements: the tables, the shard taker, the triggers, then the first counts.
+ * Migration 13's statements: the tables, the shard taker, the triggers, then the first counts.
  * The triggers come before the counts: creating one locks its table against writers until the
  * migration commits, so no write falls between the count and the trigger.
  */

@@ -367,6 +367,61 @@ CREATE INDEX entity_relations_to ON entity_relations(to_id);
 CREATE INDEX entity_relations_memory ON entity_relations(memory_id);
 `;
 
+// A B-tree of each indexed memory's distinct words beside the GIN index (word_index_room.ts
+// `weightedTermHits`): a word's newest holders are an index-only scan of exactly as many
+// entries as a lookup reads, where GIN (which keeps no order) fetched and sorted every holder's
+// row. Kept by triggers on `memory_terms`, so every path that writes the index (remember, bulk,
+// update, move, purge, rebuild, copy) keeps it; filled here from the rows indexed before, with
+// writers held off (SHARE) so none slips between the fill and the triggers. The key is built
+// once after the fill, one sort instead of a descent per entry (the whole migration: 9 s at
+// 100,000 memories, 75 s at 1,000,000 index rows, docs/POSTGRES.md).
+const WORD_POSTINGS = `
+LOCK TABLE memory_terms IN SHARE MODE;
+CREATE TABLE memory_postings (
+  term TEXT COLLATE "C" NOT NULL,
+  memory_id BIGINT NOT NULL
+);
+INSERT INTO memory_postings (term, memory_id)
+  SELECT x.term, t.memory_id FROM memory_terms t
+  CROSS JOIN LATERAL (SELECT DISTINCT unnest(t.subject || t.tags || t.content)) AS x(term);
+ALTER TABLE memory_postings ADD PRIMARY KEY (term, memory_id);
+CREATE FUNCTION memory_postings_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO memory_postings (term, memory_id)
+    SELECT x.term, a.memory_id FROM added a
+    CROSS JOIN LATERAL (SELECT DISTINCT unnest(a.subject || a.tags || a.content)) AS x(term);
+  RETURN NULL;
+END $$;
+CREATE FUNCTION memory_postings_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM memory_postings p USING (
+    SELECT x.term, r.memory_id FROM removed r
+    CROSS JOIN LATERAL unnest(r.subject || r.tags || r.content) AS x(term)
+  ) gone WHERE p.term = gone.term AND p.memory_id = gone.memory_id;
+  RETURN NULL;
+END $$;
+-- No path rewrites an index row's words today (a change deletes the row and inserts it again);
+-- one that did would keep the postings too.
+CREATE FUNCTION memory_postings_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM memory_postings p USING (
+    SELECT x.term, r.memory_id FROM removed r
+    CROSS JOIN LATERAL unnest(r.subject || r.tags || r.content) AS x(term)
+  ) gone WHERE p.term = gone.term AND p.memory_id = gone.memory_id;
+  INSERT INTO memory_postings (term, memory_id)
+    SELECT x.term, a.memory_id FROM added a
+    CROSS JOIN LATERAL (SELECT DISTINCT unnest(a.subject || a.tags || a.content)) AS x(term);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_postings_added AFTER INSERT ON memory_terms
+  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION memory_postings_added();
+CREATE TRIGGER memory_postings_removed AFTER DELETE ON memory_terms
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION memory_postings_removed();
+CREATE TRIGGER memory_postings_changed AFTER UPDATE ON memory_terms
+  REFERENCING OLD TABLE AS removed NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION memory_postings_changed();
+`;
+
 /** Every migration, in order; a database at version N has had the first N applied. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
@@ -429,6 +484,11 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 12,
+    description: "a B-tree of each indexed memory's words (postings), kept by triggers",
+    statements: WORD_POSTINGS,
+  },
+  {
+    version: 13,
     description: "kept counts of memories by status, history, evidence rows and jobs (status)",
     statements: LIBRARY_COUNTS_PG,
   },

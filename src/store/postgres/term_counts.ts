@@ -80,14 +80,17 @@ export class PendingTermCounts {
     const { terms, docs, tokens } = this.rows();
     this.clear();
     const lowered = terms.filter((_, i) => docs[i] < 0);
-    await sql`WITH counted AS (
+    const counted = sql`WITH counted AS (
         INSERT INTO memory_terms_df (term, docs)
         SELECT t, n FROM unnest(${terms}::text[], ${docs}::bigint[]) AS u(t, n)
         ON CONFLICT (term) DO UPDATE SET docs = memory_terms_df.docs + excluded.docs
       )
       UPDATE memory_terms_size SET tokens = tokens + ${tokens}`;
-    if (lowered.length > 0) {
-      await sql`DELETE FROM memory_terms_df WHERE term = ANY(${lowered}::text[]) AND docs <= 0`;
-    }
+    // Both are sent before this returns (in order: the delete sees the counts), so a caller may
+    // queue its COMMIT right behind them without waiting a round trip.
+    const emptied = lowered.length === 0
+      ? []
+      : sql`DELETE FROM memory_terms_df WHERE term = ANY(${lowered}::text[]) AND docs <= 0`;
+    await Promise.all([counted, emptied]);
   }
 }

@@ -23,6 +23,7 @@ const DERIVED_TABLES = new Set([
   "memory_terms",
   "memory_terms_df",
   "memory_terms_size",
+  "memory_postings",
   "schema_version",
   // Kept by triggers as the rows arrive (library_counts.ts): a copied count would count twice.
   "library_counts",

@@ -201,6 +201,7 @@ const PURGED_TABLES = [
   "memories",
   "memory_history",
   "memory_terms",
+  "memory_postings",
   "memory_rows",
   "audit",
   "entities",

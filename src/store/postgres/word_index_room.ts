@@ -5,6 +5,8 @@
  * The tokens are mema's own (src/text/index_terms.ts: stemmed words, CJK bigrams), exactly as the
  * SQLite index holds them, so both backends find the same memories. Each memory's row keeps its
  * tokens per column (for term counts) and a `tsvector` of them under a GIN index (candidates);
+ * `memory_postings`, kept by triggers on `memory_terms` (migration 12), holds (token, memory id)
+ * pairs under a B-tree, for reads of a word's newest holders (`weightedTermHits`);
  * `memory_terms_df` keeps each token's document count and `memory_terms_size` the tokens of the
  * whole index. `termHits` scores the candidates with FTS5's BM25 (column weights from
  * `BM25_WEIGHTS`, k1 = 1.2, b = 0.75, the same document sizes and the same idf floor), so the
@@ -18,7 +20,7 @@ import { ALL_DOCUMENTS_TOKEN, scopeToken } from "../terms_sql.ts";
 import { BM25_WEIGHTS } from "../constants.ts";
 import type { PgCore, PgQuery } from "./core.ts";
 import { PendingTermCounts } from "./term_counts.ts";
-import { filterCondition, type Fragment } from "./recall_room.ts";
+import { filterCondition } from "./recall_room.ts";
 import type { WordIndexRepository } from "../repositories.ts";
 import type { FieldTokens, RecallFilters } from "../types.ts";
 
@@ -41,8 +43,6 @@ const TSVECTOR_LEXEME_BYTES = 1_000_000;
  * decide whether they hold the query's words.
  */
 const OVERFLOW_LEXEME = " words past the tsvector";
-/** {@linkcode OVERFLOW_LEXEME} as a `tsquery`'s text. */
-const OVERFLOW_QUERY = `'${OVERFLOW_LEXEME}'`;
 
 /** The words for a memory's `tsvector`: all of them, or those that fit and the overflow mark. */
 function tsvectorWords(words: string[]): string[] {
@@ -376,37 +376,22 @@ export function pgWordIndex(core: PgCore<unknown>): WordIndexRepository {
     async weightedTermHits(tokens, filters, limit) {
       if (tokens.length === 0) return [];
       const sql = core.q();
-      const whole = tokens.filter((t) => Math.floor(t.newest ?? 0) <= 0);
-      const capped = tokens.filter((t) => Math.floor(t.newest ?? 0) > 0);
-      // A word read whole is one GIN bitmap scan; ORDER BY memory_id there made the planner walk
-      // the primary key backwards testing every row (77 ms against 14 ms at 10,000 memories).
-      // A capped word (held by more memories than the read budget) is read newest first up to
-      // its cap: the backward walk stops after a few times the cap, as the word is common.
-      // A memory whose words overflowed its tsvector is a candidate for every word (OVERFLOW_LEXEME):
-      // its token arrays say whether it holds this one.
-      const holdsOverflowed = sql`(NOT words @@ ${OVERFLOW_QUERY}::tsquery
-        OR q.token = ANY(content) OR q.token = ANY(subject) OR q.token = ANY(tags))`;
-      const reads: Fragment[] = [];
-      if (whole.length > 0) {
-        reads.push(sql`SELECT h.memory_id, q.weight
-          FROM unnest(${whole.map((t) => t.token)}::text[], ${whole.map((t) => t.weight)}::float8[])
-            AS q(token, weight)
-          CROSS JOIN LATERAL (SELECT memory_id FROM memory_terms
-            WHERE words @@ (quote_literal(q.token) || ' | ' || ${OVERFLOW_QUERY})::tsquery
-              AND ${holdsOverflowed}) h`);
-      }
-      if (capped.length > 0) {
-        reads.push(sql`SELECT h.memory_id, q.weight
-          FROM unnest(${capped.map((t) => t.token)}::text[], ${
-          capped.map((t) => t.weight)
-        }::float8[],
-            ${capped.map((t) => Math.floor(t.newest!))}::int[]) AS q(token, weight, newest)
-          CROSS JOIN LATERAL (SELECT memory_id FROM memory_terms
-            WHERE words @@ (quote_literal(q.token) || ' | ' || ${OVERFLOW_QUERY})::tsquery
-              AND ${holdsOverflowed}
-            ORDER BY memory_id DESC LIMIT q.newest) h`);
-      }
-      const held = reads.reduce((all, read) => sql`${all} UNION ALL ${read}`);
+      // Each word's holders come from the postings B-tree (term, memory id), newest first: a
+      // capped word (held by more memories than the read budget) stops after its cap, a word
+      // read whole (LIMIT NULL) reads its few entries. Neither touches an index row. Through the
+      // GIN index, a capped word fetched every holder's row to sort them (8,664 rows over 4,727
+      // pages for a 4-word lookup at 100,000 memories, docs/POSTGRES.md), and the overflow mark
+      // had to be checked: the postings hold every word of a memory, past the tsvector's limit too.
+      const newest = tokens.map((t) => {
+        const cap = Math.floor(t.newest ?? 0);
+        return cap > 0 ? cap : null;
+      });
+      const held = sql`SELECT h.memory_id, q.weight
+          FROM unnest(${tokens.map((t) => t.token)}::text[], ${
+        tokens.map((t) => t.weight)
+      }::float8[], ${newest}::int[]) AS q(token, weight, newest)
+          CROSS JOIN LATERAL (SELECT memory_id FROM memory_postings WHERE term = q.token
+            ORDER BY memory_id DESC LIMIT q.newest) h`;
       const rows = await sql`SELECT t.memory_id AS id, sum(t.weight) AS weight
         FROM (${held}) t JOIN memories m ON m.id = t.memory_id
         WHERE ${filterCondition(sql, filters)}
