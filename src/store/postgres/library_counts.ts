@@ -59,6 +59,7 @@ function countedTable(table: string, counts: readonly Counted[], updates: boolea
       ? "OLD TABLE AS old_rows"
       : "OLD TABLE AS old_rows NEW TABLE AS new_rows";
     return `
+DROP FUNCTION IF EXISTS mema_counted_${table}_${op}() CASCADE;
 CREATE FUNCTION mema_counted_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   PERFORM mema_count_deltas(array_agg(counted), array_agg(kind), array_agg(status), array_agg(n))
@@ -76,11 +77,15 @@ CREATE TRIGGER library_counts_${op} AFTER ${op.toUpperCase()} ON ${table}
 }
 
 /**
- * Migration 13's statements: the tables, the shard taker, the triggers, then the first counts.
+ * Migration 13's statements: the tables, the shard taker, the triggers, then the first counts. Run
+ * again on a database that has them (a test rewinding the schema), it counts afresh.
  * The triggers come before the counts: creating one locks its table against writers until the
  * migration commits, so no write falls between the count and the trigger.
  */
 export const LIBRARY_COUNTS_PG = `
+DROP TABLE IF EXISTS library_counts, library_count_shards;
+DROP SEQUENCE IF EXISTS library_count_shard_seq;
+DROP FUNCTION IF EXISTS mema_count_deltas CASCADE;
 CREATE TABLE library_count_shards (shard INTEGER PRIMARY KEY);
 INSERT INTO library_count_shards SELECT generate_series(0, ${PG_COUNT_SHARDS - 1});
 CREATE SEQUENCE library_count_shard_seq START ${PG_COUNT_SHARDS};
