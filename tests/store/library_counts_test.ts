@@ -241,7 +241,7 @@ Deno.test({
             mema_counted_memory_history_delete, mema_counted_memory_rows_insert,
             mema_counted_memory_rows_delete, mema_counted_memory_rows_update,
             mema_counted_jobs_insert, mema_counted_jobs_delete, mema_counted_jobs_update CASCADE;
-          DELETE FROM schema_version WHERE version = ${COUNTS_VERSION};
+          DELETE FROM schema_version WHERE version >= ${COUNTS_VERSION};
           ${OLD_BUILD_INSERT};
           DELETE FROM jobs WHERE id = (SELECT min(id) FROM jobs);
         `).simple();

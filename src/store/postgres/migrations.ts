@@ -492,6 +492,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: "kept counts of memories by status, history, evidence rows and jobs (status)",
     statements: LIBRARY_COUNTS_PG,
   },
+  {
+    version: 14,
+    description: "memories indexed by event-or-ingest time, the order a browse pages in",
+    // A browse (find without a query) pages newest event first; without this index every page
+    // sorted every memory the filters pass. The planner walks it backwards and stops after the
+    // page when the filters pass most memories, and sorts a small workspace's own rows otherwise.
+    statements: `CREATE INDEX IF NOT EXISTS memories_by_event_time
+      ON memories ((coalesce(event_time, ingest_time) COLLATE "C") DESC, id DESC);`,
+  },
 ];
 
 /** The version this build brings a database to. */
