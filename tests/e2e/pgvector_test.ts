@@ -41,7 +41,11 @@ async function waitEmbedded(
   for (let attempt = 0; attempt < 600; attempt++) {
     status = await server.call("status");
     const { evidence, jobs } = status.data;
-    if (evidence.coverage === 1 && !jobs.embed_rows && also(status)) return status;
+    // Every response reports the server's vector state, counted at most every 500 ms
+    // (DESCRIBE_CACHE_MS): the rows are embedded once `status` counts them all, and a find is
+    // answered by the index once the state the server reports says so too.
+    const ready = evidence.coverage === 1 && !jobs.embed_rows && status.mode === "hybrid";
+    if (ready && also(status)) return status;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the evidence rows were never all embedded: ${JSON.stringify(status?.data)}`);
