@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withEnvironment } from "../../src/platform/env.ts";
 import { loadConfig, requireIdentity } from "../../src/config/mod.ts";
 import { MemaError } from "../../src/errors/mod.ts";
 
@@ -19,17 +20,8 @@ const NAMES = [
 
 /** Runs `fn` with exactly `env` set for the names config reads. */
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
-  const saved = new Map(NAMES.map((name) => [name, Deno.env.get(name)]));
-  for (const name of NAMES) Deno.env.delete(name);
-  for (const [name, value] of Object.entries(env)) Deno.env.set(name, value);
-  try {
-    return fn();
-  } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
-  }
+  const unset = Object.fromEntries(NAMES.map((name) => [name, undefined]));
+  return withEnvironment({ ...unset, ...env }, fn);
 }
 
 Deno.test("defaults follow XDG and HOME", () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withEnvironment } from "../../src/platform/env.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import {
   checkDbUrl,
@@ -12,17 +13,8 @@ const NAMES = ["HOME", "XDG_CONFIG_HOME", "MEMA_CONFIG", "MEMA_DB_URL", "PGPASSW
 
 /** Runs `fn` with exactly `env` set for the names these tests read. */
 function withEnv<T>(env: Record<string, string>, fn: () => T): T {
-  const saved = new Map(NAMES.map((name) => [name, Deno.env.get(name)]));
-  for (const name of NAMES) Deno.env.delete(name);
-  for (const [name, value] of Object.entries(env)) Deno.env.set(name, value);
-  try {
-    return fn();
-  } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
-  }
+  const unset = Object.fromEntries(NAMES.map((name) => [name, undefined]));
+  return withEnvironment({ ...unset, ...env }, fn);
 }
 
 function configError(fn: () => unknown): MemaError {

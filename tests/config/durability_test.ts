@@ -2,6 +2,7 @@
  * `durability`: every acknowledged write synced (full, the default) or synced at checkpoints
  * (normal), from the config file or MEMA_DURABILITY; a bad value names the setting.
  */
+import { withEnvironment } from "../../src/platform/env.ts";
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config/mod.ts";
 import { MemaError } from "../../src/errors/mod.ts";
@@ -11,38 +12,37 @@ const ENV = "MEMA_DURABILITY";
 
 Deno.test("durability: full by default, the file, then the environment; bad values refused", () => {
   const dir = Deno.makeTempDirSync();
-  const saved = Deno.env.get(ENV);
+  const env: Record<string, string | undefined> = { [ENV]: undefined };
   try {
-    Deno.env.delete(ENV);
-    const configPath = `${dir}/config.json`;
-    Deno.writeTextFileSync(configPath, JSON.stringify({}));
-    const defaults = loadConfig({ flags: { configPath } });
-    assert.equal(defaults.durability, "full");
-    assert.equal(defaults.settingSources.durability, "default");
+    withEnvironment(env, () => {
+      const configPath = `${dir}/config.json`;
+      Deno.writeTextFileSync(configPath, JSON.stringify({}));
+      const defaults = loadConfig({ flags: { configPath } });
+      assert.equal(defaults.durability, "full");
+      assert.equal(defaults.settingSources.durability, "default");
 
-    Deno.writeTextFileSync(configPath, JSON.stringify({ durability: "normal" }));
-    const fromFile = loadConfig({ flags: { configPath } });
-    assert.equal(fromFile.durability, "normal");
-    assert.equal(fromFile.settingSources.durability, "file");
+      Deno.writeTextFileSync(configPath, JSON.stringify({ durability: "normal" }));
+      const fromFile = loadConfig({ flags: { configPath } });
+      assert.equal(fromFile.durability, "normal");
+      assert.equal(fromFile.settingSources.durability, "file");
 
-    Deno.env.set(ENV, "full");
-    const fromEnv = loadConfig({ flags: { configPath } });
-    assert.equal(fromEnv.durability, "full");
-    assert.equal(fromEnv.settingSources.durability, "env");
+      env[ENV] = "full";
+      const fromEnv = loadConfig({ flags: { configPath } });
+      assert.equal(fromEnv.durability, "full");
+      assert.equal(fromEnv.settingSources.durability, "env");
 
-    Deno.env.set(ENV, "fast");
-    assert.throws(() => loadConfig({ flags: { configPath } }), (error: unknown) => {
-      assert.ok(error instanceof MemaError);
-      assert.equal(error.code, "config_invalid");
-      assert.match(error.message, /MEMA_DURABILITY must be "full" or "normal"/);
-      return true;
+      env[ENV] = "fast";
+      assert.throws(() => loadConfig({ flags: { configPath } }), (error: unknown) => {
+        assert.ok(error instanceof MemaError);
+        assert.equal(error.code, "config_invalid");
+        assert.match(error.message, /MEMA_DURABILITY must be "full" or "normal"/);
+        return true;
+      });
+      env[ENV] = undefined;
+      Deno.writeTextFileSync(configPath, JSON.stringify({ durability: "fast" }));
+      assert.throws(() => loadConfig({ flags: { configPath } }));
     });
-    Deno.env.delete(ENV);
-    Deno.writeTextFileSync(configPath, JSON.stringify({ durability: "fast" }));
-    assert.throws(() => loadConfig({ flags: { configPath } }));
   } finally {
-    if (saved === undefined) Deno.env.delete(ENV);
-    else Deno.env.set(ENV, saved);
     Deno.removeSync(dir, { recursive: true });
   }
 });

@@ -3,6 +3,7 @@
  * override per main key; bad values are refused naming the key; the resolved setting names where
  * the API key is, never holds it.
  */
+import { withEnvironment } from "../../src/platform/env.ts";
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config/mod.ts";
 import { MemaError } from "../../src/errors/mod.ts";
@@ -17,20 +18,23 @@ const ENV_NAMES = [
 
 function withConfig(
   file: Record<string, unknown>,
-  run: (load: () => ReturnType<typeof loadConfig>) => void,
+  run: (
+    load: () => ReturnType<typeof loadConfig>,
+    env: Record<string, string | undefined>,
+  ) => void,
 ): void {
   const dir = Deno.makeTempDirSync();
-  const saved = ENV_NAMES.map((name) => [name, Deno.env.get(name)] as const);
+  const env: Record<string, string | undefined> = Object.fromEntries(
+    ENV_NAMES.map((name) => [name, undefined]),
+  );
   try {
-    for (const name of ENV_NAMES) Deno.env.delete(name);
     const configPath = `${dir}/config.json`;
     Deno.writeTextFileSync(configPath, JSON.stringify(file));
-    run(() => loadConfig({ flags: { configPath, dbPath: `${dir}/mema.sqlite3` } }));
+    withEnvironment(
+      env,
+      () => run(() => loadConfig({ flags: { configPath, dbPath: `${dir}/mema.sqlite3` } }), env),
+    );
   } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
     Deno.removeSync(dir, { recursive: true });
   }
 }
@@ -55,8 +59,8 @@ Deno.test("embedding_provider: read from the file with its defaults; the key sta
       requests_per_second: 5,
       similarity_floor: 0.55,
     },
-  }, (load) => {
-    Deno.env.set("MEMA_TEST_PROVIDER_SECRET", "sk-config-test-secret");
+  }, (load, env) => {
+    env["MEMA_TEST_PROVIDER_SECRET"] = "sk-config-test-secret";
     const config = load();
     const provider = config.embeddingProvider!;
     assert.equal(provider.url, "http://localhost:11434/v1");
@@ -72,24 +76,24 @@ Deno.test("embedding_provider: read from the file with its defaults; the key sta
 });
 
 Deno.test("embedding_provider: the environment overrides url, model and dimensions, or switches it off", () => {
-  withConfig({ embedding_provider: { url: "http://a.example/v1", model: "one" } }, (load) => {
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_URL", "https://api.example.com/v1");
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_MODEL", "two");
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_DIMENSIONS", "768");
+  withConfig({ embedding_provider: { url: "http://a.example/v1", model: "one" } }, (load, env) => {
+    env["MEMA_EMBEDDING_PROVIDER_URL"] = "https://api.example.com/v1";
+    env["MEMA_EMBEDDING_PROVIDER_MODEL"] = "two";
+    env["MEMA_EMBEDDING_PROVIDER_DIMENSIONS"] = "768";
     const provider = load().embeddingProvider!;
     assert.deepEqual([provider.url, provider.model, provider.dimensions], [
       "https://api.example.com/v1",
       "two",
       768,
     ]);
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_DIMENSIONS", "wide");
+    env["MEMA_EMBEDDING_PROVIDER_DIMENSIONS"] = "wide";
     refused(load, /MEMA_EMBEDDING_PROVIDER_DIMENSIONS must be an integer/);
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_URL", "none");
+    env["MEMA_EMBEDDING_PROVIDER_URL"] = "none";
     assert.equal(load().embeddingProvider, undefined);
   });
-  withConfig({}, (load) => {
+  withConfig({}, (load, env) => {
     assert.equal(load().embeddingProvider, undefined);
-    Deno.env.set("MEMA_EMBEDDING_PROVIDER_URL", "http://localhost:8080/v1");
+    env["MEMA_EMBEDDING_PROVIDER_URL"] = "http://localhost:8080/v1";
     refused(load, /embedding_provider needs a model name/);
   });
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { withEnvironment } from "../../src/platform/env.ts";
 import {
   checkBindPolicy,
   createMcpHttpHandler,
@@ -164,64 +165,61 @@ Deno.test("HTTP-only flags without --http are an error, not silently ignored", (
 
 Deno.test("transport settings: file, then environment, then flags", () => {
   const dir = Deno.makeTempDirSync();
-  const saved = ["MEMA_TRANSPORT", "MEMA_HTTP_TOKEN", "MEMA_HTTP_TOKENS_FILE"].map((
-    name,
-  ) => [name, Deno.env.get(name)]);
+  const env: Record<string, string | undefined> = {
+    MEMA_TRANSPORT: undefined,
+    MEMA_HTTP_TOKEN: undefined,
+    MEMA_HTTP_TOKENS_FILE: undefined,
+  };
   try {
-    const configPath = `${dir}/config.json`;
-    Deno.writeTextFileSync(
-      configPath,
-      JSON.stringify({
-        transport: "http",
-        http_host: "::1",
-        http_port: 9100,
-        http_token: "f".repeat(32),
-      }),
-    );
-    Deno.env.delete("MEMA_TRANSPORT");
-    Deno.env.delete("MEMA_HTTP_TOKEN");
-    Deno.env.delete("MEMA_HTTP_TOKENS_FILE");
-    const fromFile = loadConfig({ flags: { configPath, dbPath: `${dir}/db/mema.sqlite3` } });
-    assert.equal(fromFile.transport, "http");
-    assert.deepEqual(fromFile.http, {
-      host: "::1",
-      port: 9100,
-      token: "f".repeat(32),
-      tokensFile: `${dir}/db/http_tokens.json`,
-    }, "the token file lives beside the database unless told otherwise");
-    Deno.writeTextFileSync(
-      configPath,
-      JSON.stringify({ transport: "http", http_tokens_file: `${dir}/tokens.json` }),
-    );
-    assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/tokens.json`);
-    Deno.env.set("MEMA_HTTP_TOKENS_FILE", `${dir}/env_tokens.json`);
-    assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/env_tokens.json`);
-    Deno.env.delete("MEMA_HTTP_TOKENS_FILE");
+    withEnvironment(env, () => {
+      const configPath = `${dir}/config.json`;
+      Deno.writeTextFileSync(
+        configPath,
+        JSON.stringify({
+          transport: "http",
+          http_host: "::1",
+          http_port: 9100,
+          http_token: "f".repeat(32),
+        }),
+      );
+      const fromFile = loadConfig({ flags: { configPath, dbPath: `${dir}/db/mema.sqlite3` } });
+      assert.equal(fromFile.transport, "http");
+      assert.deepEqual(fromFile.http, {
+        host: "::1",
+        port: 9100,
+        token: "f".repeat(32),
+        tokensFile: `${dir}/db/http_tokens.json`,
+      }, "the token file lives beside the database unless told otherwise");
+      Deno.writeTextFileSync(
+        configPath,
+        JSON.stringify({ transport: "http", http_tokens_file: `${dir}/tokens.json` }),
+      );
+      assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/tokens.json`);
+      env["MEMA_HTTP_TOKENS_FILE"] = `${dir}/env_tokens.json`;
+      assert.equal(loadConfig({ flags: { configPath } }).http.tokensFile, `${dir}/env_tokens.json`);
+      env["MEMA_HTTP_TOKENS_FILE"] = undefined;
 
-    Deno.env.set("MEMA_TRANSPORT", "stdio");
-    Deno.env.set("MEMA_HTTP_TOKEN", "e".repeat(40));
-    const fromEnv = loadConfig({ flags: { configPath } });
-    assert.equal(fromEnv.transport, "stdio", "stdio client entries can override a shared file");
-    assert.equal(fromEnv.http.token, "e".repeat(40));
+      env["MEMA_TRANSPORT"] = "stdio";
+      env["MEMA_HTTP_TOKEN"] = "e".repeat(40);
+      const fromEnv = loadConfig({ flags: { configPath } });
+      assert.equal(fromEnv.transport, "stdio", "stdio client entries can override a shared file");
+      assert.equal(fromEnv.http.token, "e".repeat(40));
 
-    const fromFlags = loadConfig({
-      flags: { configPath, transport: "http", httpHost: "127.0.0.2", httpPort: "0" },
+      const fromFlags = loadConfig({
+        flags: { configPath, transport: "http", httpHost: "127.0.0.2", httpPort: "0" },
+      });
+      assert.equal(fromFlags.transport, "http");
+      assert.deepEqual([fromFlags.http.host, fromFlags.http.port], ["127.0.0.2", 0]);
+
+      env["MEMA_TRANSPORT"] = "sse";
+      assert.throws(() => loadConfig({ flags: { configPath } }), /MEMA_TRANSPORT must be/);
+      env["MEMA_TRANSPORT"] = undefined;
+      Deno.writeTextFileSync(configPath, JSON.stringify({ http_prot: 1 }));
+      assert.throws(() => loadConfig({ flags: { configPath } }), /did you mean "http_port"/);
+      Deno.writeTextFileSync(configPath, JSON.stringify({ http_port: 70_000 }));
+      assert.throws(() => loadConfig({ flags: { configPath } }), /http_port/);
     });
-    assert.equal(fromFlags.transport, "http");
-    assert.deepEqual([fromFlags.http.host, fromFlags.http.port], ["127.0.0.2", 0]);
-
-    Deno.env.set("MEMA_TRANSPORT", "sse");
-    assert.throws(() => loadConfig({ flags: { configPath } }), /MEMA_TRANSPORT must be/);
-    Deno.env.delete("MEMA_TRANSPORT");
-    Deno.writeTextFileSync(configPath, JSON.stringify({ http_prot: 1 }));
-    assert.throws(() => loadConfig({ flags: { configPath } }), /did you mean "http_port"/);
-    Deno.writeTextFileSync(configPath, JSON.stringify({ http_port: 70_000 }));
-    assert.throws(() => loadConfig({ flags: { configPath } }), /http_port/);
   } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name!);
-      else Deno.env.set(name!, value);
-    }
     Deno.removeSync(dir, { recursive: true });
   }
 });
