@@ -88,6 +88,29 @@ const TRIGGERS = [
 ];
 
 /**
+ * The statements that count the tables afresh (a migration's first counts), on both backends:
+ * `shard` is the PostgreSQL shard they go to (postgres/library_counts.ts); SQLite has none.
+ */
+export function firstCountsSql(shard?: number): string {
+  const into = shard === undefined
+    ? "INSERT INTO library_counts (counted, kind, status, n)\n  SELECT "
+    : `INSERT INTO library_counts (shard, counted, kind, status, n)\n  SELECT ${shard}, `;
+  return `${into}'memories', '', status, count(*) FROM memories GROUP BY status;
+${into}'workspaces', workspace_canonical, status, count(*) FROM memories
+  GROUP BY workspace_canonical, status;
+${into}'sources', workspace_canonical, source_type, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, source_type;
+${into}'protections', workspace_canonical, protection_level, count(*) FROM memories
+  WHERE status = 'active' GROUP BY workspace_canonical, protection_level;
+${into}'history', '', '', count(*) FROM memory_history;
+${into}'rows', '', '', count(*) FROM memory_rows;
+${into}'embedded', embedding_space, '', count(*) FROM memory_rows
+  WHERE embedding_space IS NOT NULL GROUP BY embedding_space;
+${into}'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
+`;
+}
+
+/**
  * The table, its triggers and its first counts (inside the migration's transaction). Run again on
  * a database that has them, it counts afresh: the counts are derived data.
  */
@@ -130,27 +153,7 @@ WHEN OLD.status IS NOT NEW.status OR OLD.kind IS NOT NEW.kind
 BEGIN ${bump("jobs", "OLD.kind", "OLD.status", -1)} ${
   bump("jobs", "NEW.kind", "NEW.status", 1)
 } END;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'memories', '', status, count(*) FROM memories GROUP BY status;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'workspaces', workspace_canonical, status, count(*) FROM memories
-  GROUP BY workspace_canonical, status;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'sources', workspace_canonical, source_type, count(*) FROM memories
-  WHERE status = 'active' GROUP BY workspace_canonical, source_type;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'protections', workspace_canonical, protection_level, count(*) FROM memories
-  WHERE status = 'active' GROUP BY workspace_canonical, protection_level;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'history', '', '', count(*) FROM memory_history;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'rows', '', '', count(*) FROM memory_rows;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'embedded', embedding_space, '', count(*) FROM memory_rows
-  WHERE embedding_space IS NOT NULL GROUP BY embedding_space;
-INSERT INTO library_counts (counted, kind, status, n)
-  SELECT 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
-`;
+${firstCountsSql()}`;
 
 /** Whether the database keeps the counts (generation 16 or later). */
 function keepsCounts(db: DatabaseSync): boolean {

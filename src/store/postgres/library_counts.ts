@@ -27,6 +27,7 @@
  */
 import type { PgQuery } from "./core.ts";
 import { PG_COUNT_SHARDS } from "./constants.ts";
+import { firstCountsSql } from "../library_counts_sql.ts";
 
 /** One count a table's rows make: its name, and SQL over a row giving its part. */
 interface Counted {
@@ -152,27 +153,7 @@ ${
   ], true)
 }
 ${countedTable("jobs", [{ counted: "jobs", kind: "kind", status: "status" }], true)}
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'memories', '', status, count(*) FROM memories GROUP BY status;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'workspaces', workspace_canonical, status, count(*) FROM memories
-  GROUP BY workspace_canonical, status;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'sources', workspace_canonical, source_type, count(*) FROM memories
-  WHERE status = 'active' GROUP BY workspace_canonical, source_type;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'protections', workspace_canonical, protection_level, count(*) FROM memories
-  WHERE status = 'active' GROUP BY workspace_canonical, protection_level;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'history', '', '', count(*) FROM memory_history;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'rows', '', '', count(*) FROM memory_rows;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'embedded', embedding_space, '', count(*) FROM memory_rows
-  WHERE embedding_space IS NOT NULL GROUP BY embedding_space;
-INSERT INTO library_counts (shard, counted, kind, status, n)
-  SELECT 0, 'jobs', kind, status, count(*) FROM jobs GROUP BY kind, status;
-`;
+${firstCountsSql(0)}`;
 
 /** One count's non-zero parts, summed over the shards. */
 export async function selectLibraryCounts(
