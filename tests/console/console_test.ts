@@ -118,7 +118,8 @@ Deno.test({
       assert.match(await page.textContent("main") ?? "", /cursor\/cursor-main/);
       await page.selectOption("select[name=from]", "1");
       await page.selectOption("select[name=to]", "2");
-      await page.click("text=Show diff");
+      // The form's GET loads the page again: read the diff once the new page is in.
+      await Promise.all([page.waitForURL(/[?&]to=2/), page.click("text=Show diff")]);
       const removed = await page.locator("#diff .del").allTextContents();
       const added = await page.locator("#diff .add").allTextContents();
       assert.ok(removed.some((line) => line.includes("12 Harbour Street")), removed.join("\n"));
