@@ -2,13 +2,14 @@
  * `find` while a bulk import's conflict checks drain, against `find` idle, through MCP in one
  * run (issue 38: p95 during the drain ≤ 1.5× idle). A real `mema serve` on an existing library
  * (e.g. the 1M one `bench/million.ts --keep` leaves; it is changed: run it on a copy) answers
- * LoCoMo questions in passes: a warm-up, then twice in turn: idle (no background work), while the
- * checks of an import wait as planned chunk jobs (`detect_conflicts_batch`, what `mema import`
- * queues now), and while the same number wait one job per memory (`detect_conflicts`, what it
- * queued before). Then each backlog drains for `--drain-seconds` with no request, to count how
- * fast the server works through it. The backlogs are written by this process into the database,
- * as a concurrent `mema import` would; the server's worker picks them up; what is left after a
- * pass is deleted from the file (a copy) so the next pass sees only its own.
+ * LoCoMo questions in passes: a warm-up, then twice in turn: idle (no background work), while
+ * every memory of the library waits in the plan of checks (`check_plan`, what `mema import`
+ * leaves now: src/conflicts/check_plan.ts), and while the checks of the newest `--chunks`
+ * chunks wait as chunk jobs (`detect_conflicts_batch`, what it queued before). Then each backlog
+ * drains for `--drain-seconds` with no request, to count how fast the server works through it.
+ * The backlogs are written by this process into the database, as a concurrent `mema import`
+ * would (the plan once, keyed from each memory's words as the import keys it; its job is taken
+ * away for the passes without it); the server's worker picks them up.
  *
  *   deno run -A bench/drain_find.ts --db PATH [--queries 200] [--chunks 40] [--drain-seconds 60]
  *
@@ -20,8 +21,14 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../src/conflicts/constants_pipeline.ts";
-import { scheduleBatchCheck, scheduleConflictCheck } from "../src/conflicts/schedule.ts";
+import { planChecks, queuePlanJob } from "../src/conflicts/check_plan.ts";
+import {
+  DETECT_BATCH_JOB_KIND,
+  DETECT_JOB_KIND,
+  DETECT_PLAN_JOB_KIND,
+} from "../src/conflicts/constants_pipeline.ts";
+import { memberRuns } from "../src/conflicts/schedule.ts";
+import { indexTokens } from "../src/text/index_terms.ts";
 import { openStore, type Store } from "../src/store/mod.ts";
 import { loadLocomo, LOCOMO_DEV, scoredQuestions } from "./helpers/locomo.ts";
 import { startMemaServer } from "./helpers/mcp_server.ts";
@@ -54,53 +61,93 @@ const chunks = Number(values.chunks);
 const drainSeconds = Number(values["drain-seconds"]);
 
 /**
- * Members (memory, version) still queued, by kind: read straight from the SQLite file, since the
- * store says how many jobs wait, not how many members a batch job still holds.
+ * Members (memory, version) still queued: planned, and in chunk jobs. Read straight from the
+ * SQLite file, since the store says how many jobs wait, not how many members they hold.
  */
-function queuedMembers(): { planned: number; alone: number } {
+function queuedMembers(): number {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
     const open = "status IN ('pending', 'running')";
-    const alone = db.prepare(`SELECT count(*) AS n FROM jobs WHERE kind = ? AND ${open}`)
-      .get(DETECT_JOB_KIND) as { n: number };
-    const planned = db.prepare(
+    const planned = db.prepare("SELECT count(*) AS n FROM check_plan").get() as { n: number };
+    const chunked = db.prepare(
       `SELECT coalesce(sum(json_extract(run.value, '$[1]')), 0) AS n
        FROM jobs, json_each(jobs.payload, '$.runs') AS run WHERE kind = ? AND ${open}`,
     ).get(DETECT_BATCH_JOB_KIND) as { n: number };
-    return { planned: Number(planned.n), alone: Number(alone.n) };
+    return Number(planned.n) + Number(chunked.n);
   } finally {
     db.close();
   }
 }
 
-/** Queues the checks of `chunks` chunks of the newest memories, planned or one job each. */
-async function queueBacklog(store: Store, planned: boolean, offset: number): Promise<number> {
+/** Plans the check of every active memory, as importing them into an empty library does. */
+async function planLibrary(store: Store): Promise<number> {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  let planned = 0;
+  try {
+    for (let after = 0;;) {
+      const page = db.prepare(
+        `SELECT id, version, content FROM memories WHERE status = 'active' AND id > ?
+         ORDER BY id LIMIT 10000`,
+      ).all(after) as { id: number; version: number; content: string }[];
+      if (page.length === 0) break;
+      after = page.at(-1)!.id;
+      await store.write(async () => {
+        for (let k = 0; k < page.length; k += CHUNK) {
+          await planChecks(
+            store,
+            page.slice(k, k + CHUNK).map((memory) => ({
+              memoryId: memory.id,
+              version: memory.version,
+              words: indexTokens(memory.content),
+            })),
+          );
+        }
+      });
+      planned += page.length;
+    }
+  } finally {
+    db.close();
+  }
+  return planned;
+}
+
+/** Queues the plan's job (the plan), or the newest `chunks` chunks as chunk jobs. */
+async function queueBacklog(store: Store, kind: "plan" | "chunks", offset: number) {
+  if (kind === "plan") {
+    await store.write(async () => await queuePlanJob(store));
+    return;
+  }
   const newest = await store.read(() => store.indexedMemories());
   const first = Math.max(1, newest - (offset + chunks) * CHUNK);
-  let queued = 0;
   for (let k = 0; k < chunks; k++) {
     const ids = Array.from({ length: CHUNK }, (_, i) => first + k * CHUNK + i);
     const records = await store.read(async () => await store.getMemories(ids));
-    const facts = [...records.values()].filter((record) => record.status === "active")
-      .map((record) => ({ memoryId: record.id, version: record.version }));
-    await store.write(async () => {
-      if (planned) await scheduleBatchCheck(store, facts);
-      else {for (const fact of facts) {
-          await scheduleConflictCheck(store, fact.memoryId, fact.version);
-        }}
-    });
-    queued += facts.length;
+    const members = [...records.values()].filter((record) => record.status === "active")
+      .map((record) => [record.id, record.version] as [number, number]);
+    // What a chunk queued before the plan: one job holding its members.
+    await store.write(async () =>
+      await store.insertJob({
+        kind: DETECT_BATCH_JOB_KIND,
+        dedupeKey: `bench:${first + k * CHUNK}`,
+        payload: { runs: memberRuns(members) },
+        maxAttempts: 5,
+        now: new Date().toISOString(),
+      })
+    );
   }
-  return queued;
 }
 
-/** Drops every queued conflict check (this copy only), so the next pass sees its own backlog. */
+/** Takes every queued check's job away (this copy only); the plan's rows stay for later passes. */
 function clearChecks(): void {
   const db = new DatabaseSync(dbPath);
   try {
     // The server may be committing a run's findings: wait for its write lock, as mema does.
     db.exec("PRAGMA busy_timeout = 10000");
-    db.prepare("DELETE FROM jobs WHERE kind IN (?, ?)").run(DETECT_JOB_KIND, DETECT_BATCH_JOB_KIND);
+    db.prepare("DELETE FROM jobs WHERE kind IN (?, ?, ?)").run(
+      DETECT_JOB_KIND,
+      DETECT_BATCH_JOB_KIND,
+      DETECT_PLAN_JOB_KIND,
+    );
   } finally {
     db.close();
   }
@@ -108,14 +155,21 @@ function clearChecks(): void {
 
 const home = Deno.makeTempDirSync({ prefix: "mema-drain-find-" });
 const store = await openStore(dbPath, { cacheDir: `${home}/cache` });
+clearChecks();
+const planStarted = performance.now();
+const plannedMembers = await planLibrary(store);
+clearChecks();
+console.error(
+  `planned ${plannedMembers} checks in ${Math.round((performance.now() - planStarted) / 1000)} s`,
+);
 const server = await startMemaServer({ home, dbPath });
 const rows: Record<string, unknown>[] = [];
 const drains: Record<string, unknown>[] = [];
 let offset = 0;
 try {
-  const pass = async (name: string, planned?: boolean) => {
-    const queued = planned === undefined ? 0 : await queueBacklog(store, planned, offset);
-    offset += chunks;
+  const pass = async (name: string, kind?: "plan" | "chunks") => {
+    if (kind !== undefined) await queueBacklog(store, kind, offset);
+    if (kind === "chunks") offset += chunks;
     const before = queuedMembers();
     const times: number[] = [];
     const started = performance.now();
@@ -123,13 +177,11 @@ try {
       times.push((await timedAsync(() => server.call("memory", "find", { query, limit: 10 }))).ms);
     }
     const seconds = (performance.now() - started) / 1000;
-    const after = queuedMembers();
-    const drained = before.planned + before.alone - after.planned - after.alone;
+    const drained = before - queuedMembers();
     clearChecks();
     const summary = summarize(times);
     rows.push({
       pass: name,
-      queued,
       find_p50_ms: summary.p50,
       find_p95_ms: summary.p95,
       find_max_ms: summary.max,
@@ -138,18 +190,17 @@ try {
     console.error(JSON.stringify(rows.at(-1)));
   };
   /** Members the server checks in `seconds` with no request in flight. */
-  const drainAlone = async (name: string, planned: boolean, seconds: number) => {
-    await queueBacklog(store, planned, offset);
-    offset += chunks;
+  const drainAlone = async (name: string, kind: "plan" | "chunks", seconds: number) => {
+    await queueBacklog(store, kind, offset);
+    if (kind === "chunks") offset += chunks;
     const before = queuedMembers();
     // The server's own CPU time as well: on a loaded machine its wall rate carries the wait for
     // a core, its rate per CPU-second does not.
     const cpu0 = server.pid === undefined ? undefined : processCpuMs(server.pid);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const cpu1 = server.pid === undefined ? undefined : processCpuMs(server.pid);
-    const after = queuedMembers();
+    const drained = before - queuedMembers();
     clearChecks();
-    const drained = before.planned + before.alone - after.planned - after.alone;
     const cpuSeconds = cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / 1000;
     drains.push({
       backlog: name,
@@ -166,11 +217,11 @@ try {
   // Interleaved, twice: the machine's load moves more between passes than the drain does.
   for (const round of [1, 2]) {
     await pass(`idle ${round}`);
-    await pass(`drain ${round}: planned chunk jobs`, true);
-    await pass(`drain ${round}: one job per memory`, false);
+    await pass(`drain ${round}: the plan (${plannedMembers} planned)`, "plan");
+    await pass(`drain ${round}: chunk jobs`, "chunks");
   }
-  await drainAlone("planned chunk jobs", true, drainSeconds);
-  await drainAlone("one job per memory", false, drainSeconds);
+  await drainAlone("the plan", "plan", drainSeconds);
+  await drainAlone("chunk jobs", "chunks", drainSeconds);
 } finally {
   await server.close();
   store.close();

@@ -36,8 +36,13 @@ import {
 import { enqueueJob } from "../jobs/queue.ts";
 import { yieldToRequests } from "../jobs/worker.ts";
 import type { MemaConfig } from "../config/mod.ts";
-import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../conflicts/constants_pipeline.ts";
-import { createDetectionMemo, runBatchCheck } from "../conflicts/batch_check.ts";
+import { queuePlanJob } from "../conflicts/check_plan.ts";
+import {
+  DETECT_BATCH_JOB_KIND,
+  DETECT_JOB_KIND,
+  DETECT_PLAN_JOB_KIND,
+} from "../conflicts/constants_pipeline.ts";
+import { createDetectionMemo, runBatchCheck, runPlanCheck } from "../conflicts/batch_check.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
 import { semanticNeighbours } from "../conflicts/neighbours.ts";
 import { defaultStages, openJudge } from "../conflicts/stages.ts";
@@ -289,6 +294,11 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         })().catch((error) => {
           if (!closed && !stopping) logWarn(`the word index check did not finish: ${error}`);
         });
+        // A planned check whose job was lost (a write on another server queued none while this
+        // plan's last run was ending) gets one: the plan is never left without its job.
+        if ((await store.read(async () => await store.plannedChecks(1))).length > 0) {
+          await store.writeBlocking(async () => await queuePlanJob(store));
+        }
         // Facts written before the entity graph existed are read in the background.
         if (await entityBackfillOwed(store)) {
           await store.writeBlocking(async () =>
@@ -305,6 +315,9 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
           },
           [DETECT_BATCH_JOB_KIND]: async (job) => {
             await runBatchCheck(ctx, job, { stages, memo });
+          },
+          [DETECT_PLAN_JOB_KIND]: async (job) => {
+            await runPlanCheck(ctx, job, { stages, memo });
           },
           [ENTITY_BACKFILL_JOB_KIND]: () => runEntityBackfill(store, yieldToRequests),
         });

@@ -93,6 +93,7 @@ import {
   readClaimRows,
   recordFindings,
 } from "./detect.ts";
+import { queuePlanJob } from "./check_plan.ts";
 import { batchKey, memberRuns } from "./schedule.ts";
 
 /** A memo for the batch jobs of one worker, bounded by {@linkcode DETECT_BATCH_MEMO_MAX}. */
@@ -160,35 +161,37 @@ async function readAhead(
   return records;
 }
 
+/** How a run of a batch or of the plan checks its members. */
+interface RunOptions {
+  stages: DetectionStages;
+  memo: DetectionMemo;
+  /** Work between two turns for requests (default: the worker's slice). */
+  sliceMs?: number;
+  /** Work before the run commits and hands the rest on (default DETECT_BATCH_RUN_MS). */
+  runMs?: number;
+  /** How the run gives requests their turn (default: the worker's yieldToRequests). */
+  yieldTurn?: () => Promise<void>;
+}
+
+/** What a run found before its commit. */
+interface RunFindings {
+  found: CheckFindings[];
+  checked: number;
+  skipped: number;
+}
+
 /**
- * Checks the next members of a batch job and commits the findings with a continuation for the
- * rest (see the module documentation). The run works in slices of {@linkcode JOB_SLICE_MS} (one
- * member while requests are being served) with a turn for requests between them, and commits
- * after {@linkcode DETECT_BATCH_RUN_MS} or {@linkcode DETECT_BATCH_SLICE_MAX} members.
+ * Checks members from the first on, in slices of {@linkcode JOB_SLICE_MS} (one member while
+ * requests are being served) with a turn for requests between them, until
+ * {@linkcode DETECT_BATCH_RUN_MS} or {@linkcode DETECT_BATCH_SLICE_MAX} members; commits nothing.
  */
-export async function runBatchCheck(
+async function checkMembers(
   ctx: ServiceContext,
-  job: JobRecord,
-  options: {
-    stages: DetectionStages;
-    memo: DetectionMemo;
-    /** Work between two turns for requests (default: the worker's slice). */
-    sliceMs?: number;
-    /** Work before the run commits and hands the rest on (default DETECT_BATCH_RUN_MS). */
-    runMs?: number;
-    /** How the run gives requests their turn (default: the worker's yieldToRequests). */
-    yieldTurn?: () => Promise<void>;
-  },
-): Promise<BatchCheckReport> {
+  members: readonly (readonly [number, number])[],
+  stages: DetectionStages,
+  options: RunOptions,
+): Promise<RunFindings> {
   const { store } = ctx;
-  const members = batchMembers(job);
-  const owner = job.leaseOwner;
-  if (owner === null) throw new Error(`batch check job ${job.id} runs without a lease`);
-  // A chunk larger than the by-meaning backlog bar is a bulk import: word neighbours only (the
-  // by-meaning lookup scans every vector; see DETECT_VECTOR_BACKLOG_MAX).
-  const stages = members.length > DETECT_VECTOR_BACKLOG_MAX
-    ? { ...options.stages, vectors: undefined }
-    : options.stages;
   const sliceBudget = () =>
     options.sliceMs ?? (servingRequests() ? JOB_SLICE_SERVING_MS : JOB_SLICE_MS);
   const runMs = options.runMs ?? DETECT_BATCH_RUN_MS;
@@ -242,6 +245,28 @@ export async function runBatchCheck(
     if (stages.vectors) await slice();
     else await store.read(slice);
   }
+  return { found, checked, skipped };
+}
+
+/**
+ * Checks the next members of a batch job and commits the findings with a continuation for the
+ * rest (see the module documentation).
+ */
+export async function runBatchCheck(
+  ctx: ServiceContext,
+  job: JobRecord,
+  options: RunOptions,
+): Promise<BatchCheckReport> {
+  const { store } = ctx;
+  const members = batchMembers(job);
+  const owner = job.leaseOwner;
+  if (owner === null) throw new Error(`batch check job ${job.id} runs without a lease`);
+  // A chunk larger than the by-meaning backlog bar is a bulk import: word neighbours only (the
+  // by-meaning lookup scans every vector; see DETECT_VECTOR_BACKLOG_MAX).
+  const stages = members.length > DETECT_VECTOR_BACKLOG_MAX
+    ? { ...options.stages, vectors: undefined }
+    : options.stages;
+  const { found, checked, skipped } = await checkMembers(ctx, members, stages, options);
   const suspects = found.flatMap((findings) => findings.suspects);
   const verdicts = await judgeSuspects(stages, suspects);
   const rest = members.slice(checked);
@@ -264,9 +289,51 @@ export async function runBatchCheck(
     if (!(error instanceof LeaseLost)) throw error;
     return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };
   }
-  // Only what committed may spare a later check its comparison.
-  for (const findings of found) {
-    for (const key of findings.quiet) options.memo.quiet.set(key, true);
-  }
+  rememberQuiet(found, options.memo);
   return { checked, skipped, recorded, left: rest.length };
+}
+
+/** Only what committed may spare a later check its comparison. */
+function rememberQuiet(found: readonly CheckFindings[], memo: DetectionMemo): void {
+  for (const findings of found) {
+    for (const key of findings.quiet) memo.quiet.set(key, true);
+  }
+}
+
+/**
+ * A run of the plan's job (check_plan.ts): checks the first planned members in plan order, as a
+ * batch's run checks its own, then commits, in one transaction, the findings, the removal of
+ * the members checked from the plan, the plan's next job when members are left, and the end of
+ * its own job. A run killed before that commit leaves the plan as it was.
+ */
+export async function runPlanCheck(
+  ctx: ServiceContext,
+  job: JobRecord,
+  options: RunOptions,
+): Promise<BatchCheckReport> {
+  const { store } = ctx;
+  const owner = job.leaseOwner;
+  if (owner === null) throw new Error(`planned check job ${job.id} runs without a lease`);
+  const next = await store.read(async () => await store.plannedChecks(DETECT_BATCH_SLICE_MAX));
+  const members = next.map((check) => [check.memoryId, check.version] as const);
+  // Planned checks are a bulk write's: word neighbours only, as a big batch's.
+  const stages = { ...options.stages, vectors: undefined };
+  const { found, checked, skipped } = await checkMembers(ctx, members, stages, options);
+  const suspects = found.flatMap((findings) => findings.suspects);
+  const verdicts = await judgeSuspects(stages, suspects);
+  let recorded: number[];
+  try {
+    recorded = await store.write(async () => {
+      const opened = await recordFindings(ctx, suspects, verdicts);
+      // A write that planned more meanwhile queued a job of its own unless one was pending.
+      if (await store.unplanChecks(next.slice(0, checked))) await queuePlanJob(store);
+      if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
+      return opened;
+    }, { durable: false, concurrent: true });
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+    return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };
+  }
+  rememberQuiet(found, options.memo);
+  return { checked, skipped, recorded, left: members.length - checked };
 }

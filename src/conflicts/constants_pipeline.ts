@@ -50,6 +50,11 @@ export const DETECT_JOB_KIND = "detect_conflicts";
 /** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */
 export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
 /**
+ * Job kind of the planned checks of bulk writes (check_plan.ts): one job at a time works through
+ * the plan (the `check_plan` table) in key order, a run at a time.
+ */
+export const DETECT_PLAN_JOB_KIND = "detect_conflicts_planned";
+/**
  * Most members of a batch checked in one run of its job; the rest go to a continuation job
  * committed with the run's findings. Also bounded by time ({@linkcode DETECT_BATCH_RUN_MS}), so
  * this only caps the findings one transaction holds.

@@ -29,6 +29,7 @@ import {
   DETECT_BACKLOG_RECOUNT_MS,
   DETECT_BATCH_JOB_KIND,
   DETECT_JOB_KIND,
+  DETECT_PLAN_JOB_KIND,
   DETECT_VECTOR_BACKLOG_MAX,
 } from "./constants_pipeline.ts";
 
@@ -44,7 +45,8 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
       counted = performance.now();
       const jobs = await store.read(async () => await store.countJobs());
       // A waiting batch check (an import's chunk) stands for a bulk import on its own.
-      const batches = jobs[DETECT_BATCH_JOB_KIND]?.pending ?? 0;
+      const batches = (jobs[DETECT_BATCH_JOB_KIND]?.pending ?? 0) +
+        (jobs[DETECT_PLAN_JOB_KIND]?.pending ?? 0) + (jobs[DETECT_PLAN_JOB_KIND]?.running ?? 0);
       backlog = (jobs[DETECT_JOB_KIND]?.pending ?? 0) +
         (batches > 0 ? DETECT_VECTOR_BACKLOG_MAX + 1 : 0);
     }

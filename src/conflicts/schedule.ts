@@ -36,6 +36,7 @@ import type { MemoryEvents, MemoryWritten } from "../core/memory_events.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { Store } from "../store/mod.ts";
+import { planChecks, planned } from "./check_plan.ts";
 import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "./constants_pipeline.ts";
 import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
 
@@ -58,9 +59,11 @@ export async function scheduleConflictCheck(
 }
 
 /**
- * Queues one check for a batch of a bulk write (an import chunk): the job holds the versions
- * to check and `batch_check.ts` works through them in slices, sharing what one member's check
- * read with the next. A batch of one is an ordinary check.
+ * Queues the checks of a batch of a bulk write. A big batch (an import chunk) is planned
+ * (check_plan.ts): its versions join the plan, checked in an order that puts alike memories
+ * together. A smaller one is one job holding the versions to check, which `batch_check.ts`
+ * works through in slices, sharing what one member's check read with the next. A batch of one
+ * is an ordinary check.
  */
 export async function scheduleBatchCheck(
   store: Store,
@@ -68,13 +71,13 @@ export async function scheduleBatchCheck(
 ): Promise<void> {
   // A unit undone after it announced (a refused import item) may leave an id a later write
   // took again: each version is listed once, and the check skips any that is not current.
-  const versions = new Map<string, [number, number]>();
+  const versions = new Map<string, MemoryWritten>();
   for (const fact of facts) {
-    if (!fact.sameText) {
-      versions.set(`${fact.memoryId}:${fact.version}`, [fact.memoryId, fact.version]);
-    }
+    if (!fact.sameText) versions.set(`${fact.memoryId}:${fact.version}`, fact);
   }
-  const members = [...versions.values()];
+  // A bulk write's checks are planned: run in an order that checks alike memories together.
+  if (planned(versions.size)) return await planChecks(store, [...versions.values()]);
+  const members = [...versions.values()].map((fact) => [fact.memoryId, fact.version] as const);
   if (members.length === 0) return;
   if (members.length === 1) return await scheduleConflictCheck(store, ...members[0]);
   await enqueueJob(store, {

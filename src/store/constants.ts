@@ -16,7 +16,7 @@ export const BUSY_RETRY_BASE_MS = 4;
 export const BUSY_RETRY_MAX_MS = 250;
 
 /** The schema generation this build writes and accepts. */
-export const SCHEMA_GENERATION = 17;
+export const SCHEMA_GENERATION = 18;
 
 /**
  * BM25 column weights for (subject, tags, content). The subject is a one-line

@@ -19,5 +19,8 @@ export function sqliteJobs(core: SqliteCore): Sync<JobsRepository> {
     pruneJobs: (before) => jobs.pruneDoneJobs(db, before),
     finishPendingJob: (job) => jobs.finishPendingJob(db, job),
     getJob: (id) => jobs.selectJob(db, id),
+    planChecks: (checks) => jobs.insertPlannedChecks(db, checks),
+    plannedChecks: (limit) => jobs.selectPlannedChecks(db, limit),
+    unplanChecks: (checks) => jobs.deletePlannedChecks(db, checks),
   };
 }

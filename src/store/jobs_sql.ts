@@ -165,3 +165,43 @@ export function finishPendingJob(
   return db.prepare("DELETE FROM jobs WHERE kind = ? AND dedupe_key = ? AND status = 'pending'")
     .run(job.kind, job.dedupeKey).changes > 0;
 }
+
+/**
+ * A memory version whose conflict check a bulk write planned (`check_plan`): checks run in
+ * `groupKey` order, so memories alike in words are checked one after another.
+ */
+export interface PlannedCheck {
+  groupKey: number;
+  memoryId: number;
+  version: number;
+}
+
+/** Adds planned checks; one already planned stays as it is. */
+export function insertPlannedChecks(db: DatabaseSync, checks: readonly PlannedCheck[]): void {
+  const insert = db.prepare(
+    "INSERT OR IGNORE INTO check_plan (group_key, memory_id, version) VALUES (?, ?, ?)",
+  );
+  for (const check of checks) insert.run(check.groupKey, check.memoryId, check.version);
+}
+
+/** The first `limit` planned checks in plan order (group key, then memory id). */
+export function selectPlannedChecks(db: DatabaseSync, limit: number): PlannedCheck[] {
+  const rows = db.prepare(
+    `SELECT group_key, memory_id, version FROM check_plan
+     ORDER BY group_key, memory_id, version LIMIT ?`,
+  ).all(limit) as Row[];
+  return rows.map((row) => ({
+    groupKey: Number(row.group_key),
+    memoryId: Number(row.memory_id),
+    version: Number(row.version),
+  }));
+}
+
+/** Removes planned checks (done, or their memory was purged); true when any is left. */
+export function deletePlannedChecks(db: DatabaseSync, checks: readonly PlannedCheck[]): boolean {
+  const remove = db.prepare(
+    "DELETE FROM check_plan WHERE group_key = ? AND memory_id = ? AND version = ?",
+  );
+  for (const check of checks) remove.run(check.groupKey, check.memoryId, check.version);
+  return db.prepare("SELECT 1 FROM check_plan LIMIT 1").get() !== undefined;
+}

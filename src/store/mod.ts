@@ -57,7 +57,7 @@ import type {
 export type * from "./repositories.ts";
 export type { WriteOptions } from "./sqlite_connection.ts";
 export * from "./types.ts";
-export type { JobRecord, JobStatus } from "./jobs_sql.ts";
+export type { JobRecord, JobStatus, PlannedCheck } from "./jobs_sql.ts";
 export type { AuditQuery, AuditRecord, CoalesceWindow } from "./audit_sql.ts";
 export type { AccessStat, MemoryAccess } from "./usage_sql.ts";
 export type {

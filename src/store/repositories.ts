@@ -212,6 +212,12 @@ export interface JobsRepository {
   pruneJobs(before: string): Promise<number>;
   finishPendingJob(job: { kind: string; dedupeKey: string }): Promise<boolean>;
   getJob(id: number): Promise<jobs.JobRecord | undefined>;
+  /** Plans the conflict checks of a bulk write (src/conflicts/check_plan.ts). */
+  planChecks(checks: readonly jobs.PlannedCheck[]): Promise<void>;
+  /** The next `limit` planned checks, in plan order. */
+  plannedChecks(limit: number): Promise<jobs.PlannedCheck[]>;
+  /** Removes planned checks; true when the plan still holds any. */
+  unplanChecks(checks: readonly jobs.PlannedCheck[]): Promise<boolean>;
 }
 
 /** Conflict groups, their pair keys and stale claims (`store.conflicts`). */

@@ -508,7 +508,29 @@ export const MIGRATIONS: readonly Migration[] = [
           ON memories(status, coalesce(event_time, ingest_time));`);
     },
   },
+  {
+    generation: 18,
+    kind: "additive",
+    description: "the planned conflict checks of bulk writes, in the order memories alike in words",
+    apply(connection) {
+      // Starts empty: a bulk write plans its checks here (src/conflicts/check_plan.ts); checks
+      // queued before stay batch jobs.
+      connection.db.exec(CHECK_PLAN);
+    },
+  },
 ];
+
+/**
+ * The checks a bulk write planned: one row a memory version, keyed so that memories alike in
+ * words are next to each other (`group_key`, a word hash), read in key order and deleted as
+ * they are checked. WITHOUT ROWID: the key is the row, ~17 bytes a planned check.
+ */
+export const CHECK_PLAN = `CREATE TABLE IF NOT EXISTS check_plan (
+  group_key INTEGER NOT NULL,
+  memory_id INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (group_key, memory_id, version)
+) WITHOUT ROWID;`;
 
 /** `meta.fts` once the word index of generation 6 is in place. */
 export const FTS_WORDS = "words";

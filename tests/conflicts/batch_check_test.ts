@@ -6,8 +6,16 @@
  * losing a member or checking again one whose findings committed.
  */
 import assert from "node:assert/strict";
-import { createDetectionMemo, runBatchCheck } from "../../src/conflicts/batch_check.ts";
-import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import {
+  createDetectionMemo,
+  runBatchCheck,
+  runPlanCheck,
+} from "../../src/conflicts/batch_check.ts";
+import {
+  DETECT_BATCH_JOB_KIND,
+  DETECT_JOB_KIND,
+  DETECT_PLAN_JOB_KIND,
+} from "../../src/conflicts/constants_pipeline.ts";
 import { detectConflicts, type DetectionStages } from "../../src/conflicts/detect.ts";
 import { memberRuns } from "../../src/conflicts/schedule.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
@@ -65,6 +73,9 @@ async function drainChecks(t: BackendContext, stages: DetectionStages = defaultS
     [DETECT_BATCH_JOB_KIND]: async (job) => {
       await runBatchCheck(t.ctx, job, { stages, memo });
     },
+    [DETECT_PLAN_JOB_KIND]: async (job) => {
+      await runPlanCheck(t.ctx, job, { stages, memo });
+    },
   }, { manual: true });
   await worker.drain();
   await worker.stop();
@@ -116,16 +127,22 @@ onBothBackends(
     ]);
     assert.equal(report.created, 1_203);
     const jobs = await t.store.read(async () => await t.store.countJobs());
-    // 1,203 memories in chunks of 500: three checks, none per memory.
-    assert.equal(jobs[DETECT_BATCH_JOB_KIND]?.pending, 3);
+    // 1,203 memories in chunks of 500: two chunks planned (one job for the plan), the last 203
+    // (below DETECT_VECTOR_BACKLOG_MAX, so still looked up by meaning) one batch job.
+    assert.equal(jobs[DETECT_PLAN_JOB_KIND]?.pending, 1);
+    assert.equal(jobs[DETECT_BATCH_JOB_KIND]?.pending, 1);
     assert.equal(jobs[DETECT_JOB_KIND]?.pending ?? 0, 1, "the remembered fact's own check");
+    const plan = await t.store.read(async () => await t.store.plannedChecks(10_000));
+    assert.equal(plan.length, 1_000);
     await drainChecks(t);
     assert.deepEqual(await conflictTexts(t.store), [
       "The Atlas deadline is Friday. | The Atlas deadline moved to Monday.",
       "We deploy on Fridays. | We don't deploy on Fridays.",
     ]);
     const left = await t.store.read(async () => await t.store.countJobs());
+    assert.equal(left[DETECT_PLAN_JOB_KIND]?.pending ?? 0, 0);
     assert.equal(left[DETECT_BATCH_JOB_KIND]?.pending ?? 0, 0);
+    assert.deepEqual(await t.store.read(async () => await t.store.plannedChecks(1)), []);
   },
 );
 

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
-import { createDetectionMemo, runBatchCheck } from "../../src/conflicts/batch_check.ts";
+import { DETECT_JOB_KIND, DETECT_PLAN_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import { createDetectionMemo, runPlanCheck } from "../../src/conflicts/batch_check.ts";
 import { detectConflicts } from "../../src/conflicts/detect.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import { startJobWorker } from "../../src/jobs/worker.ts";
@@ -136,9 +136,9 @@ Deno.test("a fact from a bulk import that contradicts one already in the library
       [DETECT_JOB_KIND]: async (job) => {
         await detectConflicts(t.ctx, Number(job.payload.memory_id), defaultStages());
       },
-      // The import's chunks are checked as planned batches.
-      [DETECT_BATCH_JOB_KIND]: async (job) => {
-        await runBatchCheck(t.ctx, job, { stages: defaultStages(), memo: createDetectionMemo() });
+      // The import's chunks are planned checks.
+      [DETECT_PLAN_JOB_KIND]: async (job) => {
+        await runPlanCheck(t.ctx, job, { stages: defaultStages(), memo: createDetectionMemo() });
       },
     }, { manual: true });
     await worker.drain();

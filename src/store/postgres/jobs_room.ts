@@ -121,5 +121,32 @@ export function pgJobs(core: PgCore<unknown>): JobsRepository {
       const [row] = await core.q()`SELECT * FROM jobs WHERE id = ${id}`;
       return row ? toJob(row) : undefined;
     },
+    async planChecks(checks) {
+      if (checks.length === 0) return;
+      await core.q()`INSERT INTO check_plan (group_key, memory_id, version)
+        SELECT * FROM unnest(${checks.map((check) => check.groupKey)}::bigint[],
+          ${checks.map((check) => check.memoryId)}::bigint[],
+          ${checks.map((check) => check.version)}::int[])
+        ON CONFLICT DO NOTHING`;
+    },
+    async plannedChecks(limit) {
+      const rows = await core.q()`SELECT group_key, memory_id, version FROM check_plan
+        ORDER BY group_key, memory_id, version LIMIT ${limit}`;
+      return rows.map((row) => ({
+        groupKey: Number(row.group_key),
+        memoryId: Number(row.memory_id),
+        version: Number(row.version),
+      }));
+    },
+    async unplanChecks(checks) {
+      const sql = core.q();
+      if (checks.length > 0) {
+        await sql`DELETE FROM check_plan WHERE (group_key, memory_id, version) IN (
+          SELECT * FROM unnest(${checks.map((check) => check.groupKey)}::bigint[],
+            ${checks.map((check) => check.memoryId)}::bigint[],
+            ${checks.map((check) => check.version)}::int[]))`;
+      }
+      return (await sql`SELECT 1 FROM check_plan LIMIT 1`).length > 0;
+    },
   };
 }

@@ -501,6 +501,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     statements: `CREATE INDEX IF NOT EXISTS memories_by_event_time
       ON memories ((coalesce(event_time, ingest_time) COLLATE "C") DESC, id DESC);`,
   },
+  {
+    version: 15,
+    description: "the planned conflict checks of bulk writes, in the order memories alike in words",
+    // As SQLite's generation 18 (src/store/schema.ts CHECK_PLAN): read in key order, deleted as
+    // checked; the key is a 32-bit word hash.
+    statements: `CREATE TABLE IF NOT EXISTS check_plan (
+      group_key BIGINT NOT NULL,
+      memory_id BIGINT NOT NULL,
+      version INTEGER NOT NULL,
+      PRIMARY KEY (group_key, memory_id, version)
+    );`,
+  },
 ];
 
 /** The version this build brings a database to. */

@@ -46,6 +46,7 @@ export function pgPurge(core: PgCore<unknown>): PurgeRepository {
         WHERE json_typeof(payload->'memory_id') = 'number'
           AND (payload->>'memory_id')::numeric = ${id} RETURNING id`).length;
       await sql`DELETE FROM scan_state WHERE memory_id = ${id}`;
+      await sql`DELETE FROM check_plan WHERE memory_id = ${id}`;
       await sql`DELETE FROM stale_claims WHERE memory_id = ${id}`;
       const scanItems = (await sql`DELETE FROM scan_queue
         WHERE memory_a = ${id} OR memory_b = ${id} RETURNING id`).length;
