@@ -78,8 +78,9 @@ export function withDatabase<T>(dbPath: string, fn: (db: DatabaseSync) => T): T 
 /**
  * Every row of every table a request could change, as one string. Derived
  * and internal tables are left out (FTS and vec shadow tables are covered by
- * the invariant check, `jobs` belongs to the background worker, and
- * `library_counts` is kept by triggers from the rows, jobs included).
+ * the invariant check, `jobs` and the plan of checks (`check_plan`) belong to
+ * the background worker, and `library_counts` is kept by triggers from the
+ * rows, jobs included).
  */
 export function fullSnapshot(dbPath: string): string {
   return withDatabase(dbPath, (db) => {
@@ -87,7 +88,7 @@ export function fullSnapshot(dbPath: string): string {
       `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
          AND name NOT LIKE 'memories_terms%'
          AND name NOT LIKE 'memory_row_vec%'
-         AND name NOT IN ('jobs', 'library_counts') ORDER BY name`,
+         AND name NOT IN ('jobs', 'check_plan', 'library_counts') ORDER BY name`,
     ).all() as { name: string }[]).map((row) => row.name);
     return tables.map((table) =>
       `${table}: ${JSON.stringify(db.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).all())}`
