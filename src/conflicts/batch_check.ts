@@ -212,6 +212,8 @@ async function checkMembers(
       const window = members.slice(checked - 1, checked - 1 + aheadWindow(options.sliceMs));
       ahead = await store.read(async () => await readAhead(store, window, options.memo));
       aheadUntil = checked - 1 + window.length;
+      // Read in the slice's snapshot, when there is one: a member is often the next's neighbour.
+      for (const [id, record] of ahead) options.memo.snapshot?.set(id, record);
     }
     const current = ahead.get(memoryId);
     // A later version queued its own check; a retired or purged memory needs none.
@@ -243,7 +245,15 @@ async function checkMembers(
       sliceMs = sliceBudget();
     }
     if (stages.vectors) await slice();
-    else await store.read(slice);
+    else {
+      // One snapshot for the slice: the neighbours' records it reads serve its later checks.
+      options.memo.snapshot = new Map();
+      try {
+        await store.read(slice);
+      } finally {
+        options.memo.snapshot = undefined;
+      }
+    }
   }
   return { found, checked, skipped };
 }

@@ -45,12 +45,19 @@ import { evidenceRowsFor } from "../evidence/rows.ts";
 import { markupSpans, readClaim } from "./claims.ts";
 import { differentDocuments } from "./documents.ts";
 import { noticeVectorDuplicate } from "./duplicates.ts";
+import { writeBackEvents } from "./event_writes.ts";
 import { type EventSide, groupValues, joinOpenEvent, noticeJoin, writtenIn } from "./events.ts";
 import type { ServiceContext } from "../core/context.ts";
 import { nowIso } from "../platform/clock.ts";
 import { sharedWordCandidates } from "../recall/lexical.ts";
 import { queryTerms } from "../recall/query_terms.ts";
-import type { ConflictMember, EvidenceRowRecord, MemoryRecord, Store } from "../store/mod.ts";
+import type {
+  ConflictMember,
+  ConflictTables,
+  EvidenceRowRecord,
+  MemoryRecord,
+  Store,
+} from "../store/mod.ts";
 import { DEFAULT_WORKSPACE } from "../core/workspace_names.ts";
 import {
   CONFLICT_TABLES_KEY,
@@ -154,6 +161,7 @@ export async function neighboursOf(
   store: Store,
   memory: MemoryRecord,
   limit: number,
+  snapshot?: Map<number, MemoryRecord>,
 ): Promise<MemoryRecord[]> {
   const workspaces = scopeOf(memory);
   const found = await sharedWordCandidates(
@@ -166,8 +174,14 @@ export async function neighboursOf(
       budget: DETECT_POSTINGS_BUDGET,
     },
   );
-  const records = await store.getMemories(found.filter((id) => id !== memory.id).slice(0, limit));
-  return [...records.values()];
+  const ids = found.filter((id) => id !== memory.id).slice(0, limit);
+  if (snapshot === undefined) return [...(await store.getMemories(ids)).values()];
+  // Records read earlier in the same snapshot are the rows as they are now.
+  const missing = ids.filter((id) => !snapshot.has(id));
+  if (missing.length > 0) {
+    for (const [id, record] of await store.getMemories(missing)) snapshot.set(id, record);
+  }
+  return ids.flatMap((id) => snapshot.get(id) ?? []);
 }
 
 /**
@@ -259,6 +273,12 @@ export interface DetectionMemo {
   claims: Map<string, ClaimRow[]>;
   /** Keys of {@link comparedKey}: compared, either way round, with no suspect and no judge pair. */
   quiet: Map<string, true>;
+  /**
+   * Records read in the read (one snapshot) the checks run in now, by id: set by a planned run
+   * for each slice of checks that share one read (alike memories have the same neighbours), and
+   * dropped when the read ends.
+   */
+  snapshot?: Map<number, MemoryRecord>;
 }
 
 /** The key of two memory versions compared, the same either way round. */
@@ -339,7 +359,12 @@ function member(memory: MemoryRecord, row: RowView): ConflictMember {
 export async function recordSuspectPair(
   ctx: ServiceContext,
   pair: SuspectPair,
-  options: { source: "write_time" | "scan" | "agent"; verdict?: JudgeVerdictLike },
+  options: {
+    source: "write_time" | "scan" | "agent";
+    verdict?: JudgeVerdictLike;
+    /** The unit's conflict tables, when it writes its joins at its end (event_writes.ts). */
+    tables?: ConflictTables;
+  },
 ): Promise<number | undefined> {
   const key = pairKey(pair);
   const now = nowIso();
@@ -350,7 +375,7 @@ export async function recordSuspectPair(
     { member: member(pair.a, pair.rowA), value: writtenIn(pair.rowA.text, values.a) },
     { member: member(pair.b, pair.rowB), value: writtenIn(pair.rowB.text, values.b) },
   ];
-  const event = await joinOpenEvent(ctx, { key, sides }, now);
+  const event = await joinOpenEvent(ctx, { key, sides }, now, options.tables);
   if (event) {
     const confident = options.verdict?.verdict === "conflict";
     if (event.joined) await noticeJoin(ctx, event.conflictId, event.joined, now, confident);
@@ -542,7 +567,7 @@ async function compareNeighbours(
   const judgeOnly: SuspectPair[] = [];
   const quiet: string[] = [];
   const query = { ...memory, content: claimText };
-  const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS);
+  const lexical = await neighboursOf(store, query, DETECT_NEIGHBOURS, memo?.snapshot);
   const similarity = new Map(near.map((hit) => [hit.memoryId, hit.similarity]));
   const seen = new Set(lexical.map((neighbour) => neighbour.id));
   const byMeaning = near.length === 0 ? [] : [
@@ -617,19 +642,34 @@ export async function recordFindings(
   // their notices run one at a time among themselves, so a pair is recorded once and an open
   // group is joined by one of them at a time. A memory's version cannot change meanwhile:
   // update, retire and merge run alone.
-  if (suspects.length > 0) await store.claimKeys([CONFLICT_TABLES_KEY]);
+  if (suspects.length === 0) return recorded;
+  await store.claimKeys([CONFLICT_TABLES_KEY]);
+  // Versions read once in the unit (a run's suspects share memories), and the events joined
+  // written once at its end.
+  const versions = new Map<number, number | undefined>();
+  const versionOf = async (id: number) => {
+    if (!versions.has(id)) versions.set(id, (await store.getMemory(id))?.version);
+    return versions.get(id);
+  };
+  const events = writeBackEvents(store.conflicts);
   for (const [index, pair] of suspects.entries()) {
     const verdict = verdicts[index];
     if (verdict?.verdict === "no_conflict") continue;
     // A pair only the judge looked at needs the judge's word to be recorded.
     if (pair.judgeOnly && verdict === undefined) continue;
     // The memory may have changed while the judge ran: only current versions are recorded.
-    const a = await store.getMemory(pair.a.id);
-    const b = await store.getMemory(pair.b.id);
-    if (a?.version !== pair.a.version || b?.version !== pair.b.version) continue;
-    const id = await recordSuspectPair(ctx, pair, { source: "write_time", verdict });
+    if (
+      await versionOf(pair.a.id) !== pair.a.version ||
+      await versionOf(pair.b.id) !== pair.b.version
+    ) continue;
+    const id = await recordSuspectPair(ctx, pair, {
+      source: "write_time",
+      verdict,
+      tables: events.tables,
+    });
     if (id !== undefined) recorded.push(id);
   }
+  await events.flush();
   return recorded;
 }
 

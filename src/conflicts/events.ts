@@ -25,7 +25,7 @@
  * @module
  */
 import type { ServiceContext } from "../core/context.ts";
-import type { ConflictMember, ConflictRecord, ValueGroup } from "../store/mod.ts";
+import type { ConflictMember, ConflictRecord, ConflictTables, ValueGroup } from "../store/mod.ts";
 import { normalizeNumerals } from "../text/numerals.ts";
 import { sameSpelling } from "./spelling.ts";
 import { extractValues, sameValue, type SentenceValue } from "./values.ts";
@@ -132,7 +132,7 @@ function valueOf(group: ConflictRecord, memoryId: number): string | undefined {
  * second finding is recorded against it instead of opening a group beside it.
  */
 async function eventHoldingBoth(
-  ctx: ServiceContext,
+  tables: ConflictTables,
   sides: readonly [EventSide, EventSide],
   open: Map<number, { conflictId: number }[]>,
 ): Promise<number | undefined> {
@@ -141,7 +141,7 @@ async function eventHoldingBoth(
     (open.get(second.memory_id) ?? []).some((other) => other.conflictId === conflictId)
   );
   for (const { conflictId } of shared) {
-    const event = await ctx.store.conflicts.get(conflictId);
+    const event = await tables.get(conflictId);
     const holds = (side: ConflictMember) =>
       event?.members.some((m) => m.memory_id === side.memory_id && m.version === side.version);
     if (holds(first) && holds(second)) return conflictId;
@@ -159,35 +159,35 @@ export async function joinOpenEvent(
   ctx: ServiceContext,
   pair: { key: string; sides: [EventSide, EventSide] },
   now: string,
+  tables: ConflictTables = ctx.store.conflicts,
 ): Promise<{ conflictId: number; joined?: EventSide } | undefined> {
-  const { store } = ctx;
-  const open = await store.conflicts.openOf(pair.sides.map((side) => side.member.memory_id));
-  const together = await eventHoldingBoth(ctx, pair.sides, open);
+  const open = await tables.openOf(pair.sides.map((side) => side.member.memory_id));
+  const together = await eventHoldingBoth(tables, pair.sides, open);
   if (together !== undefined) {
-    await store.conflicts.addKey(pair.key, together);
+    await tables.addKey(pair.key, together);
     return { conflictId: together };
   }
   for (const [index, side] of pair.sides.entries()) {
     const other = pair.sides[1 - index];
     for (const { conflictId, status } of open.get(side.member.memory_id) ?? []) {
       if (status !== "open") continue;
-      const event = await store.conflicts.get(conflictId);
+      const event = await tables.get(conflictId);
       if (!event) continue;
       const held = event.members.find((m) => m.memory_id === side.member.memory_id);
       if (held?.row_text !== side.member.row_text || held.version !== side.member.version) continue;
       const stated = valueOf(event, side.member.memory_id);
       if (stated === undefined || !sameStatedValue(stated, side.value)) continue;
       if (event.members.some((m) => m.memory_id === other.member.memory_id)) {
-        await store.conflicts.addKey(pair.key, event.id);
+        await tables.addKey(pair.key, event.id);
         return { conflictId: event.id };
       }
-      const joined = await store.conflicts.update(event.id, event.revision, {
+      const joined = await tables.update(event.id, event.revision, {
         members: [...event.members, { ...other.member, value: other.value }],
         valueGroups: addToGroups(event.valueGroups, other.member.memory_id, other.value),
         now,
       });
       if (!joined) continue;
-      await store.conflicts.addKey(pair.key, event.id);
+      await tables.addKey(pair.key, event.id);
       return { conflictId: event.id, joined: other };
     }
   }

@@ -573,9 +573,14 @@ export function selectWeightedTermHits(
     ids[count] = id;
     weights[count++] = weight;
   });
+  const better = (a: number, b: number) => weights[b] - weights[a] || ids[b] - ids[a];
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
-  order.sort((a, b) => weights[b] - weights[a] || ids[b] - ids[a]);
+  // Most lookups stop within the first pages: only those entries are put in order, and the
+  // rest only if the filters leave the hits short (a full sort was most of a neighbour lookup's
+  // own time at 1M).
+  const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
+  let ordered = orderFront(order, Math.min(count, page * 2), better);
   // The filters run on the best first, a few pages at a time: most hits pass them, and
   // checking every hit (up to the postings budget) cost as much as reading the postings.
   const { where, values } = filterSql(filters);
@@ -583,7 +588,6 @@ export function selectWeightedTermHits(
     `SELECT m.id AS id FROM memories m WHERE m.id IN (SELECT value FROM json_each(?)) AND ${where}`,
   );
   const hits: LexicalHit[] = [];
-  const page = Math.max(limit * WEIGHTED_FILTER_PAGES, 1);
   let next = 0;
   while (next < count && hits.length < limit) {
     // A batch ends once the hits it surely adds fill the page (the record cache answered for
@@ -592,6 +596,11 @@ export function selectWeightedTermHits(
     const kept = new Set<number>();
     const unknown: number[] = [];
     while (next < count && batch.length < page && hits.length + kept.size < limit) {
+      if (next === ordered) {
+        // The filters left the hits short of the ordered front: the rest, in order.
+        order.subarray(ordered).sort(better);
+        ordered = count;
+      }
       const id = ids[order[next]];
       const weight = weights[order[next++]];
       const verdict = passes(id);
@@ -620,6 +629,45 @@ export function selectWeightedTermHits(
 
 /** Pages of `limit` hits filtered at once by {@linkcode selectWeightedTermHits}. */
 const WEIGHTED_FILTER_PAGES = 4;
+
+/**
+ * Puts the `front` first entries of `order` in `better` order, each before every entry after
+ * them (which stay unordered): a quickselect of the front's boundary, then a sort of the front
+ * alone. Returns how many entries are in order (all of them when few are left over).
+ */
+export function orderFront(
+  order: Uint32Array,
+  front: number,
+  better: (a: number, b: number) => number,
+): number {
+  if (front * 4 >= order.length) {
+    order.sort(better);
+    return order.length;
+  }
+  // Hoare quickselect: afterwards order[0, front) holds the `front` best.
+  let lo = 0;
+  let hi = order.length - 1;
+  const kth = front - 1;
+  while (lo < hi) {
+    const pivot = order[lo + ((hi - lo) >> 1)];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (better(order[i], pivot) < 0) i++;
+      while (better(order[j], pivot) > 0) j--;
+      if (i <= j) {
+        const swap = order[i];
+        order[i++] = order[j];
+        order[j--] = swap;
+      }
+    }
+    if (kth <= j) hi = j;
+    else if (kth >= i) lo = i;
+    else break;
+  }
+  order.subarray(0, front).sort(better);
+  return front;
+}
 
 function toHit(row: { id: number; score: number }): LexicalHit {
   return { id: Number(row.id), relevance: -Number(row.score) };

@@ -166,3 +166,41 @@ onBothBackends("a purged memory leaves the plan of checks", async (t) => {
   assert.equal(after.length, 299);
   assert.ok(!after.some((check) => check.memoryId === first.memoryId));
 });
+
+onBothBackends(
+  "members that join one event during a planned run are all in it, and found by it, once the run commits",
+  async (t) => {
+    const days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    const lines = crewLines(45);
+    // Seven memories give the Atlas deadline, one day each, among the crews' logs.
+    for (let k = 0; k < 7; k++) {
+      lines.splice(k * 37, 0, {
+        type: "memory",
+        subject: "atlas deadline",
+        content: `The Atlas deadline is ${days[k % 7]}.`,
+      });
+    }
+    await importLines(t.ctx, lines);
+    for (let job = await claimPlanJob(t.store, "w"); job; job = await claimPlanJob(t.store, "w")) {
+      await runPlanCheck(t.ctx, job, { stages: defaultStages(), memo: createDetectionMemo() });
+    }
+    assert.deepEqual(await plan(t.store), []);
+    const open = await t.store.read(async () =>
+      await t.store.conflicts.list({ statuses: ["open"], limit: 100, offset: 0 })
+    );
+    const atlas = open.rows.filter((row) => row.members.some((m) => m.row_text.includes("Atlas")));
+    const members = new Set(atlas.flatMap((row) => row.members.map((m) => m.memory_id)));
+    assert.equal(members.size, 7, "every stated deadline is in an open event");
+    assert.ok(atlas.some((row) => row.members.length > 2), "events were joined, not only opened");
+    // Each event is found from each of its members (the index of members was written too).
+    const found = await t.store.read(async () => await t.store.conflicts.openOf([...members]));
+    for (const row of atlas) {
+      for (const member of row.members) {
+        assert.ok(
+          found.get(member.memory_id)?.some((entry) => entry.conflictId === row.id),
+          `memory ${member.memory_id} finds event ${row.id}`,
+        );
+      }
+    }
+  },
+);
