@@ -277,13 +277,12 @@ export async function runBatchCheck(
     ? { ...options.stages, vectors: undefined }
     : options.stages;
   const { found, checked, skipped } = await checkMembers(ctx, members, stages, options);
-  const suspects = found.flatMap((findings) => findings.suspects);
-  const verdicts = await judgeSuspects(stages, suspects);
   const rest = members.slice(checked);
-  let recorded: number[];
-  try {
-    recorded = await store.write(async () => {
-      const opened = await recordFindings(ctx, suspects, verdicts);
+  const recorded = await commitRun(
+    ctx,
+    job,
+    { owner, found, stages, memo: options.memo },
+    async () => {
       if (rest.length > 0) {
         await enqueueJob(store, {
           kind: DETECT_BATCH_JOB_KIND,
@@ -291,16 +290,44 @@ export async function runBatchCheck(
           payload: { runs: memberRuns(rest) },
         });
       }
-      // The run's findings, its continuation and the end of its job commit together.
-      if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
+    },
+  );
+  if (recorded === undefined) return leaseLost(members.length);
+  return { checked, skipped, recorded, left: rest.length };
+}
+
+/** What a run whose job's lease was lost reports: nothing done, every member left. */
+function leaseLost(members: number): BatchCheckReport {
+  return { checked: 0, skipped: 0, recorded: [], left: members, leaseLost: true };
+}
+
+/**
+ * Judges and records a run's findings and commits them, in one transaction, with `handOn` (what
+ * the run leaves to a later one) and the end of its job. Undefined when the job's lease was lost
+ * (another worker has it): then nothing of the run committed.
+ */
+async function commitRun(
+  ctx: ServiceContext,
+  job: JobRecord,
+  run: { owner: string; found: CheckFindings[]; stages: DetectionStages; memo: DetectionMemo },
+  handOn: () => Promise<void>,
+): Promise<number[] | undefined> {
+  const suspects = run.found.flatMap((findings) => findings.suspects);
+  const verdicts = await judgeSuspects(run.stages, suspects);
+  let recorded: number[];
+  try {
+    recorded = await ctx.store.write(async () => {
+      const opened = await recordFindings(ctx, suspects, verdicts);
+      await handOn();
+      if (!(await ctx.store.finishJob(job.id, run.owner))) throw new LeaseLost();
       return opened;
     }, { durable: false, concurrent: true });
   } catch (error) {
     if (!(error instanceof LeaseLost)) throw error;
-    return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };
+    return undefined;
   }
-  rememberQuiet(found, options.memo);
-  return { checked, skipped, recorded, left: rest.length };
+  rememberQuiet(run.found, run.memo);
+  return recorded;
 }
 
 /** Only what committed may spare a later check its comparison. */
@@ -329,21 +356,15 @@ export async function runPlanCheck(
   // Planned checks are a bulk write's: word neighbours only, as a big batch's.
   const stages = { ...options.stages, vectors: undefined };
   const { found, checked, skipped } = await checkMembers(ctx, members, stages, options);
-  const suspects = found.flatMap((findings) => findings.suspects);
-  const verdicts = await judgeSuspects(stages, suspects);
-  let recorded: number[];
-  try {
-    recorded = await store.write(async () => {
-      const opened = await recordFindings(ctx, suspects, verdicts);
+  const recorded = await commitRun(
+    ctx,
+    job,
+    { owner, found, stages, memo: options.memo },
+    async () => {
       // A write that planned more meanwhile queued a job of its own unless one was pending.
       if (await store.unplanChecks(next.slice(0, checked))) await queuePlanJob(store);
-      if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
-      return opened;
-    }, { durable: false, concurrent: true });
-  } catch (error) {
-    if (!(error instanceof LeaseLost)) throw error;
-    return { checked: 0, skipped: 0, recorded: [], left: members.length, leaseLost: true };
-  }
-  rememberQuiet(found, options.memo);
+    },
+  );
+  if (recorded === undefined) return leaseLost(members.length);
   return { checked, skipped, recorded, left: members.length - checked };
 }
