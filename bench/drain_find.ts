@@ -8,8 +8,9 @@
  * chunks wait as chunk jobs (`detect_conflicts_batch`, what it queued before). Then each backlog
  * drains for `--drain-seconds` with no request, to count how fast the server works through it.
  * The backlogs are written by this process into the database, as a concurrent `mema import`
- * would (the plan once, keyed from each memory's words as the import keys it; its job is taken
- * away for the passes without it); the server's worker picks them up.
+ * would (every memory queued for the plan a chunk at a time, which the server takes into the plan
+ * before the passes, timed; the plan's job is taken away for the passes without it); the
+ * server's worker picks them up.
  *
  *   deno run -A bench/drain_find.ts --db PATH [--queries 200] [--chunks 40] [--drain-seconds 60]
  *
@@ -21,14 +22,14 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
-import { planChecks, queuePlanJob } from "../src/conflicts/check_plan.ts";
+import { queueForPlan, queuePlanJob } from "../src/conflicts/check_plan.ts";
 import {
   DETECT_BATCH_JOB_KIND,
   DETECT_JOB_KIND,
   DETECT_PLAN_JOB_KIND,
+  DETECT_UNPLANNED_JOB_KIND,
 } from "../src/conflicts/constants_pipeline.ts";
-import { memberRuns } from "../src/conflicts/schedule.ts";
-import { indexTokens } from "../src/text/index_terms.ts";
+import { memberRuns } from "../src/conflicts/batch_runs.ts";
 import { openStore, type Store } from "../src/store/mod.ts";
 import { loadLocomo, LOCOMO_DEV, scoredQuestions } from "./helpers/locomo.ts";
 import { startMemaServer } from "./helpers/mcp_server.ts";
@@ -61,48 +62,52 @@ const chunks = Number(values.chunks);
 const drainSeconds = Number(values["drain-seconds"]);
 
 /**
- * Members (memory, version) still queued: planned, and in chunk jobs. Read straight from the
- * SQLite file, since the store says how many jobs wait, not how many members they hold.
+ * Members (memory, version) still queued: planned, waiting for the plan, and in chunk jobs. Read
+ * straight from the SQLite file, since the store says how many jobs wait, not how many members
+ * they hold.
  */
-function queuedMembers(): number {
+function queuedMembers(): { planned: number; unplanned: number; chunked: number } {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
     const open = "status IN ('pending', 'running')";
+    const members = (kind: string) =>
+      Number(
+        (db.prepare(
+          `SELECT coalesce(sum(json_extract(run.value, '$[1]')), 0) AS n
+           FROM jobs, json_each(jobs.payload, '$.runs') AS run WHERE kind = ? AND ${open}`,
+        ).get(kind) as { n: number }).n,
+      );
     const planned = db.prepare("SELECT count(*) AS n FROM check_plan").get() as { n: number };
-    const chunked = db.prepare(
-      `SELECT coalesce(sum(json_extract(run.value, '$[1]')), 0) AS n
-       FROM jobs, json_each(jobs.payload, '$.runs') AS run WHERE kind = ? AND ${open}`,
-    ).get(DETECT_BATCH_JOB_KIND) as { n: number };
-    return Number(planned.n) + Number(chunked.n);
+    return {
+      planned: Number(planned.n),
+      unplanned: members(DETECT_UNPLANNED_JOB_KIND),
+      chunked: members(DETECT_BATCH_JOB_KIND),
+    };
   } finally {
     db.close();
   }
 }
 
-/** Plans the check of every active memory, as importing them into an empty library does. */
+function queuedTotal(): number {
+  const queued = queuedMembers();
+  return queued.planned + queued.unplanned + queued.chunked;
+}
+
+/** Queues every active memory's check for the plan, a chunk at a time, as an import does. */
 async function planLibrary(store: Store): Promise<number> {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   let planned = 0;
   try {
     for (let after = 0;;) {
       const page = db.prepare(
-        `SELECT id, version, content FROM memories WHERE status = 'active' AND id > ?
-         ORDER BY id LIMIT 10000`,
-      ).all(after) as { id: number; version: number; content: string }[];
+        `SELECT id, version FROM memories WHERE status = 'active' AND id > ?
+         ORDER BY id LIMIT ${CHUNK}`,
+      ).all(after) as { id: number; version: number }[];
       if (page.length === 0) break;
       after = page.at(-1)!.id;
-      await store.write(async () => {
-        for (let k = 0; k < page.length; k += CHUNK) {
-          await planChecks(
-            store,
-            page.slice(k, k + CHUNK).map((memory) => ({
-              memoryId: memory.id,
-              version: memory.version,
-              words: indexTokens(memory.content),
-            })),
-          );
-        }
-      });
+      await store.write(async () =>
+        await queueForPlan(store, page.map((memory) => [memory.id, memory.version] as const))
+      );
       planned += page.length;
     }
   } finally {
@@ -156,13 +161,15 @@ function clearChecks(): void {
 const home = Deno.makeTempDirSync({ prefix: "mema-drain-find-" });
 const store = await openStore(dbPath, { cacheDir: `${home}/cache` });
 clearChecks();
-const planStarted = performance.now();
 const plannedMembers = await planLibrary(store);
-clearChecks();
-console.error(
-  `planned ${plannedMembers} checks in ${Math.round((performance.now() - planStarted) / 1000)} s`,
-);
+// The server takes the waiting batches into the plan first (its plan job, queued with them),
+// with no request in flight; then the plan's job is taken away for the first pass.
 const server = await startMemaServer({ home, dbPath });
+const takeStarted = performance.now();
+while (queuedMembers().unplanned > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+const takeSeconds = (performance.now() - takeStarted) / 1000;
+clearChecks();
+console.error(`${plannedMembers} checks taken into the plan in ${takeSeconds.toFixed(1)} s`);
 const rows: Record<string, unknown>[] = [];
 const drains: Record<string, unknown>[] = [];
 let offset = 0;
@@ -170,14 +177,14 @@ try {
   const pass = async (name: string, kind?: "plan" | "chunks") => {
     if (kind !== undefined) await queueBacklog(store, kind, offset);
     if (kind === "chunks") offset += chunks;
-    const before = queuedMembers();
+    const before = queuedTotal();
     const times: number[] = [];
     const started = performance.now();
     for (const query of questions) {
       times.push((await timedAsync(() => server.call("memory", "find", { query, limit: 10 }))).ms);
     }
     const seconds = (performance.now() - started) / 1000;
-    const drained = before - queuedMembers();
+    const drained = before - queuedTotal();
     clearChecks();
     const summary = summarize(times);
     rows.push({
@@ -193,13 +200,13 @@ try {
   const drainAlone = async (name: string, kind: "plan" | "chunks", seconds: number) => {
     await queueBacklog(store, kind, offset);
     if (kind === "chunks") offset += chunks;
-    const before = queuedMembers();
+    const before = queuedTotal();
     // The server's own CPU time as well: on a loaded machine its wall rate carries the wait for
     // a core, its rate per CPU-second does not.
     const cpu0 = server.pid === undefined ? undefined : processCpuMs(server.pid);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const cpu1 = server.pid === undefined ? undefined : processCpuMs(server.pid);
-    const drained = before - queuedMembers();
+    const drained = before - queuedTotal();
     clearChecks();
     const cpuSeconds = cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / 1000;
     drains.push({
@@ -237,4 +244,11 @@ console.log(markdownTable(rows));
 console.log(markdownTable(drains));
 console.log(`p95 ratios are to the mean of the idle passes' p95 (${idleP95.toFixed(1)} ms)`);
 console.log(`load average ${Deno.loadavg().join(" ")}`);
-writeResult("drain_find", { machine: machineFacts(), rows, drains });
+console.log(`${plannedMembers} checks taken into the plan in ${takeSeconds.toFixed(1)} s`);
+writeResult("drain_find", {
+  machine: machineFacts(),
+  planned: plannedMembers,
+  take_s: takeSeconds,
+  rows,
+  drains,
+});

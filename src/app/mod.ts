@@ -41,6 +41,7 @@ import {
   DETECT_BATCH_JOB_KIND,
   DETECT_JOB_KIND,
   DETECT_PLAN_JOB_KIND,
+  DETECT_UNPLANNED_JOB_KIND,
 } from "../conflicts/constants_pipeline.ts";
 import { createDetectionMemo, runBatchCheck, runPlanCheck } from "../conflicts/batch_check.ts";
 import { detectConflicts } from "../conflicts/detect.ts";
@@ -296,7 +297,12 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         });
         // A planned check whose job was lost (a write on another server queued none while this
         // plan's last run was ending) gets one: the plan is never left without its job.
-        if ((await store.read(async () => await store.plannedChecks(1))).length > 0) {
+        const planOwed = await store.read(async () =>
+          (await store.plannedChecks(1)).length > 0 ||
+          (await store.pendingJobs({ kind: DETECT_UNPLANNED_JOB_KIND, afterId: 0, limit: 1 }))
+              .length > 0
+        );
+        if (planOwed) {
           await store.writeBlocking(async () => await queuePlanJob(store));
         }
         // Facts written before the entity graph existed are read in the background.

@@ -75,6 +75,7 @@ import { JOB_SLICE_MS, JOB_SLICE_SERVING_MS } from "../jobs/constants.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { yieldToRequests } from "../jobs/worker.ts";
 import { BoundedMap } from "../platform/bounded_map.ts";
+import { indexTokens } from "../text/index_terms.ts";
 import type { JobRecord, MemoryRecord, Store } from "../store/mod.ts";
 import {
   DETECT_BATCH_JOB_KIND,
@@ -82,6 +83,9 @@ import {
   DETECT_BATCH_READ_AHEAD,
   DETECT_BATCH_RUN_MS,
   DETECT_BATCH_SLICE_MAX,
+  DETECT_PLAN_FOLD_MEMBERS,
+  DETECT_PLAN_FOLD_READ,
+  DETECT_UNPLANNED_JOB_KIND,
   DETECT_VECTOR_BACKLOG_MAX,
 } from "./constants_pipeline.ts";
 import {
@@ -93,8 +97,8 @@ import {
   readClaimRows,
   recordFindings,
 } from "./detect.ts";
-import { queuePlanJob } from "./check_plan.ts";
-import { batchKey, memberRuns } from "./schedule.ts";
+import { inPlanOrder, NO_WORDS_KEY, planKey, queuePlanJob } from "./check_plan.ts";
+import { batchKey, memberRuns } from "./batch_runs.ts";
 
 /** A memo for the batch jobs of one worker, bounded by {@linkcode DETECT_BATCH_MEMO_MAX}. */
 export function createDetectionMemo(): DetectionMemo {
@@ -351,6 +355,10 @@ export async function runPlanCheck(
   const { store } = ctx;
   const owner = job.leaseOwner;
   if (owner === null) throw new Error(`planned check job ${job.id} runs without a lease`);
+  // Batches waiting to join the plan go in first: checked in key order, alike memories must be
+  // in the plan together.
+  const took = await takeIntoPlan(ctx, job, owner, options);
+  if (took !== undefined) return took;
   const next = await store.read(async () => await store.plannedChecks(DETECT_BATCH_SLICE_MAX));
   const members = next.map((check) => [check.memoryId, check.version] as const);
   // Planned checks are a bulk write's: word neighbours only, as a big batch's.
@@ -367,4 +375,69 @@ export async function runPlanCheck(
   );
   if (recorded === undefined) return leaseLost(members.length);
   return { checked, skipped, recorded, left: members.length - checked };
+}
+
+/**
+ * Takes waiting batches ({@linkcode DETECT_UNPLANNED_JOB_KIND}) into the plan: reads them
+ * {@linkcode DETECT_PLAN_FOLD_READ} at a time, keys their members by their words (a turn for
+ * requests between two reads; one read while requests flow), and once
+ * {@linkcode DETECT_PLAN_FOLD_MEMBERS} are keyed or none is left, writes them, sorted, in one
+ * transaction that deletes their jobs (a job another server took meanwhile is left to it) and
+ * ends this run's job. Undefined when no batch waits.
+ */
+async function takeIntoPlan(
+  ctx: ServiceContext,
+  job: JobRecord,
+  owner: string,
+  options: RunOptions,
+): Promise<BatchCheckReport | undefined> {
+  const { store } = ctx;
+  const waiting: { id: number; members: [number, number][] }[] = [];
+  const keys = new Map<number, number>();
+  let keyed = 0;
+  let afterId = 0;
+  while (keyed < DETECT_PLAN_FOLD_MEMBERS) {
+    if (waiting.length > 0) {
+      if (options.sliceMs === undefined && servingRequests()) break;
+      await (options.yieldTurn ?? yieldToRequests)();
+    }
+    const jobs = await store.read(async () =>
+      await store.pendingJobs({
+        kind: DETECT_UNPLANNED_JOB_KIND,
+        afterId,
+        limit: DETECT_PLAN_FOLD_READ,
+      })
+    );
+    if (jobs.length === 0) break;
+    afterId = jobs.at(-1)!.id;
+    const batches = jobs.map((waitingJob) => ({
+      id: waitingJob.id,
+      members: batchMembers(waitingJob),
+    }));
+    const ids = batches.flatMap((batch) => batch.members.map(([memoryId]) => memoryId));
+    const records = await store.read(async () => await store.getMemories(ids));
+    for (const [id, record] of records) keys.set(id, planKey(indexTokens(record.content)));
+    waiting.push(...batches);
+    keyed += ids.length;
+  }
+  if (waiting.length === 0) return undefined;
+  try {
+    await store.write(async () => {
+      const taken = new Set(await store.takePendingJobs(waiting.map((batch) => batch.id)));
+      const checks = waiting.filter((batch) => taken.has(batch.id)).flatMap((batch) =>
+        batch.members.map(([memoryId, version]) => ({
+          groupKey: keys.get(memoryId) ?? NO_WORDS_KEY,
+          memoryId,
+          version,
+        }))
+      );
+      await store.planChecks(inPlanOrder(checks));
+      await queuePlanJob(store);
+      if (!(await store.finishJob(job.id, owner))) throw new LeaseLost();
+    }, { durable: false, concurrent: true });
+  } catch (error) {
+    if (!(error instanceof LeaseLost)) throw error;
+    return leaseLost(0);
+  }
+  return { checked: 0, skipped: 0, recorded: [], left: keyed };
 }

@@ -1,9 +1,11 @@
 /**
  * The plan of a bulk write's conflict checks (issue 38). A big batch (an import chunk, a
- * `batch_remember` of more than {@linkcode DETECT_VECTOR_BACKLOG_MAX} facts) does not queue a
- * job of its own: each of its memory versions goes into the plan (the store's `check_plan`) under
- * a key that memories alike in words share, and one job ({@linkcode DETECT_PLAN_JOB_KIND}) works
- * through the plan in key order, a run at a time (batch_check.ts, `runPlanCheck`).
+ * `batch_remember` of more than {@linkcode DETECT_VECTOR_BACKLOG_MAX} facts) queues its versions
+ * as a job no worker claims ({@linkcode DETECT_UNPLANNED_JOB_KIND}), and makes sure the plan's
+ * job ({@linkcode DETECT_PLAN_JOB_KIND}) is queued. That job first takes waiting batches into the
+ * plan (the store's `check_plan`): it reads them a few at a time, keys their members by their
+ * words, and writes thousands at once, sorted, in the transaction that deletes their jobs. Then it
+ * works through the plan in key order, a run at a time (batch_check.ts, `runPlanCheck`).
  *
  * Why the order matters: a check reads its memory's word neighbours, their claim rows, and
  * compares row pairs. Memories alike in words have the same neighbours, so checked one after
@@ -33,8 +35,13 @@
  * @module
  */
 import { enqueueJob } from "../jobs/queue.ts";
-import type { Store } from "../store/mod.ts";
-import { DETECT_PLAN_JOB_KIND, DETECT_VECTOR_BACKLOG_MAX } from "./constants_pipeline.ts";
+import type { PlannedCheck, Store } from "../store/mod.ts";
+import {
+  DETECT_PLAN_JOB_KIND,
+  DETECT_UNPLANNED_JOB_KIND,
+  DETECT_VECTOR_BACKLOG_MAX,
+} from "./constants_pipeline.ts";
+import { batchKey, memberRuns } from "./batch_runs.ts";
 
 /** Hashes in a key, and the bits kept of each (3 × 17 = 51: a safe integer). */
 const SKETCH_HASHES = 3;
@@ -66,24 +73,28 @@ export function planKey(words: readonly string[]): number {
   return key;
 }
 
+/** The key of a text without words to hash (every hash at its largest): planned last. */
+export const NO_WORDS_KEY = planKey([]);
+
 /** True when a batch of this many memory versions is planned rather than queued as one job. */
 export function planned(members: number): boolean {
   return members > DETECT_VECTOR_BACKLOG_MAX;
 }
 
 /**
- * Plans the checks of a bulk write's versions (inside the write's unit of work) and makes sure
- * the plan's job is queued: one pending job covers every planned check.
+ * Queues a bulk write's versions for the plan (inside the write's unit of work: durable with
+ * it) and makes sure the plan's job is queued. Written as one small job in the chunk's order;
+ * keyed and sorted into the plan later, many batches at once (see the module documentation).
  */
-export async function planChecks(
+export async function queueForPlan(
   store: Store,
-  versions: readonly { memoryId: number; version: number; words?: readonly string[] }[],
+  versions: readonly (readonly [number, number])[],
 ): Promise<void> {
-  await store.planChecks(versions.map((fact) => ({
-    groupKey: planKey(fact.words ?? []),
-    memoryId: fact.memoryId,
-    version: fact.version,
-  })));
+  await enqueueJob(store, {
+    kind: DETECT_UNPLANNED_JOB_KIND,
+    dedupeKey: batchKey(versions),
+    payload: { runs: memberRuns(versions) },
+  });
   await queuePlanJob(store);
 }
 
@@ -94,4 +105,11 @@ export async function queuePlanJob(store: Store): Promise<void> {
     dedupeKey: DETECT_PLAN_JOB_KIND,
     payload: {},
   });
+}
+
+/** Sorts planned checks into plan order: key, then memory id and version. */
+export function inPlanOrder(checks: PlannedCheck[]): PlannedCheck[] {
+  return checks.sort((a, b) =>
+    a.groupKey - b.groupKey || a.memoryId - b.memoryId || a.version - b.version
+  );
 }

@@ -30,6 +30,7 @@ import {
   DETECT_BATCH_JOB_KIND,
   DETECT_JOB_KIND,
   DETECT_PLAN_JOB_KIND,
+  DETECT_UNPLANNED_JOB_KIND,
   DETECT_VECTOR_BACKLOG_MAX,
 } from "./constants_pipeline.ts";
 
@@ -46,7 +47,8 @@ export function semanticNeighbours(store: Store, semantic: SemanticIndex): Vecto
       const jobs = await store.read(async () => await store.countJobs());
       // A waiting batch check (an import's chunk) stands for a bulk import on its own.
       const batches = (jobs[DETECT_BATCH_JOB_KIND]?.pending ?? 0) +
-        (jobs[DETECT_PLAN_JOB_KIND]?.pending ?? 0) + (jobs[DETECT_PLAN_JOB_KIND]?.running ?? 0);
+        (jobs[DETECT_PLAN_JOB_KIND]?.pending ?? 0) + (jobs[DETECT_PLAN_JOB_KIND]?.running ?? 0) +
+        (jobs[DETECT_UNPLANNED_JOB_KIND]?.pending ?? 0);
       backlog = (jobs[DETECT_JOB_KIND]?.pending ?? 0) +
         (batches > 0 ? DETECT_VECTOR_BACKLOG_MAX + 1 : 0);
     }

@@ -36,7 +36,8 @@ import type { MemoryEvents, MemoryWritten } from "../core/memory_events.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import type { ServiceContext } from "../core/context.ts";
 import type { Store } from "../store/mod.ts";
-import { planChecks, planned } from "./check_plan.ts";
+import { batchKey, memberRuns } from "./batch_runs.ts";
+import { planned, queueForPlan } from "./check_plan.ts";
 import { DETECT_BATCH_JOB_KIND, DETECT_JOB_KIND } from "./constants_pipeline.ts";
 import { detectConflicts, type DetectionReport, type DetectionStages } from "./detect.ts";
 
@@ -75,9 +76,9 @@ export async function scheduleBatchCheck(
   for (const fact of facts) {
     if (!fact.sameText) versions.set(`${fact.memoryId}:${fact.version}`, fact);
   }
-  // A bulk write's checks are planned: run in an order that checks alike memories together.
-  if (planned(versions.size)) return await planChecks(store, [...versions.values()]);
   const members = [...versions.values()].map((fact) => [fact.memoryId, fact.version] as const);
+  // A bulk write's checks are planned: run in an order that checks alike memories together.
+  if (planned(members.length)) return await queueForPlan(store, members);
   if (members.length === 0) return;
   if (members.length === 1) return await scheduleConflictCheck(store, ...members[0]);
   await enqueueJob(store, {
@@ -85,34 +86,6 @@ export async function scheduleBatchCheck(
     dedupeKey: batchKey(members),
     payload: { runs: memberRuns(members) },
   });
-}
-
-/**
- * A batch's members as runs `[first id, count, version]`: an import chunk is mostly consecutive
- * new memories at version 1, so its payload is one run, not 500 pairs. The payload is rewritten
- * whenever the job is claimed and each continuation writes a new one: with pairs, a claim round
- * of 40 chunk jobs rewrote ~320 KB of rows.
- */
-export function memberRuns(
-  members: readonly (readonly [number, number])[],
-): [number, number, number][] {
-  const runs: [number, number, number][] = [];
-  for (const [id, version] of members) {
-    const last = runs.at(-1);
-    if (last && last[0] + last[1] === id && last[2] === version) last[1]++;
-    else runs.push([id, 1, version]);
-  }
-  return runs;
-}
-
-/** The job key of a batch: its first member and a digest of the whole list. */
-export function batchKey(members: readonly (readonly [number, number])[]): string {
-  let hash = 0x811c9dc5;
-  for (const [id, version] of members) {
-    for (const value of [id, version]) hash = Math.imul(hash ^ value, 0x01000193) >>> 0;
-  }
-  const [id, version] = members[0];
-  return `batch:${id}:v${version}:${members.length}:${hash.toString(16)}`;
 }
 
 /**

@@ -44,8 +44,6 @@ export interface MemoryWritten {
   sameText?: boolean;
   /** The text's entity reading when the writer has it already (a bulk import reads ahead). */
   reading?: TextGraph;
-  /** The content's index words (src/text/index_terms.ts), from a bulk writer. */
-  words?: readonly string[];
 }
 
 /**

@@ -35,7 +35,6 @@ import type { MemoryEvents } from "../core/memory_events.ts";
 import { MemaError } from "../errors/mod.ts";
 import { refreshEvidenceOfMany } from "../evidence/rows.ts";
 import { nowIso } from "../platform/clock.ts";
-import { indexTokens } from "../text/index_terms.ts";
 import {
   admitWorkspace,
   NewWorkspacePending,
@@ -252,8 +251,6 @@ export async function storeStagedMany(
       // A new memory stated no names before: with none given now, say so.
       named: staged[index].named ?? { entities: [], relations: [] },
       reading: preparedOf(index)?.graph,
-      // What a planned conflict check is keyed by (src/conflicts/check_plan.ts).
-      words: preparedOf(index)?.tokens.content ?? indexTokens(staged[index].input.content),
     });
   }
   if (options.events === undefined) await events.settleBatch(ctx.store);

@@ -22,5 +22,7 @@ export function sqliteJobs(core: SqliteCore): Sync<JobsRepository> {
     planChecks: (checks) => jobs.insertPlannedChecks(db, checks),
     plannedChecks: (limit) => jobs.selectPlannedChecks(db, limit),
     unplanChecks: (checks) => jobs.deletePlannedChecks(db, checks),
+    pendingJobs: (query) => jobs.selectPendingJobs(db, query),
+    takePendingJobs: (ids) => jobs.deletePendingJobs(db, ids),
   };
 }

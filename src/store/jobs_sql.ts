@@ -205,3 +205,22 @@ export function deletePlannedChecks(db: DatabaseSync, checks: readonly PlannedCh
   for (const check of checks) remove.run(check.groupKey, check.memoryId, check.version);
   return db.prepare("SELECT 1 FROM check_plan LIMIT 1").get() !== undefined;
 }
+
+/** Pending jobs of `kind` after `afterId`, in id order (jobs no worker claims: the plan's input). */
+export function selectPendingJobs(
+  db: DatabaseSync,
+  query: { kind: string; afterId: number; limit: number },
+): JobRecord[] {
+  return (db.prepare(
+    `SELECT * FROM jobs WHERE kind = ? AND status = 'pending' AND id > ? ORDER BY id LIMIT ?`,
+  ).all(query.kind, query.afterId, query.limit) as Row[]).map(toJob);
+}
+
+/** Deletes the jobs of `ids` that are still pending; returns the ids deleted. */
+export function deletePendingJobs(db: DatabaseSync, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
+  return (db.prepare(
+    `DELETE FROM jobs WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'
+     RETURNING id`,
+  ).all(JSON.stringify(ids)) as Row[]).map((row) => Number(row.id));
+}

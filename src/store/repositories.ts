@@ -218,6 +218,10 @@ export interface JobsRepository {
   plannedChecks(limit: number): Promise<jobs.PlannedCheck[]>;
   /** Removes planned checks; true when the plan still holds any. */
   unplanChecks(checks: readonly jobs.PlannedCheck[]): Promise<boolean>;
+  /** Pending jobs of a kind after an id, in id order (read, not claimed). */
+  pendingJobs(query: { kind: string; afterId: number; limit: number }): Promise<jobs.JobRecord[]>;
+  /** Deletes the jobs of `ids` still pending; returns the ids it deleted. */
+  takePendingJobs(ids: readonly number[]): Promise<number[]>;
 }
 
 /** Conflict groups, their pair keys and stale claims (`store.conflicts`). */

@@ -1,13 +1,17 @@
 /**
  * The plan of a bulk write's conflict checks (src/conflicts/check_plan.ts), on both backends: a
- * big import's checks wait in the plan with alike memories next to each other, a run of the
- * plan's job killed before its commit leaves the plan as it was and the next run finishes it with
- * every member checked once, and a purged memory leaves the plan.
+ * big import's checks wait as batches the plan's job takes into the plan, where alike memories
+ * are next to each other; a run of the plan's job killed before its commit leaves the plan as it
+ * was and the next run finishes it with every member checked once; a purged memory leaves the
+ * plan; members joining one event in a run are all in it once the run commits.
  */
 import assert from "node:assert/strict";
 import { createDetectionMemo, runPlanCheck } from "../../src/conflicts/batch_check.ts";
 import { planKey } from "../../src/conflicts/check_plan.ts";
-import { DETECT_PLAN_JOB_KIND } from "../../src/conflicts/constants_pipeline.ts";
+import {
+  DETECT_PLAN_JOB_KIND,
+  DETECT_UNPLANNED_JOB_KIND,
+} from "../../src/conflicts/constants_pipeline.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { DetectionStages } from "../../src/conflicts/detect.ts";
 import type { ServiceContext } from "../../src/core/context.ts";
@@ -16,7 +20,7 @@ import { claimJobs } from "../../src/jobs/queue.ts";
 import { importUnits } from "../../src/portability/import.ts";
 import { readJsonlUnits } from "../../src/portability/sources.ts";
 import type { Store } from "../../src/store/mod.ts";
-import { onBothBackends } from "../helpers/backend_context.ts";
+import { type BackendContext, onBothBackends } from "../helpers/backend_context.ts";
 
 async function importLines(ctx: ServiceContext, lines: readonly object[]) {
   const source = lines.map((line, index) => ({ line: index + 1, text: JSON.stringify(line) }));
@@ -47,6 +51,21 @@ async function plan(store: Store) {
   return await store.read(async () => await store.plannedChecks(100_000));
 }
 
+/** Runs the plan's job until the batches waiting for the plan are in it. */
+async function takeIntoPlan(t: BackendContext) {
+  for (;;) {
+    const jobs = await t.store.read(async () => await t.store.countJobs());
+    if (!jobs[DETECT_UNPLANNED_JOB_KIND]?.pending) return;
+    const job = await claimPlanJob(t.store, "taker");
+    assert.ok(job, "batches wait for the plan: its job is queued");
+    const report = await runPlanCheck(t.ctx, job, {
+      stages: defaultStages(),
+      memo: createDetectionMemo(),
+    });
+    assert.equal(report.checked, 0, "a run that takes batches into the plan checks nothing");
+  }
+}
+
 async function claimPlanJob(store: Store, owner: string, at = new Date()) {
   return (await claimJobs(store, {
     kinds: [DETECT_PLAN_JOB_KIND],
@@ -64,6 +83,9 @@ onBothBackends(
     assert.equal(report.created, 300);
     const jobs = await t.store.read(async () => await t.store.countJobs());
     assert.equal(jobs[DETECT_PLAN_JOB_KIND]?.pending, 1, "one job for the whole plan");
+    assert.equal(jobs[DETECT_UNPLANNED_JOB_KIND]?.pending, 1, "the chunk waits to join the plan");
+    assert.deepEqual(await plan(t.store), []);
+    await takeIntoPlan(t);
     const planned = await plan(t.store);
     assert.equal(planned.length, 300);
     // In import order a kind's copies are six memories apart; in plan order each kind is one run.
@@ -100,6 +122,7 @@ onBothBackends(
       content: "The Atlas deadline moved to Monday.",
     });
     await importLines(t.ctx, lines);
+    await takeIntoPlan(t);
     const total = (await plan(t.store)).length;
     assert.equal(total, 272);
     let failNext = false;
@@ -160,6 +183,7 @@ onBothBackends(
 
 onBothBackends("a purged memory leaves the plan of checks", async (t) => {
   await importLines(t.ctx, crewLines(50));
+  await takeIntoPlan(t);
   const [first] = await plan(t.store);
   await purgeMemories(t.ctx, { memoryId: first.memoryId, reason: "test", authorized: true });
   const after = await plan(t.store);

@@ -138,6 +138,17 @@ export function pgJobs(core: PgCore<unknown>): JobsRepository {
         version: Number(row.version),
       }));
     },
+    async pendingJobs(query) {
+      const rows = await core.q()`SELECT * FROM jobs WHERE kind = ${query.kind}
+        AND status = 'pending' AND id > ${query.afterId} ORDER BY id LIMIT ${query.limit}`;
+      return rows.map(toJob);
+    },
+    async takePendingJobs(ids) {
+      if (ids.length === 0) return [];
+      const rows = await core.q()`DELETE FROM jobs WHERE id = ANY(${ids as number[]}::bigint[])
+        AND status = 'pending' RETURNING id`;
+      return rows.map((row) => Number(row.id));
+    },
     async unplanChecks(checks) {
       const sql = core.q();
       if (checks.length > 0) {
