@@ -99,16 +99,17 @@ async function planLibrary(store: Store): Promise<number> {
   let planned = 0;
   try {
     for (let after = 0;;) {
+      // By id alone (the status index would have the planner sort every active memory).
       const page = db.prepare(
-        `SELECT id, version FROM memories WHERE status = 'active' AND id > ?
-         ORDER BY id LIMIT ${CHUNK}`,
-      ).all(after) as { id: number; version: number }[];
+        `SELECT id, version, status FROM memories WHERE id > ? ORDER BY id LIMIT ${CHUNK}`,
+      ).all(after) as { id: number; version: number; status: string }[];
       if (page.length === 0) break;
       after = page.at(-1)!.id;
+      const active = page.filter((memory) => memory.status === "active");
       await store.write(async () =>
-        await queueForPlan(store, page.map((memory) => [memory.id, memory.version] as const))
+        await queueForPlan(store, active.map((memory) => [memory.id, memory.version] as const))
       );
-      planned += page.length;
+      planned += active.length;
     }
   } finally {
     db.close();

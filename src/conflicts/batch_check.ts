@@ -75,7 +75,6 @@ import { JOB_SLICE_MS, JOB_SLICE_SERVING_MS } from "../jobs/constants.ts";
 import { enqueueJob } from "../jobs/queue.ts";
 import { yieldToRequests } from "../jobs/worker.ts";
 import { BoundedMap } from "../platform/bounded_map.ts";
-import { indexTokens } from "../text/index_terms.ts";
 import type { JobRecord, MemoryRecord, Store } from "../store/mod.ts";
 import {
   DETECT_BATCH_JOB_KIND,
@@ -97,7 +96,7 @@ import {
   readClaimRows,
   recordFindings,
 } from "./detect.ts";
-import { inPlanOrder, NO_WORDS_KEY, planKey, queuePlanJob } from "./check_plan.ts";
+import { inPlanOrder, NO_WORDS_KEY, planKeyOf, queuePlanJob } from "./check_plan.ts";
 import { batchKey, memberRuns } from "./batch_runs.ts";
 
 /** A memo for the batch jobs of one worker, bounded by {@linkcode DETECT_BATCH_MEMO_MAX}. */
@@ -415,8 +414,8 @@ async function takeIntoPlan(
       members: batchMembers(waitingJob),
     }));
     const ids = batches.flatMap((batch) => batch.members.map(([memoryId]) => memoryId));
-    const records = await store.read(async () => await store.getMemories(ids));
-    for (const [id, record] of records) keys.set(id, planKey(indexTokens(record.content)));
+    const contents = await store.read(async () => await store.contentsOf(ids));
+    for (const [id, content] of contents) keys.set(id, planKeyOf(content));
     waiting.push(...batches);
     keyed += ids.length;
   }

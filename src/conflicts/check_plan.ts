@@ -15,9 +15,9 @@
  * order changes nothing a check meets: every member is compared with the neighbours its own
  * lookup finds, as when checked alone.
  *
- * The key is a sketch of the content's index words: the three smallest 32-bit hashes of its
- * distinct words (words with digits left out: the numbers and ids that differ between otherwise
- * alike memories), 17 bits of each, smallest first, so plan order is their order. Memories that
+ * The key is a sketch of the content's words: the three smallest 32-bit hashes of its distinct
+ * words (letters only, stopwords left out: the numbers and ids that differ between otherwise
+ * alike memories are no words here), 17 bits of each, smallest first, so plan order is their order. Memories that
  * share those three words are side by side; one smallest hash alone put most memories of a
  * library behind a handful of common words (189 keys for 1M chat turns), where alike memories
  * were as far apart as in import order.
@@ -36,6 +36,7 @@
  */
 import { enqueueJob } from "../jobs/queue.ts";
 import type { PlannedCheck, Store } from "../store/mod.ts";
+import { isStopword } from "../text/words.ts";
 import {
   DETECT_PLAN_JOB_KIND,
   DETECT_UNPLANNED_JOB_KIND,
@@ -47,7 +48,7 @@ import { batchKey, memberRuns } from "./batch_runs.ts";
 const SKETCH_HASHES = 3;
 const SKETCH_BITS = 17;
 
-/** The plan key of a text's index words (see the module documentation). */
+/** The plan key of a text's words (see the module documentation). */
 export function planKey(words: readonly string[]): number {
   // The smallest hashes, kept sorted; a text with fewer words fills with the largest hash.
   const smallest = new Array<number>(SKETCH_HASHES).fill(0xffff_ffff);
@@ -72,6 +73,19 @@ export function planKey(words: readonly string[]): number {
   }
   return key;
 }
+
+/**
+ * The plan key of a memory's content: {@linkcode planKey} of its words as letters only (numbers
+ * and ids left out), lower-cased, stopwords left out. Not the index's stemmed tokens: stemming a
+ * million texts was half of taking an import into the plan, and alike texts share their words
+ * as written.
+ */
+export function planKeyOf(content: string): number {
+  const words = content.toLowerCase().match(LETTERS) ?? [];
+  return planKey(words.filter((word) => !isStopword(word)));
+}
+
+const LETTERS = /\p{L}+/gu;
 
 /** The key of a text without words to hash (every hash at its largest): planned last. */
 export const NO_WORDS_KEY = planKey([]);

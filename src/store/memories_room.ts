@@ -35,6 +35,7 @@ export function sqliteMemories(core: SqliteCore): Sync<MemoriesRepository> {
     insertMemories: (list) => list.map(insertMemory),
     getMemory: (id) => memories.selectMemory(db, id),
     getMemories: (ids) => core.getMemories(ids),
+    contentsOf: (ids) => memories.selectContents(db, ids),
     findActiveByContent: (workspaceCanonical, contentSha) =>
       memories.selectActiveByContent(db, workspaceCanonical, contentSha),
     findActiveByContents: (texts) =>

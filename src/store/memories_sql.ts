@@ -217,3 +217,14 @@ export function countByStatus(db: DatabaseSync, workspace?: string): Record<stri
 export function countHistory(db: DatabaseSync): number {
   return selectHistoryCount(db);
 }
+
+/** The content of each memory of `ids` that exists. */
+export function selectContents(db: DatabaseSync, ids: readonly number[]): Map<number, string> {
+  const found = new Map<number, string>();
+  if (ids.length === 0) return found;
+  const rows = db.prepare(
+    "SELECT id, content FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids)) as { id: number; content: string }[];
+  for (const row of rows) found.set(Number(row.id), String(row.content));
+  return found;
+}

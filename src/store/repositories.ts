@@ -49,6 +49,8 @@ export interface MemoriesRepository {
   getMemory(id: number): Promise<MemoryRecord | undefined>;
   /** The memories of `ids` that exist (frozen: callers may share them). */
   getMemories(ids: readonly number[]): Promise<Map<number, MemoryRecord>>;
+  /** The content of each memory of `ids` that exists, and nothing else of it. */
+  contentsOf(ids: readonly number[]): Promise<Map<number, string>>;
   findActiveByContent(
     workspaceCanonical: string,
     contentSha: string,

@@ -219,6 +219,14 @@ export function pgMemories(core: PgCore<unknown>): MemoriesRepository {
       }
       return found;
     },
+    async contentsOf(ids) {
+      const found = new Map<number, string>();
+      if (ids.length === 0) return found;
+      const rows = await core.q()`SELECT id, content FROM memories
+        WHERE id = ANY(${ids as number[]}::bigint[])`;
+      for (const row of rows) found.set(Number(row.id), String(row.content));
+      return found;
+    },
     async findActiveByContent(workspaceCanonical, contentSha) {
       const sql = core.q();
       const [row] = await sql`SELECT ${sql.unsafe(MEMORY_COLUMNS)} FROM memories
