@@ -50,7 +50,14 @@ export function writeBackEvents(tables: ConflictTables): EventWriteBack {
       get,
       async update(id, expectedRevision, change) {
         if (Object.keys(change).some((field) => !JOIN_FIELDS.has(field))) {
-          await flushOne(id);
+          // Any other change is written now, after the joins it follows (which the store
+          // counts as one revision).
+          const write = pending.get(id);
+          if (write) {
+            if (read.get(id)?.revision !== expectedRevision) return false;
+            await flushOne(id);
+            expectedRevision = write.stored + 1;
+          }
           read.delete(id);
           return await tables.update(id, expectedRevision, change);
         }

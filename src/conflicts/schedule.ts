@@ -72,11 +72,13 @@ export async function scheduleBatchCheck(
 ): Promise<void> {
   // A unit undone after it announced (a refused import item) may leave an id a later write
   // took again: each version is listed once, and the check skips any that is not current.
-  const versions = new Map<string, MemoryWritten>();
+  const versions = new Map<string, readonly [number, number]>();
   for (const fact of facts) {
-    if (!fact.sameText) versions.set(`${fact.memoryId}:${fact.version}`, fact);
+    if (!fact.sameText) {
+      versions.set(`${fact.memoryId}:${fact.version}`, [fact.memoryId, fact.version]);
+    }
   }
-  const members = [...versions.values()].map((fact) => [fact.memoryId, fact.version] as const);
+  const members = [...versions.values()];
   // A bulk write's checks are planned: run in an order that checks alike memories together.
   if (planned(members.length)) return await queueForPlan(store, members);
   if (members.length === 0) return;
