@@ -295,8 +295,9 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
         })().catch((error) => {
           if (!closed && !stopping) logWarn(`the word index check did not finish: ${error}`);
         });
-        // A planned check whose job was lost (a write on another server queued none while this
-        // plan's last run was ending) gets one: the plan is never left without its job.
+        // Planned checks or batches waiting for the plan whose job was lost (a write on another
+        // server queued none while the plan's last run was ending) get one: the plan is never
+        // left without its job.
         const planOwed = await store.read(async () =>
           (await store.plannedChecks(1)).length > 0 ||
           (await store.pendingJobs({ kind: DETECT_UNPLANNED_JOB_KIND, afterId: 0, limit: 1 }))

@@ -1,7 +1,9 @@
 /**
- * The planned conflict check of a bulk write (issue 38). An import queues one job per chunk
- * (schedule.ts, `scheduleBatchCheck`) instead of one per memory; this runs it a slice at a time:
- * each run checks the next members against the library (the same neighbour lookup and rule
+ * The batched conflict checks of bulk writes (issue 38), run a slice at a time: a batch job
+ * (`scheduleBatchCheck` in schedule.ts queues one for a batch of at most
+ * DETECT_VECTOR_BACKLOG_MAX versions, one per memory no longer) and the plan's job (check_plan.ts:
+ * `runPlanCheck`, for bigger batches such as an import's chunks). Each run checks the next members
+ * against the library (the same neighbour lookup and rule
  * stage as a single check, so a contradiction inside the import or with a fact already stored
  * is found as before) and commits, in one transaction, what it found, a continuation job holding
  * the members not checked yet, and the removal of its own job. A run killed half way therefore

@@ -47,7 +47,11 @@ export const CONFLICT_TABLES_KEY = "conflict-tables";
 export const NOTICE_TELLING_KEY = "notice-telling";
 /** Job kind of write-time detection. */
 export const DETECT_JOB_KIND = "detect_conflicts";
-/** Job kind of the planned check of a bulk write's batch (an import chunk): batch_check.ts. */
+/**
+ * Job kind of the check of a bulk write's batch of at most DETECT_VECTOR_BACKLOG_MAX versions (a
+ * bigger one is planned: check_plan.ts), and of import chunks queued by earlier builds:
+ * batch_check.ts.
+ */
 export const DETECT_BATCH_JOB_KIND = "detect_conflicts_batch";
 /**
  * Job kind of the planned checks of bulk writes (check_plan.ts): one job at a time works through

@@ -197,7 +197,7 @@ export function selectPlannedChecks(db: DatabaseSync, limit: number): PlannedChe
   }));
 }
 
-/** Removes planned checks (done, or their memory was purged); true when any is left. */
+/** Removes planned checks (done, or no longer current); true when any is left. */
 export function deletePlannedChecks(db: DatabaseSync, checks: readonly PlannedCheck[]): boolean {
   const remove = db.prepare(
     "DELETE FROM check_plan WHERE group_key = ? AND memory_id = ? AND version = ?",

@@ -62,8 +62,8 @@ export function purgeMemoryContent(
     db.prepare("DELETE FROM jobs WHERE json_extract(payload, '$.memory_id') = ?").run(id).changes,
   );
   db.prepare("DELETE FROM scan_state WHERE memory_id = ?").run(id);
-  // A planned check (check_plan) holds a hash of one of its words: read by the plan's order,
-  // not by memory, so this reads the plan (it holds rows only while an import's checks drain).
+  // A planned check (check_plan) holds hashes of its words: read by the plan's order, not by
+  // memory, so this reads the plan (it holds rows only while an import's checks drain).
   db.prepare("DELETE FROM check_plan WHERE memory_id = ?").run(id);
   // A replaced claim it carried (the chosen value it pointed to stays with the group).
   db.prepare("DELETE FROM stale_claims WHERE memory_id = ?").run(id);

@@ -20,25 +20,18 @@ import {
 import { detectConflicts, type DetectionStages } from "../../src/conflicts/detect.ts";
 import { memberRuns } from "../../src/conflicts/batch_runs.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
-import type { ServiceContext } from "../../src/core/context.ts";
 import { claimJobs } from "../../src/jobs/queue.ts";
 import { startJobWorker } from "../../src/jobs/worker.ts";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { updateMemory } from "../../src/memory/update.ts";
-import { importUnits } from "../../src/portability/import.ts";
-import { readJsonlUnits } from "../../src/portability/sources.ts";
 import type { Store } from "../../src/store/mod.ts";
 import {
   type BackendContext,
   onBothBackends,
   openBackendContext,
 } from "../helpers/backend_context.ts";
+import { importLines } from "../helpers/import_lines.ts";
 import { loadCorpus } from "./corpus.ts";
-
-async function importLines(ctx: ServiceContext, lines: readonly object[]) {
-  const source = lines.map((line, index) => ({ line: index + 1, text: JSON.stringify(line) }));
-  return await importUnits(ctx, readJsonlUnits(source, "import.jsonl"));
-}
 
 function fillerLine(index: number): object {
   return {

@@ -14,18 +14,11 @@ import {
 } from "../../src/conflicts/constants_pipeline.ts";
 import { defaultStages } from "../../src/conflicts/stages.ts";
 import type { DetectionStages } from "../../src/conflicts/detect.ts";
-import type { ServiceContext } from "../../src/core/context.ts";
 import { purgeMemories } from "../../src/govern/purge.ts";
 import { claimJobs } from "../../src/jobs/queue.ts";
-import { importUnits } from "../../src/portability/import.ts";
-import { readJsonlUnits } from "../../src/portability/sources.ts";
 import type { Store } from "../../src/store/mod.ts";
 import { type BackendContext, onBothBackends } from "../helpers/backend_context.ts";
-
-async function importLines(ctx: ServiceContext, lines: readonly object[]) {
-  const source = lines.map((line, index) => ({ line: index + 1, text: JSON.stringify(line) }));
-  return await importUnits(ctx, readJsonlUnits(source, "import.jsonl"));
-}
+import { importLines } from "../helpers/import_lines.ts";
 
 /** Six kinds of note, each told by `crews` crews in turn (so a kind's copies are far apart). */
 const KINDS = [
