@@ -3,7 +3,13 @@
  * by headless Chromium (Debian's `chromium`, through playwright-core) the way a user clicks it.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, requireChromium, signIn, startConsoleProcess } from "../helpers/console.ts";
+import {
+  clickToLoad,
+  launchBrowser,
+  requireChromium,
+  signIn,
+  startConsoleProcess,
+} from "../helpers/console.ts";
 import { seedLibrary } from "../helpers/console_seed.ts";
 import { makeTempHome } from "../helpers/server.ts";
 
@@ -106,27 +112,27 @@ Deno.test({
       assert.deepEqual(await page.context().cookies(), [], "the console sets no cookie");
 
       // Search with the same find agents use.
-      await page.click("nav >> text=Memories");
+      await clickToLoad(page, "nav >> text=Memories");
       await page.fill("input[name=q]", "office address");
-      await page.click("form[role=search] button[type=submit]");
+      await clickToLoad(page, "form[role=search] button[type=submit]");
       const first = page.locator(".result").first();
       assert.equal(await first.getAttribute("data-memory-id"), String(seeded.office));
 
       // Open the memory: content, provenance, the diff between its two versions.
-      await first.locator(".title a").click();
+      await clickToLoad(page, first.locator(".title a"));
       assert.match(await page.textContent("#content") ?? "", /40 Quayside Road/);
       assert.match(await page.textContent("main") ?? "", /cursor\/cursor-main/);
       await page.selectOption("select[name=from]", "1");
       await page.selectOption("select[name=to]", "2");
-      // The form's GET loads the page again: read the diff once the new page is in.
-      await Promise.all([page.waitForURL(/[?&]to=2/), page.click("text=Show diff")]);
+      // The form's GET loads the page again.
+      await clickToLoad(page, "text=Show diff");
       const removed = await page.locator("#diff .del").allTextContents();
       const added = await page.locator("#diff .add").allTextContents();
       assert.ok(removed.some((line) => line.includes("12 Harbour Street")), removed.join("\n"));
       assert.ok(added.some((line) => line.includes("40 Quayside Road")), added.join("\n"));
 
       // The subject's timeline: the old address ended where the new one began.
-      await page.click("#timeline-link");
+      await clickToLoad(page, "#timeline-link");
       assert.match(await page.textContent("h1") ?? "", /Timeline: office address/);
       const values = page.locator("#timeline tr[data-version]");
       assert.equal(await values.count(), 2);
@@ -138,21 +144,21 @@ Deno.test({
       assert.match(current, /→ now/);
       const closedAt = /→ (\S+ \S+)/.exec(old)?.[1];
       assert.ok(closedAt && current.startsWith(closedAt), `${old} / ${current}`);
-      await page.click("text=Back to memory");
+      await clickToLoad(page, "text=Back to memory");
 
       // Resolve the conflict from the page: judge, apply every step, resolve.
-      await page.click("nav >> text=Conflicts");
-      await page.click(`tr[data-conflict-id="${seeded.conflictId}"] a`);
+      await clickToLoad(page, "nav >> text=Conflicts");
+      await clickToLoad(page, `tr[data-conflict-id="${seeded.conflictId}"] a`);
       assert.equal(await page.locator(".member").count(), 2, "members side by side");
       assert.match(await page.textContent("main") ?? "", /Suggested plan/);
       await page.check("input[name=choice][value=Monday]");
-      await page.click("text=Judge and plan");
+      await clickToLoad(page, "text=Judge and plan");
       assert.match(await page.textContent(".flash") ?? "", /Conflict judged/);
       for (let step = 0; step < 5 && await page.locator("form.apply-step").count() > 0; step++) {
-        await page.locator("form.apply-step button").first().click();
+        await clickToLoad(page, page.locator("form.apply-step button").first());
         assert.match(await page.textContent(".flash") ?? "", /Step applied/);
       }
-      await page.click("#resolve");
+      await clickToLoad(page, "#resolve");
       assert.match(await page.textContent(".flash") ?? "", /Conflict resolved/);
       assert.match(await page.textContent("h1") ?? "", /resolved/);
       assert.match(await page.textContent("main") ?? "", /decided by\s*user/);
@@ -165,10 +171,10 @@ Deno.test({
         "the old claim was corrected",
       );
       assert.match(await page.textContent("main") ?? "", /console\/alice/);
-      await page.click("nav >> text=Conflicts");
+      await clickToLoad(page, "nav >> text=Conflicts");
       const row = `tr[data-conflict-id="${seeded.conflictId}"]`;
       assert.equal(await page.locator(row).count(), 0, "it left the unresolved list");
-      await page.click(`.tabs a[href="./conflicts?status=resolved"]`);
+      await clickToLoad(page, `.tabs a[href="./conflicts?status=resolved"]`);
       assert.equal(await page.locator(row).count(), 1, "it is listed as resolved");
 
       // Purge asks first, then deletes the memory for good.
@@ -179,7 +185,7 @@ Deno.test({
         asked = dialog.message();
         void dialog.accept();
       });
-      await page.click("button.danger");
+      await clickToLoad(page, "button.danger");
       assert.match(asked, /Permanently delete memory/);
       assert.match(await page.textContent(".flash") ?? "", /Memory purged/);
       const gone = await page.goto(new URL(`memories/${seeded.pnpm}`, base).href);
@@ -192,13 +198,13 @@ Deno.test({
       assert.equal(await reader.textContent("h1"), "Overview");
       await reader.goto(new URL("memories", reader.url()).href);
       await reader.fill("input[name=q]", "office");
-      await reader.click("form[role=search] button[type=submit]");
-      await reader.locator(".result .title a").first().click();
+      await clickToLoad(reader, "form[role=search] button[type=submit]");
+      await clickToLoad(reader, reader.locator(".result .title a").first());
       assert.match(await reader.textContent("#diff") ?? "", /40 Quayside Road/);
       // Without JavaScript the picker has its Show button; the page stays the one in view.
       const readerAt = reader.url();
       await reader.selectOption("#ws-pick", "web");
-      await reader.click("header form button[type=submit]");
+      await clickToLoad(reader, "header form button[type=submit]");
       assert.equal(await reader.locator("#ws-pick").inputValue(), "web");
       assert.equal(reader.url(), readerAt, "back on the same page");
       await plain.close();

@@ -4,7 +4,12 @@
  * its own page.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
+import {
+  clickToLoad,
+  launchBrowser,
+  requireChromium,
+  startConsoleProcess,
+} from "../helpers/console.ts";
 import { makeTempHome, startServer } from "../helpers/server.ts";
 
 const CHROMIUM = requireChromium();
@@ -37,7 +42,7 @@ Deno.test({
       const page = await browser.newPage();
       await page.goto(console.url);
       await page.goto(new URL(`memories/${first}`, page.url()).href);
-      await page.click("#entities >> text=Payments API");
+      await clickToLoad(page, "#entities >> text=Payments API");
       assert.equal((await page.textContent("h1"))?.startsWith("Payments API"), true);
       const facts = await page.locator("#facts .fact").evaluateAll((nodes) =>
         nodes.map((node) => node.getAttribute("data-memory-id"))
@@ -50,7 +55,7 @@ Deno.test({
         flat.join("\n"),
       );
       assert.ok(flat.some((row) => /Payments API owned_by Ana Lima/.test(row)), flat.join("\n"));
-      await page.click("#relations >> text=PostgreSQL");
+      await clickToLoad(page, "#relations >> text=PostgreSQL");
       assert.equal((await page.textContent("h1"))?.startsWith("PostgreSQL"), true);
       assert.match(await page.textContent("#relations") ?? "", /Payments API/);
       const missing = await page.goto(new URL("entities/99999", page.url()).href);

@@ -5,7 +5,12 @@
 import assert from "node:assert/strict";
 import { rememberMemory } from "../../src/memory/remember.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
+import {
+  clickToLoad,
+  launchBrowser,
+  requireChromium,
+  startConsoleProcess,
+} from "../helpers/console.ts";
 import { makeTempHome } from "../helpers/server.ts";
 import { composeMemoryEvents } from "../../src/app/memory_events.ts";
 
@@ -38,9 +43,9 @@ Deno.test({
     try {
       const page = await browser.newPage();
       await page.goto(console.url);
-      await page.click("nav >> text=Memories");
+      await clickToLoad(page, "nav >> text=Memories");
       await page.fill("input[name=q]", "zebrafinch");
-      await page.click("form[role=search] button[type=submit]");
+      await clickToLoad(page, "form[role=search] button[type=submit]");
       const text = await page.locator(".result").first().textContent() ?? "";
       assert.match(text, /z{268}…/);
       assert.ok(!text.includes("\uFFFD"), "no replacement character in the preview");

@@ -5,7 +5,12 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
+import {
+  clickToLoad,
+  launchBrowser,
+  requireChromium,
+  startConsoleProcess,
+} from "../helpers/console.ts";
 import { makeTempHome, startServer } from "../helpers/server.ts";
 
 const CHROMIUM = requireChromium();
@@ -50,7 +55,7 @@ Deno.test({
     try {
       const page = await browser.newPage({ viewport: { width: 1024, height: 800 } });
       await page.goto(console.url);
-      await page.click("nav >> text=Conflicts");
+      await clickToLoad(page, "nav >> text=Conflicts");
       const row = page.locator(`tr[data-conflict-id="${conflictId}"]`);
       const cells = row.locator("td");
       // A box laid out on one line has one client rect per inline box and the height of a line.

@@ -4,7 +4,12 @@
  * an agent wrote about two unrelated things.
  */
 import assert from "node:assert/strict";
-import { launchBrowser, requireChromium, startConsoleProcess } from "../helpers/console.ts";
+import {
+  clickToLoad,
+  launchBrowser,
+  requireChromium,
+  startConsoleProcess,
+} from "../helpers/console.ts";
 import { makeTempHome, startServer, type TempHome } from "../helpers/server.ts";
 
 const CHROMIUM = requireChromium();
@@ -88,7 +93,7 @@ Deno.test({
       assert.match(text, /staging|deploy/);
       assert.match(text, /kitchen|coffee|pizza/);
       // A sample opens the memory it names.
-      await rows.first().locator("a").first().click();
+      await clickToLoad(page, rows.first().locator("a").first());
       const id = Number(new URL(page.url()).pathname.split("/").at(-1));
       assert.ok([...deploys, ...kitchen].includes(id), page.url());
     } finally {

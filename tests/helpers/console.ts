@@ -149,6 +149,20 @@ export async function launchBrowser(executablePath: string): Promise<Playwright.
   });
 }
 
+/**
+ * Clicks `target` (a selector on `page`, or a locator) and returns once the page the click
+ * loads has loaded. Playwright's click does not wait for a navigation it starts, so a read right
+ * after a plain click can see the page that is leaving.
+ */
+export async function clickToLoad(
+  page: Playwright.Page,
+  target: string | Playwright.Locator,
+): Promise<void> {
+  // A selector clicks its first match, as `page.click` does.
+  const locator = typeof target === "string" ? page.locator(target).first() : target;
+  await Promise.all([page.waitForEvent("load"), locator.click()]);
+}
+
 /** A signed-in console for raw requests, as a browser would hold it (cookies included). */
 export interface ConsoleClient {
   /** The session's root, absolute, ending in `/`: page paths resolve against it. */
