@@ -1,7 +1,8 @@
 /**
  * The lazy text embedder: a transformers.js `feature-extraction` pipeline over a local model
  * directory, loaded on the first `embed` call and never before (docs/SPEC.md §7: models load
- * lazily, never during the MCP handshake).
+ * lazily, never during the MCP handshake). A model that is a bare word table (the built-in
+ * static model) is run by word_table.ts instead, with the same vectors and no onnxruntime.
  *
  * Traps this module handles:
  * - `@huggingface/transformers` loads onnxruntime's native addon when imported, so it is
@@ -40,6 +41,7 @@ import { MemaError } from "../errors/mod.ts";
 import { pathExists } from "../platform/paths.ts";
 import { importTransformers, transformersModelDir } from "./transformers_runtime.ts";
 import { MIN_VECTOR_NORM } from "./vectors.ts";
+import { readWordTableModel, type WordTableModel } from "./word_table.ts";
 
 export { hasDirection } from "./vectors.ts";
 
@@ -70,6 +72,11 @@ export interface EmbedderOptions {
   dtype?: EmbedDtype;
   /** Texts per model call (default {@link EMBED_BATCH_SIZE}). */
   batchSize?: number;
+  /**
+   * `auto` (default): a word-level model (the built-in static model) is read and run by
+   * word_table.ts, any other through transformers.js; `transformers`: always transformers.js.
+   */
+  engine?: "auto" | "transformers";
 }
 
 /** A loaded-on-demand embedding model. */
@@ -195,12 +202,12 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     });
   }
   const modelDir = transformersModelDir(options.modelDir);
-  let pipeline: Promise<FeatureExtractor> | undefined;
+  let pipeline: Promise<LoadedModel> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
-  const load = (): Promise<FeatureExtractor> => {
+  const load = (): Promise<LoadedModel> => {
     if (pipeline) return pipeline;
-    const loading = loadPipeline(modelDir, options.dtype ?? "fp32");
+    const loading = loadModel(modelDir, options);
     // A failed load is not kept: the next call tries again (e.g. after `models:static`).
     loading.catch(() => {
       if (pipeline === loading) pipeline = undefined;
@@ -220,7 +227,15 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     // a zero-length sequence, so they skip the model and keep the zero vector.
     const work = texts.flatMap((text, index) => text.trim() === "" ? [] : [index]);
     if (work.length === 0) return vectors;
-    const extract = await load();
+    const model = await load();
+    const normalize = call.normalize ?? options.normalize;
+    if (model.kind === "word_table") {
+      for (const index of work) {
+        vectors[index] = model.table.embed(prefix + texts[index], normalize);
+      }
+      return vectors;
+    }
+    const extract = model.extractor;
     for (let start = 0; start < work.length; start += batchSize) {
       const indexes = work.slice(start, start + batchSize);
       const inputs = extract.tokenizer(indexes.map((index) => prefix + texts[index]), {
@@ -240,7 +255,7 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       }
       const pooled = poolBatch(hidden, inputs.attention_mask, {
         pooling: options.pooling,
-        normalize: call.normalize ?? options.normalize,
+        normalize,
       });
       indexes.forEach((index, row) => {
         vectors[index] = pooled[row];
@@ -263,9 +278,28 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       const current = pipeline;
       pipeline = undefined;
       await queue;
-      if (current) await (await current.catch(() => undefined))?.dispose();
+      const model = current && await current.catch(() => undefined);
+      if (model?.kind === "transformers") await model.extractor.dispose();
     },
   };
+}
+
+/** A loaded model: a word table run here, or a transformers.js pipeline. */
+type LoadedModel =
+  | { kind: "word_table"; table: WordTableModel }
+  | { kind: "transformers"; extractor: FeatureExtractor };
+
+async function loadModel(modelDir: string, options: EmbedderOptions): Promise<LoadedModel> {
+  const dtype = options.dtype ?? "fp32";
+  // A word table of fp32 weights with mean pooling needs neither transformers.js nor onnxruntime.
+  if (
+    (options.engine ?? "auto") === "auto" && dtype === "fp32" && options.pooling === "mean" &&
+    pathExists(`${modelDir}/config.json`)
+  ) {
+    const table = readWordTableModel(modelDir, options.dim);
+    if (table) return { kind: "word_table", table };
+  }
+  return { kind: "transformers", extractor: await loadPipeline(modelDir, dtype) };
 }
 
 async function loadPipeline(modelDir: string, dtype: EmbedDtype): Promise<FeatureExtractor> {
