@@ -83,7 +83,9 @@ function wordLevelTokenizer(dir: string): WordLevelTokenizer | undefined {
   if (json === undefined || configText === undefined) return undefined;
   const spec = JSON.parse(json);
   const config = JSON.parse(configText);
-  const plain = spec.normalizer?.type === "Lowercase" &&
+  // The generic tokenizer class: a named one (BertTokenizer, …) may add steps of its own.
+  const plain = config.tokenizer_class === "PreTrainedTokenizerFast" &&
+    spec.normalizer?.type === "Lowercase" &&
     spec.pre_tokenizer?.type === "BertPreTokenizer" && spec.post_processor == null &&
     spec.truncation == null && spec.model?.type === "WordLevel" &&
     typeof spec.model.vocab === "object" && !config.remove_space &&

@@ -126,6 +126,17 @@ Deno.test("a model that is not a bare word table is left to transformers.js", as
   spec.normalizer = { type: "NFKC" };
   await Deno.writeTextFile(`${changed}/tokenizer.json`, JSON.stringify(spec));
   assert.equal(readWordTableModel(changed, 100), undefined, "an NFKC normalizer");
+  const named = `${root}/named`;
+  await Deno.mkdir(`${named}/onnx`, { recursive: true });
+  for (const file of ["onnx/model.onnx", "tokenizer.json", "config.json"]) {
+    await Deno.copyFile(`${model.dir}/${file}`, `${named}/${file}`);
+  }
+  const config = JSON.parse(await Deno.readTextFile(`${model.dir}/tokenizer_config.json`));
+  await Deno.writeTextFile(
+    `${named}/tokenizer_config.json`,
+    JSON.stringify({ ...config, tokenizer_class: "BertTokenizer" }),
+  );
+  assert.equal(readWordTableModel(named, 100), undefined, "a named tokenizer class");
   // The embedder still embeds it, through transformers.js.
   const embedder = createEmbedder({ ...STATIC, modelDir: changed });
   try {
