@@ -378,14 +378,16 @@ async function composeApp(config: MemaConfig, store: Store, options: AppOptions)
 
 /**
  * Tests hold the background load of the vector copy after its first slice until the file this
- * variable names exists, to ask a `find` while the copy is partial without racing the load.
+ * variable names exists, to ask a `find` while the copy is partial without racing the load;
+ * with {@linkcode COPY_LOAD_HOLD_FIRST_ENV} set to 1, before its first slice too.
  */
 const COPY_LOAD_HOLD_ENV = "MEMA_TEST_VECTOR_COPY_HOLD";
+const COPY_LOAD_HOLD_FIRST_ENV = "MEMA_TEST_VECTOR_COPY_HOLD_FIRST";
 
 function copyLoadHold(stopped: () => boolean): (() => Promise<void>) | undefined {
   const path = Deno.env.get(COPY_LOAD_HOLD_ENV);
   if (!path) return undefined;
-  let turns = 0;
+  let turns = Deno.env.get(COPY_LOAD_HOLD_FIRST_ENV) === "1" ? 1 : 0;
   return async () => {
     // The first turn comes before the first slice, which the test wants loaded.
     while (turns++ > 0 && !pathExists(path) && !stopped()) {

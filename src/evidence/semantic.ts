@@ -55,6 +55,7 @@ import {
   QUERY_WORD_ROWS_MAX,
   REBUILD_DEDUPE_KEY,
   REBUILD_JOB_KIND,
+  VECTOR_COPY_PAGE_VECTORS,
 } from "./constants.ts";
 import { refreshEvidence } from "./rows.ts";
 import {
@@ -237,12 +238,24 @@ export class SemanticIndex {
   }
 
   /**
+   * How far this process's copy is loaded; a copy of one page at most (a small library) is
+   * read now, in a few milliseconds, rather than answering from part of it until the background
+   * load's turn comes.
+   */
+  async #smallCopyLoaded(): Promise<VectorCopyLoad> {
+    const load = await this.#store.vectorCopyLoad();
+    if (load.complete || this.#copyLoadOptions === undefined) return load;
+    if (load.total > VECTOR_COPY_PAGE_VECTORS) return load;
+    return await this.#store.loadVectorCopyPage(VECTOR_COPY_PAGE_VECTORS);
+  }
+
+  /**
    * While the copy loads in the background, the vector channel searches part of the vectors:
    * `partial`, and a warning with the progress. Not cached: the progress moves between calls.
    */
   async #withCopyLoad(report: SemanticReport): Promise<SemanticReport> {
     if (this.#copyLoadOptions === undefined || !report.searchable) return report;
-    const load = await this.#store.vectorCopyLoad();
+    const load = await this.#smallCopyLoaded();
     if (load.complete) return report;
     // Pages that stopped short (an error) start again.
     this.#runCopyLoad();
@@ -539,6 +552,7 @@ export class SemanticIndex {
     words?: readonly { word: string; weight: number }[],
   ): Promise<Float32Array | undefined> {
     if (!(await this.searchable())) return undefined;
+    await this.#smallCopyLoaded();
     if (this.#provider) return await this.#providerQuery(query);
     const model = await this.#model();
     if (!(await this.searchable())) return undefined;

@@ -119,3 +119,46 @@ onBothBackends(
     }
   },
 );
+
+onBothBackends(
+  "a small library's copy is read by the first find: it answers from every vector at once",
+  async (home) => {
+    const seeding = await startServer(home, { env: modelEnv(home) });
+    let carId: number;
+    try {
+      const car = await seeding.call("remember", {
+        content: "My car broke down on the highway, so I was late.",
+        subject: "commute trouble",
+        workspace: "life",
+      });
+      carId = car.data.memory_id;
+      await seeding.call("remember", {
+        content: sentences(40, 1),
+        subject: "village diary",
+        workspace: "life",
+      });
+      await waitForVectorState(seeding, "ready");
+    } finally {
+      await seeding.close();
+    }
+    // The background load is held before its first page: only the find can read the copy.
+    const release = `${home.dir}/release-vector-copy`;
+    const server = await startServer(home, {
+      env: {
+        ...modelEnv(home),
+        MEMA_TEST_VECTOR_COPY_HOLD: release,
+        MEMA_TEST_VECTOR_COPY_HOLD_FIRST: "1",
+      },
+    });
+    try {
+      const first = await server.call("find", { query: QUERY });
+      assert.equal(first.mode, "hybrid");
+      assert.equal(first.degraded, false, first.warnings.join("; "));
+      assert.ok(!first.warnings.some((w) => STARTING.test(w)), first.warnings.join("; "));
+      assert.equal(ids(first)[0], carId!, "found by meaning alone: no word in common");
+    } finally {
+      Deno.writeTextFileSync(release, "");
+      await server.close();
+    }
+  },
+);
