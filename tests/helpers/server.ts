@@ -142,7 +142,9 @@ export async function runCli(
 
 /** Polls `semantic_control status` until the vector state is `wanted` (15 s at most). */
 export async function waitForVectorState(server: ServerSession, wanted: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt++) {
+  // Background work on a runner whose two cores run the whole suite in parallel: up to 60 s
+  // (a PostgreSQL rebuild once needed more than 15 there; it takes ~3 s alone).
+  for (let attempt = 0; attempt < 600; attempt++) {
     const status = await server.repair("semantic_control", { action: "status" });
     if (!status.ok) throw new Error(JSON.stringify(status.data));
     if (status.data.state === wanted) return;
