@@ -140,7 +140,7 @@ export async function runCli(
   };
 }
 
-/** Polls `semantic_control status` until the vector state is `wanted` (15 s at most). */
+/** Polls `semantic_control status` until the vector state is `wanted` (60 s at most). */
 export async function waitForVectorState(server: ServerSession, wanted: string): Promise<void> {
   // Background work on a runner whose two cores run the whole suite in parallel: up to 60 s
   // (a PostgreSQL rebuild once needed more than 15 there; it takes ~3 s alone).
