@@ -389,7 +389,8 @@ function copyLoadHold(stopped: () => boolean): (() => Promise<void>) | undefined
   if (!path) return undefined;
   let turns = Deno.env.get(COPY_LOAD_HOLD_FIRST_ENV) === "1" ? 1 : 0;
   return async () => {
-    // The first turn comes before the first slice, which the test wants loaded.
+    // The first turn comes before the first slice, which the test wants loaded (unless it holds
+    // that one too: `turns` then starts at 1).
     while (turns++ > 0 && !pathExists(path) && !stopped()) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
